@@ -1,0 +1,1 @@
+"""The bot SDK, the sample bots and the local arena (`spades-bot`)."""

@@ -1,0 +1,1 @@
+"""The human's terminal client (`spades`)."""

@@ -1,0 +1,1 @@
+"""The wire protocol: length-prefixed msgpack frames and validated message types, sans-IO."""

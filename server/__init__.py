@@ -1,0 +1,1 @@
+"""The trio table server: listener, sessions, lobby, tables, clocks, ladder, SQLite store."""

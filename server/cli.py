@@ -1,0 +1,29 @@
+"""The `spades-server` command line."""
+
+import typer
+
+from engine.version import project_version
+
+app = typer.Typer(
+    name="spades-server",
+    help="Host a Spades and Hearts table server on your LAN.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def root() -> None:
+    """Keeps the app a group of subcommands even while it has few."""
+
+
+@app.command()
+def version() -> None:
+    """Print the version and exit."""
+    typer.echo(f"spades-server {project_version()}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
