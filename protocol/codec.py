@@ -1,0 +1,108 @@
+"""The msgpack body of a frame: one map, decoded strictly and within fixed limits.
+
+msgpack-python does the byte work; this module puts a fence around it. Sizes of strings, binaries,
+arrays and maps are capped inside the unpacker (so a claimed huge array is refused before it is
+allocated), ext types are refused, map keys must be unique strings, and nesting is capped by a walk
+after unpacking (bounded by the frame size, since every value costs at least one byte).
+Whatever the bytes, :func:`unpack_body` returns a ``dict[str, Any]`` or raises :class:`ProtocolError`.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgpack
+
+from protocol.errors import ErrorCode, ProtocolError
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The bounds a decoder enforces on one frame body; ``welcome`` tells clients the server's."""
+
+    max_str_len: int = 4096
+    max_bin_len: int = 4096
+    max_array_len: int = 1024
+    max_map_len: int = 256
+    max_depth: int = 16
+
+
+DEFAULT_LIMITS: Final = Limits()
+
+
+class _Refused(Exception):
+    """Raised inside msgpack's hooks; turned into ``bad_msgpack`` by :func:`unpack_body`."""
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise _Refused(f"ext type {code} is not allowed")
+
+
+def _string_keyed_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if not isinstance(key, str):
+            raise _Refused(f"map key {key!r:.40} is not a string")
+        if key in result:
+            raise _Refused(f"map key {key!r:.40} appears twice")
+        result[key] = value
+    return result
+
+
+def _depth_exceeds(value: Any, max_depth: int) -> bool:
+    """Whether containers nest deeper than ``max_depth`` (the top-level map is depth 1)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > max_depth:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def unpack_body(body: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """Decode one frame body into a map with string keys.
+
+    Raises :class:`ProtocolError`: ``bad_msgpack`` (fatal) when the bytes are not exactly one msgpack
+    value within ``limits``; ``not_a_map`` (not fatal) when that value is not a map.
+    """
+    try:
+        value = msgpack.unpackb(
+            body,
+            raw=False,
+            use_list=True,
+            strict_map_key=False,  # our hook checks keys, with a better message
+            object_pairs_hook=_string_keyed_map,
+            ext_hook=_refuse_ext,
+            max_str_len=limits.max_str_len,
+            max_bin_len=limits.max_bin_len,
+            max_array_len=limits.max_array_len,
+            max_map_len=limits.max_map_len,
+            max_ext_len=0,
+        )
+    # msgpack raises ValueError subclasses, UnicodeDecodeError, TypeError, OverflowError and our own
+    # refusals; none of them may escape the decoder, so everything becomes one documented code.
+    except Exception as exc:
+        raise ProtocolError(
+            ErrorCode.BAD_MSGPACK, f"undecodable msgpack: {exc or type(exc).__name__}", fatal=True
+        ) from None
+    if _depth_exceeds(value, limits.max_depth):
+        raise ProtocolError(
+            ErrorCode.BAD_MSGPACK, f"values nest deeper than {limits.max_depth}", fatal=True
+        )
+    if not isinstance(value, dict):
+        raise ProtocolError(
+            ErrorCode.NOT_A_MAP, f"a message is a msgpack map, not {type(value).__name__}"
+        )
+    return value
+
+
+def pack_body(value: dict[str, Any]) -> bytes:
+    """Encode a map canonically: keys in the order given, strings as str, bytes as bin."""
+    packed: bytes = msgpack.packb(value, use_bin_type=True, strict_types=False)
+    return packed

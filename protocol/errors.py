@@ -1,0 +1,162 @@
+"""Error codes and the one exception the protocol package raises.
+
+Every way a peer can get the protocol wrong, and every reason the server refuses a request, has a code
+here. The codes travel in the ``error`` message, so they are part of the wire contract: add codes, never
+rename or remove one. ``docs/protocol.md`` renders its error table from ``ERROR_CODES``.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """The ``code`` of an ``error`` message and of a :class:`ProtocolError`."""
+
+    # The stream: fatal, the connection is closed after the error is sent.
+    BAD_FRAME = "bad_frame"
+    FRAME_TOO_LARGE = "frame_too_large"
+    BAD_MSGPACK = "bad_msgpack"
+    # One well-framed message that does not fit its schema: answered, the connection goes on.
+    NOT_A_MAP = "not_a_map"
+    UNKNOWN_TYPE = "unknown_type"
+    UNEXPECTED_MESSAGE = "unexpected_message"
+    MISSING_FIELD = "missing_field"
+    INVALID_FIELD = "invalid_field"
+    # Session and accounts.
+    VERSION_MISMATCH = "version_mismatch"
+    NOT_AUTHENTICATED = "not_authenticated"
+    ALREADY_AUTHENTICATED = "already_authenticated"
+    BAD_TOKEN = "bad_token"
+    NAME_TAKEN = "name_taken"
+    BAD_NAME = "bad_name"
+    GUESTS_DISABLED = "guests_disabled"
+    RATE_LIMITED = "rate_limited"
+    SERVER_FULL = "server_full"
+    # Lobby and tables.
+    NO_SUCH_TABLE = "no_such_table"
+    BAD_OPTIONS = "bad_options"
+    TABLE_FULL = "table_full"
+    SEAT_TAKEN = "seat_taken"
+    PRIVATE_TABLE = "private_table"
+    ALREADY_SEATED = "already_seated"
+    NOT_SEATED = "not_seated"
+    # Game actions.
+    NOT_YOUR_TURN = "not_your_turn"
+    STALE_VERSION = "stale_version"
+    ILLEGAL_ACTION = "illegal_action"
+    # Ladder.
+    NOT_ON_LADDER = "not_on_ladder"
+    ALREADY_ON_LADDER = "already_on_ladder"
+    # The server itself.
+    TIMEOUT = "timeout"
+    SLOW_CONSUMER = "slow_consumer"
+    INTERNAL = "internal"
+    SHUTTING_DOWN = "shutting_down"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """What the documentation says about one code: whether it ends the connection, and when it is sent."""
+
+    closes: bool
+    meaning: str
+
+
+ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
+    ErrorCode.BAD_FRAME: ErrorInfo(
+        True, "A length prefix of 0, or the stream ended inside a frame."
+    ),
+    ErrorCode.FRAME_TOO_LARGE: ErrorInfo(
+        True, "A length prefix above the frame size limit; refused before the body is read."
+    ),
+    ErrorCode.BAD_MSGPACK: ErrorInfo(
+        True,
+        "The frame body is not exactly one msgpack value within the limits: bad bytes, trailing "
+        "bytes, ext types, non-string or duplicate map keys, a size or nesting limit exceeded.",
+    ),
+    ErrorCode.NOT_A_MAP: ErrorInfo(False, "The frame holds a msgpack value that is not a map."),
+    ErrorCode.UNKNOWN_TYPE: ErrorInfo(False, "The `t` field names no message type."),
+    ErrorCode.UNEXPECTED_MESSAGE: ErrorInfo(
+        False,
+        "A message the receiver never accepts from this side, or not in this state "
+        "(anything but `hello` before `welcome`, a second `hello`).",
+    ),
+    ErrorCode.MISSING_FIELD: ErrorInfo(False, "A required field is absent; `detail` names it."),
+    ErrorCode.INVALID_FIELD: ErrorInfo(
+        False, "A field has the wrong type, range or enum value; `detail` names it."
+    ),
+    ErrorCode.VERSION_MISMATCH: ErrorInfo(
+        True, "The client's protocol major version differs from the server's."
+    ),
+    ErrorCode.NOT_AUTHENTICATED: ErrorInfo(
+        False, "The request needs an account (log in or register first)."
+    ),
+    ErrorCode.ALREADY_AUTHENTICATED: ErrorInfo(False, "The session is already logged in."),
+    ErrorCode.BAD_TOKEN: ErrorInfo(False, "The token matches no account."),
+    ErrorCode.NAME_TAKEN: ErrorInfo(False, "Another account has this name."),
+    ErrorCode.BAD_NAME: ErrorInfo(False, "The name is not allowed (length or characters)."),
+    ErrorCode.GUESTS_DISABLED: ErrorInfo(False, "This server does not allow guest play."),
+    ErrorCode.RATE_LIMITED: ErrorInfo(
+        False, "Too many messages; `welcome.limits` says how many are allowed."
+    ),
+    ErrorCode.SERVER_FULL: ErrorInfo(True, "The server has no room for another session."),
+    ErrorCode.NO_SUCH_TABLE: ErrorInfo(False, "No table has this id (or it has closed)."),
+    ErrorCode.BAD_OPTIONS: ErrorInfo(
+        False, "Unknown game or preset, or ruleset options the engine refuses; `detail` says which."
+    ),
+    ErrorCode.TABLE_FULL: ErrorInfo(
+        False, "The table has no free seat (or no room for spectators)."
+    ),
+    ErrorCode.SEAT_TAKEN: ErrorInfo(False, "The seat asked for is occupied."),
+    ErrorCode.PRIVATE_TABLE: ErrorInfo(False, "The table is private and the join code is wrong."),
+    ErrorCode.ALREADY_SEATED: ErrorInfo(False, "The session already has a seat at a table."),
+    ErrorCode.NOT_SEATED: ErrorInfo(False, "The request needs a seat at this table."),
+    ErrorCode.NOT_YOUR_TURN: ErrorInfo(False, "It is not this seat's turn to act."),
+    ErrorCode.STALE_VERSION: ErrorInfo(
+        False,
+        "The action's `version` is not the table's current game version: it was decided on an "
+        "older state (or resent) and is not applied.",
+    ),
+    ErrorCode.ILLEGAL_ACTION: ErrorInfo(
+        False,
+        "The engine refused the action; `detail` is the engine's code, `message` its sentence.",
+    ),
+    ErrorCode.NOT_ON_LADDER: ErrorInfo(False, "The bot is not entered on the ladder."),
+    ErrorCode.ALREADY_ON_LADDER: ErrorInfo(False, "The bot is already entered on the ladder."),
+    ErrorCode.TIMEOUT: ErrorInfo(True, "The handshake did not finish in time."),
+    ErrorCode.SLOW_CONSUMER: ErrorInfo(
+        True, "The peer did not read its messages fast enough; reconnect and resync."
+    ),
+    ErrorCode.INTERNAL: ErrorInfo(False, "A bug in the server; the request was not carried out."),
+    ErrorCode.SHUTTING_DOWN: ErrorInfo(True, "The server is stopping."),
+}
+
+
+class ProtocolError(Exception):
+    """A peer broke the protocol, or a request cannot be carried out; the one exception of this package.
+
+    ``fatal`` says whose bytes can no longer be trusted: when it is true the stream is out of step (a bad
+    length prefix, a frame too large, undecodable msgpack) and the decoder that raised it stays broken,
+    raising the same error again on every call; the connection must be closed (after sending ``error``).
+    When it is false a single well-framed message was refused: the decoder has already consumed it and
+    the next call goes on with the following frame; answer ``error`` and keep the connection.
+
+    ``request_id`` is the ``id`` of the refused request when it could be read, so the ``error`` reply can
+    carry it; ``detail`` is a machine-readable precision (the offending field, an engine code).
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        fatal: bool = False,
+        request_id: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.fatal = fatal
+        self.request_id = request_id
+        self.detail = detail
