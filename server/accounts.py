@@ -1,0 +1,128 @@
+"""Accounts: register a name for a token shown once, log in by token, guests, bot flag.
+
+A token reads `<account id>.<secret>`; only a salted hash of the secret is stored. The id prefix
+lets login find the row without a secret-dependent lookup, and `hmac.compare_digest` compares the
+hashes in constant time. The secret has 192 random bits, so no password-style stretching is
+needed; a modest PBKDF2 count only keeps a stolen database from being a token list.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+from dataclasses import dataclass
+
+import trio
+
+from server import queries
+from server.storage import Store
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{1,23}$")
+HASH_ITERATIONS = 20_000
+
+
+class AccountError(Exception):
+    """A registration or login was refused; `code` says why. No account was created or changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Account:
+    """Who a connection acts for. Guests and built-in bots have `id` like any other account."""
+
+    id: int
+    name: str
+    is_bot: bool
+    is_guest: bool
+
+
+def _hash(secret: str, salt: bytes) -> bytes:
+    return hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, HASH_ITERATIONS)
+
+
+def check_name(name: str) -> str:
+    """Return the name if acceptable, else raise `AccountError('bad_name', ...)`."""
+    if not NAME_RE.match(name):
+        raise AccountError(
+            "bad_name",
+            "a name is 2-24 characters: letters, digits, '_', '.', '-' (not starting with . or -)",
+        )
+    return name
+
+
+async def register(store: Store, name: str, *, is_bot: bool = False) -> tuple[Account, str]:
+    """Create an account; returns it and its token, which is never stored and never shown again.
+
+    Raises `AccountError` with code `bad_name` or `name_taken`; nothing is written then.
+    """
+    check_name(name)
+    secret = secrets.token_urlsafe(24)
+    salt = secrets.token_bytes(16)
+    digest = await trio.to_thread.run_sync(_hash, secret, salt)
+
+    def write(conn: sqlite3.Connection) -> int:
+        return queries.insert_account(conn, name, salt, digest, is_bot=is_bot, is_guest=False)
+
+    try:
+        account_id = await store.call(write)
+    except ValueError as exc:
+        raise AccountError("name_taken", f"the name {name!r} is taken") from exc
+    return Account(account_id, name, is_bot, False), f"{account_id}.{secret}"
+
+
+async def login(store: Store, token: str) -> Account:
+    """The account a token belongs to; raises `AccountError('bad_token', ...)` otherwise."""
+    bad = AccountError("bad_token", "the token is not valid on this server")
+    account_id_text, dot, secret = token.partition(".")
+    if not dot or not account_id_text.isdigit() or not secret or len(token) > 200:
+        raise bad
+    row = await store.get(queries.account_by_id, int(account_id_text))
+    if row is None or row.token_salt is None or row.token_hash is None:
+        # Hash anyway so a wrong id and a wrong secret take about the same time.
+        await trio.to_thread.run_sync(_hash, secret, b"0" * 16)
+        raise bad
+    digest = await trio.to_thread.run_sync(_hash, secret, row.token_salt)
+    if not hmac.compare_digest(digest, row.token_hash):
+        raise bad
+    return Account(row.id, row.name, row.is_bot, row.is_guest)
+
+
+async def guest(store: Store, wanted: str | None = None) -> Account:
+    """A fresh guest account with no token (it cannot log in again); name `guest-<random>`."""
+    for _attempt in range(8):  # bounded: a collision of 40 random bits is vanishingly rare
+        name = (
+            f"guest-{secrets.token_hex(5)}"
+            if wanted is None
+            else f"{wanted}~{secrets.token_hex(2)}"
+        )
+
+        def write(conn: sqlite3.Connection, name: str = name) -> int:
+            return queries.insert_account(conn, name, None, None, is_bot=False, is_guest=True)
+
+        try:
+            return Account(await store.call(write), name, False, True)
+        except ValueError:
+            continue
+    raise AccountError("name_taken", "could not find a free guest name; try again")
+
+
+async def builtin_bot(store: Store, name: str) -> Account:
+    """The account of a built-in bot (`name` like `bot:heuristic`), created on first use."""
+    row = await store.get(queries.account_by_name, name)
+    if row is None:
+
+        def write(conn: sqlite3.Connection) -> int:
+            existing = queries.account_by_name(conn, name)
+            if existing is not None:
+                return existing.id
+            return queries.insert_account(conn, name, None, None, is_bot=True, is_guest=False)
+
+        return Account(await store.call(write), name, True, False)
+    return Account(row.id, row.name, row.is_bot, row.is_guest)

@@ -1,0 +1,82 @@
+"""Server settings with defaults that work with no flags, and the structlog setup."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import structlog
+
+DEFAULT_PORT = 7777
+
+
+class LogFormat(StrEnum):
+    """`console` for people at a terminal, `json` (one object a line) for machines."""
+
+    console = "console"
+    json = "json"
+
+
+def default_db_path() -> Path:
+    """`spades.db` under the user's data directory (e.g. ~/.local/share/spades-table/)."""
+    return Path(platformdirs.user_data_dir("spades-table", appauthor=False)) / "spades.db"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that keep one client from costing the server more than its share."""
+
+    max_connections: int = 256
+    max_tables: int = 256
+    outbox_size: int = 256  # frames queued for one connection; full means a slow peer: disconnect
+    table_inbox_size: int = 64
+    handshake_timeout: float = 10.0
+    max_frame_bytes: int = 64 * 1024
+    chat_max_chars: int = 300
+    chat_burst: int = 5  # messages allowed back to back ...
+    chat_per_second: float = 1.0  # ... refilled at this rate (a token bucket)
+    max_messages_per_second: float = 50.0  # all requests of one connection, same bucket scheme
+    max_message_burst: int = 100
+    table_name_max_chars: int = 40
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything `serve` needs; every field has a default that works on a LAN."""
+
+    host: str = "0.0.0.0"
+    port: int = DEFAULT_PORT
+    db_path: Path = field(default_factory=default_db_path)
+    human_clock: float = 30.0  # seconds per action
+    bot_clock: float = 5.0
+    reconnect_grace: float = 120.0
+    allow_guests: bool = True
+    server_name: str = "spades-table"
+    limits: Limits = field(default_factory=Limits)
+
+
+def configure_logging(fmt: LogFormat | str = LogFormat.console, level: int = logging.INFO) -> None:
+    """Route structlog to stderr, rendered for people (`console`) or machines (`json`)."""
+    fmt = LogFormat(fmt)
+    renderer: Any
+    if fmt is LogFormat.json:
+        renderer = structlog.processors.JSONRenderer()
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
