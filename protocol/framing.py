@@ -60,7 +60,7 @@ class FrameDecoder:
         """The fatal error that broke this decoder, if any."""
         return self._error
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Take bytes from the stream; ``b""`` marks its end. Never raises for bad input.
 
         Errors surface from :meth:`next_frame`, in stream order, after every whole frame before them.

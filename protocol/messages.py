@@ -1,0 +1,604 @@
+"""Every message of the protocol, declared once as a frozen dataclass and registered by its ``t``.
+
+The declaration is the single source: the validator, the encoder and the docs' field tables are all
+derived from these annotations (see ``protocol.schema``). Envelope fields come first: ``id`` on requests
+and replies, ``seq`` on events. Add messages and optional fields freely; renaming or removing one, or
+making an optional field required, is a new major protocol version (docs/protocol.md, Versioning).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Annotated, ClassVar, Final, Literal, TypeVar
+
+from protocol.schema import Doc, Length, Pattern, Range
+from protocol.types import (
+    Action,
+    Cards,
+    ChatScope,
+    ClientKind,
+    Clock,
+    Digest,
+    Game,
+    GameVersion,
+    HandNumber,
+    Label,
+    MatchResult,
+    Millis,
+    Name,
+    Options,
+    ProtocolVersion,
+    RequestId,
+    Seat,
+    Seed,
+    Seq,
+    ServerLimits,
+    Standing,
+    TableId,
+    TableInfo,
+    TableStatus,
+    Text,
+    Token,
+    Tricks,
+    View,
+)
+from protocol.types import Card as CardText
+
+PROTOCOL_VERSION: Final = (1, 0)
+PROTOCOL_VERSION_TEXT: Final = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
+
+
+class Sender(StrEnum):
+    """Which side may send a message."""
+
+    CLIENT = "client"
+    SERVER = "server"
+    EITHER = "either"
+
+
+class Role(StrEnum):
+    """How a message relates to others: a request (may carry ``id``), its reply, or an event."""
+
+    REQUEST = "request"
+    REPLY = "reply"
+    EVENT = "event"
+    NOTICE = "notice"  # neither answered nor sequenced (bye)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """Base of every message. ``TYPE`` is its ``t``; ``SENDER`` who may send it."""
+
+    TYPE: ClassVar[str]
+    SENDER: ClassVar[Sender]
+    ROLE: ClassVar[Role] = Role.NOTICE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request(Message):
+    """A message that the receiver answers; the answer carries the same ``id``."""
+
+    ROLE: ClassVar[Role] = Role.REQUEST
+    id: Annotated[
+        RequestId | None, Doc("the requester's number for this request, echoed in the reply")
+    ] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply(Message):
+    """The answer to a request."""
+
+    ROLE: ClassVar[Role] = Role.REPLY
+    id: Annotated[RequestId | None, Doc("the `id` of the request answered; nil if it had none")] = (
+        None
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event(Message):
+    """A push from the server; ``seq`` counts the events of one connection, from 1, without gaps."""
+
+    ROLE: ClassVar[Role] = Role.EVENT
+    seq: Annotated[Seq, Doc("this connection's event counter (stamped by the session)")] = 0
+
+
+MESSAGE_TYPES: dict[str, type[Message]] = {}
+
+M = TypeVar("M", bound=Message)
+
+
+def register(type_name: str, sender: Sender) -> Callable[[type[M]], type[M]]:
+    """Give a message class its ``t`` and sender and enter it in ``MESSAGE_TYPES``."""
+
+    def decorate(cls: type[M]) -> type[M]:
+        if type_name in MESSAGE_TYPES:
+            raise ValueError(f"message type {type_name!r} is declared twice")
+        cls.TYPE = type_name
+        cls.SENDER = sender
+        MESSAGE_TYPES[type_name] = cls
+        return cls
+
+    return decorate
+
+
+C, S, E = Sender.CLIENT, Sender.SERVER, Sender.EITHER
+ClientName = Annotated[str, Length(1, 64)]
+JoinCode = Annotated[str, Pattern(r"[A-Za-z0-9]{4,16}", "4..16 letters and digits")]
+ErrorCodeText = Annotated[str, Pattern(r"[a-z][a-z0-9_]{0,39}", "a lowercase code")]
+
+# ---- Handshake ----------------------------------------------------------------------------------
+
+
+@register("hello", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Request):
+    """The client's first message. A ``token`` logs in (or resumes) an account at once."""
+
+    protocol: Annotated[ProtocolVersion, Doc("the protocol version the client speaks")]
+    client: Annotated[ClientName, Doc("the client program's name and version")]
+    kind: Annotated[ClientKind, Doc("a person or a bot")]
+    token: Annotated[Token | None, Doc("an account token, to log in at once")] = None
+
+
+@register("welcome", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(Reply):
+    """The server accepts the connection. ``user`` is set when ``hello.token`` logged in."""
+
+    server: Annotated[ClientName, Doc("the server's name")]
+    server_version: Annotated[Label, Doc("the server software's version")]
+    protocol: Annotated[ProtocolVersion, Doc("the protocol version the server speaks")]
+    session: Annotated[Label, Doc("this connection's session id (for logs and support)")]
+    user: Annotated[Name | None, Doc("the logged-in account, if the token was good")] = None
+    guests: Annotated[bool, Doc("whether this server allows guest play")] = False
+    limits: Annotated[ServerLimits, Doc("sizes, rates and clocks the server enforces")]
+
+
+# ---- Accounts -----------------------------------------------------------------------------------
+
+
+@register("register", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Register(Request):
+    """Create an account. The reply holds its token, shown this once: keep it."""
+
+    name: Annotated[Name, Doc("the account name wanted")]
+
+
+@register("registered", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Registered(Reply):
+    """The account exists and this session is logged in to it."""
+
+    name: Annotated[Name, Doc("the account name")]
+    token: Annotated[Token, Doc("the account's secret; the server never shows it again")]
+
+
+@register("login", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Login(Request):
+    """Log in to an account by its token."""
+
+    token: Annotated[Token, Doc("the account token")]
+
+
+@register("guest", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Guest(Request):
+    """Play without an account, when ``welcome.guests`` is true."""
+
+    name: Annotated[Name | None, Doc("a display name; the server picks one if nil")] = None
+
+
+@register("logged_in", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoggedIn(Reply):
+    """The answer to ``login`` and ``guest``."""
+
+    name: Annotated[Name, Doc("the account (or guest) name")]
+    guest: Annotated[bool, Doc("whether this is a guest session")] = False
+
+
+# ---- Lobby --------------------------------------------------------------------------------------
+
+
+@register("list_tables", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListTables(Request):
+    """Ask for the tables, optionally filtered. Private tables are listed, marked ``private``."""
+
+    game: Annotated[Game | None, Doc("only tables of this game")] = None
+    status: Annotated[TableStatus | None, Doc("only tables in this status")] = None
+    open_seats: Annotated[bool, Doc("only tables with a free seat")] = False
+
+
+@register("tables", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tables(Reply):
+    """The tables matching a ``list_tables``."""
+
+    tables: Annotated[list[TableInfo], Doc("the tables")]
+
+
+@register("create_table", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateTable(Request):
+    """Open a table. ``sit`` seats the creator at once; ``bots`` fills seats with built-in bots."""
+
+    game: Annotated[Game, Doc("the game")]
+    preset: Annotated[Label, Doc("a ruleset preset's name (docs/rules.md)")]
+    options: Annotated[Options, Doc("option overrides on top of the preset")] = field(
+        default_factory=dict
+    )
+    seats: Annotated[
+        Annotated[int, Range(2, 4)] | None, Doc("number of seats; nil for the preset's")
+    ] = None
+    bots: Annotated[Annotated[list[Seat], Length(0, 4)], Doc("seats played by built-in bots")] = (
+        field(default_factory=list)
+    )
+    clock: Annotated[Clock | None, Doc("the clock; nil for the server's default")] = None
+    private: Annotated[bool, Doc("whether joining needs a join code")] = False
+    sit: Annotated[Seat | None, Doc("a seat for the creator to take at once")] = None
+
+
+@register("table_created", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableCreated(Reply):
+    """The table is open (and the creator seated, if ``sit`` was given)."""
+
+    table: Annotated[TableId, Doc("the new table's id")]
+    code: Annotated[JoinCode | None, Doc("the join code of a private table")] = None
+
+
+@register("join", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Join(Request):
+    """Take a seat at a table; a ``snapshot`` follows the reply."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat | None, Doc("the seat wanted; nil for any free seat")] = None
+    code: Annotated[JoinCode | None, Doc("the join code, for a private table")] = None
+
+
+@register("spectate", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spectate(Request):
+    """Watch a table; a ``snapshot`` (with the spectator's view) follows the reply."""
+
+    table: Annotated[TableId, Doc("the table")]
+    code: Annotated[JoinCode | None, Doc("the join code, for a private table")] = None
+
+
+@register("joined", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Joined(Reply):
+    """The answer to ``join``, ``spectate`` and a ``create_table`` with ``sit``."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat | None, Doc("the seat taken; nil when spectating")] = None
+
+
+@register("leave", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leave(Request):
+    """Give up a seat, or stop watching. Answered with ``ok``."""
+
+    table: Annotated[TableId, Doc("the table")]
+
+
+@register("chat", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chat(Request):
+    """Say something in the lobby or at a table. Answered with ``ok``; everyone gets ``chat_message``."""
+
+    scope: Annotated[ChatScope, Doc("lobby or table")]
+    table: Annotated[TableId | None, Doc("the table, when the scope is table")] = None
+    text: Annotated[Text, Doc("what to say")]
+
+    def invariant(self) -> tuple[str, str] | None:
+        """A table chat names its table."""
+        if self.scope is ChatScope.TABLE and self.table is None:
+            return ("table", "is required")
+        return None
+
+
+@register("chat_message", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatMessage(Event):
+    """Someone said something where this session listens."""
+
+    scope: Annotated[ChatScope, Doc("lobby or table")]
+    table: Annotated[TableId | None, Doc("the table, when the scope is table")] = None
+    name: Annotated[Name, Doc("who said it")]
+    text: Annotated[Text, Doc("what they said")]
+
+
+@register("table_changed", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableChanged(Event):
+    """A table opened or changed (a seat taken or freed, play started): sent to the lobby."""
+
+    table: Annotated[TableInfo, Doc("the table as it is now")]
+
+
+@register("table_closed", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableClosed(Event):
+    """A table is gone."""
+
+    table: Annotated[TableId, Doc("the table")]
+
+
+# ---- Game ---------------------------------------------------------------------------------------
+
+
+@register("snapshot", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot(Event):
+    """Everything this session may know about a table, on (re)joining or after falling behind."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version the view is at")]
+    seat: Annotated[Seat | None, Doc("the seat this view is for; nil for a spectator")] = None
+    view: Annotated[View, Doc("the view (see Game views)")]
+
+
+@register("deal_commitment", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealCommitment(Event):
+    """Before a deal: the SHA-256 of the seed that will shuffle it."""
+
+    table: Annotated[TableId, Doc("the table")]
+    hand: Annotated[HandNumber, Doc("the hand about to be dealt")]
+    commitment: Annotated[Digest, Doc("SHA-256 of the seed's bytes")]
+
+
+@register("dealt", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dealt(Event):
+    """The cards are dealt; ``cards`` is this seat's hand (empty for a spectator)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after the deal")]
+    hand: Annotated[HandNumber, Doc("the hand")]
+    dealer: Annotated[Seat, Doc("the dealer")]
+    cards: Annotated[Cards, Doc("the receiving seat's cards")]
+
+
+@register("bid_made", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BidMade(Event):
+    """A seat bid."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after the bid")]
+    seat: Annotated[Seat, Doc("who bid")]
+    tricks: Annotated[Tricks, Doc("tricks bid; 0 is nil")]
+    blind: Annotated[bool, Doc("whether the bid was blind")] = False
+
+
+@register("cards_exchanged", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardsExchanged(Event):
+    """A seat gave cards to another (a Spades exchange, a Hearts pass).
+
+    ``cards`` is sent only to the giver and the receiver; everybody else gets nil and ``count``.
+    """
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after the exchange")]
+    kind: Annotated[Literal["exchange", "pass"], Doc("which of the two it was")]
+    seat: Annotated[Seat, Doc("who gave")]
+    to: Annotated[Seat, Doc("who received")]
+    count: Annotated[Annotated[int, Range(1, 13)], Doc("how many cards")]
+    cards: Annotated[Cards | None, Doc("the cards, if this session may see them")] = None
+
+
+@register("card_played", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardPlayed(Event):
+    """A seat played a card to the trick."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after the play")]
+    seat: Annotated[Seat, Doc("who played")]
+    card: Annotated[CardText, Doc("the card")]
+
+
+@register("trick_won", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrickWon(Event):
+    """A trick is complete."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after the trick")]
+    seat: Annotated[Seat, Doc("who won it (and leads next)")]
+    cards: Annotated[Cards, Doc("the trick's cards in the order played")]
+    trick: Annotated[Annotated[int, Range(1, 18)], Doc("the trick's number in the hand, from 1")]
+
+
+@register("hand_scored", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandScored(Event):
+    """A hand is over and scored. Scores are per side: a partnership, or one seat when no partners."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after scoring")]
+    hand: Annotated[HandNumber, Doc("the hand")]
+    sides: Annotated[list[list[Seat]], Doc("the seats of each side, in side order")]
+    points: Annotated[list[int], Doc("each side's points for this hand")]
+    totals: Annotated[list[int], Doc("each side's game score after this hand")]
+    detail: Annotated[View, Doc("the engine's breakdown (bags, nil results, ...)")] = field(
+        default_factory=dict
+    )
+
+
+@register("deal_seed", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealSeed(Event):
+    """After a hand: the seed committed to before its deal, so anyone can recompute the deal."""
+
+    table: Annotated[TableId, Doc("the table")]
+    hand: Annotated[HandNumber, Doc("the hand")]
+    seed: Annotated[Seed, Doc("the seed; SHA-256 of its bytes is the commitment")]
+
+
+@register("game_over", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameOver(Event):
+    """The game has ended."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the final game version")]
+    sides: Annotated[list[list[Seat]], Doc("the seats of each side")]
+    totals: Annotated[list[int], Doc("each side's final score")]
+    winners: Annotated[list[Seat], Doc("the winning seats (empty if abandoned)")]
+    reason: Annotated[
+        Annotated[str, Pattern(r"[a-z_]{1,32}", "a lowercase word")],
+        Doc("`finished`, or why it stopped early (`abandoned`, `timeout`)"),
+    ] = "finished"
+
+
+@register("claimed", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Claimed(Event):
+    """A seat claimed the remaining tricks; the engine settled the claim."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after the claim")]
+    seat: Annotated[Seat, Doc("who claimed")]
+    tricks: Annotated[Tricks, Doc("tricks claimed")]
+    accepted: Annotated[bool, Doc("whether the claim stood")]
+
+
+@register("misdeal", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Misdeal(Event):
+    """The hand is void and will be dealt again (a declared deficient hand, say)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version after the misdeal")]
+    seat: Annotated[Seat | None, Doc("who declared it, if anyone")] = None
+    reason: Annotated[Label, Doc("the engine's code for why")]
+
+
+@register("your_turn", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class YourTurn(Event):
+    """It is this seat's turn. Answer with ``act`` carrying this ``version`` and one of ``legal``."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version to decide on")]
+    seat: Annotated[Seat, Doc("the seat to act")]
+    legal: Annotated[
+        Annotated[list[Action], Length(1, 64)], Doc("the legal actions (exchange/pass: a count)")
+    ]
+    deadline_ms: Annotated[Millis, Doc("time left for this decision, from when it was sent")]
+    bank_ms: Annotated[Millis, Doc("time bank left after that")] = 0
+
+
+@register("act", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Act(Request):
+    """Take an action. Refused with ``stale_version`` unless ``version`` is the table's current one,
+    so a resent or late action is never applied twice. Answered with ``ok``; events follow."""
+
+    table: Annotated[TableId, Doc("the table")]
+    version: Annotated[GameVersion, Doc("the game version the action was decided on")]
+    action: Annotated[Action, Doc("the action")]
+
+
+# ---- Ladder -------------------------------------------------------------------------------------
+
+
+@register("ladder_enter", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderEnter(Request):
+    """Enter this bot account on the rated ladder. Answered with ``ok``."""
+
+
+@register("ladder_leave", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderLeave(Request):
+    """Leave the ladder after any match in progress. Answered with ``ok``."""
+
+
+@register("ladder_standings", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderStandings(Request):
+    """Ask for the ladder's standings, best first."""
+
+    limit: Annotated[Annotated[int, Range(1, 1000)], Doc("at most this many lines")] = 100
+
+
+@register("standings", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Standings(Reply):
+    """The ladder's standings."""
+
+    entries: Annotated[list[Standing], Doc("best first")]
+
+
+@register("match_started", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchStarted(Event):
+    """The ladder seated this bot in a rated match; a ``snapshot`` of the table follows."""
+
+    match: Annotated[Label, Doc("the match id")]
+    table: Annotated[TableId, Doc("the table it is played at")]
+    players: Annotated[list[Name], Doc("the bots by seat")]
+
+
+@register("match_ended", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchEnded(Event):
+    """A rated match is over and the ratings are updated."""
+
+    match: Annotated[Label, Doc("the match id")]
+    table: Annotated[TableId, Doc("the table")]
+    results: Annotated[list[MatchResult], Doc("one per seat")]
+
+
+# ---- General ------------------------------------------------------------------------------------
+
+
+@register("ok", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ok(Reply):
+    """The request was carried out and has nothing more to say."""
+
+
+@register("error", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error(Reply):
+    """A request was refused, or the connection is about to close (see Error codes).
+
+    ``code`` is one of the documented codes; read an unknown one as a generic failure.
+    """
+
+    code: Annotated[ErrorCodeText, Doc("what went wrong (see Error codes)")]
+    message: Annotated[Annotated[str, Length(0, 500)], Doc("a sentence for a person")]
+    detail: Annotated[
+        Annotated[str, Length(1, 200)] | None,
+        Doc("a precision: the field at fault, the engine's rule code"),
+    ] = None
+
+
+@register("ping", E)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Request):
+    """Are you there? Either side may send it; the other answers ``pong`` with the same ``id``."""
+
+
+@register("pong", E)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pong(Reply):
+    """The answer to ``ping``."""
+
+
+@register("bye", E)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bye(Message):
+    """The sender is closing the connection; nothing follows it."""
+
+    reason: Annotated[Annotated[str, Length(0, 200)] | None, Doc("why, for a person")] = None

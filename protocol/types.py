@@ -1,0 +1,257 @@
+"""The named field types, enums and nested structures that messages are built from.
+
+Notation is the engine's: cards like ``QS`` (from ``engine.cards``), seats ``0..n-1``, ruleset options
+by name. The protocol checks types and ranges only; what an option or an action means is the engine's
+to judge.
+"""
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Annotated, Any, Final
+
+from engine.cards import card_text
+from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range
+
+MAX_SAFE_INT: Final = 2**53 - 1  # the largest integer every language's msgpack reads exactly
+MAX_SEATS: Final = 4
+CARD_TEXTS: Final = frozenset(card_text(card) for card in range(54))
+
+RequestId = Annotated[int, Named("RequestId"), Range(0, 2**32 - 1)]
+Seq = Annotated[int, Named("Seq"), Range(0, MAX_SAFE_INT)]
+GameVersion = Annotated[int, Named("GameVersion"), Range(0, MAX_SAFE_INT)]
+Seat = Annotated[int, Named("Seat"), Range(0, MAX_SEATS - 1)]
+Card = Annotated[str, Named("Card"), OneOf(CARD_TEXTS)]
+Cards = Annotated[list[Card], Length(0, 54)]
+TableId = Annotated[
+    str, Named("TableId"), Pattern(r"[A-Za-z0-9_-]{1,32}", "1..32 of A-Z a-z 0-9 _ -")
+]
+Name = Annotated[str, Named("Name"), Length(1, 32)]
+Token = Annotated[str, Named("Token"), Length(1, 256)]
+Text = Annotated[str, Named("Text"), Length(1, 500)]
+Millis = Annotated[int, Named("Millis"), Range(0, 2**31 - 1)]
+Count = Annotated[int, Range(0, 2**31 - 1)]
+HandNumber = Annotated[int, Named("HandNumber"), Range(1, 2**31 - 1)]
+Tricks = Annotated[int, Range(0, 13)]
+Digest = Annotated[str, Named("Digest"), Pattern(r"[0-9a-f]{64}", "64 lowercase hex digits")]
+Seed = Annotated[
+    str, Named("Seed"), Pattern(r"(?:[0-9a-f]{2}){1,64}", "2..128 lowercase hex digits")
+]
+ProtocolVersion = Annotated[
+    str, Named("ProtocolVersion"), Pattern(r"[0-9]{1,4}\.[0-9]{1,4}", "MAJOR.MINOR, e.g. 1.0")
+]
+Label = Annotated[str, Length(1, 64)]
+OptionValue = bool | int | Annotated[str, Length(0, 64)]
+Options = Annotated[dict[str, OptionValue], Named("Options")]
+View = Annotated[dict[str, Any], Named("View")]
+
+# Named types listed in the docs' "Types" table, with what they stand for.
+NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
+    "RequestId": (RequestId, "chosen by the requester; the reply carries it back"),
+    "Seq": (Seq, "per-connection event counter: 1, 2, 3, ... with no gaps"),
+    "GameVersion": (GameVersion, "the table's game version; every applied action raises it"),
+    "Seat": (Seat, "a seat number, 0..n-1, in turn order"),
+    "Card": (Card, "rank `23456789TJQKA` then suit `CDHS` (`QS`, `TD`), or `BJ`/`LJ` for jokers"),
+    "TableId": (TableId, "a table's id, chosen by the server"),
+    "Name": (Name, "an account or program name"),
+    "Token": (Token, "an account's secret; the server checks its format"),
+    "Text": (Text, "a chat line"),
+    "Millis": (Millis, "a duration in milliseconds"),
+    "HandNumber": (HandNumber, "hands of a game count from 1"),
+    "Digest": (Digest, "a SHA-256 digest in hex"),
+    "Seed": (Seed, "a deal seed's bytes in hex"),
+    "ProtocolVersion": (ProtocolVersion, "see Versioning"),
+    "Options": (Options, "ruleset option name to value; the engine judges names and values"),
+    "View": (View, "a game view, the engine's `to_dict()`; see Game views"),
+}
+
+
+class ClientKind(StrEnum):
+    """Who is at the other end of a connection."""
+
+    HUMAN = "human"
+    BOT = "bot"
+
+
+class Game(StrEnum):
+    """The games a table can play."""
+
+    SPADES = "spades"
+    HEARTS = "hearts"
+
+
+class TableStatus(StrEnum):
+    """Where a table is in its life."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class ChatScope(StrEnum):
+    """Where a chat line goes: everyone in the lobby, or one table's players and spectators."""
+
+    LOBBY = "lobby"
+    TABLE = "table"
+
+
+class ActionKind(StrEnum):
+    """What a player can do on their turn (``Action.kind``)."""
+
+    BID = "bid"
+    EXCHANGE = "exchange"
+    PASS = "pass"
+    PLAY = "play"
+    CLAIM = "claim"
+    DECLARE_DEFICIENT = "declare_deficient"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Action:
+    """One action, the same shape in ``your_turn.legal`` and in ``act.action``.
+
+    ``bid``: ``tricks`` (0 is nil) and ``blind``. ``play``: ``card``. ``exchange`` and ``pass``:
+    ``cards`` in ``act``; in ``your_turn.legal`` they carry ``count`` instead, the number of cards to
+    choose. ``claim`` and ``declare_deficient`` carry nothing more.
+    """
+
+    kind: Annotated[ActionKind, Doc("what to do")]
+    tricks: Annotated[Tricks | None, Doc("`bid`: tricks bid, 0 for nil")] = None
+    blind: Annotated[bool | None, Doc("`bid`: a blind bid (nil means false)")] = None
+    card: Annotated[Card | None, Doc("`play`: the card")] = None
+    cards: Annotated[Cards | None, Doc("`exchange`, `pass`: the cards given")] = None
+    count: Annotated[
+        Annotated[int, Range(1, 13)] | None,
+        Doc("`exchange`, `pass` in `legal`: how many cards to give"),
+    ] = None
+
+    def invariant(self) -> tuple[str, str] | None:
+        """The field a kind needs but lacks, as (field, reason)."""
+        if self.kind is ActionKind.BID and self.tricks is None:
+            return ("tricks", "is required")
+        if self.kind is ActionKind.PLAY and self.card is None:
+            return ("card", "is required")
+        if self.kind in (ActionKind.EXCHANGE, ActionKind.PASS) and (
+            self.cards is None and self.count is None
+        ):
+            return ("cards", "is required")
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Clock:
+    """A table's clock: a fixed time per turn, then a bank that drains once the turn time is used."""
+
+    turn_ms: Annotated[Millis, Doc("time for each decision")]
+    bank_ms: Annotated[Millis, Doc("extra time for the whole game, used after `turn_ms` runs out")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerLimits:
+    """What a server enforces; a client that stays inside these is never refused for size or rate."""
+
+    max_frame_size: Annotated[
+        Annotated[int, Range(16, 2**32 - 1)], Doc("largest frame body, bytes")
+    ]
+    max_str_len: Annotated[Count, Doc("longest msgpack string, bytes")]
+    max_array_len: Annotated[Count, Doc("most items in one msgpack array")]
+    max_map_len: Annotated[Count, Doc("most entries in one msgpack map")]
+    max_depth: Annotated[Annotated[int, Range(1, 1000)], Doc("deepest nesting of maps and arrays")]
+    rate_per_second: Annotated[Count, Doc("sustained messages per second a client may send")]
+    rate_burst: Annotated[Count, Doc("messages a client may send at once above the sustained rate")]
+    handshake_timeout_ms: Annotated[Millis, Doc("time from connecting to sending `hello`")]
+    idle_timeout_ms: Annotated[
+        Millis, Doc("silence after which the server closes; send `ping` to stay")
+    ]
+    clock: Annotated[Clock, Doc("the default clock of a new table")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatInfo:
+    """Who sits in one seat of a table."""
+
+    seat: Annotated[Seat, Doc("the seat")]
+    player: Annotated[Name | None, Doc("the player's name; nil for an empty seat")] = None
+    bot: Annotated[bool, Doc("whether the seat is played by a bot")] = False
+    connected: Annotated[bool, Doc("whether the player is connected now")] = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableInfo:
+    """A table as the lobby sees it."""
+
+    table: Annotated[TableId, Doc("the table's id")]
+    game: Annotated[Game, Doc("the game")]
+    preset: Annotated[Label, Doc("the ruleset preset's name")]
+    options: Annotated[Options, Doc("option overrides on top of the preset")] = field(
+        default_factory=dict
+    )
+    seats: Annotated[Annotated[list[SeatInfo], Length(2, MAX_SEATS)], Doc("every seat, in order")]
+    clock: Annotated[Clock, Doc("the table's clock")]
+    private: Annotated[bool, Doc("whether joining needs the join code")] = False
+    status: Annotated[TableStatus, Doc("waiting for players, playing, or finished")]
+    spectators: Annotated[Count, Doc("how many are watching")] = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Standing:
+    """One line of the ladder's standings."""
+
+    rank: Annotated[Annotated[int, Range(1, 2**31 - 1)], Doc("1 for the top")]
+    name: Annotated[Name, Doc("the bot's account name")]
+    rating: Annotated[float, Doc("the displayed rating (conservative estimate)")]
+    mu: Annotated[float, Doc("the rating model's mean")]
+    sigma: Annotated[float, Doc("the rating model's uncertainty")]
+    games: Annotated[Count, Doc("rated games played")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchResult:
+    """How one seat did in a ladder match."""
+
+    seat: Annotated[Seat, Doc("the seat")]
+    name: Annotated[Name, Doc("the bot's account name")]
+    place: Annotated[Annotated[int, Range(1, MAX_SEATS)], Doc("1 for the winner; equal places tie")]
+    score: Annotated[int, Doc("the final game score of the seat's side")]
+    rating_before: Annotated[float, Doc("rating before the match")]
+    rating_after: Annotated[float, Doc("rating after the match")]
+
+
+__all__ = [
+    "CARD_TEXTS",
+    "MAX_SAFE_INT",
+    "MAX_SEATS",
+    "NAMED_TYPES",
+    "Action",
+    "ActionKind",
+    "Card",
+    "Cards",
+    "ChatScope",
+    "ClientKind",
+    "Clock",
+    "Count",
+    "Digest",
+    "Game",
+    "GameVersion",
+    "HandNumber",
+    "Label",
+    "MatchResult",
+    "Millis",
+    "Name",
+    "OptionValue",
+    "Options",
+    "ProtocolVersion",
+    "RequestId",
+    "Seat",
+    "SeatInfo",
+    "Seed",
+    "Seq",
+    "ServerLimits",
+    "Standing",
+    "TableId",
+    "TableInfo",
+    "TableStatus",
+    "Text",
+    "Token",
+    "Tricks",
+    "View",
+]
