@@ -1,37 +1,66 @@
-"""Every message of the protocol, declared once as a frozen dataclass and registered by its ``t``.
+"""Every message of the protocol but the game events, each declared once as a frozen dataclass.
 
 The declaration is the single source: the validator, the encoder and the docs' field tables are all
 derived from these annotations (see ``protocol.schema``). Envelope fields come first: ``id`` on requests
-and replies, ``seq`` on events. Add messages and optional fields freely; renaming or removing one, or
-making an optional field required, is a new major protocol version (docs/protocol.md, Versioning).
+and replies, ``seq`` on events (``protocol.envelope``). Game events mirror the engine's and live in
+``protocol.game_events``; they are re-exported here so ``protocol.messages`` names every message.
+Add messages and optional fields freely; renaming or removing one, or making an optional field required,
+is a new major protocol version (docs/protocol.md, Versioning).
 """
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Annotated, ClassVar, Final, Literal, TypeVar
+from typing import Annotated
 
+from protocol.envelope import (
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    PROTOCOL_VERSION_TEXT,
+    Event,
+    GameEvent,
+    Message,
+    Reply,
+    Request,
+    Role,
+    Sender,
+    register,
+)
+from protocol.game_events import (
+    GAME_EVENT_TYPES,
+    BidInfo,
+    BidMade,
+    CardDrawn,
+    CardPlayed,
+    CardsDiscarded,
+    CardsExchanged,
+    CardsGiven,
+    CardsPassed,
+    ClaimMade,
+    DealCommitment,
+    DealDeclaredDead,
+    DealSeed,
+    DrawResolved,
+    GameOver,
+    HandDealt,
+    HandLooked,
+    HandScored,
+    SpadesBroken,
+    TrickWon,
+)
 from protocol.schema import Doc, Length, Pattern, Range
 from protocol.types import (
     Action,
-    Cards,
     ChatScope,
     ClientKind,
     Clock,
-    Digest,
     Game,
     GameVersion,
-    HandNumber,
     Label,
     MatchResult,
     Millis,
     Name,
     Options,
     ProtocolVersion,
-    RequestId,
     Seat,
-    Seed,
-    Seq,
     ServerLimits,
     Standing,
     TableId,
@@ -39,87 +68,8 @@ from protocol.types import (
     TableStatus,
     Text,
     Token,
-    Tricks,
     View,
 )
-from protocol.types import Card as CardText
-
-PROTOCOL_VERSION: Final = (1, 0)
-PROTOCOL_VERSION_TEXT: Final = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
-
-
-class Sender(StrEnum):
-    """Which side may send a message."""
-
-    CLIENT = "client"
-    SERVER = "server"
-    EITHER = "either"
-
-
-class Role(StrEnum):
-    """How a message relates to others: a request (may carry ``id``), its reply, or an event."""
-
-    REQUEST = "request"
-    REPLY = "reply"
-    EVENT = "event"
-    NOTICE = "notice"  # neither answered nor sequenced (bye)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
-    """Base of every message. ``TYPE`` is its ``t``; ``SENDER`` who may send it."""
-
-    TYPE: ClassVar[str]
-    SENDER: ClassVar[Sender]
-    ROLE: ClassVar[Role] = Role.NOTICE
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Request(Message):
-    """A message that the receiver answers; the answer carries the same ``id``."""
-
-    ROLE: ClassVar[Role] = Role.REQUEST
-    id: Annotated[
-        RequestId | None, Doc("the requester's number for this request, echoed in the reply")
-    ] = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Reply(Message):
-    """The answer to a request."""
-
-    ROLE: ClassVar[Role] = Role.REPLY
-    id: Annotated[RequestId | None, Doc("the `id` of the request answered; nil if it had none")] = (
-        None
-    )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Event(Message):
-    """A push from the server; ``seq`` counts the events of one connection, from 1, without gaps."""
-
-    ROLE: ClassVar[Role] = Role.EVENT
-    seq: Annotated[Seq, Doc("this connection's event counter (stamped by the session)")] = 0
-
-
-MESSAGE_TYPES: dict[str, type[Message]] = {}
-
-M = TypeVar("M", bound=Message)
-
-
-def register(type_name: str, sender: Sender) -> Callable[[type[M]], type[M]]:
-    """Give a message class its ``t`` and sender and enter it in ``MESSAGE_TYPES``."""
-
-    def decorate(cls: type[M]) -> type[M]:
-        if type_name in MESSAGE_TYPES:
-            raise ValueError(f"message type {type_name!r} is declared twice")
-        cls.TYPE = type_name
-        cls.SENDER = sender
-        MESSAGE_TYPES[type_name] = cls
-        return cls
-
-    return decorate
-
 
 C, S, E = Sender.CLIENT, Sender.SERVER, Sender.EITHER
 ClientName = Annotated[str, Length(1, 64)]
@@ -334,161 +284,18 @@ class TableClosed(Event):
 
 @register("snapshot", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Snapshot(Event):
+class Snapshot(GameEvent):
     """Everything this session may know about a table, on (re)joining or after falling behind."""
 
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version the view is at")]
     seat: Annotated[Seat | None, Doc("the seat this view is for; nil for a spectator")] = None
     view: Annotated[View, Doc("the view (see Game views)")]
 
 
-@register("deal_commitment", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DealCommitment(Event):
-    """Before a deal: the SHA-256 of the seed that will shuffle it."""
-
-    table: Annotated[TableId, Doc("the table")]
-    hand: Annotated[HandNumber, Doc("the hand about to be dealt")]
-    commitment: Annotated[Digest, Doc("SHA-256 of the seed's bytes")]
-
-
-@register("dealt", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Dealt(Event):
-    """The cards are dealt; ``cards`` is this seat's hand (empty for a spectator)."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after the deal")]
-    hand: Annotated[HandNumber, Doc("the hand")]
-    dealer: Annotated[Seat, Doc("the dealer")]
-    cards: Annotated[Cards, Doc("the receiving seat's cards")]
-
-
-@register("bid_made", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BidMade(Event):
-    """A seat bid."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after the bid")]
-    seat: Annotated[Seat, Doc("who bid")]
-    tricks: Annotated[Tricks, Doc("tricks bid; 0 is nil")]
-    blind: Annotated[bool, Doc("whether the bid was blind")] = False
-
-
-@register("cards_exchanged", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardsExchanged(Event):
-    """A seat gave cards to another (a Spades exchange, a Hearts pass).
-
-    ``cards`` is sent only to the giver and the receiver; everybody else gets nil and ``count``.
-    """
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after the exchange")]
-    kind: Annotated[Literal["exchange", "pass"], Doc("which of the two it was")]
-    seat: Annotated[Seat, Doc("who gave")]
-    to: Annotated[Seat, Doc("who received")]
-    count: Annotated[Annotated[int, Range(1, 13)], Doc("how many cards")]
-    cards: Annotated[Cards | None, Doc("the cards, if this session may see them")] = None
-
-
-@register("card_played", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardPlayed(Event):
-    """A seat played a card to the trick."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after the play")]
-    seat: Annotated[Seat, Doc("who played")]
-    card: Annotated[CardText, Doc("the card")]
-
-
-@register("trick_won", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrickWon(Event):
-    """A trick is complete."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after the trick")]
-    seat: Annotated[Seat, Doc("who won it (and leads next)")]
-    cards: Annotated[Cards, Doc("the trick's cards in the order played")]
-    trick: Annotated[Annotated[int, Range(1, 18)], Doc("the trick's number in the hand, from 1")]
-
-
-@register("hand_scored", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandScored(Event):
-    """A hand is over and scored. Scores are per side: a partnership, or one seat when no partners."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after scoring")]
-    hand: Annotated[HandNumber, Doc("the hand")]
-    sides: Annotated[list[list[Seat]], Doc("the seats of each side, in side order")]
-    points: Annotated[list[int], Doc("each side's points for this hand")]
-    totals: Annotated[list[int], Doc("each side's game score after this hand")]
-    detail: Annotated[View, Doc("the engine's breakdown (bags, nil results, ...)")] = field(
-        default_factory=dict
-    )
-
-
-@register("deal_seed", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DealSeed(Event):
-    """After a hand: the seed committed to before its deal, so anyone can recompute the deal."""
-
-    table: Annotated[TableId, Doc("the table")]
-    hand: Annotated[HandNumber, Doc("the hand")]
-    seed: Annotated[Seed, Doc("the seed; SHA-256 of its bytes is the commitment")]
-
-
-@register("game_over", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameOver(Event):
-    """The game has ended."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the final game version")]
-    sides: Annotated[list[list[Seat]], Doc("the seats of each side")]
-    totals: Annotated[list[int], Doc("each side's final score")]
-    winners: Annotated[list[Seat], Doc("the winning seats (empty if abandoned)")]
-    reason: Annotated[
-        Annotated[str, Pattern(r"[a-z_]{1,32}", "a lowercase word")],
-        Doc("`finished`, or why it stopped early (`abandoned`, `timeout`)"),
-    ] = "finished"
-
-
-@register("claimed", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Claimed(Event):
-    """A seat claimed the remaining tricks; the engine settled the claim."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after the claim")]
-    seat: Annotated[Seat, Doc("who claimed")]
-    tricks: Annotated[Tricks, Doc("tricks claimed")]
-    accepted: Annotated[bool, Doc("whether the claim stood")]
-
-
-@register("misdeal", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Misdeal(Event):
-    """The hand is void and will be dealt again (a declared deficient hand, say)."""
-
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version after the misdeal")]
-    seat: Annotated[Seat | None, Doc("who declared it, if anyone")] = None
-    reason: Annotated[Label, Doc("the engine's code for why")]
-
-
 @register("your_turn", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
-class YourTurn(Event):
+class YourTurn(GameEvent):
     """It is this seat's turn. Answer with ``act`` carrying this ``version`` and one of ``legal``."""
 
-    table: Annotated[TableId, Doc("the table")]
-    version: Annotated[GameVersion, Doc("the game version to decide on")]
     seat: Annotated[Seat, Doc("the seat to act")]
     legal: Annotated[
         Annotated[list[Action], Length(1, 64)], Doc("the legal actions (exchange/pass: a count)")
@@ -602,3 +409,70 @@ class Bye(Message):
     """The sender is closing the connection; nothing follows it."""
 
     reason: Annotated[Annotated[str, Length(0, 200)] | None, Doc("why, for a person")] = None
+
+
+__all__ = [
+    "GAME_EVENT_TYPES",
+    "MESSAGE_TYPES",
+    "PROTOCOL_VERSION",
+    "PROTOCOL_VERSION_TEXT",
+    "Act",
+    "BidInfo",
+    "BidMade",
+    "Bye",
+    "CardDrawn",
+    "CardPlayed",
+    "CardsDiscarded",
+    "CardsExchanged",
+    "CardsGiven",
+    "CardsPassed",
+    "Chat",
+    "ChatMessage",
+    "ClaimMade",
+    "CreateTable",
+    "DealCommitment",
+    "DealDeclaredDead",
+    "DealSeed",
+    "DrawResolved",
+    "Error",
+    "Event",
+    "GameEvent",
+    "GameOver",
+    "Guest",
+    "HandDealt",
+    "HandLooked",
+    "HandScored",
+    "Hello",
+    "Join",
+    "Joined",
+    "LadderEnter",
+    "LadderLeave",
+    "LadderStandings",
+    "Leave",
+    "ListTables",
+    "LoggedIn",
+    "Login",
+    "MatchEnded",
+    "MatchStarted",
+    "Message",
+    "Ok",
+    "Ping",
+    "Pong",
+    "Register",
+    "Registered",
+    "Reply",
+    "Request",
+    "Role",
+    "Sender",
+    "Snapshot",
+    "SpadesBroken",
+    "Spectate",
+    "Standings",
+    "TableChanged",
+    "TableClosed",
+    "TableCreated",
+    "Tables",
+    "TrickWon",
+    "Welcome",
+    "YourTurn",
+]

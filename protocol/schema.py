@@ -2,11 +2,12 @@
 
 A wire type is a frozen dataclass whose annotations say everything about its fields: ``int``,
 ``float``, ``bool``, ``str``, a ``StrEnum``, a ``Literal``, ``X | None``, ``list[X]``,
-``dict[str, X]``, a union of scalars, ``Any`` (any decoded msgpack value) or another wire dataclass,
-refined with ``Annotated`` markers (:class:`Range`, :class:`Length`, :class:`Pattern`,
-:class:`OneOf`, :class:`Named`, :class:`Doc`). Each class is compiled once into a list of field converters; the
-same compiled form validates decoded maps, encodes instances and renders the documentation's field
-tables, so the three can never disagree. Unknown keys are ignored (forward compatibility).
+``tuple[X, Y]`` (a fixed-length array), ``dict[str, X]``, a union of scalars, ``Any`` (any decoded
+msgpack value) or another wire dataclass, refined with ``Annotated`` markers (:class:`Range`,
+:class:`Length`, :class:`Pattern`, :class:`OneOf`, :class:`Named`, :class:`Doc`). Each class is
+compiled once into a list of field converters; the same compiled form validates decoded maps, encodes
+instances and renders the documentation's field tables, so the three can never disagree.
+Unknown keys are ignored (forward compatibility).
 """
 
 import dataclasses
@@ -207,6 +208,8 @@ def _base_converter(base: Any) -> Converter:
     if origin is list:
         (item,) = typing.get_args(base)
         return _list_converter(converter_for(item))
+    if origin is tuple:
+        return _tuple_converter([converter_for(item) for item in typing.get_args(base)])
     if origin is dict:
         key, value = typing.get_args(base)
         if key is not str:
@@ -303,6 +306,21 @@ def _list_converter(item: Converter) -> Converter:
         if type(value) is not list:
             raise FieldProblem(path, f"expected an array, got {_kind(value)}")
         return [item(element, f"{path}[{i}]") for i, element in enumerate(value)]
+
+    return convert
+
+
+def _tuple_converter(items: list[Converter]) -> Converter:
+    """A fixed-length array of differently typed items (``[seat, card]``), decoded to a tuple."""
+    size = len(items)
+
+    def convert(value: Any, path: str) -> tuple[Any, ...]:
+        if type(value) is not list or len(value) != size:
+            raise FieldProblem(path, f"expected an array of {size}, got {_kind(value)}")
+        return tuple(
+            item(element, f"{path}[{i}]")
+            for i, (item, element) in enumerate(zip(items, value, strict=True))
+        )
 
     return convert
 
@@ -470,6 +488,8 @@ def _describe_base(base: Any) -> str:
         return text + " | nil" if type(None) in args else text
     if origin is list:
         return f"list[{describe(typing.get_args(base)[0])}]"
+    if origin is tuple:
+        return "[" + ", ".join(describe(item) for item in typing.get_args(base)) + "]"
     if origin is dict:
         return f"map[str, {describe(typing.get_args(base)[1])}]"
     if isinstance(base, type):

@@ -7,7 +7,7 @@ to judge.
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from engine.cards import card_text
 from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range
@@ -31,7 +31,7 @@ Text = Annotated[str, Named("Text"), Length(1, 500)]
 Millis = Annotated[int, Named("Millis"), Range(0, 2**31 - 1)]
 Count = Annotated[int, Range(0, 2**31 - 1)]
 HandNumber = Annotated[int, Named("HandNumber"), Range(1, 2**31 - 1)]
-Tricks = Annotated[int, Range(0, 13)]
+Tricks = Annotated[int, Range(0, 18)]  # 3-handed and joker decks: up to 18
 Digest = Annotated[str, Named("Digest"), Pattern(r"[0-9a-f]{64}", "64 lowercase hex digits")]
 Seed = Annotated[
     str, Named("Seed"), Pattern(r"(?:[0-9a-f]{2}){1,64}", "2..128 lowercase hex digits")
@@ -40,7 +40,7 @@ ProtocolVersion = Annotated[
     str, Named("ProtocolVersion"), Pattern(r"[0-9]{1,4}\.[0-9]{1,4}", "MAJOR.MINOR, e.g. 1.0")
 ]
 Label = Annotated[str, Length(1, 64)]
-OptionValue = bool | int | Annotated[str, Length(0, 64)]
+OptionValue = bool | int | Annotated[str, Length(0, 64)] | list[Annotated[str, Length(0, 64)]]
 Options = Annotated[dict[str, OptionValue], Named("Options")]
 View = Annotated[dict[str, Any], Named("View")]
 
@@ -95,33 +95,43 @@ class ChatScope(StrEnum):
 
 
 class ActionKind(StrEnum):
-    """What a player can do on their turn (``Action.kind``)."""
+    """What a player can do (``Action.kind``): the engine's action kinds (``engine.actions``)."""
 
     BID = "bid"
+    LOOK = "look"
+    PLAY = "play"
     EXCHANGE = "exchange"
     PASS = "pass"
-    PLAY = "play"
     CLAIM = "claim"
-    DECLARE_DEFICIENT = "declare_deficient"
+    DEFICIENT = "deficient"
+    KEEP_DRAWN = "keep_drawn"
+    DISCARD = "discard"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Action:
-    """One action, the same shape in ``your_turn.legal`` and in ``act.action``.
+    """One action, the same shape in ``your_turn.legal`` and in ``act.action`` (the engine's wire shape).
 
-    ``bid``: ``tricks`` (0 is nil) and ``blind``. ``play``: ``card``. ``exchange`` and ``pass``:
-    ``cards`` in ``act``; in ``your_turn.legal`` they carry ``count`` instead, the number of cards to
-    choose. ``claim`` and ``declare_deficient`` carry nothing more.
+    ``bid``: ``tricks`` (0 is nil) and ``blind``, variant flags when set. ``play``: ``card``.
+    ``exchange``, ``pass``, ``discard``: ``cards``; where the engine lists such an action as legal
+    without choosing the cards, ``count`` says how many to choose instead. ``keep_drawn``: ``keep``.
+    ``look``, ``claim`` and ``deficient`` carry nothing more.
     """
 
     kind: Annotated[ActionKind, Doc("what to do")]
     tricks: Annotated[Tricks | None, Doc("`bid`: tricks bid, 0 for nil")] = None
     blind: Annotated[bool | None, Doc("`bid`: a blind bid (nil means false)")] = None
+    no_trumps: Annotated[bool | None, Doc('`bid`: "no spade trumps"')] = None
+    moe: Annotated[Literal["", "little", "big"] | None, Doc("`bid`: a Moe bid")] = None
+    bemo: Annotated[Literal["", "bemo", "big_bemo"] | None, Doc("`bid`: a bemo on top")] = None
+    ten_for_200: Annotated[bool | None, Doc("`bid`: 10 for 200")] = None
+    double_nil: Annotated[bool | None, Doc("`bid`: two-handed double nil")] = None
     card: Annotated[Card | None, Doc("`play`: the card")] = None
-    cards: Annotated[Cards | None, Doc("`exchange`, `pass`: the cards given")] = None
+    cards: Annotated[Cards | None, Doc("`exchange`, `pass`, `discard`: the cards")] = None
+    keep: Annotated[bool | None, Doc("`keep_drawn`: keep the drawn card (else the next)")] = None
     count: Annotated[
         Annotated[int, Range(1, 13)] | None,
-        Doc("`exchange`, `pass` in `legal`: how many cards to give"),
+        Doc("in `legal`: how many cards an `exchange`/`pass`/`discard` gives"),
     ] = None
 
     def invariant(self) -> tuple[str, str] | None:
@@ -130,11 +140,14 @@ class Action:
             return ("tricks", "is required")
         if self.kind is ActionKind.PLAY and self.card is None:
             return ("card", "is required")
-        if self.kind in (ActionKind.EXCHANGE, ActionKind.PASS) and (
-            self.cards is None and self.count is None
-        ):
+        if self.kind is ActionKind.KEEP_DRAWN and self.keep is None:
+            return ("keep", "is required")
+        if self.kind in _GIVING and self.cards is None and self.count is None:
             return ("cards", "is required")
         return None
+
+
+_GIVING: Final = frozenset({ActionKind.EXCHANGE, ActionKind.PASS, ActionKind.DISCARD})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -6,13 +6,21 @@ input, it yields messages or raises :class:`ProtocolError`; ``error.fatal`` says
 can go on (see ``protocol.errors``). Nothing here touches a socket or a clock.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from protocol.codec import DEFAULT_LIMITS, Limits, pack_body, unpack_body
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, frame
-from protocol.messages import MESSAGE_TYPES, PROTOCOL_VERSION, Error, Message, Sender
+from protocol.messages import (
+    GAME_EVENT_TYPES,
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    Error,
+    GameEvent,
+    Message,
+    Sender,
+)
 from protocol.schema import FieldProblem, from_map, to_map
 
 
@@ -170,3 +178,22 @@ def error_message(error: ProtocolError) -> Error:
         message=error.message[:500],
         detail=error.detail[:200] if error.detail else None,
     )
+
+
+def game_event(table: str, version: int, event: Mapping[str, Any]) -> GameEvent:
+    """The message for one engine event as a recipient may see it (``event.for_seat(seat)``).
+
+    ``event["kind"]`` picks the class; ``table`` and ``version`` fill the envelope (``seq`` is left 0
+    for the session to stamp). Raises a non-fatal ``ProtocolError`` with code ``internal`` if the
+    engine's map does not fit the declared message: a bug to log, not something to send.
+    """
+    kind = event.get("kind")
+    cls = GAME_EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ProtocolError(ErrorCode.INTERNAL, f"no message for engine event {kind!r}")
+    try:
+        return from_map(cls, {**event, "table": table, "version": version})
+    except FieldProblem as problem:
+        raise ProtocolError(
+            ErrorCode.INTERNAL, f"engine event {kind} does not fit its message: {problem}"
+        ) from None

@@ -77,6 +77,8 @@ def strategy_for(annotation: Any) -> st.SearchStrategy[Any]:
     if origin is list:
         lo, hi = (length.lo, length.hi) if length else (0, 6)
         return st.lists(strategy_for(typing.get_args(base)[0]), min_size=lo, max_size=min(hi, 6))
+    if origin is tuple:
+        return st.tuples(*(strategy_for(item) for item in typing.get_args(base)))
     if origin is dict:
         return st.dictionaries(KEYS, strategy_for(typing.get_args(base)[1]), max_size=4)
     if isinstance(base, type) and dataclasses.is_dataclass(base):

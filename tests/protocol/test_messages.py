@@ -141,7 +141,7 @@ def test_direction_is_enforced() -> None:
             "action.kind",
         ),
         (
-            {"t": "act", "table": "t1", "version": 1, "action": {"kind": "bid", "tricks": 14}},
+            {"t": "act", "table": "t1", "version": 1, "action": {"kind": "bid", "tricks": 19}},
             ErrorCode.INVALID_FIELD,
             "action.tricks",
         ),
