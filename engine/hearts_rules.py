@@ -3,8 +3,9 @@
 Nothing here holds state: `engine.hearts.HeartsGame` keeps the state and asks these functions. They are
 small and branch-light because bots search through them (a playout calls `legal_plays` once a card).
 
-Seats go clockwise: the player on seat `s`'s left is `(s + 1) % 4`, so cards are dealt from the dealer's
-left and play moves to the left.
+Seats go clockwise: the player on seat `s`'s left is `(s + 1) % players`, so cards are dealt from the
+dealer's left and play moves to the left. Four players is the game of source 002; the functions also take
+three (the ruleset admits three-handed Hearts, where the two of diamonds is set aside).
 """
 
 from collections.abc import Sequence
@@ -45,8 +46,9 @@ MOON_POINTS: Final = 26
 QUEEN_POINTS: Final = 13
 JACK_POINTS: Final = -10
 
-# Where each direction sends a seat's cards, as a clockwise offset: left is the next seat clockwise.
-PASS_OFFSETS: Final[dict[PassDirection, int]] = {"left": 1, "across": 2, "right": 3, "none": 0}
+# Where each direction sends a seat's cards, as a clockwise offset: left is the next seat clockwise;
+# right is the previous one, `players - 1`, filled in by `pass_offset`.
+PASS_OFFSETS: Final[dict[PassDirection, int]] = {"left": 1, "across": 2, "right": -1, "none": 0}
 DEFAULT_PASS_CYCLE: Final[tuple[PassDirection, ...]] = ("left", "right", "across", "none")
 
 MOON_RULES: Final = ("off", "add_to_others", "subtract_self")
@@ -59,31 +61,37 @@ def pass_direction(hand_index: int, cycle: Sequence[PassDirection]) -> PassDirec
     return cycle[hand_index % len(cycle)]
 
 
-def pass_target(seat: Seat, direction: PassDirection) -> Seat:
+def pass_offset(direction: PassDirection, players: int = PLAYERS) -> int:
+    """How many seats clockwise a pass in this direction travels (0 for "none")."""
+    return PASS_OFFSETS[direction] % players
+
+
+def pass_target(seat: Seat, direction: PassDirection, players: int = PLAYERS) -> Seat:
     """The seat that receives `seat`'s cards in this direction (itself for "none")."""
-    return (seat + PASS_OFFSETS[direction]) % PLAYERS
+    return (seat + pass_offset(direction, players)) % players
 
 
-def pass_source(seat: Seat, direction: PassDirection) -> Seat:
+def pass_source(seat: Seat, direction: PassDirection, players: int = PLAYERS) -> Seat:
     """The seat whose cards `seat` receives in this direction (itself for "none")."""
-    return (seat - PASS_OFFSETS[direction]) % PLAYERS
+    return (seat - pass_offset(direction, players)) % players
 
 
 def exchange(
     hands: Sequence[CardMask], passes: Sequence[CardMask], direction: PassDirection
 ) -> list[CardMask]:
-    """The four hands after every seat gave its `passes[seat]` and received its neighbour's."""
-    offset = PASS_OFFSETS[direction]
+    """The hands after every seat gave its `passes[seat]` and received its neighbour's."""
+    players = len(hands)
+    offset = pass_offset(direction, players)
     return [
-        (hands[seat] & ~passes[seat]) | passes[(seat - offset) % PLAYERS] for seat in range(PLAYERS)
+        (hands[seat] & ~passes[seat]) | passes[(seat - offset) % players] for seat in range(players)
     ]
 
 
-def deal_hands(order: Sequence[Card], dealer: Seat) -> list[CardMask]:
-    """The four hands from a shuffled deck: dealt singly, clockwise, starting on the dealer's left."""
-    hands = [0, 0, 0, 0]
+def deal_hands(order: Sequence[Card], dealer: Seat, players: int = PLAYERS) -> list[CardMask]:
+    """The hands from a shuffled deck: dealt singly, clockwise, starting on the dealer's left."""
+    hands = [0] * players
     for index, card in enumerate(order):
-        hands[(dealer + 1 + index) % PLAYERS] |= 1 << card
+        hands[(dealer + 1 + index) % players] |= 1 << card
     return hands
 
 
@@ -143,7 +151,7 @@ def trick_winner(cards: Sequence[Card], leader: Seat) -> Seat:
         card = cards[index]
         if card // 13 == led and card > cards[best]:
             best = index
-    return (leader + best) % PLAYERS
+    return (leader + best) % len(cards)
 
 
 def penalty_points(taken: CardMask, jack_of_diamonds: bool) -> int:

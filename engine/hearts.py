@@ -1,0 +1,653 @@
+"""`HeartsGame`: the Hearts state machine behind `engine.game.new_game` (docs/rules-hearts.md).
+
+The state is plain ints and bit masks kept in slots, so `copy()` is a handful of list copies and a
+playout (`legal_mask` then `play_card`) touches no objects but the events it returns. The rules
+themselves are the pure functions of `engine.hearts_rules`; this class keeps the state and the order of
+things: deal, pass (a simultaneous phase), thirteen tricks, score, and again until someone reaches the
+target.
+
+Every public method that can refuse raises `IllegalAction` (or `RulesetError` when built) before it
+changes anything: a refused action leaves the game exactly as it was.
+"""
+
+from itertools import combinations
+from typing import Any, Final
+
+from engine.actions import Action, PassCards, PlayCard
+from engine.cards import (
+    DIAMONDS,
+    STANDARD_DECK,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    Card,
+    CardMask,
+    Seat,
+    card_text,
+    cards_in,
+    make_card,
+    mask_of,
+)
+from engine.deal import commitment, shuffled
+from engine.errors import IllegalAction, RulesetError
+from engine.events import (
+    CardPlayed,
+    CardsGiven,
+    CardsPassed,
+    Event,
+    GameOver,
+    HandDealt,
+    HandScored,
+    SpadesBroken,
+    TrickWon,
+)
+from engine.game import Outcome, Phase
+from engine.hearts_rules import (
+    HEARTS_MASK,
+    POINT_CARDS,
+    QUEEN_MASK,
+    TWO_OF_CLUBS,
+    TWO_OF_CLUBS_MASK,
+    deal_hands,
+    hand_points,
+    holder_of,
+    moon_shooter,
+    pass_direction,
+    pass_offset,
+    penalty_points,
+    trick_winner,
+    winners,
+)
+from engine.history import HandHistory, Transfer
+from engine.ruleset import Ruleset
+from engine.views import PublicView, SeatView
+
+# Three-handed Hearts sets the two of diamonds aside so that 51 cards deal evenly (17 each).
+_THREE_HANDED_DECK: Final[CardMask] = STANDARD_DECK & ~(1 << make_card(0, DIAMONDS))
+_HEART_OR_QUEEN: Final = "a heart or the queen of spades"
+
+
+class HeartsGame:
+    """Hearts for four players (three also works: the two of diamonds is set aside).
+
+    Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)`; then `deal(seed)`
+    each hand and `apply` actions (`PassCards`, `PlayCard`). Raises RulesetError when the ruleset is not
+    a Hearts ruleset or the dealer is not a seat; nothing is built then.
+    """
+
+    __slots__ = (
+        "_actions",
+        "_broken",
+        "_dealer",
+        "_dealt",
+        "_deck",
+        "_direction",
+        "_given",
+        "_hand_number",
+        "_hands",
+        "_histories",
+        "_last_trick",
+        "_last_winner",
+        "_leader",
+        "_must_break",
+        "_n",
+        "_no_points_first",
+        "_outcome",
+        "_phase",
+        "_played",
+        "_plays",
+        "_queen_breaks",
+        "_received",
+        "_ruleset",
+        "_scores",
+        "_seed",
+        "_taken",
+        "_trick",
+        "_trick_number",
+        "_trick_winners",
+        "_tricks",
+        "_tricks_per_hand",
+        "_turn",
+        "_version",
+    )
+
+    def __init__(self, ruleset: Ruleset, *, dealer: int = 0) -> None:
+        if ruleset.game != "hearts":
+            raise RulesetError("game", f"HeartsGame plays Hearts, not {ruleset.game}")
+        players = ruleset.players
+        if players not in (3, 4):
+            raise RulesetError("players", "Hearts is played by 3 or 4")
+        if not 0 <= dealer < players:
+            raise RulesetError("dealer", f"must be a seat from 0 to {players - 1}")
+        self._ruleset = ruleset
+        self._n = players
+        self._deck: tuple[Card, ...] = tuple(
+            cards_in(STANDARD_DECK if players == 4 else _THREE_HANDED_DECK)
+        )
+        self._tricks_per_hand = len(self._deck) // players
+        # The options the hot path reads, copied out of the ruleset once.
+        self._no_points_first = ruleset.hearts_no_points_first_trick
+        self._must_break = ruleset.hearts_must_break
+        self._queen_breaks = ruleset.hearts_queen_breaks
+        self._phase = Phase.DEALING
+        self._version = 0
+        self._hand_number = 0
+        self._dealer = dealer
+        self._scores = [0] * players
+        self._histories: list[HandHistory] = []
+        self._outcome: Outcome | None = None
+        self._clear_hand()
+
+    def _clear_hand(self) -> None:
+        n = self._n
+        self._seed = b""
+        self._hands = [0] * n
+        self._dealt: tuple[CardMask, ...] = (0,) * n
+        self._direction = "none"
+        self._given: list[tuple[Card, ...] | None] = [None] * n
+        self._received = [0] * n
+        self._trick: list[Card] = []
+        self._leader = -1
+        self._turn = -1
+        self._trick_number = 1
+        self._broken = False
+        self._taken = [0] * n
+        self._tricks = [0] * n
+        self._plays: list[tuple[Seat, Card]] = []
+        self._trick_winners: list[Seat] = []
+        self._last_trick: tuple[tuple[Seat, Card], ...] = ()
+        self._last_winner = -1
+        self._played = 0
+        self._actions: list[Action] = []
+
+    # -- the Game protocol's properties ---------------------------------------------------------------
+    @property
+    def ruleset(self) -> Ruleset:
+        """The rules of this game (never changes)."""
+        return self._ruleset
+
+    @property
+    def phase(self) -> Phase:
+        """DEALING, PASSING, PLAYING or GAME_OVER."""
+        return self._phase
+
+    @property
+    def version(self) -> int:
+        """Counts every deal and applied action."""
+        return self._version
+
+    @property
+    def hand_number(self) -> int:
+        """1 for the first hand; 0 before the first deal."""
+        return self._hand_number
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return self._n
+
+    @property
+    def dealer(self) -> int:
+        """The seat that deals (or dealt) the current hand; it moves left once a hand is scored."""
+        return self._dealer
+
+    @property
+    def is_over(self) -> bool:
+        """True once someone reached the target at the end of a hand (or the hands ran out)."""
+        return self._outcome is not None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The result once over: every seat with the lowest score wins (a tie is a shared win)."""
+        return self._outcome
+
+    @property
+    def histories(self) -> list[HandHistory]:
+        """Every finished hand, oldest first (a new list; the records themselves are frozen)."""
+        return list(self._histories)
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """The running score per seat (each seat is its own side in Hearts)."""
+        return tuple(self._scores)
+
+    @property
+    def pass_direction(self) -> str:
+        """This hand's pass direction: left, right, across or none."""
+        return self._direction
+
+    @property
+    def hearts_broken(self) -> bool:
+        """True once a heart (or, with hearts_queen_breaks, the queen of spades) has been played."""
+        return self._broken
+
+    def hand_of(self, seat: Seat) -> CardMask:
+        """The cards `seat` holds now (full knowledge: for the server and tests, never for a player)."""
+        return self._hands[seat]
+
+    def to_act(self) -> tuple[int, ...]:
+        """Every seat that has not passed yet while passing; the one seat to play while playing."""
+        phase = self._phase
+        if phase is Phase.PLAYING:
+            return (self._turn,)
+        if phase is Phase.PASSING:
+            return tuple(seat for seat in range(self._n) if self._given[seat] is None)
+        return ()
+
+    # -- dealing ------------------------------------------------------------------------------------
+    def deal(self, seed: bytes) -> list[Event]:
+        """Deal the next hand from `seed` (engine/deal.py). Raises IllegalAction("wrong_phase") unless
+        the phase is DEALING; the state is then unchanged."""
+        if self._phase is not Phase.DEALING:
+            raise IllegalAction("wrong_phase", self._phase_sentence())
+        self._clear_hand()
+        n = self._n
+        self._hand_number += 1
+        self._seed = bytes(seed)
+        hands = deal_hands(shuffled(self._seed, self._deck), self._dealer, n)
+        self._hands = hands
+        self._dealt = tuple(hands)
+        self._direction = pass_direction(self._hand_number - 1, self._ruleset.hearts_pass_cycle)
+        events: list[Event] = [
+            HandDealt(
+                hand_number=self._hand_number,
+                dealer=self._dealer,
+                hands=tuple(hands),
+                face_up=(0,) * n,
+                hidden=(),
+                hand_type="",
+                commitment=commitment(self._seed),
+            )
+        ]
+        if pass_offset(self._direction, n) == 0:
+            self._start_play()
+        else:
+            self._phase = Phase.PASSING
+        self._version += 1
+        return events
+
+    def _start_play(self) -> None:
+        self._phase = Phase.PLAYING
+        self._leader = self._turn = holder_of(self._hands, TWO_OF_CLUBS)
+
+    # -- legal actions ------------------------------------------------------------------------------
+    def legal_mask(self, seat: Seat) -> CardMask:
+        """The cards `seat` may play now as a mask (0 when it is not that seat's turn to play).
+
+        The lean form of `legal_actions` for searches: pair it with `play_card`.
+        """
+        if self._phase is not Phase.PLAYING or seat != self._turn:
+            return 0
+        return self._legal_now(self._hands[seat])
+
+    def _legal_now(self, hand: CardMask) -> CardMask:
+        # Inlined copy of hearts_rules.legal_plays: this runs once a card in every playout.
+        trick = self._trick
+        if not trick:
+            if self._trick_number == 1 and hand & TWO_OF_CLUBS_MASK:
+                return TWO_OF_CLUBS_MASK
+            if self._must_break and not self._broken:
+                safe = hand & ~HEARTS_MASK
+                if safe:
+                    return safe
+            return hand
+        follow = hand & SUIT_MASKS[trick[0] // 13]
+        if follow:
+            return follow
+        if self._trick_number == 1 and self._no_points_first:
+            safe = hand & ~POINT_CARDS
+            if safe:
+                return safe
+        return hand
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action `seat` may take now: each card it may play, or each set of cards it may pass
+        (all combinations, in card order); [] when the seat may not act."""
+        phase = self._phase
+        if phase is Phase.PLAYING:
+            mask = self.legal_mask(seat)
+            actions: list[Action] = []
+            while mask:
+                low = mask & -mask
+                actions.append(PlayCard(seat, low.bit_length() - 1))
+                mask ^= low
+            return actions
+        if phase is Phase.PASSING and 0 <= seat < self._n and self._given[seat] is None:
+            hand = cards_in(self._hands[seat])
+            count = self._ruleset.hearts_pass_count
+            return [PassCards(seat, cards) for cards in combinations(hand, count)]
+        return []
+
+    # -- applying actions ---------------------------------------------------------------------------
+    def apply(self, action: Action) -> list[Event]:
+        """Apply a `PassCards` or `PlayCard` and return the events it caused.
+
+        Raises IllegalAction (codes in docs/rules-hearts.md) and leaves the state unchanged when the
+        action is not allowed now.
+        """
+        kind = type(action)
+        if kind is PlayCard:
+            assert isinstance(action, PlayCard)
+            return self._play(action)
+        if kind is PassCards:
+            assert isinstance(action, PassCards)
+            return self._pass(action)
+        raise IllegalAction(
+            "wrong_phase", f"Hearts has no such action; {self._phase_sentence().lower()}"
+        )
+
+    def play_card(self, card: Card) -> list[Event]:
+        """The seat to act plays `card`: the same as `apply(PlayCard(turn, card))`."""
+        return self._play(PlayCard(self._turn, card))
+
+    def _play(self, action: PlayCard) -> list[Event]:
+        seat = action.seat
+        card = action.card
+        if self._phase is not Phase.PLAYING:
+            raise IllegalAction("wrong_phase", self._phase_sentence())
+        if seat != self._turn:
+            raise IllegalAction("not_your_turn", f"it is seat {self._turn}'s turn to play")
+        hand = self._hands[seat]
+        if not 0 <= card < 52 or not hand >> card & 1:
+            raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
+        bit = 1 << card
+        if not self._legal_now(hand) & bit:
+            raise self._why_not(hand, card)
+        # Legal: from here on nothing raises.
+        self._hands[seat] = hand ^ bit
+        trick = self._trick
+        trick.append(card)
+        self._played |= bit
+        self._plays.append((seat, card))
+        self._actions.append(action)
+        events: list[Event] = [CardPlayed(seat, card, self._trick_number)]
+        if not self._broken and (bit & HEARTS_MASK or (self._queen_breaks and bit & QUEEN_MASK)):
+            self._broken = True
+            events.append(SpadesBroken(seat))
+        n = self._n
+        if len(trick) < n:
+            self._turn = (seat + 1) % n
+        else:
+            self._finish_trick(events)
+        self._version += 1
+        return events
+
+    def _finish_trick(self, events: list[Event]) -> None:
+        n = self._n
+        trick = self._trick
+        leader = self._leader
+        winner = trick_winner(trick, leader)
+        plays = tuple(((leader + i) % n, trick[i]) for i in range(n))
+        for card in trick:
+            self._taken[winner] |= 1 << card
+        self._tricks[winner] += 1
+        self._trick_winners.append(winner)
+        self._last_trick = plays
+        self._last_winner = winner
+        events.append(TrickWon(winner, self._trick_number, plays))
+        self._trick = []
+        if self._trick_number == self._tricks_per_hand:
+            self._score_hand(events)
+            return
+        self._trick_number += 1
+        self._leader = self._turn = winner
+
+    def _why_not(self, hand: CardMask, card: Card) -> IllegalAction:
+        """The reason a held card may not be played now (it is known not to be legal)."""
+        if not self._trick:
+            if self._trick_number == 1:
+                return IllegalAction(
+                    "must_lead_two_of_clubs", "the two of clubs leads the first trick"
+                )
+            return IllegalAction(
+                "hearts_not_broken", "hearts are not broken: lead a card that is not a heart"
+            )
+        led = self._trick[0] // 13
+        if hand & SUIT_MASKS[led]:
+            return IllegalAction(
+                "must_follow_suit", f"must follow suit: you hold {SUIT_NAMES[led]}"
+            )
+        return IllegalAction(
+            "no_points_first_trick",
+            f"no points on the first trick: play a card that is not {_HEART_OR_QUEEN}",
+        )
+
+    def _pass(self, action: PassCards) -> list[Event]:
+        seat = action.seat
+        if self._phase is not Phase.PASSING:
+            raise IllegalAction("wrong_phase", self._phase_sentence())
+        n = self._n
+        if not 0 <= seat < n:
+            raise IllegalAction("not_your_turn", f"there is no seat {seat}")
+        if self._given[seat] is not None:
+            raise IllegalAction("already_passed", "you have already passed your cards this hand")
+        count = self._ruleset.hearts_pass_count
+        cards = tuple(action.cards)
+        if len(cards) != count or len(set(cards)) != count:
+            raise IllegalAction("wrong_pass_count", f"pass exactly {count} different cards")
+        hand = self._hands[seat]
+        for card in cards:
+            if not 0 <= card < 52 or not hand >> card & 1:
+                raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
+        # Legal: from here on nothing raises.
+        offset = pass_offset(self._direction, n)
+        self._given[seat] = cards
+        self._actions.append(action)
+        events: list[Event] = [CardsGiven(seat, (seat + offset) % n, cards)]
+        if all(given is not None for given in self._given):
+            self._exchange(events, offset)
+        self._version += 1
+        return events
+
+    def _exchange(self, events: list[Event], offset: int) -> None:
+        """Everyone has passed: each seat picks up what its neighbour passed, then play starts."""
+        n = self._n
+        given = [mask_of(cards or ()) for cards in self._given]
+        for giver in range(n):
+            receiver = (giver + offset) % n
+            self._hands[giver] &= ~given[giver]
+            self._received[receiver] = given[giver]
+        for seat in range(n):
+            self._hands[seat] |= self._received[seat]
+        for giver in range(n):
+            events.append(CardsPassed(giver, (giver + offset) % n, self._given[giver] or ()))
+        self._start_play()
+
+    def _score_hand(self, events: list[Event]) -> None:
+        ruleset = self._ruleset
+        n = self._n
+        points = hand_points(self._taken, ruleset.hearts_moon, ruleset.hearts_jack_of_diamonds)
+        before = tuple(self._scores)
+        after = tuple(before[seat] + points[seat] for seat in range(n))
+        self._scores = list(after)
+        notes: list[str] = []
+        shooter = moon_shooter(self._taken)
+        if shooter is not None and ruleset.hearts_moon != "off":
+            notes.append(f"seat {shooter} shot the moon ({ruleset.hearts_moon.replace('_', ' ')})")
+        sides = ruleset.sides
+        offset = pass_offset(self._direction, n)
+        transfers = tuple(
+            Transfer(giver, (giver + offset) % n, cards)
+            for giver, cards in enumerate(self._given)
+            if cards is not None
+        )
+        taken_points = tuple(
+            penalty_points(self._taken[seat], ruleset.hearts_jack_of_diamonds) for seat in range(n)
+        )
+        notes.extend(
+            f"seat {seat} took {taken_points[seat]} points"
+            for seat in range(n)
+            if taken_points[seat]
+        )
+        events.append(
+            HandScored(
+                hand_number=self._hand_number,
+                sides=sides,
+                tricks=tuple(self._tricks),
+                before=before,
+                delta=tuple(points),
+                after=after,
+                bags_after=(0,) * n,
+                seed=self._seed.hex(),
+                notes=tuple(notes),
+            )
+        )
+        self._histories.append(
+            HandHistory(
+                hand_number=self._hand_number,
+                dealer=self._dealer,
+                seed=self._seed,
+                players=n,
+                hand_type="",
+                deal=self._dealt,
+                face_up=(0,) * n,
+                set_aside=STANDARD_DECK & ~mask_of(self._deck),
+                bids=(),
+                transfers=transfers,
+                plays=tuple(self._plays),
+                trick_winners=tuple(self._trick_winners),
+                tricks=tuple(self._tricks),
+                sides=sides,
+                score_before=before,
+                score_delta=tuple(points),
+                score_after=after,
+                bags_after=(0,) * n,
+                actions=tuple(self._actions),
+                notes=tuple(notes),
+            )
+        )
+        reason = ""
+        if ruleset.target_score and max(after) >= ruleset.target_score:
+            reason = "target"
+        elif ruleset.max_hands and self._hand_number >= ruleset.max_hands:
+            reason = "hands"
+        if reason:
+            won = winners(after)
+            self._outcome = Outcome(winners=won, scores=after, sides=sides, reason=reason)
+            self._phase = Phase.GAME_OVER
+            events.append(GameOver(winners=won, scores=after, reason=reason))
+        else:
+            self._phase = Phase.DEALING
+            self._dealer = (self._dealer + 1) % n
+
+    def _phase_sentence(self) -> str:
+        phase = self._phase
+        if phase is Phase.DEALING:
+            return "the next hand has not been dealt yet"
+        if phase is Phase.PASSING:
+            count = self._ruleset.hearts_pass_count
+            return f"cards are being passed now: choose {count} to pass {self._direction}"
+        if phase is Phase.PLAYING:
+            return "the cards are being played now: play a card"
+        return "the game is over"
+
+    # -- views --------------------------------------------------------------------------------------
+    def _public(self) -> dict[str, Any]:
+        n = self._n
+        passing = self._phase is Phase.PASSING
+        sizes = tuple(
+            self._hands[seat].bit_count() - (len(self._given[seat] or ()) if passing else 0)
+            for seat in range(n)
+        )
+        trick = self._trick
+        leader = self._leader
+        return {
+            "game": "hearts",
+            "players": n,
+            "phase": self._phase.value,
+            "version": self._version,
+            "hand_number": self._hand_number,
+            "dealer": self._dealer,
+            "hand_type": "",
+            "to_act": self.to_act(),
+            "sides": self._ruleset.sides,
+            "scores": tuple(self._scores),
+            "bags": (0,) * n,
+            "bids": (None,) * n,
+            "hand_sizes": sizes,
+            "face_up": (0,) * n,
+            "exposed": (0,) * n,
+            "looked": (True,) * n,
+            "leader": leader,
+            "trick": tuple(((leader + i) % n, card) for i, card in enumerate(trick)),
+            "trick_number": self._trick_number,
+            "last_trick": self._last_trick,
+            "last_winner": self._last_winner,
+            "tricks": tuple(self._tricks),
+            "played": self._played,
+            "broken": self._broken,
+            "pass_direction": self._direction,
+            "points": tuple(
+                penalty_points(taken, self._ruleset.hearts_jack_of_diamonds)
+                for taken in self._taken
+            ),
+            "winners": () if self._outcome is None else self._outcome.winners,
+        }
+
+    def spectator_view(self) -> PublicView:
+        """What anyone may know: scores, the trick, the cards played, who has passed; no hand."""
+        return PublicView(**self._public())
+
+    def view(self, seat: int) -> SeatView:
+        """What `seat` may know: the public view plus its own hand, the cards it passed, the cards it
+        received (only once every seat has passed) and its legal actions. Raises IllegalAction
+        ("not_your_turn") for a seat that is not at the table; nothing changes."""
+        if not 0 <= seat < self._n:
+            raise IllegalAction("not_your_turn", f"there is no seat {seat}")
+        given = self._given[seat] or ()
+        hand = self._hands[seat]
+        if self._phase is Phase.PASSING:
+            # Passed cards lie face down, out of the hand, until everyone has passed.
+            hand &= ~mask_of(given)
+        received = self._received[seat]
+        return SeatView(
+            **self._public(),
+            seat=seat,
+            hand=hand,
+            given=given,
+            received=tuple(cards_in(received)),
+            legal=tuple(self.legal_actions(seat)),
+        )
+
+    # -- copying ------------------------------------------------------------------------------------
+    def copy(self) -> "HeartsGame":
+        """An independent copy: lists are copied, immutable values shared (cheap enough for search)."""
+        other = HeartsGame.__new__(HeartsGame)
+        other._ruleset = self._ruleset
+        other._n = self._n
+        other._deck = self._deck
+        other._tricks_per_hand = self._tricks_per_hand
+        other._no_points_first = self._no_points_first
+        other._must_break = self._must_break
+        other._queen_breaks = self._queen_breaks
+        other._phase = self._phase
+        other._version = self._version
+        other._hand_number = self._hand_number
+        other._dealer = self._dealer
+        other._scores = self._scores[:]
+        other._histories = self._histories[:]
+        other._outcome = self._outcome
+        other._seed = self._seed
+        other._hands = self._hands[:]
+        other._dealt = self._dealt
+        other._direction = self._direction
+        other._given = self._given[:]
+        other._received = self._received[:]
+        other._trick = self._trick[:]
+        other._leader = self._leader
+        other._turn = self._turn
+        other._trick_number = self._trick_number
+        other._broken = self._broken
+        other._taken = self._taken[:]
+        other._tricks = self._tricks[:]
+        other._plays = self._plays[:]
+        other._trick_winners = self._trick_winners[:]
+        other._last_trick = self._last_trick
+        other._last_winner = self._last_winner
+        other._played = self._played
+        other._actions = self._actions[:]
+        return other
+
+
+def _text(card: Card) -> str:
+    """Notation for a card in a message, even for a number that is not a card."""
+    return card_text(card) if 0 <= card < 52 else f"card {card}"
