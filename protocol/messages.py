@@ -194,10 +194,11 @@ class CreateTable(Request):
 @register("table_created", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableCreated(Reply):
-    """The table is open (and the creator seated, if ``sit`` was given)."""
+    """The table is open (and the creator seated, if ``sit`` was given: a ``snapshot`` follows)."""
 
     table: Annotated[TableId, Doc("the new table's id")]
     code: Annotated[JoinCode | None, Doc("the join code of a private table")] = None
+    seat: Annotated[Seat | None, Doc("the creator's seat, when `sit` was given")] = None
 
 
 @register("join", C)
@@ -222,7 +223,7 @@ class Spectate(Request):
 @register("joined", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Joined(Reply):
-    """The answer to ``join``, ``spectate`` and a ``create_table`` with ``sit``."""
+    """The answer to ``join`` and ``spectate``."""
 
     table: Annotated[TableId, Doc("the table")]
     seat: Annotated[Seat | None, Doc("the seat taken; nil when spectating")] = None
@@ -298,7 +299,7 @@ class YourTurn(GameEvent):
 
     seat: Annotated[Seat, Doc("the seat to act")]
     legal: Annotated[
-        Annotated[list[Action], Length(1, 64)], Doc("the legal actions (exchange/pass: a count)")
+        Annotated[list[Action], Length(1, 1024)], Doc("every action the seat may take now")
     ]
     deadline_ms: Annotated[Millis, Doc("time left for this decision, from when it was sent")]
     bank_ms: Annotated[Millis, Doc("time bank left after that")] = 0

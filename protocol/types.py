@@ -113,9 +113,9 @@ class Action:
     """One action, the same shape in ``your_turn.legal`` and in ``act.action`` (the engine's wire shape).
 
     ``bid``: ``tricks`` (0 is nil) and ``blind``, variant flags when set. ``play``: ``card``.
-    ``exchange``, ``pass``, ``discard``: ``cards``; where the engine lists such an action as legal
-    without choosing the cards, ``count`` says how many to choose instead. ``keep_drawn``: ``keep``.
-    ``look``, ``claim`` and ``deficient`` carry nothing more.
+    ``exchange``, ``pass``, ``discard``: ``cards``. ``keep_drawn``: ``keep``. ``look``, ``claim`` and
+    ``deficient`` carry nothing more. ``your_turn.legal`` lists every legal action in full (a pass of
+    3 cards from 13 is 286 entries); pick one and send it back.
     """
 
     kind: Annotated[ActionKind, Doc("what to do")]
@@ -129,10 +129,6 @@ class Action:
     card: Annotated[Card | None, Doc("`play`: the card")] = None
     cards: Annotated[Cards | None, Doc("`exchange`, `pass`, `discard`: the cards")] = None
     keep: Annotated[bool | None, Doc("`keep_drawn`: keep the drawn card (else the next)")] = None
-    count: Annotated[
-        Annotated[int, Range(1, 13)] | None,
-        Doc("in `legal`: how many cards an `exchange`/`pass`/`discard` gives"),
-    ] = None
 
     def invariant(self) -> tuple[str, str] | None:
         """The field a kind needs but lacks, as (field, reason)."""
@@ -142,7 +138,7 @@ class Action:
             return ("card", "is required")
         if self.kind is ActionKind.KEEP_DRAWN and self.keep is None:
             return ("keep", "is required")
-        if self.kind in _GIVING and self.cards is None and self.count is None:
+        if self.kind in _GIVING and self.cards is None:
             return ("cards", "is required")
         return None
 

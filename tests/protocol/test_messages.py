@@ -250,7 +250,8 @@ def test_action_shapes() -> None:
         table="t", version=1, action=bid
     )
     assert Action(kind=ActionKind.PLAY).invariant() == ("card", "is required")
-    assert Action(kind=ActionKind.PASS, count=3).invariant() is None
+    assert Action(kind=ActionKind.PASS).invariant() == ("cards", "is required")
+    assert Action(kind=ActionKind.PASS, cards=["QS", "AH", "KH"]).invariant() is None
     assert Chat(scope=ChatScope.TABLE, text="hi").invariant() == ("table", "is required")
 
 
