@@ -1,5 +1,8 @@
 """The `spades-bot` command line."""
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 from engine.version import project_version
@@ -22,6 +25,124 @@ def root() -> None:
 def version() -> None:
     """Print the version and exit."""
     typer.echo(f"spades-bot {project_version()}")
+
+
+@app.command()
+def new(
+    name: Annotated[str, typer.Argument(help="the bot's name, e.g. my-bot")],
+    directory: Annotated[
+        Path, typer.Option("--dir", help="where to write the file", file_okay=False)
+    ] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="overwrite an existing file")] = False,
+) -> None:
+    """Write a runnable bot skeleton, NAME.py, ready for `spades-bot arena` and `spades-bot run`."""
+    from bots.skeleton import class_name, module_name, write_skeleton
+
+    try:
+        path = write_skeleton(name, directory, overwrite=force)
+    except FileExistsError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
+    spec = f"{module_name(name)}:{class_name(name)}"
+    typer.echo(f"wrote {path}")
+    typer.echo(f"try it:  spades-bot arena {spec} random --games 20")
+
+
+@app.command()
+def arena(  # noqa: PLR0917 - typer maps each option to a parameter
+    bots: Annotated[
+        list[str],
+        typer.Argument(
+            help="2 bots (they alternate seats: teams in Spades) or one per seat; "
+            "a sample name (random, heuristic, search), or module:Class, options as ,key=value"
+        ),
+    ],
+    games: Annotated[int, typer.Option(help="games to play", min=1)] = 100,
+    preset: Annotated[str, typer.Option(help="ruleset preset, e.g. standard, hearts")] = "standard",
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-o", help="ruleset override NAME=VALUE, e.g. target_score=200"),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="run seed: the same seed deals the same cards")] = 0,
+    jobs: Annotated[int, typer.Option(help="worker processes (0 = all cores)", min=0)] = 1,
+    duplicate: Annotated[
+        bool, typer.Option(help="play every deal twice with the seats swapped (games rounded up)")
+    ] = False,
+    record: Annotated[
+        Path | None, typer.Option(help="write every hand as a JSON hand record, one per line")
+    ] = None,
+    max_hands: Annotated[
+        int, typer.Option(help="stop a game after this many hands (best score wins)", min=1)
+    ] = 200,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="print the results as one JSON object")
+    ] = False,
+) -> None:
+    """Play engine-only games between bots and print win rates and points per hand with 95 % intervals."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from bots.arena.pool import default_jobs
+    from bots.arena.report import as_json, render
+    from bots.arena.run import ArenaConfig, check_specs, figures, run_games
+    from bots.registry import BotSpecError
+    from engine.errors import RulesetError
+    from engine.ruleset import Ruleset
+
+    try:
+        ruleset = Ruleset.from_preset(preset, **_options(option or []))
+    except RulesetError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if duplicate and games % 2:
+        games += 1
+    config = ArenaConfig(
+        specs=tuple(bots),
+        ruleset=ruleset,
+        games=games,
+        seed=seed,
+        jobs=jobs or default_jobs(),
+        duplicate=duplicate,
+        record=record,
+        max_hands=max_hands,
+    )
+    try:
+        check_specs(config)
+    except (BotSpecError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console = Console(stderr=json_output)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=json_output,
+    ) as progress:
+        task = progress.add_task("games", total=games)
+        results = run_games(config, lambda _result: progress.advance(task))
+    summary = figures(config, results)
+    if json_output:
+        typer.echo(as_json(summary))
+    else:
+        render(summary, console, hearts=ruleset.game == "hearts")
+
+
+def _options(pairs: list[str]) -> dict[str, object]:
+    """`name=value` pairs as ruleset overrides: ints, booleans, comma lists, else text."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep:
+            raise typer.BadParameter(f"{pair!r}: write ruleset options as NAME=VALUE")
+        value: object = raw
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        elif raw.lstrip("-").isdigit():
+            value = int(raw)
+        elif "," in raw:
+            value = [part for part in raw.split(",") if part]
+        out[name.strip()] = value
+    return out
 
 
 def main() -> None:

@@ -1,0 +1,208 @@
+"""One arena game, engine only: seat the bots, deal each hand from a derived seed, ask, apply, repeat.
+
+The arena is where bots are measured, so the game is driven exactly as the server drives it: the bot
+sees the `to_dict()` form of its seat's view (the same as `your_turn` on the wire), and a bot that fails
+to answer legally gets the SDK's fallback action, which is counted. Hand seeds are a function of the run
+seed, the deal number and the hand number only, so a duplicate pair (the same deal number, the seats
+rotated by one) replays the very same cards with the sides swapped.
+"""
+
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bots.registry import make_bot
+from bots.sdk.bot import AnyBot, AsyncBot, BaseBot, BotError, fallback_action
+from bots.sdk.view import BotView, HandMemory
+from engine.events import Event, GameOver, HandScored
+from engine.game import Game, Phase, new_game
+from engine.ruleset import Ruleset
+
+#: Games that drag on (random bots may never reach the target) are stopped after this many hands and
+#: scored on the running score.
+DEFAULT_MAX_HANDS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class GameJob:
+    """Everything a worker process needs to play one game (plain data, so it pickles)."""
+
+    index: int  # the game's number in the run
+    deal_index: int  # which sequence of deals; the two games of a duplicate pair share it
+    rotation: int  # seat s is played by entrant (s - rotation) % len(specs)
+    specs: tuple[str, ...]  # bot specs, one per entrant
+    ruleset: dict[str, Any]
+    seed: int
+    record: bool = False
+    max_hands: int = DEFAULT_MAX_HANDS
+
+
+@dataclass(slots=True)
+class GameResult:
+    """What one game gives the statistics (plain data)."""
+
+    index: int
+    deal_index: int
+    rotation: int
+    seat_entrants: tuple[int, ...]
+    sides: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]  # final score per side
+    winners: tuple[int, ...]  # winning seats (several on a tie at the hand cap)
+    reason: str
+    hand_deltas: list[tuple[int, ...]] = field(default_factory=list)  # per hand, per side
+    fallbacks: int = 0  # decisions the SDK made because a bot failed
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def hands(self) -> int:
+        return len(self.hand_deltas)
+
+
+def hand_seed(seed: int, deal_index: int, hand: int) -> bytes:
+    """The seed of one hand: the same (run seed, deal, hand) always deals the same cards."""
+    return hashlib.sha256(f"spades-arena:{seed}:{deal_index}:{hand}".encode()).digest()[:16]
+
+
+def seat_entrants(entrants: int, players: int, rotation: int) -> tuple[int, ...]:
+    """Which entrant plays each seat: alternating (two entrants) or one each, shifted by `rotation`."""
+    return tuple((seat - rotation) % entrants for seat in range(players))
+
+
+def bot_seed(seed: int, index: int, seat: int) -> int:
+    """A bot's own random seed, distinct per game and seat, reproducible from the run seed."""
+    digest = hashlib.sha256(f"spades-arena-bot:{seed}:{index}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class Seat:
+    """One bot at one seat, with what the arena keeps for it: its hand memory and its hooks."""
+
+    def __init__(self, bot: AnyBot, seat: int, ruleset: Ruleset, rng: random.Random) -> None:
+        self.bot = bot
+        self.seat = seat
+        self.ruleset = ruleset
+        self.rng = rng
+        self.memory = HandMemory()
+        self.hand_number = 0
+        kind = type(bot)
+        self.wants_events = kind.on_event is not BaseBot.on_event
+        self.wants_hands = (
+            kind.on_hand_start is not BaseBot.on_hand_start
+            or kind.on_hand_end is not BaseBot.on_hand_end
+        )
+        lean = getattr(bot, "play_mask", None)
+        self.play_mask: Callable[[int], int] | None = lean if callable(lean) else None
+        self.fallbacks = 0
+
+    def decide(self, game: Game) -> Any:
+        data = game.view(self.seat).to_dict()
+        view = BotView.from_dict(data, self.ruleset, memory=self.memory)
+        if view.hand_number != self.hand_number:
+            self.hand_number = view.hand_number
+            if self.wants_hands:
+                self.bot.on_hand_start(view)
+        try:
+            if isinstance(self.bot, AsyncBot):
+                import trio
+
+                return trio.run(self.bot.decide, view)
+            return self.bot.decide(view)
+        except (BotError, Exception):
+            # A bot's bug must not end the run: play for it, and count it.
+            self.fallbacks += 1
+            return fallback_action(view, self.rng)
+
+    def tell(self, events: list[Event]) -> None:
+        for event in events:
+            if self.wants_events:
+                shown = event.for_seat(self.seat)
+                if shown is not None:
+                    self.bot.on_event(shown)
+            if isinstance(event, HandScored):
+                self.bot.on_hand_end(event.to_dict())
+            elif isinstance(event, GameOver):
+                self.bot.on_game_end(event.to_dict())
+
+
+def play_game(job: GameJob) -> GameResult:
+    """Play one game to its end (or the hand cap) and return what the statistics need."""
+    ruleset = Ruleset.from_dict(job.ruleset)
+    players = ruleset.players
+    entrants = seat_entrants(len(job.specs), players, job.rotation)
+    seats = [
+        Seat(
+            make_bot(job.specs[entrants[s]], bot_seed(job.seed, job.index, s)),
+            s,
+            ruleset,
+            random.Random(bot_seed(job.seed, job.index, s + 100)),
+        )
+        for s in range(players)
+    ]
+    tell_all = any(seat.wants_events or seat.wants_hands for seat in seats)
+    game = new_game(ruleset, dealer=0)
+    result = GameResult(
+        index=job.index,
+        deal_index=job.deal_index,
+        rotation=job.rotation,
+        seat_entrants=entrants,
+        sides=ruleset.sides,
+        scores=(),
+        winners=(),
+        reason="",
+    )
+    lean = hasattr(game, "legal_mask") and hasattr(game, "play_card")
+    hands_dealt = 0
+    while not game.is_over:
+        phase = game.phase
+        if phase is Phase.DEALING:
+            if hands_dealt >= job.max_hands:
+                break
+            game.deal(hand_seed(job.seed, job.deal_index, hands_dealt))
+            hands_dealt += 1
+            continue
+        to_act = game.to_act()
+        seat = seats[to_act[0]]
+        if phase is Phase.PLAYING and lean and seat.play_mask is not None and not tell_all:
+            events = game.play_card(seat.play_mask(game.legal_mask(seat.seat)))  # type: ignore[attr-defined]
+        else:
+            events = game.apply(seat.decide(game))
+        if tell_all:
+            for each in seats:
+                each.tell(events)
+        for event in events:
+            if isinstance(event, HandScored):
+                result.hand_deltas.append(event.delta)
+    _finish(game, result, job)
+    result.fallbacks = sum(seat.fallbacks for seat in seats)
+    return result
+
+
+def _finish(game: Game, result: GameResult, job: GameJob) -> None:
+    result.scores = game.scores
+    outcome = game.outcome
+    if outcome is not None:
+        result.winners = outcome.winners
+        result.reason = outcome.reason
+    else:
+        # Stopped at the hand cap: the best running score wins (all of the tied sides on a tie).
+        sides = game.ruleset.sides
+        scores = game.scores
+        hearts = game.ruleset.game == "hearts"
+        best = min(scores) if hearts else max(scores)
+        result.winners = tuple(
+            seat for index, side in enumerate(sides) if scores[index] == best for seat in side
+        )
+        result.reason = "hand_cap"
+    if job.record:
+        result.records = hand_records(game)
+
+
+def hand_records(game: Game) -> list[dict[str, Any]]:
+    """The game's finished hands as `spades-hand/1` hand records (engine.records)."""
+    import importlib
+
+    # Imported by name: engine.records lands after the rest of the engine.
+    records = importlib.import_module("engine.records")
+    return [records.hand_record(history, game.ruleset) for history in game.histories]

@@ -1,0 +1,1 @@
+"""The sample bots: `random`, `heuristic` and `search` (see `bots.registry`)."""

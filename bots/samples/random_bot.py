@@ -1,0 +1,43 @@
+"""`random`: any legal action, uniformly. The floor every other bot must beat, and the arena's speed test.
+
+Card choices (pass, exchange, discard) are uniform over the hand. `play_mask` is the lean form the arena
+uses when the engine offers it: the bot needs nothing but the legal cards, so no view is built at all.
+"""
+
+from bots.sdk.bot import Bot, Decision
+from bots.sdk.view import BotView
+from engine.cards import Card, CardMask
+
+
+class RandomBot(Bot):
+    """Plays any legal action."""
+
+    name = "random"
+
+    def bid(self, view: BotView) -> Decision:
+        return self.random.choice(view.legal)
+
+    def play(self, view: BotView) -> Decision:
+        return self.random.choice(view.legal_cards)
+
+    def _cards(self, view: BotView) -> list[Card]:
+        return self.random.sample(view.hand, view.choose_count)
+
+    def exchange(self, view: BotView) -> Decision:
+        return self._cards(view)
+
+    def pass_cards(self, view: BotView) -> Decision:
+        return self._cards(view)
+
+    def discard(self, view: BotView) -> Decision:
+        return self._cards(view)
+
+    def other(self, view: BotView) -> Decision:
+        return self.random.choice(view.legal)
+
+    def play_mask(self, legal: CardMask) -> Card:
+        """Pick a legal card from a mask (the arena's fast path; same distribution as `play`)."""
+        index = self.random.randrange(legal.bit_count())
+        for _ in range(index):
+            legal &= legal - 1
+        return (legal & -legal).bit_length() - 1
