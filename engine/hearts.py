@@ -10,6 +10,7 @@ Every public method that can refuse raises `IllegalAction` (or `RulesetError` wh
 changes anything: a refused action leaves the game exactly as it was.
 """
 
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Final
 
@@ -239,11 +240,35 @@ class HeartsGame:
         the phase is DEALING; the state is then unchanged."""
         if self._phase is not Phase.DEALING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
+        seed = bytes(seed)
+        return self._begin_hand(seed, deal_hands(shuffled(seed, self._deck), self._dealer, self._n))
+
+    def deal_cards(self, hands: Sequence[CardMask], seed: bytes = b"") -> list[Event]:
+        """Deal these hands instead of shuffling: for tests, puzzles and analysis. The hand's record
+        keeps `seed` as given, so replaying it from the seed will not give these cards.
+
+        Raises IllegalAction("wrong_phase") outside DEALING and ValueError when the hands are not a
+        split of the deck into equal hands; the state is unchanged either way.
+        """
+        if self._phase is not Phase.DEALING:
+            raise IllegalAction("wrong_phase", self._phase_sentence())
+        hands = list(hands)
+        deck = mask_of(self._deck)
+        size = self._tricks_per_hand
+        if len(hands) != self._n or any(hand.bit_count() != size for hand in hands):
+            raise ValueError(f"deal {self._n} hands of {size} cards")
+        union = 0
+        for hand in hands:
+            union |= hand
+        if union != deck:
+            raise ValueError("the hands must hold every card of the deck exactly once")
+        return self._begin_hand(bytes(seed), hands)
+
+    def _begin_hand(self, seed: bytes, hands: list[CardMask]) -> list[Event]:
         self._clear_hand()
         n = self._n
         self._hand_number += 1
-        self._seed = bytes(seed)
-        hands = deal_hands(shuffled(self._seed, self._deck), self._dealer, n)
+        self._seed = seed
         self._hands = hands
         self._dealt = tuple(hands)
         self._direction = pass_direction(self._hand_number - 1, self._ruleset.hearts_pass_cycle)
