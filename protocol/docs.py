@@ -27,6 +27,56 @@ GEN_BLOCK: Final = re.compile(
 EXAMPLE: Final = re.compile(r"```json\n(?P<json>.*?)```\n```hex\n(?P<hex>.*?)```", re.S)
 HEX_BYTES_PER_LINE: Final = 32
 
+#: The reference's sections and the messages each holds, in reading order (a test checks it covers
+#: every registered type exactly once).
+GROUPS: Final[dict[str, tuple[str, ...]]] = {
+    "Handshake": ("hello", "welcome"),
+    "Accounts": ("register", "registered", "login", "guest", "logged_in"),
+    "Lobby": (
+        "list_tables",
+        "tables",
+        "create_table",
+        "table_created",
+        "join",
+        "spectate",
+        "joined",
+        "leave",
+        "chat",
+        "chat_message",
+        "table_changed",
+        "table_closed",
+    ),
+    "Playing": ("snapshot", "your_turn", "act"),
+    "Deal commitments": ("deal_commitment", "deal_seed"),
+    "Game events": (
+        "hand_dealt",
+        "hand_looked",
+        "card_drawn",
+        "draw_resolved",
+        "cards_discarded",
+        "bid_made",
+        "cards_given",
+        "cards_exchanged",
+        "cards_passed",
+        "card_played",
+        "spades_broken",
+        "trick_won",
+        "claim_made",
+        "deal_declared_dead",
+        "hand_scored",
+        "game_over",
+    ),
+    "Ladder": (
+        "ladder_enter",
+        "ladder_leave",
+        "ladder_standings",
+        "standings",
+        "match_started",
+        "match_ended",
+    ),
+    "Connection": ("ok", "error", "ping", "pong", "bye"),
+}
+
 _ARROWS: Final = {
     Sender.CLIENT: "client → server",
     Sender.SERVER: "server → client",
@@ -76,11 +126,13 @@ def struct_section(cls: type) -> str:
 
 def message_index() -> str:
     """Every message type: its direction, role and first sentence."""
-    rows = ["| `t` | direction | role | what it is |", "| --- | --- | --- | --- |"]
-    for name, cls in MESSAGE_TYPES.items():
+    rows = ["| `t` | group | direction | role | what it is |", "| --- | --- | --- | --- | --- |"]
+    for group, name in ((g, n) for g, names in GROUPS.items() for n in names):
+        cls = MESSAGE_TYPES[name]
         first = _prose(cls.__doc__).split("\n\n")[0].replace("\n", " ").split(". ")[0].rstrip(".")
         rows.append(
-            f"| [`{name}`](#{name}) | {_ARROWS[cls.SENDER]} | {cls.ROLE.value} | {_cell(first)} |"
+            f"| [`{name}`](#{name}) | {group} | {_ARROWS[cls.SENDER]} | {cls.ROLE.value} "
+            f"| {_cell(first)} |"
         )
     return "\n".join(rows)
 
@@ -154,12 +206,26 @@ def example_message(text: str) -> Message:
 
 
 def example_json(message: Message) -> str:
-    """A message as the docs show it: JSON in wire order, on one line when it fits."""
-    data = to_wire(message)
-    line = json.dumps(data, ensure_ascii=False)
-    if len(line) <= 100:
-        return line + "\n"
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    """A message as the docs show it: JSON in wire order, broken over lines only where it must be."""
+    return _fit(to_wire(message), 0) + "\n"
+
+
+def _fit(value: Any, indent: int, used: int = 0, width: int = 100) -> str:
+    """Compact JSON if it fits on the line (``used`` columns are taken already); else one entry per line,
+    each indented two more than ``indent``, recursively."""
+    compact = json.dumps(value, ensure_ascii=False)
+    if used + len(compact) <= width or not isinstance(value, dict | list) or not value:
+        return compact
+    inner = indent + 2
+    pad = " " * inner
+    if isinstance(value, dict):
+        items = []
+        for key, item in value.items():
+            head = f"{pad}{json.dumps(key)}: "
+            items.append(head + _fit(item, inner, len(head), width))
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + _fit(item, inner, inner, width) for item in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
 def hex_lines(data: bytes) -> str:
