@@ -1,8 +1,20 @@
-"""The `spades-server` command line."""
+"""The `spades-server` command line: `serve`, `export`, `version`."""
 
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import structlog
+import trio
 import typer
 
 from engine.version import project_version
+from server.config import DEFAULT_PORT, LogFormat, ServerConfig, configure_logging, default_db_path
 
 app = typer.Typer(
     name="spades-server",
@@ -11,6 +23,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+log = structlog.get_logger("server.cli")
 
 
 @app.callback()
@@ -22,6 +36,126 @@ def root() -> None:
 def version() -> None:
     """Print the version and exit."""
     typer.echo(f"spades-server {project_version()}")
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN, as other machines would dial it (best effort)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            # No packet is sent: connecting a UDP socket only picks the outgoing interface.
+            probe.connect(("192.0.2.1", 9))
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+@app.command()
+def serve(  # noqa: PLR0917 - typer maps each option to a parameter
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")] = (
+        "0.0.0.0"
+    ),
+    port: Annotated[int, typer.Option(help="TCP port to listen on (0: any free port).")] = (
+        DEFAULT_PORT
+    ),
+    db: Annotated[
+        Path | None, typer.Option(help="SQLite database file (default: under your data dir).")
+    ] = None,
+    log_format: Annotated[
+        LogFormat, typer.Option(help="console for people, json for machines.")
+    ] = LogFormat.console,
+    human_clock: Annotated[float, typer.Option(help="Seconds per action for humans.")] = 30.0,
+    bot_clock: Annotated[float, typer.Option(help="Seconds per action for bots.")] = 5.0,
+    reconnect_grace: Annotated[
+        float, typer.Option(help="Seconds a dropped seat is held for its player.")
+    ] = 120.0,
+    guests: Annotated[bool, typer.Option(help="Allow guests (no account).")] = True,
+) -> None:
+    """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
+    from server.app import serve as run_server
+    from server.storage import StorageError
+
+    configure_logging(log_format)
+    if not 0 <= port <= 65535:
+        typer.echo(f"error: port {port} is not in 0..65535", err=True)
+        raise typer.Exit(2)
+    if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
+        typer.echo("error: clocks must be positive and the grace period not negative", err=True)
+        raise typer.Exit(2)
+    config = ServerConfig(
+        host=host,
+        port=port,
+        db_path=db if db is not None else default_db_path(),
+        human_clock=human_clock,
+        bot_clock=bot_clock,
+        reconnect_grace=reconnect_grace,
+        allow_guests=guests,
+    )
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            server = await nursery.start(run_server, config)
+            shown = lan_address() if host in ("0.0.0.0", "") else host
+            # stdout, flushed: people read it, and scripts (and tests) wait for this line.
+            print(
+                f"spades-server listening; join with: spades join {shown}:{server.port}", flush=True
+            )
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    log.info("signal", signal=signal.Signals(signum).name)
+                    server.request_stop()
+                    break
+
+    try:
+        trio.run(main)
+    except OSError as exc:
+        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
+    except StorageError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+@app.command()
+def export(
+    game: Annotated[int | None, typer.Option(help="Export the hands of this game id.")] = None,
+    all_games: Annotated[bool, typer.Option("--all", help="Export every recorded hand.")] = False,
+    db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+    ] = None,
+) -> None:
+    """Write hand records as JSON Lines (one `spades-hand/1` object per line)."""
+    from server import queries
+    from server.storage import StorageError, connect
+
+    if (game is None) == (not all_games):
+        typer.echo("error: give exactly one of --game ID or --all", err=True)
+        raise typer.Exit(2)
+    path = db if db is not None else default_db_path()
+    if not path.exists():
+        typer.echo(f"error: no database at {path}", err=True)
+        raise typer.Exit(1)
+    try:
+        conn = connect(path)
+    except StorageError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    try:
+        if game is not None and queries.game_status(conn, game) is None:
+            typer.echo(f"error: no game {game} in {path}", err=True)
+            raise typer.Exit(1)
+        out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
+        try:
+            count = 0
+            for record in queries.hand_records(conn, game):
+                out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+                count += 1
+        finally:
+            if output is not None:
+                out.close()
+        typer.echo(f"{count} hand records", err=True)
+    finally:
+        conn.close()
 
 
 def main() -> None:

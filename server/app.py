@@ -1,0 +1,142 @@
+"""The server as a whole: store, lobby, listener, connections, and an orderly shutdown.
+
+`serve()` is the task the CLI runs; `running_server()` starts one in-process for tests and tools:
+
+    async with running_server(ServerConfig(host="127.0.0.1", port=0, db_path=tmp_path / "s.db")) as srv:
+        stream = await trio.open_tcp_stream("127.0.0.1", srv.port)
+
+Shutdown order (on `request_stop()`, SIGINT/SIGTERM, or leaving `running_server`): stop accepting,
+tell every client `bye`, stop the tables (an action already handed to the store still commits), then
+drain the store's queue and close the database cleanly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from functools import partial
+
+import structlog
+import trio
+
+from server.config import ServerConfig
+from server.lobby import Lobby
+from server.session import Session
+from server.storage import Store, open_store
+
+log = structlog.get_logger("server.app")
+
+SHUTDOWN_FLUSH = 2.0  # seconds given to clients to receive `bye` before their sockets close
+
+
+class Server:
+    """Shared state of a running server. Owned by `serve()`; sessions and tables hold a reference."""
+
+    def __init__(self, config: ServerConfig, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.sessions: set[Session] = set()
+        self.lobby = Lobby(self)
+        self.port = 0
+        self.stopping = False
+        self._stop = trio.Event()
+        self.connections_nursery: trio.Nursery | None = None
+
+    def request_stop(self) -> None:
+        """Begin a graceful shutdown (idempotent)."""
+        self._stop.set()
+
+    async def handle_connection(self, stream: trio.SocketStream) -> None:
+        """The task of one connection (one task group: reader here, writer inside the session)."""
+        try:
+            peer = "{}:{}".format(*stream.socket.getpeername()[:2])
+        except OSError:
+            peer = "?"
+        session = Session(self, stream, peer)
+        if self.stopping or len(self.sessions) >= self.config.limits.max_connections:
+            await session.refuse_and_close()
+            return
+        self.sessions.add(session)
+        try:
+            await session.run()
+        finally:
+            self.sessions.discard(session)
+
+    async def wait_stopped(self) -> None:
+        await self._stop.wait()
+
+
+async def serve(
+    config: ServerConfig, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Run a server until `request_stop()` (or cancellation); `task_status.started(server)`.
+
+    The bound port is `server.port` (useful with port 0). Raises `OSError` if the address cannot
+    be bound and `StorageError` if the database cannot be opened; nothing is left running then.
+    """
+    async with open_store(config.db_path) as store:
+        server = Server(config, store)
+        async with trio.open_nursery() as tables_nursery:
+            await server.lobby.start(tables_nursery)
+            async with trio.open_nursery() as connections:
+                server.connections_nursery = connections
+                listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+                server.port = listeners[0].socket.getsockname()[1]
+                try:
+                    async with trio.open_nursery() as accepting:
+                        accepting.start_soon(
+                            partial(
+                                trio.serve_listeners,
+                                server.handle_connection,
+                                listeners,
+                                handler_nursery=connections,
+                            )
+                        )
+                        log.info(
+                            "listening", host=config.host, port=server.port, db=str(config.db_path)
+                        )
+                        task_status.started(server)
+                        await server.wait_stopped()
+                        accepting.cancel_scope.cancel()
+                finally:
+                    # Also on cancellation (Ctrl-C in an embedding program): say bye, then close.
+                    with trio.CancelScope(shield=True):
+                        await _shut_down(server, listeners)
+            tables_nursery.cancel_scope.cancel()
+    log.info("stopped")
+
+
+async def _shut_down(server: Server, listeners: list[trio.SocketListener]) -> None:
+    """Close the listeners, say `bye` to every client, give them a moment, then hang up."""
+    server.stopping = True
+    for listener in listeners:
+        await listener.aclose()
+    log.info("shutting_down", sessions=len(server.sessions))
+    for session in list(server.sessions):
+        session.say_bye("the server is shutting down")
+    with trio.move_on_after(SHUTDOWN_FLUSH):
+        for session in list(server.sessions):
+            await session.connection.closed.wait()
+    for session in list(server.sessions):
+        session.connection.abort("shutdown")
+    await server.lobby.stop()
+
+
+@asynccontextmanager
+async def running_server(config: ServerConfig) -> AsyncIterator[Server]:
+    """Start a server in-process (e.g. `port=0` on 127.0.0.1 for tests) and stop it gracefully."""
+    async with trio.open_nursery() as nursery:
+        server: Server = await nursery.start(serve, config)
+        try:
+            yield server
+        finally:
+            server.request_stop()
+
+
+def test_config(db_path: object, **overrides: object) -> ServerConfig:
+    """A config for tests: 127.0.0.1, port 0, the given database file; any field overridable."""
+    from pathlib import Path
+
+    config = ServerConfig(host="127.0.0.1", port=0, db_path=Path(str(db_path)))
+    return replace(config, **overrides)  # type: ignore[arg-type]

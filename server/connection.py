@@ -1,0 +1,135 @@
+"""One client connection: a reader that feeds the protocol decoder, a writer that drains a bounded outbox.
+
+The connection knows frames and msgpack maps, not what they mean (that is `server.session`). Sending
+never blocks the sender: `send()` puts an encoded frame in the outbox or, when the outbox is full,
+declares the peer a slow consumer and aborts the connection, so a stalled reader can never hold up
+a table. The peer may reconnect and resync from a snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import structlog
+import trio
+
+from protocol.codec import pack_body, unpack_body
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.framing import FrameDecoder, frame
+
+log = structlog.get_logger("server.connection")
+
+RECEIVE_CHUNK = 16 * 1024
+FLUSH_TIMEOUT = 2.0  # how long a closing connection may take to flush its last frames
+
+
+class Connection:
+    """A framed, bounded, msgpack-map connection over a trio stream.
+
+    Run `run_writer()` in the connection's nursery, iterate `maps()` for incoming messages; call
+    `abort()` to drop it at once, or `finish()` to flush what is queued and then close.
+    """
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        outbox_size: int,
+        max_frame_bytes: int,
+        peer: str = "?",
+    ) -> None:
+        self.stream = stream
+        self.peer = peer
+        self._send, self._receive = trio.open_memory_channel[bytes](outbox_size)
+        self._decoder = FrameDecoder(max_frame_bytes)
+        self.cancel_scope = trio.CancelScope()
+        self.close_reason: str | None = None
+        self.frames_sent = 0
+        self.closed = trio.Event()
+
+    # Outgoing
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Queue one message; False if the connection is closing or was just dropped as too slow.
+
+        Never blocks. A full outbox aborts the connection with reason `slow_consumer`.
+        """
+        if self.close_reason is not None:
+            return False
+        data = frame(pack_body(message))
+        try:
+            self._send.send_nowait(data)
+        except trio.WouldBlock:
+            log.warning("slow_consumer", peer=self.peer)
+            self.abort(ErrorCode.SLOW_CONSUMER)
+            return False
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        return True
+
+    def finish(self, last: dict[str, Any] | None = None, reason: str = "closed") -> None:
+        """Queue `last` (if room), then close the outbox: the writer flushes it and hangs up."""
+        if self.close_reason is not None:
+            return
+        if last is not None:
+            self.send(last)
+        if self.close_reason is None:
+            self.close_reason = reason
+        self._send.close()
+
+    def abort(self, reason: str) -> None:
+        """Drop the connection now, without flushing: its task group is cancelled."""
+        if self.close_reason is None:
+            self.close_reason = reason
+        self._send.close()
+        self.cancel_scope.cancel()
+
+    async def run_writer(self) -> None:
+        """Drain the outbox into the stream until it is closed and empty, then close the stream."""
+        try:
+            async with self._receive:
+                async for data in self._receive:
+                    await self.stream.send_all(data)
+                    self.frames_sent += 1
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.abort("peer_gone")
+        finally:
+            with trio.move_on_after(FLUSH_TIMEOUT) as scope:
+                scope.shield = True
+                await self.stream.aclose()
+            self.closed.set()
+            # The reader has nothing more to do once the writer has hung up.
+            self.cancel_scope.cancel()
+
+    # Incoming
+
+    async def maps(self) -> AsyncIterator[dict[str, Any] | ProtocolError]:
+        """Yield each incoming message map, or a ProtocolError for a refused one.
+
+        A fatal error (bad framing or msgpack) is yielded last: nothing after it can be trusted.
+        The iteration ends when the peer closes its side.
+        """
+        decoder = self._decoder
+        while True:
+            try:
+                data = await self.stream.receive_some(RECEIVE_CHUNK)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+            decoder.receive_data(data)
+            while True:
+                try:
+                    body = decoder.next_frame()
+                except ProtocolError as exc:
+                    yield exc
+                    return
+                if body is None:
+                    break
+                try:
+                    yield unpack_body(body)
+                except ProtocolError as exc:
+                    yield exc
+                    if exc.fatal:
+                        return
+            if decoder.eof:
+                return

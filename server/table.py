@@ -1,0 +1,659 @@
+"""One table: the only owner of its game. Applies actions one at a time, persists, then tells.
+
+Everything that touches a table's seats or game goes through its bounded inbox and is handled by
+its task, in order: `act`, join, leave, spectate, reattach. For each applied action the table
+
+1. asks the engine to apply it (an `IllegalAction` is answered to that seat alone, state unchanged);
+2. persists it, with the hand record and the result when it ends a hand or the game, in one
+   transaction (`await store.call`, which returns once committed): nothing is told before it is
+   on disk, so a crash can never take back what a player has seen;
+3. turns each engine event into per-recipient messages with `event.for_seat(seat)` (spectators get
+   `for_seat(None)`), so nobody receives a card they may not know;
+4. sends `your_turn` (legal actions and a deadline) to every seat that must act.
+
+Each hand's seed comes from `secrets`; its SHA-256 commitment is persisted and sent before the deal,
+the seed itself after the hand (in `hand_scored`, and `deal_seed`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import secrets
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import structlog
+import trio
+
+from engine.actions import Action as EngineAction
+from engine.actions import action_from_dict, action_to_dict
+from engine.deal import commitment
+from engine.errors import EngineError
+from engine.events import Event as EngineEvent
+from engine.game import Game, Phase, new_game
+from engine.ruleset import Ruleset
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    ChatMessage,
+    DealCommitment,
+    DealSeed,
+    Error,
+    Joined,
+    Message,
+    Ok,
+    Snapshot,
+    TableCreated,
+    YourTurn,
+)
+from protocol.types import ChatScope, Clock, SeatInfo, TableInfo, TableStatus
+from protocol.wire import game_event
+from server import queries
+from server.accounts import Account
+from server.records import hand_record
+from server.seats import (
+    FALLBACK_NAME,
+    ActCommand,
+    BuiltinBot,
+    Occupant,
+    fallback_action,
+    wire_legal,
+)
+
+if TYPE_CHECKING:
+    from server.storage import Store
+
+log = structlog.get_logger("server.table")
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """How a table was opened; persisted as JSON so a restart can open it again."""
+
+    table_id: str
+    game: str
+    preset: str
+    options: dict[str, Any]
+    players: int
+    bots: tuple[int, ...]
+    human_turn_ms: int
+    bot_turn_ms: int
+    private: bool = False
+    code: str | None = None
+    grace_s: float = 120.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "game": self.game,
+            "preset": self.preset,
+            "options": self.options,
+            "players": self.players,
+            "bots": list(self.bots),
+            "human_turn_ms": self.human_turn_ms,
+            "bot_turn_ms": self.bot_turn_ms,
+            "private": self.private,
+            "code": self.code,
+            "grace_s": self.grace_s,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableConfig:
+        return cls(**{**data, "bots": tuple(data["bots"])})
+
+    def ruleset(self) -> Ruleset:
+        """The table's rules; raises `RulesetError` for options the engine refuses."""
+        return Ruleset.from_preset(self.preset, **self.options)
+
+
+@dataclass
+class SeatState:
+    """One seat: who holds it and how to reach them."""
+
+    account: Account | None = None
+    occupant: Occupant | None = None  # None while a remote player is disconnected
+    bot: BuiltinBot | None = None
+    dropped_at: float | None = None  # trio time the remote player disconnected
+    abandoned: bool = False  # the grace period ran out: the fallback plays for this seat
+    turn_deadline: float | None = None  # trio time by which the seat must act
+    turn_version: int = -1  # game version of the last your_turn sent
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot is not None or (self.account is not None and self.account.is_bot)
+
+
+@dataclass(frozen=True)
+class JoinCommand:
+    """Seat `occupant` (an account's session) at `seat`, or any free seat; `reattach` resumes."""
+
+    account: Account
+    occupant: Occupant
+    seat: int | None
+    reply: Callable[[Message], None]
+    request_id: int | None = None
+    reattach: bool = False
+    created: TableCreated | None = None  # the creator sits: answer with this, seat filled in
+
+
+@dataclass(frozen=True)
+class SpectateCommand:
+    occupant: Occupant
+    reply: Callable[[Message], None]
+    request_id: int | None = None
+
+
+@dataclass(frozen=True)
+class LeaveCommand:
+    occupant: Occupant
+    reply: Callable[[Message], None] | None = None
+    request_id: int | None = None
+    disconnected: bool = False  # the connection dropped (hold the seat) rather than a `leave`
+
+
+@dataclass(frozen=True)
+class ChatCommand:
+    message: ChatMessage
+
+
+Command = ActCommand | JoinCommand | SpectateCommand | LeaveCommand | ChatCommand
+
+
+class TableError(Exception):
+    """A join or spectate was refused; `code` is a protocol error code. Nothing changed."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def error_for(
+    code: ErrorCode, message: str, request_id: int | None, detail: str | None = None
+) -> Error:
+    return Error(id=request_id, code=code.value, message=message[:500], detail=detail)
+
+
+@dataclass
+class Table:
+    """The state a table task owns. Create with `Table(...)`, run with `await table.run()`."""
+
+    config: TableConfig
+    store: Store
+    bot_account: Callable[[str], Any]  # async name -> Account for built-in bots
+    inbox_size: int = 64
+    game: Game = field(init=False)
+    game_id: int | None = None
+    seats: list[SeatState] = field(init=False)
+    spectators: set[Any] = field(default_factory=set)
+    actions_persisted: int = 0
+    deals_persisted: int = 0
+    on_change: Callable[[Table], None] | None = None
+    finished: bool = False
+    _nursery: trio.Nursery | None = None
+
+    def __post_init__(self) -> None:
+        self.game = new_game(self.config.ruleset())
+        self.seats = [SeatState() for _ in range(self.config.players)]
+        self.send_inbox, self.receive_inbox = trio.open_memory_channel[Command](self.inbox_size)
+        self.log = log.bind(table=self.config.table_id)
+
+    # ---------------------------------------------------------------- lobby-facing facts
+
+    @property
+    def table_id(self) -> str:
+        return self.config.table_id
+
+    @property
+    def status(self) -> TableStatus:
+        if self.finished or self.game.is_over:
+            return TableStatus.FINISHED
+        return TableStatus.PLAYING if self.game_id is not None else TableStatus.WAITING
+
+    def info(self) -> TableInfo:
+        seats = [
+            SeatInfo(
+                seat=i,
+                player=s.account.name if s.account else None,
+                bot=s.is_bot,
+                connected=s.bot is not None or s.occupant is not None,
+            )
+            for i, s in enumerate(self.seats)
+        ]
+        return TableInfo(
+            table=self.table_id,
+            game=self.config.game,  # type: ignore[arg-type]
+            preset=self.config.preset,
+            options=self.config.options,
+            seats=seats,
+            clock=Clock(turn_ms=self.config.human_turn_ms, bank_ms=0),
+            private=self.config.private,
+            status=self.status,
+            spectators=len(self.spectators),
+        )
+
+    def holds_seat(self, account_id: int) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s.account is not None and s.account.id == account_id and not s.abandoned:
+                return i
+        return None
+
+    def free_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.account is None and s.bot is None]
+
+    # ---------------------------------------------------------------- the task
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Own the game until it is over and everyone has left (or the server stops)."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            for seat in self.config.bots:
+                if self.seats[seat].bot is None:
+                    await self._seat_builtin(seat)
+            task_status.started()
+            await self._advance()
+            async with self.receive_inbox:
+                while not self._done():
+                    deadline = self._next_deadline()
+                    with trio.move_on_at(deadline):
+                        command = await self.receive_inbox.receive()
+                        await self._handle(command)
+                        await self._advance()
+                        continue
+                    await self._on_clock()
+                    await self._advance()
+            self.log.info("table_closed")
+            # The built-in bots wait on their channels; the table's end is theirs.
+            nursery.cancel_scope.cancel()
+
+    def _done(self) -> bool:
+        """A finished game's table closes once no person is seated or watching."""
+        if not self.finished:
+            return False
+        people = [s for s in self.seats if s.occupant is not None and s.bot is None]
+        return not people and not self.spectators
+
+    async def _seat_builtin(self, seat: int, name: str = "bot:random") -> None:
+        account = await self.bot_account(name)
+        bot = BuiltinBot(
+            seat=seat,
+            name=name,
+            inbox=self.send_inbox.clone(),
+            seed=secrets.randbits(64),
+            view_of=lambda: self.game.view(seat),
+        )
+        state = self.seats[seat]
+        state.bot = bot
+        state.occupant = bot
+        if state.account is None:
+            state.account = account
+        assert self._nursery is not None
+        self._nursery.start_soon(bot.run)
+
+    # ---------------------------------------------------------------- commands
+
+    async def _handle(self, command: Command) -> None:
+        if isinstance(command, ActCommand):
+            await self._act(command)
+        elif isinstance(command, JoinCommand):
+            self._join(command)
+        elif isinstance(command, SpectateCommand):
+            self.spectators.add(command.occupant)
+            command.reply(Joined(id=command.request_id, table=self.table_id, seat=None))
+            command.occupant.deliver(self._snapshot(None))
+            self._changed()
+        elif isinstance(command, LeaveCommand):
+            await self._leave(command)
+        else:
+            self._tell_same(command.message)
+
+    def _join(self, command: JoinCommand) -> None:
+        held = self.holds_seat(command.account.id)
+        if held is not None:
+            seat = held  # the same account comes back (reconnect, or a second connection)
+        elif command.reattach:
+            return
+        else:
+            free = self.free_seats()
+            if self.game_id is not None or not free:
+                command.reply(
+                    error_for(
+                        ErrorCode.TABLE_FULL, "this table has no free seat", command.request_id
+                    )
+                )
+                return
+            if command.seat is not None and command.seat not in free:
+                command.reply(
+                    error_for(
+                        ErrorCode.SEAT_TAKEN,
+                        f"seat {command.seat} is taken",
+                        command.request_id,
+                    )
+                )
+                return
+            seat = command.seat if command.seat is not None else free[0]
+        state = self.seats[seat]
+        state.account = command.account
+        state.occupant = command.occupant
+        state.dropped_at = None
+        state.turn_version = -1  # resend your_turn to the returning seat
+        self.spectators.discard(command.occupant)
+        if command.created is not None:
+            command.reply(dataclasses.replace(command.created, seat=seat))
+        else:
+            command.reply(Joined(id=command.request_id, table=self.table_id, seat=seat))
+        command.occupant.deliver(self._snapshot(seat))
+        self.log.info("seat_taken", seat=seat, account=command.account.name)
+        self._changed()
+
+    async def _leave(self, command: LeaveCommand) -> None:
+        if command.occupant in self.spectators:
+            self.spectators.discard(command.occupant)
+        for i, state in enumerate(self.seats):
+            if state.occupant is not command.occupant:
+                continue
+            state.occupant = None
+            if command.disconnected:
+                state.dropped_at = trio.current_time()
+                self.log.info("seat_dropped", seat=i, grace_s=self.config.grace_s)
+            elif self.game_id is None:
+                state.account = None  # before the game starts a seat is simply freed
+                self.log.info("seat_freed", seat=i)
+            else:
+                state.abandoned = True  # mid-game, the fallback plays the seat from now on
+                self.log.info("seat_abandoned", seat=i)
+        if command.reply is not None:
+            command.reply(Ok(id=command.request_id))
+        self._changed()
+
+    async def _act(self, command: ActCommand) -> None:
+        reply = command.reply or (lambda message: None)
+        rid = command.request_id
+        game = self.game
+        if self.game_id is None or game.is_over:
+            reply(error_for(ErrorCode.NOT_YOUR_TURN, "the game is not in play", rid))
+            return
+        if command.version != game.version:
+            reply(
+                error_for(
+                    ErrorCode.STALE_VERSION,
+                    f"the game is at version {game.version}, not {command.version}",
+                    rid,
+                )
+            )
+            return
+        if command.seat not in game.to_act():
+            reply(error_for(ErrorCode.NOT_YOUR_TURN, f"seat {command.seat} may not act now", rid))
+            return
+        try:
+            action = action_from_dict(command.action, seat=command.seat)
+        except EngineError as exc:
+            reply(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, rid, detail=exc.code))
+            return
+        if await self._apply(action, command.seat, command.source, reject=reply, request_id=rid):
+            reply(Ok(id=rid))
+
+    # ---------------------------------------------------------------- applying and telling
+
+    async def _apply(
+        self,
+        action: EngineAction,
+        seat: int,
+        source: str,
+        *,
+        reject: Callable[[Message], None],
+        request_id: int | None = None,
+    ) -> bool:
+        """Apply, persist, broadcast. False (and `reject` told) if the engine refused it."""
+        assert self.game_id is not None
+        try:
+            events = self.game.apply(action)
+        except EngineError as exc:
+            reject(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, request_id, detail=exc.code))
+            return False
+        seq = self.actions_persisted
+        game_id = self.game_id
+        record_rows = self._finished_hand_records(events)
+        outcome = self._results() if self.game.is_over else None
+        wire = action_to_dict(action)
+
+        def persist(conn: sqlite3.Connection) -> None:
+            queries.insert_action(conn, game_id, seq, seat=seat, action=wire, source=source)
+            for hand_no, record in record_rows:
+                queries.insert_hand_record(conn, game_id, hand_no, record)
+            if outcome is not None:
+                queries.finish_game(conn, game_id, "finished", outcome)
+                queries.close_table(conn, self.table_id)
+
+        await self.store.call(persist)
+        self.actions_persisted += 1
+        self.log.debug("action_applied", game=game_id, seat=seat, seq=seq, source=source)
+        self._broadcast(events)
+        if self.game.is_over:
+            self.log.info("game_over", game=game_id, scores=list(self.game.scores))
+            self.finished = True
+            self._changed()
+        return True
+
+    def _finished_hand_records(self, events: list[EngineEvent]) -> list[tuple[int, Any]]:
+        rows = []
+        if any(e.kind == "hand_scored" for e in events):
+            history = self.game.histories[-1]
+            rows.append((history.hand_number, hand_record(history)))
+        return rows
+
+    def _results(self) -> list[tuple[int, int | None, int, int]]:
+        game = self.game
+        scores = game.scores
+        sides = game.ruleset.sides
+        rows = []
+        for seat, state in enumerate(self.seats):
+            side = next(i for i, members in enumerate(sides) if seat in members)
+            place = 1 + sum(1 for other in scores if other > scores[side])
+            account = state.account.id if state.account else None
+            rows.append((seat, account, scores[side], place))
+        return rows
+
+    def _audience(self) -> list[tuple[int | None, Occupant]]:
+        out: list[tuple[int | None, Occupant]] = [
+            (i, s.occupant) for i, s in enumerate(self.seats) if s.occupant is not None
+        ]
+        out.extend((None, spectator) for spectator in self.spectators)
+        return out
+
+    def _tell_all(self, build: Callable[[int | None], Message | None]) -> None:
+        for seat, occupant in self._audience():
+            message = build(seat)
+            if message is not None:
+                occupant.deliver(message)
+
+    def _tell_same(self, message: Message) -> None:
+        for _seat, occupant in self._audience():
+            occupant.deliver(message)
+
+    def _broadcast(self, events: list[EngineEvent]) -> None:
+        version = self.game.version
+        for event in events:
+
+            def build(seat: int | None, event: EngineEvent = event) -> Message | None:
+                shown = event.for_seat(seat)
+                return None if shown is None else game_event(self.table_id, version, shown)
+
+            self._tell_all(build)
+            if event.kind == "hand_scored":
+                data = event.to_dict()
+                seed = DealSeed(
+                    table=self.table_id,
+                    version=version,
+                    hand_number=data["hand_number"],
+                    seed=data["seed"],
+                )
+                self._tell_same(seed)
+
+    def _snapshot(self, seat: int | None) -> Snapshot:
+        view = self.game.view(seat) if seat is not None else self.game.spectator_view()
+        return Snapshot(
+            table=self.table_id, version=self.game.version, seat=seat, view=view.to_dict()
+        )
+
+    # ---------------------------------------------------------------- dealing, turns, clocks
+
+    def _ready(self) -> bool:
+        return all(s.account is not None for s in self.seats)
+
+    async def _advance(self) -> None:
+        """Start the game when seats are full, deal when a hand is due, and send `your_turn`s."""
+        if self.game.is_over or not self._ready():
+            return
+        if self.game_id is None:
+            await self._start_game()
+        # Bounded: each pass deals one hand; dead deals re-deal at most a few times.
+        for _ in range(16):
+            if self.game.phase is not Phase.DEALING:
+                break
+            await self._deal()
+        self._send_turns()
+
+    async def _start_game(self) -> None:
+        seats = [
+            {"account": s.account.id if s.account else None, "bot": s.bot.name if s.bot else None}
+            for s in self.seats
+        ]
+        ruleset = self.game.ruleset.to_dict()
+
+        def persist(conn: sqlite3.Connection) -> int:
+            return queries.insert_game(conn, self.table_id, self.config.game, ruleset, seats)
+
+        self.game_id = await self.store.call(persist)
+        self.log = self.log.bind(game=self.game_id)
+        self.log.info("game_started", seats=[s.account.name for s in self.seats if s.account])
+        self._changed()
+
+    async def _deal(self) -> None:
+        assert self.game_id is not None
+        seed = secrets.token_bytes(32)
+        digest = commitment(seed)
+        game_id, deal_no, first_seq = self.game_id, self.deals_persisted, self.actions_persisted
+
+        def persist(conn: sqlite3.Connection) -> None:
+            queries.insert_hand(
+                conn,
+                game_id,
+                hand_no=deal_no,
+                seed=seed.hex(),
+                commitment=digest,
+                first_seq=first_seq,
+            )
+
+        await self.store.call(persist)
+        self.deals_persisted += 1
+        notice = DealCommitment(
+            table=self.table_id,
+            version=self.game.version,
+            hand_number=self.game.hand_number + 1,
+            commitment=digest,
+        )
+        self._tell_same(notice)
+        self._broadcast(self.game.deal(seed))
+        self.log.info("hand_dealt", hand=self.game.hand_number, commitment=digest[:12])
+
+    def _turn_ms(self, state: SeatState) -> int:
+        return self.config.bot_turn_ms if state.is_bot else self.config.human_turn_ms
+
+    def _send_turns(self) -> None:
+        if self.game_id is None or self.game.is_over:
+            return
+        now = trio.current_time()
+        acting = set(self.game.to_act())
+        for seat, state in enumerate(self.seats):
+            if seat not in acting:
+                state.turn_deadline = None
+                state.turn_version = -1
+                continue
+            if state.turn_deadline is None:
+                state.turn_deadline = now + self._turn_ms(state) / 1000
+            if state.turn_version == self.game.version or state.occupant is None:
+                continue
+            state.turn_version = self.game.version
+            legal = wire_legal(self.game.legal_actions(seat))
+            left_ms = max(0, math.ceil((state.turn_deadline - now) * 1000))
+            state.occupant.deliver(
+                YourTurn(
+                    table=self.table_id,
+                    version=self.game.version,
+                    seat=seat,
+                    legal=legal,
+                    deadline_ms=left_ms,
+                )
+            )
+
+    def _next_deadline(self) -> float:
+        times = [s.turn_deadline for s in self.seats if s.turn_deadline is not None]
+        grace = [
+            s.dropped_at + self.config.grace_s
+            for s in self.seats
+            if s.dropped_at is not None and not s.abandoned
+        ]
+        return min([*times, *grace], default=math.inf)
+
+    async def _on_clock(self) -> None:
+        """A deadline passed: give up held seats whose grace ran out, play the fallback for the late."""
+        now = trio.current_time()
+        for seat, state in enumerate(self.seats):
+            if (
+                state.dropped_at is not None
+                and not state.abandoned
+                and now >= state.dropped_at + self.config.grace_s
+            ):
+                state.abandoned = True
+                self.log.info("seat_grace_expired", seat=seat)
+                self._changed()
+        for seat, state in enumerate(self.seats):
+            if state.turn_deadline is None or now < state.turn_deadline:
+                continue
+            if self.game.is_over or seat not in self.game.to_act():
+                state.turn_deadline = None
+                continue
+            action = fallback_action(self.game, seat)
+            name = state.account.name if state.account else f"seat {seat}"
+            self.log.info("clock_expired", seat=seat, fallback=FALLBACK_NAME)
+            notice = ChatMessage(
+                scope=ChatScope.TABLE,
+                table=self.table_id,
+                name="server",
+                text=f"{name}'s clock ran out; the server played the {FALLBACK_NAME} for seat {seat}.",
+            )
+            self._tell_same(notice)
+            state.turn_deadline = None
+            await self._apply(action, seat, "fallback", reject=lambda m: None)
+            return  # one at a time: the next deadline is computed afresh
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self)
+
+    # ---------------------------------------------------------------- recovery
+
+    def replay(self, stored: queries.StoredGame) -> None:
+        """Rebuild the game from its persisted deals and actions (crash recovery).
+
+        Raises `EngineError` if the record does not replay (the table is then not opened).
+        """
+        self.game_id = stored.id
+        self.log = self.log.bind(game=stored.id)
+        hands = {h.first_seq: h for h in stored.hands}
+        deals = sorted(stored.hands, key=lambda h: h.hand_no)
+        dealt = 0
+        for action in stored.actions:
+            while dealt < len(deals) and deals[dealt].first_seq <= action.seq:
+                self.game.deal(bytes.fromhex(deals[dealt].seed))
+                dealt += 1
+            self.game.apply(action_from_dict(action.action))
+        while dealt < len(deals):
+            self.game.deal(bytes.fromhex(deals[dealt].seed))
+            dealt += 1
+        del hands
+        self.actions_persisted = len(stored.actions)
+        self.deals_persisted = len(stored.hands)
