@@ -151,17 +151,25 @@ METHOD_BY_KIND: dict[str, str] = {
 }
 
 
-def decision_kind(view: BotView) -> str:
-    """What the view asks for: bid, play, exchange, pass, discard, or other (anything else).
+PHASE_KINDS: dict[str, str] = {
+    "bidding": "bid",
+    "playing": "play",
+    "exchanging": "exchange",
+    "passing": "pass",
+    "discarding": "discard",
+}
 
-    A view may offer a bid together with another choice (look at the hand, declare a deficient hand):
-    the bid wins, since `bid` may still return any action of `view.legal`.
+
+def decision_kind(view: BotView) -> str:
+    """What the view asks for, by phase: bid, play, exchange, pass, discard, or other.
+
+    A bidding view may offer other choices too (look at the hand, declare a deficient hand), and a
+    playing view a TRAM claim: `bid` and `play` may return any action of `view.legal`.
     """
-    kinds = {_kind(action) for action in view.legal}
-    for kind in ("bid", "play", "exchange", "pass", "discard"):
-        if kind in kinds:
-            return kind
-    return "other"
+    kind = PHASE_KINDS.get(view.phase, "other")
+    if kind in ("bid", "play") and not any(_kind(action) == kind for action in view.legal):
+        return "other"
+    return kind
 
 
 def _kind(action: Action) -> str:
@@ -169,12 +177,6 @@ def _kind(action: Action) -> str:
         return "bid"
     if isinstance(action, PlayCard):
         return "play"
-    if isinstance(action, ExchangeCards):
-        return "exchange"
-    if isinstance(action, PassCards):
-        return "pass"
-    if isinstance(action, Discard):
-        return "discard"
     return "other"
 
 
@@ -246,8 +248,9 @@ CARD_CHOICES: dict[str, type[ExchangeCards | PassCards | Discard]] = {
 def _card_choice(
     view: BotView, cls: type[ExchangeCards | PassCards | Discard], cards: list[Card]
 ) -> Action:
-    if not any(isinstance(action, cls) for action in view.legal):
-        raise BotError(f"{cls.__name__} is not legal now")
+    # Card choices are not always listed (there are many); the phase says they are due.
+    if CARD_CHOICES.get(decision_kind(view)) is not cls:
+        raise BotError(f"{cls.__name__} is not what is asked now")
     if len(set(cards)) != len(cards) or any(not view.hand_mask >> c & 1 for c in cards):
         raise BotError("choose distinct cards from your own hand")
     if view.choose_count and len(cards) != view.choose_count:

@@ -131,6 +131,9 @@ class BotView:
             actions.append(action_from_dict(shape, seat))
             if shape.get("cards") and not count:
                 count = len(shape["cards"])
+        phase = str(data["phase"])
+        if not count:
+            count = _choose_count(ruleset, phase, len(data.get("hand") or ()))
         hand = data.get("hand")
         players = int(data["players"])
         bids = data.get("bids") or [None] * players
@@ -141,7 +144,7 @@ class BotView:
         return cls(
             ruleset=ruleset,
             seat=seat,
-            phase=str(data["phase"]),
+            phase=phase,
             hand_number=int(data.get("hand_number", 0)),
             dealer=int(data.get("dealer", 0)),
             hand_type=str(data.get("hand_type", "")),
@@ -337,6 +340,18 @@ class BotView:
     def seconds_left(self) -> float | None:
         """Alias of `deadline`: seconds left to decide, or None without a clock."""
         return self.deadline
+
+
+def _choose_count(ruleset: Ruleset, phase: str, hand_size: int) -> int:
+    """How many cards a card choice takes when the view does not list the choices."""
+    if phase == "passing":
+        return ruleset.hearts_pass_count
+    if phase == "exchanging":
+        return ruleset.blind_nil_exchange
+    if phase == "discarding":
+        # Two-handed double nil swaps three cards with the pile; the Joker Spades dealer drops two.
+        return 3 if ruleset.players == 2 else max(2, hand_size - ruleset.tricks_per_hand)
+    return 0
 
 
 def _cards(mask: CardMask) -> list[Card]:

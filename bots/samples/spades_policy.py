@@ -1,0 +1,310 @@
+"""The heuristic's Spades: a bid from high cards and spade length, and a card from a few plain rules.
+
+Bidding counts likely tricks: side-suit aces and guarded kings and queens, spades that will win by rank
+or by length, and ruffs in short side suits. Nil is bid only with no high spade, no unguarded honour and
+almost nothing that takes a trick; a partner's nil raises our bid by one, since we must cover it.
+
+Play first picks a goal for the trick, then a card for it:
+- *nil*: I bid nil and have no trick yet: stay under the winner with my highest safe card;
+- *cover*: my partner's nil still stands: win the trick whenever my partner might;
+- *take*: our side still needs tricks, or the opponents can still be set: try to win it;
+- *duck*: we have made our bid and bags would only hurt: shed my highest card that loses.
+Within *take*: second hand low, third hand high, never overtake a partner's sure winner, cheapest
+winner last. Every rank judgment uses the cards still unplayed ("counting cards").
+"""
+
+from bots.samples.situation import (
+    Situation,
+    beaters,
+    highest,
+    is_boss,
+    lowest,
+    winning_play,
+)
+from engine.actions import Bid
+from engine.cards import SPADES, Card, CardMask
+from engine.ordering import CardOrder
+
+# -- bidding ----------------------------------------------------------------------------------------
+
+
+def _top_power(order: CardOrder, suit: int) -> int:
+    return max(order.power[c] for c in range(54) if order.suit[c] == suit and order.deck >> c & 1)
+
+
+def estimate_tricks(hand: CardMask, order: CardOrder, players: int = 4) -> float:
+    """Tricks this hand should take with ordinary play."""
+    total = 0.0
+    spade_mask = hand & order.suit_masks[SPADES]
+    spades = sorted((order.power[c] for c in _cards(spade_mask)), reverse=True)
+    top_spade = _top_power(order, SPADES)
+    # Spades: a spade wins when fewer higher spades are out than I hold lower ones to wait with.
+    for index, power in enumerate(spades):
+        higher_out = (top_spade - power) - index
+        lower_mine = len(spades) - index - 1
+        if higher_out <= 0:
+            total += 1.0
+        elif higher_out <= lower_mine:
+            total += 0.8 if higher_out == 1 else 0.55
+    total += max(0, len(spades) - 4) * 0.6  # long spades win late tricks
+    for suit in range(3):
+        cards = _cards(hand & order.suit_masks[suit])
+        length = len(cards)
+        top = _top_power(order, suit)
+        powers = sorted((order.power[c] for c in cards), reverse=True)
+        if powers and powers[0] == top:
+            total += 1.0 if length <= 5 else 0.7
+        if length >= 2 and top - 1 in powers:
+            total += 0.8 if top in powers else 0.55
+        if length >= 3 and top - 2 in powers and (top in powers or top - 1 in powers):
+            total += 0.35
+        # Short side suits let spades ruff, if there are spades to spare.
+        spare = len(spades) - 2
+        if spare > 0:
+            if length == 0:
+                total += min(spare, 2) * 0.7
+            elif length == 1:
+                total += 0.5
+    if players == 3:
+        total *= 1.15  # fewer opponents to overtake
+    return total
+
+
+def nil_safe(hand: CardMask, order: CardOrder) -> bool:
+    """Whether a nil is worth the risk: no high spade, few spades, every high card well guarded."""
+    spades = _cards(hand & order.suit_masks[SPADES])
+    top = _top_power(order, SPADES)
+    if len(spades) > 3 or any(order.power[c] >= top - 4 for c in spades):
+        return False
+    for suit in range(3):
+        cards = _cards(hand & order.suit_masks[suit])
+        suit_top = _top_power(order, suit)
+        lows = sum(1 for c in cards if order.power[c] <= 5)
+        for card in cards:
+            danger = order.power[card] - (suit_top - 4)  # Q and above in a standard deck
+            if danger > 0 and lows < 2 + danger:
+                return False
+    return estimate_tricks(hand, order) < 1.5
+
+
+def choose_bid(
+    legal: list[Bid],
+    hand: CardMask,
+    order: CardOrder,
+    *,
+    players: int,
+    partner_bid: Bid | None,
+    bags: int,
+    bag_limit: int,
+    bags_counted: bool,
+) -> Bid:
+    """The bid for this hand among the legal ones."""
+    plain = [b for b in legal if not (b.blind or b.moe or b.bemo or b.no_trumps or b.ten_for_200)]
+    plain = [b for b in plain if not b.double_nil]
+    candidates = plain or legal
+    estimate = estimate_tricks(hand, order, players)
+    partner_nil = partner_bid is not None and partner_bid.is_nil
+    nil = next((b for b in candidates if b.tricks == 0 and not b.moe), None)
+    if nil is not None and not partner_nil and nil_safe(hand, order):
+        return nil
+    if partner_nil:
+        estimate += 1.0  # covering a nil takes tricks we would otherwise leave
+    if bags_counted and bags >= bag_limit - 3:
+        estimate += 0.3  # near the bag limit, bid our tricks rather than give them away
+    target = max(1, round(estimate))
+    if partner_bid is not None and not partner_nil:
+        target = min(target, max(1, 13 - partner_bid.tricks))
+    numbered = [b for b in candidates if b.tricks > 0] or candidates
+    return min(numbered, key=lambda b: (abs(b.tricks - target), -b.tricks))
+
+
+# -- play -------------------------------------------------------------------------------------------
+
+
+def side_need(s: Situation, side_seats: tuple[int, ...]) -> int:
+    """Tricks a side still needs for its contract (nil bidders' tricks do not help it)."""
+    contract = 0
+    taken = 0
+    for seat in side_seats:
+        bid = s.bids[seat]
+        if bid is None:
+            continue
+        if bid.is_nil:
+            continue
+        contract += bid.tricks
+        taken += s.tricks[seat]
+    return contract - taken
+
+
+def _sides(s: Situation) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    partner = s.partner
+    mine = (s.seat,) if partner is None else (s.seat, partner)
+    others = tuple(seat for seat in range(s.players) if seat not in mine)
+    return mine, others
+
+
+def _nil_alive(s: Situation, seat: int | None) -> bool:
+    if seat is None:
+        return False
+    bid = s.bids[seat]
+    return bid is not None and bid.is_nil and s.tricks[seat] == 0
+
+
+def goal(s: Situation) -> str:
+    """nil, cover, take or duck (see the module docstring)."""
+    if _nil_alive(s, s.seat):
+        return "nil"
+    if _nil_alive(s, s.partner):
+        return "cover"
+    mine, others = _sides(s)
+    need = side_need(s, mine)
+    if need > 0:
+        return "take"
+    left = s.tricks_left
+    opp_need = max((side_need(s, (seat,)) for seat in others), default=0)
+    if s.partner is not None:
+        opp_need = side_need(s, others)
+    # The opponents can be set when they still need tricks and the rest are within our reach.
+    if opp_need > 0 and opp_need > left - 3:
+        return "take"
+    if s.ruleset.bags != "off" or s.ruleset.overtrick_points < 0:
+        return "duck"
+    return "take"
+
+
+def choose_play(s: Situation) -> Card:
+    """The card the heuristic plays."""
+    legal = s.legal
+    if legal & (legal - 1) == 0:
+        return legal.bit_length() - 1
+    order = s.order
+    trumps = s.order.trumps
+    unplayed = order.deck & ~s.played
+    aim = goal(s)
+    if not s.trick:
+        return _lead(s, aim, unplayed)
+    win_seat, win_card = winning_play(order, s.trick, True)
+    can_beat = beaters(order, legal, win_card, True)
+    losers = legal & ~can_beat
+    last = len(s.trick) == s.players - 1
+    partner = s.partner
+    partner_winning = partner is not None and win_seat == partner
+    if aim == "nil":
+        if losers:
+            return highest(order, losers, trumps, side_first=True)
+        return lowest(order, legal) if not last else highest(order, legal)
+    if aim == "cover" and partner is not None:
+        partner_played = any(seat == partner for seat, _ in s.trick)
+        if partner_played and partner_winning:
+            if can_beat:
+                return _cheapest(order, can_beat, trumps)
+            return lowest(order, legal, trumps)
+        if not partner_played:
+            # Partner plays after me: win high enough that the nil can stay under.
+            if can_beat:
+                return highest(order, can_beat, trumps, side_first=True)
+            return highest(order, legal, trumps, side_first=True)
+        aim = "take"
+    if _nil_alive(s, win_seat) and win_seat not in (s.seat, partner) and losers:
+        # An opponent's nil is winning this trick: leave it there.
+        return highest(order, losers, trumps, side_first=True)
+    if aim == "duck":
+        if losers:
+            return highest(order, losers, trumps, side_first=True)
+        return highest(order, legal, trumps) if last else lowest(order, legal, trumps)
+    # take
+    if partner_winning and (last or _holds(s, win_card, unplayed)):
+        return lowest(order, losers or legal, trumps)
+    if not can_beat:
+        return lowest(order, legal, trumps)
+    position = len(s.trick)  # 1: second hand, 2: third hand, 3: fourth hand
+    led_suit = order.suit[s.trick[0][1]]
+    following = bool(legal & order.suit_masks[led_suit])
+    if last:
+        return _cheapest(order, can_beat, trumps)
+    if position == 1 and following and s.players == 4:
+        # Second hand low, unless a sure winner is at hand.
+        sure = [c for c in _cards(can_beat) if is_boss(order, c, unplayed & ~(1 << c))]
+        if sure and order.suit[sure[0]] == led_suit:
+            return min(sure, key=lambda c: order.power[c])
+        return lowest(order, losers or legal, trumps)
+    if not following:
+        # Ruff with the lowest trump that wins (the trick may still be overruffed, rarely).
+        return _cheapest(order, can_beat, trumps)
+    # Third hand high: the lowest of my top cards that still wins.
+    return _top_of_sequence(order, can_beat, unplayed)
+
+
+def _lead(s: Situation, aim: str, unplayed: CardMask) -> Card:
+    order = s.order
+    legal = s.legal
+    trumps = order.trumps
+    if aim in ("nil", "duck"):
+        return lowest(order, legal, trumps)
+    others = [seat for seat in range(s.players) if seat not in (s.seat, s.partner)]
+    opp_void = 0
+    for seat in others:
+        opp_void |= s.voids[seat] if seat < len(s.voids) else 0
+    # Cash side-suit winners the opponents cannot ruff.
+    for card in _cards(legal & ~trumps):
+        suit = order.suit[card]
+        if is_boss(order, card, unplayed & ~(1 << card)) and not opp_void >> suit & 1:
+            return card
+    if aim == "cover":
+        return highest(order, legal, trumps, side_first=True)
+    # Draw trumps with the top spade when holding many.
+    my_trumps = legal & trumps
+    if my_trumps and my_trumps.bit_count() >= 4:
+        top = highest(order, my_trumps)
+        if is_boss(order, top, unplayed & ~(1 << top)):
+            return top
+    # A low card of a suit my partner is void in, else of my longest side suit.
+    partner = s.partner
+    if partner is not None and partner < len(s.voids):
+        for suit in range(3):
+            if s.voids[partner] >> suit & 1 and legal & order.suit_masks[suit]:
+                return order.lowest(legal & order.suit_masks[suit])
+    best_suit = max(
+        range(4), key=lambda suit: ((legal & order.suit_masks[suit] & ~trumps).bit_count(), -suit)
+    )
+    side = legal & order.suit_masks[best_suit] & ~trumps
+    return order.lowest(side) if side else lowest(order, legal, trumps)
+
+
+def _holds(s: Situation, card: Card, unplayed: CardMask) -> bool:
+    """Whether the partner's winning card should hold against the seats still to play."""
+    order = s.order
+    if not is_boss(order, card, unplayed & ~s.hand):
+        return False
+    if order.suit[card] == SPADES:
+        return True
+    # A side card can still be ruffed by an opponent shown void in its suit.
+    played_seats = {seat for seat, _ in s.trick}
+    to_play = [seat for seat in range(s.players) if seat not in played_seats and seat != s.seat]
+    suit = order.suit[card]
+    return not any(seat < len(s.voids) and s.voids[seat] >> suit & 1 for seat in to_play)
+
+
+def _cheapest(order: CardOrder, mask: CardMask, trumps: CardMask) -> Card:
+    return lowest(order, mask, trumps)
+
+
+def _top_of_sequence(order: CardOrder, mask: CardMask, unplayed: CardMask) -> Card:
+    """The lowest card of the run of my cards that are the top cards still out (else my highest)."""
+    top = highest(order, mask)
+    if not is_boss(order, top, unplayed & ~mask):
+        return top
+    best = top
+    for card in sorted(_cards(mask), key=lambda c: -order.power[c]):
+        if order.suit[card] == order.suit[top] and is_boss(order, card, unplayed & ~mask):
+            best = card
+    return best
+
+
+def _cards(mask: CardMask) -> list[Card]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
