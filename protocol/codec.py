@@ -38,30 +38,33 @@ def _refuse_ext(code: int, data: bytes) -> Any:
 
 
 def _string_keyed_map(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if not isinstance(key, str):
+    result = dict(pairs)  # an unhashable key raises TypeError, reported as bad_msgpack
+    if len(result) != len(pairs):
+        raise _Refused("a map key appears twice")
+    for key in result:
+        if type(key) is not str:
             raise _Refused(f"map key {key!r:.40} is not a string")
-        if key in result:
-            raise _Refused(f"map key {key!r:.40} appears twice")
-        result[key] = value
     return result
 
 
 def _depth_exceeds(value: Any, max_depth: int) -> bool:
-    """Whether containers nest deeper than ``max_depth`` (the top-level map is depth 1)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """Whether containers nest deeper than ``max_depth`` (the top-level map is depth 1).
+
+    Level by level, holding only containers: the work is bounded by the number of values, itself
+    bounded by the frame size.
+    """
+    level = [value] if type(value) in (dict, list) else []
+    depth = 1
+    while level:
         if depth > max_depth:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        below = []
+        for item in level:
+            for child in item.values() if type(item) is dict else item:
+                if type(child) is dict or type(child) is list:
+                    below.append(child)
+        level = below
+        depth += 1
     return False
 
 

@@ -100,6 +100,7 @@ class FieldSpec:
     default: Any
     omit_none: bool  # an optional field whose value is None is left out of the encoding
     doc: str
+    encode: Callable[[Any], Any] | None  # None: the value is already plain msgpack data
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +144,7 @@ def _compile(cls: type) -> Schema:
                 default=default,
                 omit_none=has_default and default is None,
                 doc=_doc_of(annotation),
+                encode=encoder_for(annotation),
             )
         )
     return Schema(cls, tuple(specs))
@@ -431,10 +433,39 @@ def to_map(obj: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for spec in schema_of(type(obj)).fields:
         value = getattr(obj, spec.name)
-        if value is None and spec.omit_none:
+        if value is None:
+            if not spec.omit_none:
+                out[spec.name] = None
             continue
-        out[spec.name] = to_plain(value)
+        out[spec.name] = value if spec.encode is None else spec.encode(value)
     return out
+
+
+def encoder_for(annotation: Any) -> Callable[[Any], Any] | None:
+    """How to turn a field's value into plain data, or ``None`` when it already is (most fields:
+    numbers, strings, lists of them, and ``Any`` maps such as views, which are never walked)."""
+    base, _ = _strip_annotated(annotation)
+    origin = typing.get_origin(base)
+    if base is Any or base in (bool, int, float, str, type(None)) or origin is Literal:
+        return None
+    if origin is tuple:  # decoded as tuples, shown as lists
+        return to_plain
+    if _is_union(origin) or origin in (list, dict):
+        args = typing.get_args(base)
+        items = args[1:] if origin is dict else args
+        if all(encoder_for(item) is None for item in items if item is not Ellipsis):
+            return None
+        return to_plain
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return _enum_value
+    if isinstance(base, type) and dataclasses.is_dataclass(base):
+        return to_map
+    return to_plain
+
+
+def _enum_value(value: Any) -> Any:
+    # A caller may pass the plain string ("bot") for a StrEnum field; it encodes the same.
+    return value.value if isinstance(value, enum.Enum) else value
 
 
 def to_plain(value: Any) -> Any:
