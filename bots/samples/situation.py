@@ -6,12 +6,11 @@ whole decision. Both paths produce this small value, so the playouts play exactl
 """
 
 from dataclasses import dataclass
-from typing import Any
 
 from bots.sdk.view import BotView
 from engine.actions import Bid
 from engine.cards import SPADES, Card, CardMask
-from engine.ordering import CardOrder, card_order
+from engine.ordering import CardOrder
 from engine.ruleset import Ruleset
 
 
@@ -70,36 +69,6 @@ def from_view(view: BotView) -> Situation:
         bags=view.bags[view.my_side] if view.bags else 0,
         voids=tuple(sum(1 << s for s in voids.get(seat, ())) for seat in range(view.players)),
         points=view.points,
-    )
-
-
-def from_game(game: Any, seat: int, legal: CardMask, voids: tuple[int, ...]) -> Situation:
-    """The situation of `seat` in a game being simulated (engine.spades / engine.hearts objects).
-
-    Only public facts of the game are read; `legal` is the engine's legal mask for the seat.
-    """
-    ruleset: Ruleset = game.ruleset
-    hearts = ruleset.game == "hearts"
-    n = ruleset.players
-    if hearts:
-        bids: tuple[Bid | None, ...] = (None,) * n
-        bags = 0
-    else:
-        bids = game.bids
-        bags = game.bags[game.side_of(seat)]
-    return Situation(
-        ruleset=ruleset,
-        order=card_order(ruleset.deck),
-        seat=seat,
-        players=n,
-        hand=game.hand(seat) if not hearts else game.hand_of(seat),
-        legal=legal,
-        trick=game.trick,
-        bids=bids,
-        tricks=game.tricks,
-        played=game.played,
-        bags=bags,
-        voids=voids,
     )
 
 

@@ -1,0 +1,87 @@
+"""The search bot's worlds: sampled hands respect what play has shown, and a world built from a real
+position plays out exactly like a copy of the real game (this guards the engine coupling in world.py)."""
+
+import random
+import time
+from typing import Any
+
+import pytest
+
+from bots.samples.heuristic import HeuristicBot
+from bots.samples.search import SearchBot
+from bots.samples.world import build_world, play_out, sample_hands
+from bots.sdk.view import BotView, HandMemory
+from engine.game import Phase, new_game
+from engine.ruleset import PRESETS, Ruleset
+
+
+def positions(preset: str, seed: int, limit: int = 60) -> list[tuple[Any, BotView]]:
+    """Real play positions of a heuristic game: (a copy of the game, the acting seat's view)."""
+    ruleset: Ruleset = PRESETS[preset]
+    game = new_game(ruleset, dealer=0)
+    bot = HeuristicBot(seed=seed)
+    memories = [HandMemory() for _ in range(ruleset.players)]
+    out = []
+    for step in range(2000):
+        if game.is_over or len(out) >= limit:
+            break
+        if game.phase is Phase.DEALING:
+            game.deal(bytes([seed, step % 256, 7]))
+            continue
+        seat = game.to_act()[0]
+        view = BotView.from_dict(game.view(seat).to_dict(), ruleset, memory=memories[seat])
+        if game.phase is Phase.PLAYING and len(view.legal_cards) > 1:
+            out.append((game.copy(), view))
+        game.apply(bot.decide(view))
+    return out
+
+
+@pytest.mark.parametrize("preset", ["standard", "joker", "deuces-high", "three-player", "hearts"])
+def test_world_plays_out_like_the_real_game(preset: str) -> None:
+    checked = 0
+    for game, view in positions(preset, seed=3):
+        hands = [
+            game.hand(s) if hasattr(game, "hand") else game.hand_of(s) for s in range(view.players)
+        ]
+        world = build_world(view, hands)
+        assert world is not None
+        card = view.legal_cards[-1]
+        real = game.copy()
+        play_out(real, card)
+        play_out(world, card)
+        assert world.scores == real.scores
+        assert world.tricks == real.tricks if hasattr(real, "tricks") else True
+        checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("preset", ["standard", "hearts", "joker", "two-player"])
+def test_sampled_hands_are_consistent(preset: str) -> None:
+    rng = random.Random(5)
+    for _game, view in positions(preset, seed=4):
+        hands = sample_hands(view, rng)
+        assert hands is not None
+        assert hands[view.seat] == view.hand_mask
+        seen = view.hand_mask | view.played_mask
+        union = 0
+        for seat, hand in enumerate(hands):
+            assert hand.bit_count() == view.hand_sizes[seat]
+            assert union & hand == 0
+            union |= hand
+            if seat != view.seat:
+                assert hand & seen == 0
+                for suit in view.voids[seat]:
+                    assert hand & view.order.suit_masks[suit] == 0
+
+
+def test_search_respects_its_budget() -> None:
+    bot = SearchBot(seed=1, ms=30)
+    slowest = 0.0
+    for _, view in positions("standard", seed=6, limit=25):
+        started = time.perf_counter()
+        card = bot.play(view)
+        slowest = max(slowest, time.perf_counter() - started)
+        assert card in view.legal_cards
+        assert bot.last_worlds >= 2
+    # 30 ms plus one world's playouts; generous for a loaded machine.
+    assert slowest < 0.5
