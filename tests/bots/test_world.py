@@ -21,7 +21,7 @@ def positions(preset: str, seed: int, limit: int = 60) -> list[tuple[Any, BotVie
     game = new_game(ruleset, dealer=0)
     bot = HeuristicBot(seed=seed)
     memories = [HandMemory() for _ in range(ruleset.players)]
-    out = []
+    out: list[tuple[Any, BotView]] = []
     for step in range(2000):
         if game.is_over or len(out) >= limit:
             break
