@@ -56,6 +56,8 @@ class ServerConfig:
     bot_clock: float = 5.0
     reconnect_grace: float = 120.0
     allow_guests: bool = True
+    builtin_bot: str = "heuristic"  # sample bot seated in built-in bot seats (bots.registry name)
+    fallback_bot: str = "heuristic"  # plays for a seat whose clock ran out
     server_name: str = "spades-table"
     limits: Limits = field(default_factory=Limits)
 

@@ -111,7 +111,10 @@ class Lobby:
             table.log.exception("table_crashed")
         finally:
             self.tables.pop(table.table_id, None)
-            self.notify(TableClosed(table=table.table_id))
+            closed = TableClosed(table=table.table_id)
+            for _seat, occupant in table.audience():
+                occupant.deliver(closed)
+            self.notify(closed)
 
     # ---------------------------------------------------------------- requests
 
@@ -172,6 +175,8 @@ class Lobby:
             if request.private
             else None,
             grace_s=cfg.reconnect_grace,
+            builtin_bot=cfg.builtin_bot,
+            fallback_bot=cfg.fallback_bot,
         )
         table = self._new_table(config)
         await self.server.store.call(

@@ -14,6 +14,7 @@ from typing import Any
 from engine.actions import action_to_dict
 from engine.cards import card_text, mask_text
 from engine.history import HandHistory
+from engine.ruleset import Ruleset
 
 _CARD_FIELDS = frozenset({"deal", "face_up", "set_aside"})
 
@@ -38,17 +39,17 @@ def _plain(name: str, value: Any) -> Any:
     return value
 
 
-def hand_record(history: HandHistory) -> dict[str, Any]:
-    """The JSON object stored for a finished hand (the engine's format once it exists)."""
+def hand_record(history: HandHistory, ruleset: Ruleset, game_id: int) -> dict[str, Any]:
+    """The JSON object stored for a finished hand (the engine's `spades-hand/1` once it exists)."""
     try:
         records = importlib.import_module("engine.records")
     except ImportError:
         records = None
-    to_dict = getattr(records, "to_record", None) or getattr(records, "hand_to_record", None)
-    if to_dict is not None:
-        record: dict[str, Any] = to_dict(history)
+    to_record = getattr(records, "hand_to_record", None)
+    if to_record is not None:
+        record: dict[str, Any] = to_record(history, ruleset, game_id=str(game_id))
         return record
-    out: dict[str, Any] = {"format": "server-interim/0"}
+    out: dict[str, Any] = {"format": "server-interim/0", "game_id": str(game_id)}
     for f in dataclasses.fields(history):
         out[f.name] = _plain(f.name, getattr(history, f.name))
     return out

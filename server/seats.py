@@ -5,9 +5,9 @@ receives the occupant's `act` through its own inbox. A remote occupant is a `Ses
 cross a socket); a `BuiltinBot` runs in-process in the table's nursery, reads the same messages
 from a bounded channel and sends `act` requests into the same inbox a session would.
 
-The built-in policy is, for now, a seeded random choice among the legal actions; the fallback on
-clock expiry is the engine's first legal action. Both are replaced by the sample bots of `bots/`
-once those exist (see the report in docs/operations.md).
+Built-in seats and the clock's fallback are the sample bots of `bots/` (`bots.registry.make_bot`),
+`heuristic` by default. When a sample cannot be loaded the seat plays a seeded random legal action
+and the fallback the engine's first legal action; the log and the table's notice say which.
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ import trio
 
 from engine.actions import Action as EngineAction
 from engine.actions import action_to_dict
+from engine.errors import EngineError
 from engine.game import Game
+from engine.ruleset import Ruleset
 from engine.views import SeatView
 from protocol.messages import Message, YourTurn
 from protocol.schema import from_map
 from protocol.types import Action as WireAction
 
 log = structlog.get_logger("server.seats")
-
-FALLBACK_NAME = "first legal action"
 
 
 class Occupant(Protocol):
@@ -64,12 +64,58 @@ def wire_legal(actions: list[EngineAction]) -> list[WireAction]:
     return [wire_action(action) for action in actions]
 
 
-def fallback_action(game: Game, seat: int) -> EngineAction:
-    """What the server plays for a seat whose clock ran out: the engine's first legal action.
+# A decision from what the seat knows: its view and its legal actions (the engine's view may omit
+# the legal list when it is long, e.g. the 286 ways to pass 3 of 13 cards).
+Decider = Callable[[SeatView, list[EngineAction]], EngineAction]
 
-    Deterministic on purpose, so that a replay after a crash reaches the same state.
+
+def make_decider(name: str, seed: int, ruleset: Ruleset) -> tuple[str, Decider]:
+    """A decision function for a built-in seat: the sample bot `name` from `bots/`, if it loads.
+
+    Returns the name actually used. When `bots/` cannot build `name`, the seat plays a seeded
+    random legal action instead, and the name says so (`random-legal`).
     """
-    return game.legal_actions(seat)[0]
+    try:
+        from bots.registry import BotSpecError, make_bot
+        from bots.sdk.bot import AsyncBot, BotError
+        from bots.sdk.view import BotView
+    except ImportError:
+        return "random-legal", _random_decider(seed)
+    try:
+        bot = make_bot(name, seed=seed)
+    except BotSpecError as exc:
+        log.warning("builtin_bot_unavailable", bot=name, error=str(exc), using="random-legal")
+        return "random-legal", _random_decider(seed)
+    if isinstance(bot, AsyncBot):
+        # The table decides synchronously; asynchronous sample bots are not seated in-process.
+        return "random-legal", _random_decider(seed)
+    spare = random.Random(seed)
+
+    def decide(view: SeatView, legal: list[EngineAction]) -> EngineAction:
+        try:
+            action = bot.decide(BotView.from_dict(view.to_dict(), ruleset))
+        except (BotError, ValueError, KeyError, EngineError) as exc:
+            # A sample bot's bug must not stall the table; note it and play a legal action.
+            log.warning("builtin_bot_failed", bot=name, error=str(exc))
+            return spare.choice(legal)
+        return action
+
+    return name, decide
+
+
+def _random_decider(seed: int) -> Decider:
+    rng = random.Random(seed)
+    return lambda view, legal: rng.choice(legal)
+
+
+def fallback_action(game: Game, seat: int, decide: Decider | None) -> EngineAction:
+    """What the server plays for a seat whose clock ran out: the fallback bot's choice when one is
+    configured and loads, else the engine's first legal action. Either way the action is persisted
+    like any other, so a replay after a crash reaches the same state."""
+    legal = game.legal_actions(seat)
+    if decide is not None:
+        return decide(game.view(seat), legal)
+    return legal[0]
 
 
 @dataclass
@@ -79,8 +125,8 @@ class BuiltinBot:
     seat: int
     name: str
     inbox: trio.MemorySendChannel[ActCommand]
-    seed: int
-    view_of: Callable[[], SeatView]
+    decide: Decider
+    view_of: Callable[[], tuple[SeatView, list[EngineAction]]]
     _send: trio.MemorySendChannel[Message] = field(init=False)
     _receive: trio.MemoryReceiveChannel[Message] = field(init=False)
 
@@ -96,16 +142,15 @@ class BuiltinBot:
 
     async def run(self) -> None:
         """Answer each `your_turn` until the table closes our channel or cancels us."""
-        rng = random.Random(self.seed)
         async with self._receive:
             async for turn in self._receive:
                 assert isinstance(turn, YourTurn)
                 # The bot's own view: what this seat may know, nothing more (its hand, its legal
                 # actions with the cards of a pass spelled out).
-                view = self.view_of()
-                if view.version != turn.version or not view.legal:
+                view, legal = self.view_of()
+                if view.version != turn.version or not legal:
                     continue  # a newer your_turn is on its way
-                action = rng.choice(view.legal)
+                action = self.decide(view, legal)
                 command = ActCommand(
                     seat=self.seat,
                     version=turn.version,

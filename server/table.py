@@ -54,11 +54,12 @@ from server import queries
 from server.accounts import Account
 from server.records import hand_record
 from server.seats import (
-    FALLBACK_NAME,
     ActCommand,
     BuiltinBot,
+    Decider,
     Occupant,
     fallback_action,
+    make_decider,
     wire_legal,
 )
 
@@ -83,6 +84,8 @@ class TableConfig:
     private: bool = False
     code: str | None = None
     grace_s: float = 120.0
+    builtin_bot: str = "heuristic"  # the sample bot (bots.registry name) in built-in seats
+    fallback_bot: str = "heuristic"  # plays for a seat whose clock runs out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +100,8 @@ class TableConfig:
             "private": self.private,
             "code": self.code,
             "grace_s": self.grace_s,
+            "builtin_bot": self.builtin_bot,
+            "fallback_bot": self.fallback_bot,
         }
 
     @classmethod
@@ -199,6 +204,12 @@ class Table:
         self.seats = [SeatState() for _ in range(self.config.players)]
         self.send_inbox, self.receive_inbox = trio.open_memory_channel[Command](self.inbox_size)
         self.log = log.bind(table=self.config.table_id)
+        used, decide = make_decider(
+            self.config.fallback_bot, secrets.randbits(64), self.game.ruleset
+        )
+        # A fallback that cannot load is the engine's first legal action, and we say so.
+        self.fallback: Decider | None = decide if used == self.config.fallback_bot else None
+        self.fallback_name = f"{used} bot" if self.fallback is not None else "first legal action"
 
     # ---------------------------------------------------------------- lobby-facing facts
 
@@ -275,14 +286,18 @@ class Table:
         people = [s for s in self.seats if s.occupant is not None and s.bot is None]
         return not people and not self.spectators
 
-    async def _seat_builtin(self, seat: int, name: str = "bot:random") -> None:
+    async def _seat_builtin(self, seat: int) -> None:
+        used, decide = make_decider(
+            self.config.builtin_bot, secrets.randbits(64), self.game.ruleset
+        )
+        name = f"bot:{used}"
         account = await self.bot_account(name)
         bot = BuiltinBot(
             seat=seat,
             name=name,
             inbox=self.send_inbox.clone(),
-            seed=secrets.randbits(64),
-            view_of=lambda: self.game.view(seat),
+            decide=decide,
+            view_of=lambda: (self.game.view(seat), self.game.legal_actions(seat)),
         )
         state = self.seats[seat]
         state.bot = bot
@@ -369,7 +384,7 @@ class Table:
         self._changed()
 
     async def _act(self, command: ActCommand) -> None:
-        reply = command.reply or (lambda message: None)
+        reply = command.reply or self._log_refusal
         rid = command.request_id
         game = self.game
         if self.game_id is None or game.is_over:
@@ -394,6 +409,11 @@ class Table:
             return
         if await self._apply(action, command.seat, command.source, reject=reply, request_id=rid):
             reply(Ok(id=rid))
+
+    def _log_refusal(self, message: Message) -> None:
+        """Where a built-in bot's refused action is reported: the log (it has no socket)."""
+        if isinstance(message, Error):
+            self.log.info("bot_action_refused", code=message.code, message=message.message)
 
     # ---------------------------------------------------------------- applying and telling
 
@@ -441,7 +461,9 @@ class Table:
         rows = []
         if any(e.kind == "hand_scored" for e in events):
             history = self.game.histories[-1]
-            rows.append((history.hand_number, hand_record(history)))
+            assert self.game_id is not None
+            record = hand_record(history, self.game.ruleset, self.game_id)
+            rows.append((history.hand_number, record))
         return rows
 
     def _results(self) -> list[tuple[int, int | None, int, int]]:
@@ -456,7 +478,7 @@ class Table:
             rows.append((seat, account, scores[side], place))
         return rows
 
-    def _audience(self) -> list[tuple[int | None, Occupant]]:
+    def audience(self) -> list[tuple[int | None, Occupant]]:
         out: list[tuple[int | None, Occupant]] = [
             (i, s.occupant) for i, s in enumerate(self.seats) if s.occupant is not None
         ]
@@ -464,13 +486,13 @@ class Table:
         return out
 
     def _tell_all(self, build: Callable[[int | None], Message | None]) -> None:
-        for seat, occupant in self._audience():
+        for seat, occupant in self.audience():
             message = build(seat)
             if message is not None:
                 occupant.deliver(message)
 
     def _tell_same(self, message: Message) -> None:
-        for _seat, occupant in self._audience():
+        for _seat, occupant in self.audience():
             occupant.deliver(message)
 
     def _broadcast(self, events: list[EngineEvent]) -> None:
@@ -616,14 +638,14 @@ class Table:
             if self.game.is_over or seat not in self.game.to_act():
                 state.turn_deadline = None
                 continue
-            action = fallback_action(self.game, seat)
+            action = fallback_action(self.game, seat, self.fallback)
             name = state.account.name if state.account else f"seat {seat}"
-            self.log.info("clock_expired", seat=seat, fallback=FALLBACK_NAME)
+            self.log.info("clock_expired", seat=seat, fallback=self.fallback_name)
             notice = ChatMessage(
                 scope=ChatScope.TABLE,
                 table=self.table_id,
                 name="server",
-                text=f"{name}'s clock ran out; the server played the {FALLBACK_NAME} for seat {seat}.",
+                text=f"{name}'s clock ran out; the server played the {self.fallback_name} for seat {seat}.",
             )
             self._tell_same(notice)
             state.turn_deadline = None
