@@ -41,3 +41,9 @@ class IllegalAction(EngineError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class RecordError(EngineError, ValueError):
+    """A hand record that is malformed, or whose replay does not reproduce what it says."""
+
+    code = "bad_record"

@@ -40,8 +40,8 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a finished game ended: the winning seats (a team or one player), the final score per side,
-    and why ("target", "boston", "hands", "floor")."""
+    """How a finished game ended: the winning seats (a team or one player; empty for a draw), the
+    final score per side, and why ("target", "boston", "hands", "floor", "draw")."""
 
     winners: tuple[int, ...]
     scores: tuple[int, ...]
@@ -49,8 +49,13 @@ class Outcome:
     reason: str
 
     @property
+    def is_draw(self) -> bool:
+        """True when nobody won (level scores when a fixed number of hands ran out)."""
+        return not self.winners
+
+    @property
     def winning_side(self) -> int:
-        """The index into `sides`/`scores` of the winning side."""
+        """The index into `sides`/`scores` of the winning side (-1 for a draw)."""
         for index, side in enumerate(self.sides):
             if set(side) == set(self.winners):
                 return index

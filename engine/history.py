@@ -47,7 +47,7 @@ class HandHistory:
         CardMask, ...
     ]  # each seat's cards as dealt (two-handed: as drawn), before any exchange
     face_up: tuple[CardMask, ...]
-    set_aside: CardMask  # three-handed: the card not dealt; Joker Spades: the dealer's two discards
+    set_aside: CardMask  # cards never dealt: three-handed Spades' 52nd card
     bids: tuple[Bid, ...]  # in bidding order
     transfers: tuple[Transfer, ...]  # exchanges (Spades) or passes (Hearts)
     plays: tuple[tuple[int, Card], ...]  # (seat, card) in play order
@@ -60,5 +60,8 @@ class HandHistory:
     bags_after: tuple[int, ...]
     actions: tuple[Action, ...]
     dead_deals: tuple[DeadDeal, ...] = ()
+    discarded: CardMask = (
+        0  # dealt, then put out of play: the Joker dealer's two, two-handed redraws
+    )
     claim: tuple[int, bool] | None = None  # (claimer, held) when a TRAM claim was made
     notes: tuple[str, ...] = ()  # scoring remarks for people ("nil by 0 made: +100")

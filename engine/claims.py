@@ -1,0 +1,109 @@
+"""TRAM ("the rest are mine"): does a claim hold against every possible play of the others?
+
+The claim holds when there is a way for the claimer to play such that the claimer's side wins every
+remaining trick whatever the other three (partner included: the claimer does not control them) play, with
+the cards as they lie. This is an AND-OR search over copies of the game, using the engine's own
+`legal_play_mask` and `play_fast`, so it can never disagree with the rules. Two cards of one suit held by
+the same seat with no other live card between them are interchangeable, so only one of them is tried;
+positions are memoised. The search stops before the last trick, which is forced, and resolves it directly.
+"""
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from engine.cards import Card, cards_in
+from engine.ordering import CardOrder
+
+if TYPE_CHECKING:
+    from engine.spades import SpadesGame
+
+NODE_BUDGET = 200_000
+
+
+@cache
+def _by_power(order: CardOrder) -> tuple[tuple[Card, ...], ...]:
+    return tuple(
+        tuple(sorted(cards_in(order.suit_masks[s]), key=lambda c: order.power[c])) for s in range(4)
+    )
+
+
+def representatives(game: "SpadesGame", seat: int, legal: int) -> list[Card]:
+    """One card from each run of interchangeable legal cards of `seat`."""
+    order = game.ruleset_order
+    live_other = 0
+    for other in range(game.players):
+        if other != seat:
+            live_other |= game.hand(other)
+    for _, card in game.trick:
+        live_other |= 1 << card
+    reps: list[Card] = []
+    for suit_cards in _by_power(order):
+        in_run = False
+        for card in suit_cards:
+            if legal >> card & 1:
+                if not in_run:
+                    reps.append(card)
+                    in_run = True
+            elif live_other >> card & 1:
+                in_run = False
+    return reps
+
+
+def claim_holds(game: "SpadesGame", claimer: int) -> bool:
+    """True when the claimer's side surely wins every remaining trick. The game is not changed.
+
+    If the search would exceed NODE_BUDGET positions the claim is judged not to hold (a claim that
+    needs that much proof is not "the rest are mine").
+    """
+    side = game.side_of(claimer)
+    order = game.ruleset_order
+    total = game.ruleset.tricks_per_hand
+    memo: dict[tuple[object, ...], bool] = {}
+    budget = [NODE_BUDGET]
+
+    def ours(seat: int) -> bool:
+        return game.side_of(seat) == side
+
+    def search(g: "SpadesGame") -> bool:
+        done = g.tricks_done
+        if done >= total - 1 and not g.trick:
+            # The last trick: every seat has one card left, so it plays itself.
+            n = g.players
+            leader = g.turn
+            cards = [cards_in(g.hand((leader + i) % n))[0] for i in range(n)]
+            return ours((leader + order.trick_winner_index(cards)) % n)
+        key = (tuple(g.hand(s) for s in range(g.players)), g.trick, g.turn, g.spades_broken)
+        known = memo.get(key)
+        if known is not None:
+            return known
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OutOfBudget
+        seat = g.turn
+        want_any = seat == claimer
+        result = not want_any
+        for card in representatives(g, seat, g.legal_play_mask(seat)):
+            child = g.copy()
+            child.play_fast(card)
+            good = (
+                ours(child.last_trick_winner) and search(child)
+                if child.tricks_done > done
+                else search(child)
+            )
+            if want_any and good:
+                result = True
+                break
+            if not want_any and not good:
+                result = False
+                break
+        memo[key] = result
+        return result
+
+    try:
+        return search(game.copy())
+    except _OutOfBudget:
+        return False
+
+
+class _OutOfBudget(Exception):
+    pass

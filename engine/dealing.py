@@ -1,0 +1,62 @@
+"""How a hand is dealt from a seed (docs/rules.md, "The deal"). Pure functions of (ruleset, seed, dealer).
+
+The deck in canonical order (ascending card number, only the cards in play) is shuffled with
+`engine.deal.shuffled(seed, deck)`; then, reading the shuffled deck from index 0:
+
+- four-handed: cards are dealt singly clockwise starting with the dealer's left (card i goes to seat
+  (dealer + 1 + i) mod 4). Joker Spades: the first 52 so, then the last two both go to the dealer.
+- three-handed: 51 cards singly from the dealer's left (17 each); the last card is set aside.
+- two-handed: no deal; the shuffled deck is the stock, drawn from index 0 (see `SpadesGame`).
+- face-up deals: the first `face_up_cards` cards each seat receives are dealt face up.
+"""
+
+from dataclasses import dataclass
+
+from engine.cards import Card, CardMask
+from engine.deal import shuffled
+from engine.ordering import card_order
+from engine.ruleset import Ruleset
+
+
+@dataclass(frozen=True, slots=True)
+class DealtHands:
+    """The result of a deal: hands per seat, face-up cards per seat, the set-aside card(s), the stock
+    (two-handed only: the whole shuffled deck, top first)."""
+
+    hands: tuple[CardMask, ...]
+    face_up: tuple[CardMask, ...]
+    set_aside: CardMask
+    stock: tuple[Card, ...]
+
+
+def canonical_deck(ruleset: Ruleset) -> list[Card]:
+    """The cards in play, ascending: 2C..AC, 2D..AD, 2H..AH, 2S..AS, then LJ, BJ in Joker Spades."""
+    return list(card_order(ruleset.deck).cards)
+
+
+def deal_hands(ruleset: Ruleset, seed: bytes, dealer: int) -> DealtHands:
+    """Deal a hand from a seed (the same seed always gives the same deal)."""
+    n = ruleset.players
+    cards = shuffled(seed, card_order(ruleset.deck).cards)
+    if n == 2:
+        return DealtHands((0, 0), (0, 0), 0, tuple(cards))
+    hands = [0] * n
+    face_up = [0] * n
+    dealt = n * ruleset.tricks_per_hand
+    up = ruleset.face_up_cards * n
+    for k in range(n):
+        # Card i goes to seat (dealer + 1 + i) mod n: seat (dealer + 1 + k) gets cards k, k + n, ...
+        seat = (dealer + 1 + k) % n
+        mask = 0
+        for card in cards[k:dealt:n]:
+            mask |= 1 << card
+        hands[seat] = mask
+        for card in cards[k:up:n]:
+            face_up[seat] |= 1 << card
+    set_aside = 0
+    for card in cards[dealt:]:
+        if ruleset.deck == "jokers":
+            hands[dealer] |= 1 << card
+        else:
+            set_aside |= 1 << card
+    return DealtHands(tuple(hands), tuple(face_up), set_aside, ())

@@ -1,0 +1,148 @@
+"""Scoring a finished Spades hand, per side (a team, or one seat in two- and three-handed play).
+
+Pure functions of the bids, the tricks and the running scores; docs/rules.md gives the rules with
+worked examples. The order of work for a side:
+
+1. Each special bid is scored on its own: nil (plain, blind, two-handed double), blind bids, Moe.
+   A nil bidder's tricks then help the partner's contract (`nil_tricks_help_partner`), count only as
+   bags (000, the default), or are ignored (`nil_scored_independently`, 002).
+2. The ordinary bids add up to the contract (10 for 200 replaces it with 10): made scores 10 a trick
+   (20 for a "no spade trumps" bid) plus `overtrick_points` per overtrick; missed loses 10 a trick.
+3. Bemo / Big Bemo bonuses, then bags: counted, by the score's last digit (001), or off.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.actions import Bid
+from engine.ruleset import Ruleset
+
+TWO_HANDED_DOUBLE_NIL_MADE = 200
+TWO_HANDED_DOUBLE_NIL_FAILED = 100
+MOE = {"little": (6, 150), "big": (8, 300)}
+BEMO = {"bemo": (6, 60), "big_bemo": (9, 90)}
+TEN_FOR_200 = 200
+
+
+@dataclass(frozen=True, slots=True)
+class SideResult:
+    """One side's result: points scored this hand, new score, bags after, remarks, Boston made."""
+
+    delta: int
+    after: int
+    bags_after: int
+    notes: tuple[str, ...]
+    boston: bool
+
+
+def longest_run(winners: Sequence[int], seats: Sequence[int]) -> int:
+    """The longest stretch of consecutive tricks won by these seats."""
+    best = run = 0
+    for winner in winners:
+        run = run + 1 if winner in seats else 0
+        best = max(best, run)
+    return best
+
+
+def score_side(
+    ruleset: Ruleset,
+    seats: Sequence[int],
+    bids: Sequence[Bid],
+    tricks: Sequence[int],
+    winners: Sequence[int],
+    *,
+    score: int,
+    bags: int,
+    spade_winners: frozenset[int] = frozenset(),
+    forfeit: bool = False,
+) -> SideResult:
+    """Score one side. `spade_winners`: seats that won a trick with a spade (for no-trump bids);
+    `forfeit`: a failed TRAM claim with the "forfeit_bid" penalty sets this side's contract."""
+    r = ruleset
+    delta = 0
+    notes: list[str] = []
+    contract = pool = loose_bags = doubled = 0
+    ten = bag_free = nst_failed = False
+    for seat in seats:
+        bid, took = bids[seat], tricks[seat]
+        if bid.moe:
+            need, value = MOE[bid.moe]
+            made = longest_run(winners, seats) >= need
+            delta += value if made else -value
+            bag_free = bag_free or made
+            notes.append(f"seat {seat} {bid.describe()} {'made' if made else 'failed'}")
+            pool += took
+        elif bid.is_nil:
+            if bid.double_nil:
+                gain, loss = TWO_HANDED_DOUBLE_NIL_MADE, TWO_HANDED_DOUBLE_NIL_FAILED
+            else:
+                gain = loss = r.blind_nil_value if bid.blind else r.nil_value
+            delta += gain if took == 0 else -loss
+            notes.append(f"seat {seat} {bid.describe()} {'made' if took == 0 else 'failed'}")
+            if r.nil_scored_independently:
+                pass
+            elif r.nil_tricks_help_partner:
+                pool += took
+            else:
+                loose_bags += took
+        elif bid.blind:
+            # 003: exact earns the bonus, short loses it; a surplus helps the partner (or is bags).
+            base = 10 * bid.tricks
+            if took == bid.tricks:
+                delta += base + r.blind_bid_bonus
+            elif took > bid.tricks:
+                delta += base
+                pool += took - bid.tricks
+            else:
+                delta -= base + r.blind_bid_bonus
+            notes.append(f"seat {seat} {bid.describe()} took {took}")
+        elif bid.ten_for_200:
+            ten = True
+            pool += took
+        else:
+            contract += bid.tricks
+            pool += took
+            if bid.no_trumps:
+                doubled += bid.tricks
+                nst_failed = nst_failed or seat in spade_winners
+    if ten:
+        contract = 10
+    over = 0
+    if contract:
+        made = pool >= contract and not forfeit and not nst_failed
+        value = TEN_FOR_200 if ten else 10 * (contract + doubled)
+        if made:
+            delta += value
+            over = pool - contract
+        else:
+            delta -= value
+        notes.append(f"contract {contract} {'made' if made else 'set'} with {pool}")
+    else:
+        over = pool
+    for seat in seats:
+        bemo = bids[seat].bemo
+        if bemo:
+            need, value = BEMO[bemo]
+            made = contract > 0 and pool >= contract and all(w in seats for w in winners[:need])
+            delta += value if made else -value
+            notes.append(f"seat {seat} {bemo.replace('_', ' ')} {'made' if made else 'failed'}")
+    over = 0 if bag_free else over + loose_bags
+    delta += r.overtrick_points * over
+    if r.bags == "counted":
+        bags += over
+        while bags >= r.bag_limit:
+            bags -= r.bag_limit
+            delta -= r.bag_penalty
+            notes.append(f"{r.bag_limit} bags: -{r.bag_penalty}")
+    elif r.bags == "last_digit":
+        crossings = (score % 10 + over) // 10
+        delta -= r.bag_penalty * crossings
+        bags = (score + delta) % 10
+        if crossings:
+            notes.append(f"last digit passed 9: -{r.bag_penalty * crossings}")
+    else:
+        bags = 0
+    boston = (
+        r.boston and contract >= r.tricks_per_hand and sum(tricks[s] for s in seats) == contract
+    )
+    return SideResult(delta, score + delta, bags, tuple(notes), boston)

@@ -1,0 +1,84 @@
+"""Shared helpers for the Spades engine tests: fixed deals from text, and random legal games."""
+
+import random
+from collections.abc import Mapping
+
+from engine.actions import Action, Bid
+from engine.cards import CardMask, mask_of, parse_card
+from engine.game import Game, Phase, new_game
+from engine.ordering import card_order
+from engine.ruleset import Ruleset
+from engine.spades import SpadesGame
+
+
+def cards(text: str) -> CardMask:
+    """A mask from notation separated by spaces: "AS KS 2C"."""
+    return mask_of(parse_card(t) for t in text.split())
+
+
+def fill_deal(ruleset: Ruleset, fixed: Mapping[int, str], set_aside: str = "") -> list[CardMask]:
+    """Hands where `fixed` seats hold exactly the given cards (when 13 are given) or at least them;
+    the rest of the deck is shared out round robin, lowest cards first, to fill every hand."""
+    n = ruleset.players
+    size = ruleset.tricks_per_hand
+    hands = [0] * n
+    for seat, text in fixed.items():
+        hands[seat] = cards(text)
+    used = cards(set_aside)
+    for hand in hands:
+        used |= hand
+    rest = [c for c in card_order(ruleset.deck).cards if not used >> c & 1]
+    seat = 0
+    for card in rest:
+        for _ in range(n):
+            if hands[seat].bit_count() < size:
+                break
+            seat = (seat + 1) % n
+        else:
+            raise AssertionError("more cards than hands")
+        hands[seat] |= 1 << card
+        seat = (seat + 1) % n
+    return hands
+
+
+def spades(preset: str = "standard", **options: object) -> SpadesGame:
+    game = new_game(Ruleset.from_preset(preset, **options))
+    assert isinstance(game, SpadesGame)
+    return game
+
+
+def bid_all(game: Game, bids: Mapping[int, int | Bid]) -> None:
+    """Make these bids in turn order (ints are plain bids)."""
+    while game.phase is Phase.BIDDING:
+        seat = game.to_act()[0]
+        bid = bids[seat]
+        game.apply(bid if isinstance(bid, Bid) else Bid(seat, bid))
+
+
+def random_action(game: Game, rng: random.Random) -> Action:
+    """A random legal action, preferring sensible ordinary bids so that games end."""
+    seat = rng.choice(game.to_act())
+    actions = game.legal_actions(seat)
+    plain = [
+        a for a in actions if isinstance(a, Bid) and 1 <= a.tricks <= 4 and a == Bid(seat, a.tricks)
+    ]
+    if plain and rng.random() < 0.85:
+        return rng.choice(plain)
+    return rng.choice(actions)
+
+
+def play_random_game(
+    ruleset: Ruleset, rng: random.Random, *, max_hands: int = 60, dealer: int = 0
+) -> Game:
+    """A whole game of random legal actions (stops after `max_hands` deals)."""
+    game = new_game(ruleset, dealer=dealer)
+    deals = 0
+    while not game.is_over:
+        if game.phase is Phase.DEALING:
+            if deals == max_hands:
+                break
+            game.deal(rng.randbytes(16))
+            deals += 1
+            continue
+        game.apply(random_action(game, rng))
+    return game
