@@ -8,9 +8,18 @@ from typing import Any
 
 import pytest
 
-from engine.game import new_game
+from engine.game import Phase, new_game
 from engine.ruleset import Ruleset
-from protocol import ERROR_CODES, MESSAGE_TYPES, ErrorCode, MessageDecoder, Sender, encode
+from protocol import (
+    DEFAULT_LIMITS,
+    DEFAULT_MAX_FRAME_SIZE,
+    ERROR_CODES,
+    MESSAGE_TYPES,
+    ErrorCode,
+    MessageDecoder,
+    Sender,
+    encode,
+)
 from protocol.docs import EXAMPLE, GEN_BLOCK, GROUPS, example_message, parse_hex, sync
 from protocol.messages import Act, DealCommitment, DealSeed, Event, Reply, Request, YourTurn
 from protocol.wire import from_wire, to_wire
@@ -54,6 +63,16 @@ def test_groups_cover_every_type_once() -> None:
     listed = [name for names in GROUPS.values() for name in names]
     assert sorted(listed) == sorted(MESSAGE_TYPES)
     assert len(listed) == len(set(listed))
+
+
+def test_documented_limits_are_the_defaults() -> None:
+    limits = DEFAULT_LIMITS
+    prose = " ".join(TEXT.split())
+    assert f"(64 KiB = {DEFAULT_MAX_FRAME_SIZE} by default" in prose
+    assert (
+        f"strings up to {limits.max_str_len} bytes, arrays up to {limits.max_array_len} items, "
+        f"maps up to {limits.max_map_len} entries, nesting up to {limits.max_depth} levels" in prose
+    )
 
 
 def test_every_error_code_is_documented() -> None:
@@ -170,3 +189,8 @@ def test_view_tables_match_the_engine() -> None:
     seated = [key for key in game.view(0).to_dict() if key not in public]
     assert view_table_fields("Public fields (every view):") == public
     assert view_table_fields("A seated player's view adds:") == seated
+
+
+def test_view_phases_are_the_engines() -> None:
+    row = next(line for line in TEXT.splitlines() if line.startswith("| `phase` | str |"))
+    assert set(re.findall(r"`([a-z_]+)`", row)) - {"phase"} == {phase.value for phase in Phase}
