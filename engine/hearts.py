@@ -221,7 +221,7 @@ class HeartsGame:
         """True once a heart (or, with hearts_queen_breaks, the queen of spades) has been played."""
         return self._broken
 
-    def hand_of(self, seat: Seat) -> CardMask:
+    def hand(self, seat: Seat) -> CardMask:
         """The cards `seat` holds now (full knowledge: for the server and tests, never for a player)."""
         return self._hands[seat]
 
@@ -349,6 +349,8 @@ class HeartsGame:
         Raises IllegalAction (codes in docs/rules-hearts.md) and leaves the state unchanged when the
         action is not allowed now.
         """
+        if self._outcome is not None:
+            raise IllegalAction("game_over", "the game is over")
         kind = type(action)
         if kind is PlayCard:
             assert isinstance(action, PlayCard)
@@ -370,6 +372,8 @@ class HeartsGame:
         if self._phase is not Phase.PLAYING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         if seat != self._turn:
+            if not 0 <= seat < self._n:
+                raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
             raise IllegalAction("not_your_turn", f"it is seat {self._turn}'s turn to play")
         hand = self._hands[seat]
         if not 0 <= card < 52 or not hand >> card & 1:
@@ -442,7 +446,7 @@ class HeartsGame:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         n = self._n
         if not 0 <= seat < n:
-            raise IllegalAction("not_your_turn", f"there is no seat {seat}")
+            raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
         if self._given[seat] is not None:
             raise IllegalAction("already_passed", "you have already passed your cards this hand")
         count = self._ruleset.hearts_pass_count
@@ -614,10 +618,12 @@ class HeartsGame:
 
     def view(self, seat: int) -> SeatView:
         """What `seat` may know: the public view plus its own hand, the cards it passed, the cards it
-        received (only once every seat has passed) and its legal actions. Raises IllegalAction
-        ("not_your_turn") for a seat that is not at the table; nothing changes."""
+        received (only once every seat has passed) and the cards it may play. Like the Spades views,
+        `legal` does not list the hundreds of ways to pass: while passing, the seat to act chooses any
+        `hearts_pass_count` cards of `hand`. Raises IllegalAction("bad_seat") for a seat that is not at
+        the table; nothing changes."""
         if not 0 <= seat < self._n:
-            raise IllegalAction("not_your_turn", f"there is no seat {seat}")
+            raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
         given = self._given[seat] or ()
         hand = self._hands[seat]
         if self._phase is Phase.PASSING:
@@ -630,7 +636,7 @@ class HeartsGame:
             hand=hand,
             given=given,
             received=tuple(cards_in(received)),
-            legal=tuple(self.legal_actions(seat)),
+            legal=tuple(self.legal_actions(seat)) if self._phase is Phase.PLAYING else (),
         )
 
     # -- copying ------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def canonical(game: HeartsGame) -> Any:
         game.histories,
         game.spectator_view().to_dict(),
         [game.view(seat).to_dict() for seat in range(game.players)],
-        [game.hand_of(seat) for seat in range(game.players)],
+        [game.hand(seat) for seat in range(game.players)],
     )
 
 
@@ -148,7 +148,7 @@ def test_deal_is_seeded_single_cards_clockwise_from_the_dealers_left() -> None:
     game = HeartsGame(Ruleset.from_preset("hearts"), dealer=2)
     events = game.deal(b"seed-1")
     order = shuffled(b"seed-1", range(52))
-    hands = [game.hand_of(seat) for seat in range(4)]
+    hands = [game.hand(seat) for seat in range(4)]
     for index, card in enumerate(order):
         assert hands[(2 + 1 + index) % 4] >> card & 1
     assert all(hand.bit_count() == 13 for hand in hands)
@@ -168,7 +168,7 @@ def test_deal_is_seeded_single_cards_clockwise_from_the_dealers_left() -> None:
     assert spectator["cards"] is None
     again = HeartsGame(Ruleset.from_preset("hearts"), dealer=2)
     again.deal(b"seed-1")
-    assert [again.hand_of(seat) for seat in range(4)] == hands
+    assert [again.hand(seat) for seat in range(4)] == hands
 
 
 def test_deal_outside_the_dealing_phase_is_refused() -> None:
@@ -215,11 +215,11 @@ def test_pass_direction_follows_the_cycle(hand_index: int, direction: str, offse
     assert game.spectator_view().pass_direction == direction
     if direction == "none":
         assert game.phase is Phase.PLAYING
-        leader = next(seat for seat in range(4) if game.hand_of(seat) & 1)
+        leader = next(seat for seat in range(4) if game.hand(seat) & 1)
         assert game.to_act() == (leader,)
         return
     assert game.phase is Phase.PASSING
-    dealt = [game.hand_of(seat) for seat in range(4)]
+    dealt = [game.hand(seat) for seat in range(4)]
     passes = [lowest(dealt[seat], 3) for seat in range(4)]
     for seat in range(4):
         events = game.apply(PassCards(seat, passes[seat]))
@@ -227,7 +227,7 @@ def test_pass_direction_follows_the_cycle(hand_index: int, direction: str, offse
     for seat in range(4):
         source = (seat - offset) % 4
         expected = (dealt[seat] & ~mask_of(passes[seat])) | mask_of(passes[source])
-        assert game.hand_of(seat) == expected
+        assert game.hand(seat) == expected
         assert game.view(seat).received == tuple(sorted(passes[source]))
 
 
@@ -235,7 +235,7 @@ def test_passing_is_simultaneous_and_received_cards_show_only_after_everyone_pas
     game = hearts()
     game.deal(b"pass")
     assert game.to_act() == (0, 1, 2, 3)
-    dealt = [game.hand_of(seat) for seat in range(4)]
+    dealt = [game.hand(seat) for seat in range(4)]
     order = [2, 0, 3, 1]
     for count, seat in enumerate(order):
         cards = lowest(dealt[seat], 3)
@@ -270,15 +270,15 @@ def test_passing_is_simultaneous_and_received_cards_show_only_after_everyone_pas
 def test_pass_validation() -> None:
     game = hearts()
     game.deal(b"validate")
-    hand = cards_in(game.hand_of(0))
-    other = cards_in(game.hand_of(1))
+    hand = cards_in(game.hand(0))
+    other = cards_in(game.hand(1))
     assert "exactly 3" in refuse(game, PassCards(0, tuple(hand[:2])), "wrong_pass_count")
     refuse(game, PassCards(0, tuple(hand[:4])), "wrong_pass_count")
     refuse(game, PassCards(0, (hand[0], hand[0], hand[1])), "wrong_pass_count")
     message = refuse(game, PassCards(0, (hand[0], hand[1], other[0])), "card_not_in_hand")
     assert card_text(other[0]) in message
     refuse(game, PassCards(0, (hand[0], hand[1], 99)), "card_not_in_hand")
-    refuse(game, PassCards(7, tuple(hand[:3])), "not_your_turn")
+    refuse(game, PassCards(7, tuple(hand[:3])), "bad_seat")
     refuse(game, PlayCard(0, hand[0]), "wrong_phase")
     refuse(game, Bid(0, 3), "wrong_phase")
     game.apply(PassCards(0, tuple(hand[:3])))
@@ -312,15 +312,16 @@ def test_the_two_of_clubs_leads_the_first_trick() -> None:
     assert "two of clubs" in refuse(game, PlayCard(1, c("KH")), "must_lead_two_of_clubs")
     assert "seat 1" in refuse(game, PlayCard(0, c("AC")), "not_your_turn")
     refuse(game, PlayCard(1, c("AC")), "card_not_in_hand")
+    refuse(game, PlayCard(5, c("AC")), "bad_seat")
 
 
 def test_two_of_clubs_holder_leads_after_the_pass() -> None:
     game = hearts()
     game.deal(b"lead")
     for seat in range(4):
-        hand = game.hand_of(seat)
+        hand = game.hand(seat)
         game.apply(PassCards(seat, lowest(hand, 3)))
-    leader = next(seat for seat in range(4) if game.hand_of(seat) & 1)
+    leader = next(seat for seat in range(4) if game.hand(seat) & 1)
     assert game.to_act() == (leader,)
 
 
@@ -542,7 +543,7 @@ def test_game_ends_when_someone_reaches_the_target_and_the_lowest_wins() -> None
     assert game.outcome.scores == (0, 26, 26, 26)
     assert events[-1] == GameOver(winners=(0,), scores=(0, 26, 26, 26), reason="target")
     assert game.to_act() == ()
-    refuse(game, PlayCard(0, c("2C")), "wrong_phase")
+    refuse(game, PlayCard(0, c("2C")), "game_over")
     with pytest.raises(IllegalAction):
         game.deal(b"more")
     assert game.spectator_view().winners == (0,)
@@ -616,7 +617,7 @@ def test_hand_history_holds_the_deal_passes_and_plays_and_replays() -> None:
         assert len(history.actions) == 52 + passes
         assert replay.dealer == history.dealer
         replay.deal(history.seed)
-        assert tuple(replay.hand_of(seat) for seat in range(4)) == history.deal
+        assert tuple(replay.hand(seat) for seat in range(4)) == history.deal
         for action in history.actions:
             replay.apply(action)
         assert replay.histories[-1] == history
@@ -626,7 +627,7 @@ def test_hand_history_holds_the_deal_passes_and_plays_and_replays() -> None:
 def test_views_never_show_another_seats_cards() -> None:
     game = hearts()
     game.deal(b"views")
-    dealt = [game.hand_of(seat) for seat in range(4)]
+    dealt = [game.hand(seat) for seat in range(4)]
     for seat in range(4):
         game.apply(PassCards(seat, lowest(dealt[seat], 3)))
     rng = random.Random(1)
@@ -636,7 +637,7 @@ def test_views_never_show_another_seats_cards() -> None:
     played = game.spectator_view().played
     for seat in range(4):
         view = game.view(seat)
-        assert view.hand == game.hand_of(seat)
+        assert view.hand == game.hand(seat)
         known = dealt[seat] | mask_of(view.received) | played
         shown = [parse_card(t) for t in _card_strings(view.to_dict())]
         assert all(known >> card & 1 for card in shown)
@@ -663,7 +664,7 @@ def test_copy_is_independent() -> None:
     game = hearts()
     game.deal(b"copy")
     for seat in range(4):
-        game.apply(PassCards(seat, lowest(game.hand_of(seat), 3)))
+        game.apply(PassCards(seat, lowest(game.hand(seat), 3)))
     twin = game.copy()
     before = canonical(game)
     rng = random.Random(3)
@@ -697,7 +698,7 @@ def test_three_handed_hearts_sets_the_two_of_diamonds_aside() -> None:
     game = new_game(Ruleset.from_preset("hearts", players=3, hearts_pass_cycle=["left", "right"]))
     assert isinstance(game, HeartsGame)
     game.deal(b"three")
-    hands = [game.hand_of(seat) for seat in range(3)]
+    hands = [game.hand(seat) for seat in range(3)]
     assert all(hand.bit_count() == 17 for hand in hands)
     assert not sum(hands) & (1 << c("2D"))
     rng = random.Random(0)
