@@ -96,6 +96,7 @@ from protocol.wire import (
     from_wire,
     game_event,
     to_wire,
+    validate,
 )
 
 __all__ = [
@@ -191,4 +192,5 @@ __all__ = [
     "from_wire",
     "game_event",
     "to_wire",
+    "validate",
 ]

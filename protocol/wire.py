@@ -197,3 +197,20 @@ def game_event(table: str, version: int, event: Mapping[str, Any]) -> GameEvent:
         raise ProtocolError(
             ErrorCode.INTERNAL, f"engine event {kind} does not fit its message: {problem}"
         ) from None
+
+
+def validate(message: Message) -> None:
+    """Check an outgoing message as its receiver will, before sending it.
+
+    ``encode`` trusts its input (it is our own code's); call this in tests, or in debug builds, to catch a
+    message the peer would refuse. Raises a non-fatal ``ProtocolError`` with code ``internal`` and the
+    field at fault in ``detail``; the message is not changed.
+    """
+    try:
+        from_map(type(message), to_map(message))
+    except FieldProblem as problem:
+        raise ProtocolError(
+            ErrorCode.INTERNAL,
+            f"{message.TYPE} would be refused: {problem}",
+            detail=problem.path[:200],
+        ) from None

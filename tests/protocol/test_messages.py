@@ -29,6 +29,7 @@ from protocol import (
     encode_body,
     error_message,
     frame,
+    validate,
 )
 from protocol.messages import Event, Reply, Request, Role
 from protocol.schema import schema_of
@@ -275,3 +276,14 @@ def test_messages_are_frozen() -> None:
 def test_welcome_limits_are_nested_and_typed() -> None:
     assert schema_of(Welcome).fields[-1].name == "limits"
     assert isinstance(Message, type)
+
+
+def test_validate_catches_what_the_peer_would_refuse() -> None:
+    validate(Ping(id=1))
+    with pytest.raises(ProtocolError) as info:
+        validate(Act(table="t1", version=1, action=Action(kind=ActionKind.PLAY, card="XX")))
+    assert (info.value.code, info.value.detail, info.value.fatal) == (
+        ErrorCode.INTERNAL,
+        "action.card",
+        False,
+    )
