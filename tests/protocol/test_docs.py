@@ -194,3 +194,41 @@ def test_view_tables_match_the_engine() -> None:
 def test_view_phases_are_the_engines() -> None:
     row = next(line for line in TEXT.splitlines() if line.startswith("| `phase` | str |"))
     assert set(re.findall(r"`([a-z_]+)`", row)) - {"phase"} == {phase.value for phase in Phase}
+
+
+def documented_shuffle(seed: bytes, deck: list[str]) -> list[str]:
+    """The shuffle exactly as "Fair deals" describes it, written from the text, not from engine/."""
+
+    def words() -> Any:
+        counter = 0
+        while True:
+            block = hashlib.sha256(seed + counter.to_bytes(8, "big")).digest()
+            for i in range(0, 32, 8):
+                yield int.from_bytes(block[i : i + 8], "big")
+            counter += 1
+
+    stream = words()
+
+    def below(n: int) -> int:
+        limit = 2**64 - (2**64 % n)
+        while (w := next(stream)) >= limit:
+            pass
+        return int(w % n)
+
+    cards = list(deck)
+    for i in range(len(cards) - 1, 0, -1):
+        j = below(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+def test_fair_deal_recipe_reproduces_the_walk_through_deal() -> None:
+    entries: list[dict[str, Any]] = [e for who, e in sequence_entries() if who != "#"]
+    dealt = next(e for e in entries if e.get("t") == "hand_dealt")
+    seed = bytes.fromhex(next(e for e in entries if e.get("t") == "deal_seed")["seed"])
+    deck = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"]
+    shuffled = documented_shuffle(seed, deck)
+    players, dealer, seat = 4, dealt["dealer"], 0
+    # Card i goes to seat (dealer + 1 + i) mod players.
+    mine = [card for i, card in enumerate(shuffled) if (dealer + 1 + i) % players == seat]
+    assert sorted(mine, key=deck.index) == dealt["cards"]
