@@ -1,7 +1,27 @@
-"""The `spades` command line."""
+"""The `spades` command line.
 
+Every command that fails prints one line, `error: ...`, on stderr and exits non-zero (1 for a failure,
+2 for a usage mistake); no traceback reaches the user. The server address and the account token are
+kept in the user's config dir (client/config.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+
+import trio
 import typer
+from rich.console import Console
 
+from client import lobby
+from client.config import ClientConfig, ConfigError, Credentials, ServerAddress
+from client.connection import ConnectionLost, ServerError
+from client.journal import JournalError, find_game, list_games, read_records
+from client.session import Mode, Seating, SessionError
+from engine.errors import EngineError
 from engine.version import project_version
 
 app = typer.Typer(
@@ -11,6 +31,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+T = TypeVar("T")
 
 
 @app.callback()
@@ -22,6 +44,256 @@ def root() -> None:
 def version() -> None:
     """Print the version and exit."""
     typer.echo(f"spades {project_version()}")
+
+
+# ---------------------------------------------------------------- running things, failing cleanly
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def run(main: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine under trio, turning every expected failure into one line and exit 1."""
+    try:
+        return trio.run(main)
+    except (ConnectionLost, SessionError, ConfigError, JournalError) as exc:
+        raise fail(str(exc)) from None
+    except ServerError as exc:
+        raise fail(f"{exc.message} ({exc.code})") from None
+    except EngineError as exc:
+        raise fail(exc.message) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted", 130) from None
+
+
+def server_address(config: ClientConfig) -> ServerAddress:
+    try:
+        address = config.current_server()
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    if address is None:
+        raise fail(
+            "no server chosen: run `spades connect HOST[:PORT]` (or `spades play` for a local game)"
+        )
+    return address
+
+
+def token_for(config: ClientConfig, address: ServerAddress) -> str | None:
+    credentials = config.credentials(address.key)
+    return credentials.token if credentials else None
+
+
+# ---------------------------------------------------------------- servers and accounts
+
+
+@app.command()
+def connect(
+    server: Annotated[str, typer.Argument(help="HOST or HOST:PORT (port 7777 if left out).")],
+) -> None:
+    """Check a server answers, and remember it for the other commands."""
+    config = ClientConfig()
+    try:
+        address = ServerAddress.parse(server)
+    except ConfigError as exc:
+        raise fail(str(exc), 2) from None
+    welcome = run(lambda: lobby.check_server(address, token_for(config, address)))
+    config.set_current_server(address)
+    who = f", logged in as {welcome.user}" if welcome.user else ""
+    guests = "guests welcome" if welcome.guests else "accounts only"
+    typer.echo(
+        f"connected to {welcome.server} ({welcome.server_version}) at {address.key}{who}; {guests}"
+    )
+
+
+@app.command()
+def register(
+    name: Annotated[str, typer.Argument(help="The account name: 2-24 letters, digits, _ . -")],
+) -> None:
+    """Create an account on the current server and keep its token."""
+    config = ClientConfig()
+    address = server_address(config)
+    credentials = run(lambda: lobby.register(address, name))
+    config.save_credentials(address.key, credentials)
+    typer.echo(f"registered {credentials.name} on {address.key}")
+    typer.echo(f"your token is kept in {config.token_path(address.key)} (keep it secret)")
+
+
+@app.command()
+def login(
+    token: Annotated[
+        str | None, typer.Option(help="The account token (asked for when left out).")
+    ] = None,
+) -> None:
+    """Log in with an account token (from another machine) and keep it; or check the saved one."""
+    config = ClientConfig()
+    address = server_address(config)
+    if token is None:
+        saved = config.credentials(address.key)
+        token = saved.token if saved is not None else typer.prompt("token", hide_input=True)
+    checked = token
+    name = run(lambda: lobby.login(address, checked))
+    config.save_credentials(address.key, Credentials(name, checked))
+    typer.echo(f"logged in as {name} on {address.key}")
+
+
+# ---------------------------------------------------------------- the lobby
+
+
+@app.command()
+def tables(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    game: Annotated[str | None, typer.Option(help="Only spades or hearts tables.")] = None,
+) -> None:
+    """List the current server's tables."""
+    config = ClientConfig()
+    address = server_address(config)
+    if game not in (None, "spades", "hearts"):
+        raise fail("--game is spades or hearts", 2)
+    infos = run(lambda: lobby.list_tables(address, game))
+    if as_json:
+        typer.echo(json.dumps([lobby.table_dict(info) for info in infos], indent=2))
+        return
+    if not infos:
+        typer.echo(f"no tables on {address.key}: `spades create --preset standard --bots 3`")
+        return
+    Console(highlight=False).print(lobby.tables_view(infos))
+
+
+def parse_options(opts: list[str]) -> dict[str, Any]:
+    try:
+        return lobby.parse_options(opts)
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
+
+
+@app.command()
+def create(  # noqa: PLR0917 - typer maps each option to a parameter
+    preset: Annotated[str, typer.Option(help="A ruleset preset: standard, hearts, yahoo, ...")] = (
+        "standard"
+    ),
+    opt: Annotated[
+        list[str] | None, typer.Option(help="Override one option: name=value (repeatable).")
+    ] = None,
+    bots: Annotated[int, typer.Option(help="Seats to fill with built-in bots.")] = 0,
+    private: Annotated[bool, typer.Option(help="Joining needs the join code.")] = False,
+    seat: Annotated[int, typer.Option(help="The seat you take.")] = 0,
+    sit: Annotated[bool, typer.Option(help="Sit down and play (--no-sit: just open it).")] = True,
+) -> None:
+    """Open a table (and sit down at it)."""
+    config = ClientConfig()
+    address = server_address(config)
+    options = parse_options(opt or [])
+    try:
+        request = lobby.create_request(preset, options, bots, private, seat if sit else None)
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
+    if not sit:
+        created = run(lambda: lobby.open_table(address, token_for(config, address), request))
+        code = f" (join code {created.code})" if created.code else ""
+        typer.echo(f"opened table {created.table}{code}")
+        return
+    play_at(config, address, Seating(Mode.CREATE, create=request))
+
+
+@app.command()
+def join(
+    table: Annotated[str, typer.Argument(help="The table id (see `spades tables`).")],
+    seat: Annotated[int | None, typer.Option(help="The seat you want.")] = None,
+    code: Annotated[str | None, typer.Option(help="The join code of a private table.")] = None,
+) -> None:
+    """Sit down at a table and play."""
+    config = ClientConfig()
+    address = server_address(config)
+    play_at(config, address, Seating(Mode.JOIN, table=table, seat=seat, code=code))
+
+
+@app.command()
+def watch(
+    table: Annotated[str, typer.Argument(help="The table id (see `spades tables`).")],
+    code: Annotated[str | None, typer.Option(help="The join code of a private table.")] = None,
+) -> None:
+    """Watch a table being played."""
+    config = ClientConfig()
+    address = server_address(config)
+    play_at(config, address, Seating(Mode.WATCH, table=table, code=code))
+
+
+def play_at(config: ClientConfig, address: ServerAddress, seating: Seating) -> None:
+    from client.play import play_session
+
+    message = run(lambda: play_session(address, token_for(config, address), seating))
+    if message:
+        typer.echo(message)
+
+
+@app.command()
+def play(
+    preset: Annotated[str, typer.Option(help="A ruleset preset: standard, hearts, ...")] = (
+        "standard"
+    ),
+    opt: Annotated[
+        list[str] | None, typer.Option(help="Override one option: name=value (repeatable).")
+    ] = None,
+) -> None:
+    """Play right now against three built-in bots, on a server run inside this program."""
+    from client.play import play_local
+
+    options = parse_options(opt or [])
+    try:
+        request = lobby.create_request(preset, options, -1, False, 0)
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
+    message = run(lambda: play_local(ClientConfig(), request))
+    if message:
+        typer.echo(message)
+
+
+# ---------------------------------------------------------------- history
+
+
+@app.command()
+def history(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """The games you played or watched from this machine (kept in your data dir)."""
+    games = list_games()
+    if as_json:
+        typer.echo(json.dumps([g.to_dict() for g in games], indent=2))
+        return
+    if not games:
+        typer.echo("no games yet: `spades play` starts one")
+        return
+    Console(highlight=False).print(lobby.history_view(games))
+
+
+@app.command()
+def replay(
+    game: Annotated[
+        str, typer.Argument(help="A game id from `spades history`, or a .jsonl file of hands.")
+    ],
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Print the whole game without pausing.")
+    ] = False,
+) -> None:
+    """Step through a recorded game, hand by hand, trick by trick."""
+    from client.replay import ReplayHand, run_replay, to_hand
+
+    try:
+        records = read_records(find_game(game))
+        hands: list[ReplayHand] = [to_hand(record) for record in records]
+    except JournalError as exc:
+        raise fail(str(exc)) from None
+    except (EngineError, KeyError, ValueError, TypeError, IndexError) as exc:
+        raise fail(f"a hand record in {game} is malformed: {exc}") from None
+    console = Console(highlight=False)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not show_all
+    ask = console.input if interactive else None
+    try:
+        run_replay(hands, console.print, ask)
+    except (EOFError, KeyboardInterrupt):
+        typer.echo("")
 
 
 def main() -> None:

@@ -1,0 +1,264 @@
+"""The client's side of one TCP connection: hello, requests matched to replies, events in order.
+
+`open_connection(address, token=...)` connects, says `hello`, waits for `welcome` and yields a
+`Connection` whose reader task runs in the background:
+
+- `await conn.request(message)` numbers the request, sends it and returns its reply (raising
+  `ServerError` for an `error` reply, `ConnectionLost` if the connection ends first);
+- `conn.events` is a bounded channel of everything else the server pushes (events, and replies the
+  client did not ask for, such as the `joined` that follows a resume). It ends when the connection
+  does; `conn.close_reason` then says why.
+
+The codec is the protocol's (`protocol.encode`, `MessageDecoder`); nothing here knows the game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TypeVar
+
+import trio
+
+from client.config import ServerAddress
+from protocol.errors import ERROR_CODES, ErrorCode, ProtocolError
+from protocol.messages import (
+    PROTOCOL_VERSION_TEXT,
+    Bye,
+    Error,
+    Hello,
+    Message,
+    Ping,
+    Pong,
+    Reply,
+    Request,
+    Sender,
+    Welcome,
+)
+from protocol.types import ClientKind
+from protocol.wire import MessageDecoder, encode
+
+CONNECT_TIMEOUT = 10.0
+REPLY_TIMEOUT = 20.0
+EVENT_BUFFER = 512  # events waiting for the UI; a full buffer stops reading (TCP pushes back)
+MAX_FRAME = 1 << 20
+CLIENT_NAME = "spades-client/1"
+
+R = TypeVar("R", bound=Reply)
+
+
+class ConnectionLost(Exception):
+    """The connection ended (or could not be made); `str()` says why in words. `code` is the
+    server's error code when it refused the connection (`bad_token`, `version_mismatch`, ...)."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ServerError(Exception):
+    """The server refused a request with an `error` reply; `code` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+
+
+class _Waiter:
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.reply: Message | None = None
+
+
+class Connection:
+    """One live connection. Create with `open_connection`."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.decoder = MessageDecoder(Sender.SERVER, max_frame_size=MAX_FRAME)
+        self._send_events, self.events = trio.open_memory_channel[Message](EVENT_BUFFER)
+        self._waiters: dict[int, _Waiter] = {}
+        self._next_id = 1
+        self._send_lock = trio.Lock()
+        self.close_reason: str | None = None
+        self.closed = trio.Event()
+        self.welcome: Welcome | None = None
+
+    # ---------------------------------------------------------------- sending
+
+    async def send(self, message: Message) -> None:
+        """Send one message as it is; raises ConnectionLost if the stream is gone."""
+        data = encode(message)
+        try:
+            async with self._send_lock:
+                await self.stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            self._close(f"the connection broke ({type(exc).__name__})")
+            raise ConnectionLost(self.close_reason or "the connection broke") from None
+
+    async def request(self, message: Request, *, wait: float = REPLY_TIMEOUT) -> Reply:
+        """Send a request with a fresh `id` and return its reply.
+
+        Raises `ServerError` for an `error` reply, `ConnectionLost` if the connection ends (or no
+        reply comes within `wait` seconds, which we treat as a dead connection).
+        """
+        if self.closed.is_set():
+            raise ConnectionLost(self.close_reason or "not connected")
+        rid = self._next_id
+        self._next_id += 1
+        waiter = _Waiter()
+        self._waiters[rid] = waiter
+        try:
+            await self.send(dataclasses.replace(message, id=rid))
+            with trio.move_on_after(wait):
+                await waiter.done.wait()
+        finally:
+            self._waiters.pop(rid, None)
+        reply = waiter.reply
+        if reply is None:
+            if not self.closed.is_set():
+                self._close(f"no answer from the server within {wait:.0f} s")
+            raise ConnectionLost(self.close_reason or "the connection ended")
+        if isinstance(reply, Error):
+            raise ServerError(reply.code, reply.message, reply.detail)
+        assert isinstance(reply, Reply)
+        return reply
+
+    async def expect(self, message: Request, kind: type[R]) -> R:
+        """`request`, checking the reply's type (anything else is a server bug, reported as such)."""
+        reply = await self.request(message)
+        if not isinstance(reply, kind):
+            raise ServerError("internal", f"the server answered {reply.TYPE}, not {kind.TYPE}")
+        return reply
+
+    # ---------------------------------------------------------------- the reader
+
+    async def run_reader(self) -> None:
+        """Read until the connection ends; route replies to their waiters and the rest to `events`."""
+        try:
+            while not self.closed.is_set():
+                try:
+                    data = await self.stream.receive_some(65536)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+                if not data:
+                    self._close(self.close_reason or "the server closed the connection")
+                    return
+                self.decoder.receive_data(data)
+                await self._drain()
+        finally:
+            self._close(self.close_reason or "the connection ended")
+
+    async def _drain(self) -> None:
+        while True:
+            try:
+                message = self.decoder.next_message()
+            except ProtocolError as exc:
+                if exc.fatal:
+                    self._close(f"the server sent something unreadable ({exc.code.value})")
+                    return
+                continue  # one refused frame (an unknown message type, say): skip it
+            if message is None:
+                return
+            if isinstance(message, Bye):
+                self._close(message.reason or "the server said goodbye")
+                return
+            if isinstance(message, Reply) and message.id in self._waiters:
+                waiter = self._waiters[message.id]
+                waiter.reply = message
+                waiter.done.set()
+                continue
+            if isinstance(message, Error) and message.id is None and self._fatal(message):
+                self._close(message.message or message.code)
+                return
+            if isinstance(message, Ping):
+                await self.send(Pong(id=message.id))
+                continue
+            try:
+                await self._send_events.send(message)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return
+
+    @staticmethod
+    def _fatal(error: Error) -> bool:
+        """Whether an unsolicited error means the server is closing (e.g. `slow_consumer`)."""
+        try:
+            code = ErrorCode(error.code)
+        except ValueError:
+            return False
+        info = ERROR_CODES.get(code)
+        return info is not None and info.closes
+
+    def _close(self, reason: str) -> None:
+        if self.close_reason is None:
+            self.close_reason = reason
+        if self.closed.is_set():
+            return
+        self.closed.set()
+        self._send_events.close()
+        for waiter in self._waiters.values():
+            waiter.done.set()
+
+    async def keepalive(self, interval: float) -> None:
+        """Ping every `interval` seconds so an idle-timeout server keeps us (runs until cancelled)."""
+        while not self.closed.is_set():
+            await trio.sleep(interval)
+            try:
+                await self.request(Ping(), wait=max(interval, 5.0))
+            except (ConnectionLost, ServerError):
+                return
+
+
+@asynccontextmanager
+async def open_connection(
+    address: ServerAddress,
+    *,
+    token: str | None = None,
+    kind: ClientKind = ClientKind.HUMAN,
+    connect_timeout: float = CONNECT_TIMEOUT,
+) -> AsyncIterator[Connection]:
+    """Connect and say hello; yields the connection once `welcome` has come.
+
+    Raises `ConnectionLost` when the server cannot be reached or refuses the hello (the server's
+    sentence is the message: a bad token, a protocol version it does not speak, a full server).
+    """
+    try:
+        with trio.fail_after(connect_timeout):
+            stream = await trio.open_tcp_stream(address.host, address.port)
+    except trio.TooSlowError:
+        raise ConnectionLost(
+            f"no answer from {address.key} within {connect_timeout:.0f} s"
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ConnectionLost(f"cannot reach {address.key}: {reason}") from None
+    conn = Connection(stream)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(conn.run_reader)
+            try:
+                hello = Hello(
+                    protocol=PROTOCOL_VERSION_TEXT, client=CLIENT_NAME, kind=kind, token=token
+                )
+                welcome = await conn.expect(hello, Welcome)
+            except ServerError as exc:
+                raise ConnectionLost(exc.message, exc.code) from None
+            conn.welcome = welcome
+            idle_ms = welcome.limits.idle_timeout_ms
+            if idle_ms > 0:
+                nursery.start_soon(conn.keepalive, max(1.0, idle_ms / 3000))
+            try:
+                yield conn
+            finally:
+                nursery.cancel_scope.cancel()
+                if not conn.closed.is_set():
+                    with trio.move_on_after(1.0):
+                        with contextlib.suppress(ConnectionLost):
+                            await conn.send(Bye(reason="client closing"))
+                conn._close(conn.close_reason or "closed by the client")
+    finally:
+        await trio.aclose_forcefully(stream)

@@ -1,0 +1,162 @@
+"""One-shot lobby requests for the CLI (connect, register, login, tables, open a table) and how their
+answers are shown. Each function opens its own connection, asks, and closes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import fields
+from typing import Any
+
+from rich.table import Table
+
+from client.config import Credentials, ServerAddress
+from client.connection import Connection, open_connection
+from client.journal import GameSummary
+from engine.ruleset import PRESETS, Ruleset
+from protocol import messages as m
+from protocol.schema import to_map
+from protocol.types import Game, TableInfo
+
+
+async def check_server(address: ServerAddress, token: str | None) -> m.Welcome:
+    """Say hello (with the saved token, if any) and return the server's welcome."""
+    async with open_connection(address, token=token) as conn:
+        assert conn.welcome is not None
+        return conn.welcome
+
+
+async def register(address: ServerAddress, name: str) -> Credentials:
+    async with open_connection(address) as conn:
+        reply = await conn.expect(m.Register(name=name), m.Registered)
+    return Credentials(reply.name, reply.token)
+
+
+async def login(address: ServerAddress, token: str) -> str:
+    """The account name the token logs in to; raises ConnectionLost (bad_token) otherwise."""
+    async with open_connection(address) as conn:
+        reply = await conn.expect(m.Login(token=token), m.LoggedIn)
+    return reply.name
+
+
+async def list_tables(address: ServerAddress, game: str | None) -> list[TableInfo]:
+    async with open_connection(address) as conn:
+        reply = await conn.expect(m.ListTables(game=Game(game) if game else None), m.Tables)
+    return list(reply.tables)
+
+
+async def logged_in(conn: Connection) -> str:
+    """Make sure the connection has an account: the token's, or a guest one."""
+    assert conn.welcome is not None
+    if conn.welcome.user is not None:
+        return conn.welcome.user
+    reply = await conn.expect(m.Guest(), m.LoggedIn)
+    return reply.name
+
+
+async def open_table(
+    address: ServerAddress, token: str | None, request: m.CreateTable
+) -> m.TableCreated:
+    async with open_connection(address, token=token) as conn:
+        await logged_in(conn)
+        return await conn.expect(request, m.TableCreated)
+
+
+# ---------------------------------------------------------------- building requests
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """`name=value` pairs as ruleset options, typed like the option's default (the engine then
+    judges the values): true/false, whole numbers, text, comma-separated lists. Raises ValueError."""
+    known = {f.name: f.default for f in fields(Ruleset)}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or not name:
+            raise ValueError(f"--opt takes name=value, not {pair!r}")
+        if name not in known:
+            raise ValueError(f"no option {name!r} (see docs/rules.md for the options)")
+        default = known[name]
+        value = value.strip()
+        if isinstance(default, bool):
+            if value.lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+                raise ValueError(f"{name} is true or false, not {value!r}")
+            out[name] = value.lower() in ("true", "yes", "on", "1")
+        elif isinstance(default, int):
+            try:
+                out[name] = int(value)
+            except ValueError:
+                raise ValueError(f"{name} is a whole number, not {value!r}") from None
+        elif isinstance(default, tuple):
+            out[name] = [item.strip() for item in value.split(",") if item.strip()]
+        else:
+            out[name] = value
+    return out
+
+
+def create_request(
+    preset: str, options: dict[str, Any], bots: int, private: bool, sit: int | None
+) -> m.CreateTable:
+    """The `create_table` request; `bots` < 0 fills every seat but yours. Raises ValueError."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+    try:
+        ruleset = Ruleset.from_preset(preset, **options)
+    except Exception as exc:  # the engine's RulesetError: the sentence names the option
+        raise ValueError(str(exc)) from None
+    players = ruleset.players
+    if sit is not None and not 0 <= sit < players:
+        raise ValueError(f"--seat is 0..{players - 1} at this table")
+    free = [seat for seat in range(players) if seat != sit]
+    count = len(free) if bots < 0 else bots
+    if not 0 <= count <= len(free):
+        raise ValueError(f"--bots is 0..{len(free)} here")
+    return m.CreateTable(
+        game=Game(ruleset.game),
+        preset=preset,
+        options=options,
+        bots=free[:count],
+        private=private,
+        sit=sit,
+    )
+
+
+# ---------------------------------------------------------------- showing answers
+
+
+def table_dict(info: TableInfo) -> dict[str, Any]:
+    return to_map(info)
+
+
+def tables_view(infos: list[TableInfo]) -> Table:
+    view = Table(title="Tables", title_justify="left", expand=False)
+    for column in ("table", "game", "preset", "status", "seats", "watching"):
+        view.add_column(column)
+    for info in infos:
+        seats = ", ".join(f"{s.seat}:{s.player or '—'}{'*' if s.bot else ''}" for s in info.seats)
+        flag = " (private)" if info.private else ""
+        view.add_row(
+            info.table + flag,
+            info.game.value,
+            info.preset,
+            info.status.value,
+            seats,
+            str(info.spectators),
+        )
+    view.caption = "* a bot · join with `spades join TABLE`, watch with `spades watch TABLE`"
+    return view
+
+
+def history_view(games: list[GameSummary]) -> Table:
+    view = Table(title="Your games", title_justify="left")
+    for column in ("game", "when", "server", "type", "hands", "scores", "deals"):
+        view.add_column(column)
+    for game in games:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.modified))
+        scores = ", ".join(f"{s} {v}" for s, v in zip(game.sides, game.scores, strict=False))
+        view.add_row(
+            game.game_id, when, game.server, game.game, str(game.hands), scores, game.verified
+        )
+    view.caption = "replay one with `spades replay GAME`"
+    return view

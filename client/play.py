@@ -1,0 +1,63 @@
+"""Starting the play screen: against a named server, or against a server run in this process.
+
+Both return the line to print once the screen is gone (where the seat stands, how to come back).
+"""
+
+from __future__ import annotations
+
+from client.config import ClientConfig, ServerAddress
+from client.journal import Journal
+from client.local import LOCAL_KEY, local_account, local_paths, local_server
+from client.session import Mode, PlaySession, Seating
+from client.terminal import Terminal
+from protocol import messages as m
+
+
+async def run_session(session: PlaySession, terminal: Terminal) -> str:
+    with terminal.session():
+        await session.run()
+    state = session.state
+    if not state.table:
+        return ""
+    if state.game_over is not None:
+        return f"Game over at table {state.table}. `spades history` lists it."
+    if state.seat is None:
+        return f"Stopped watching table {state.table}."
+    if session.token is None:
+        return f"Left table {state.table} (a guest's seat is given to a bot)."
+    return (
+        f"Left table {state.table}; your seat is held for a while: "
+        f"`spades join {state.table}` to sit back down."
+    )
+
+
+async def play_session(address: ServerAddress, token: str | None, seating: Seating) -> str:
+    """The play (or watch) screen at a server."""
+    terminal = Terminal()
+    session = PlaySession(
+        address=address,
+        token=token,
+        seating=seating,
+        display=terminal,
+        journal=Journal(address.key),
+    )
+    return await run_session(session, terminal)
+
+
+async def play_local(config: ClientConfig, request: m.CreateTable) -> str:
+    """`spades play`: a local server, your local account, a table with bots, the play screen."""
+    db_path, log_path = local_paths()
+    async with local_server(db_path, log_path) as address:
+        credentials = await local_account(address, config)
+        terminal = Terminal()
+        session = PlaySession(
+            address=address,
+            token=credentials.token,
+            seating=Seating(Mode.RESUME, create=request),
+            display=terminal,
+            journal=Journal(LOCAL_KEY),
+        )
+        message = await run_session(session, terminal)
+    if session.state.game_over is None and session.state.seat is not None:
+        return f"Left the game; `spades play` takes you back to it. (Server log: {log_path})"
+    return message

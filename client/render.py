@@ -1,0 +1,352 @@
+"""The play screen as a pure function: (table state, screen state, now) -> exactly `height` lines of
+rich `Text`, at most `width` cells wide. Designed for 80x24; wider terminals get the same layout.
+
+    line 1        header: game, table, hand, who you are, connection status
+    lines 2-12    the table: the seat across at the top, left and right seats at the sides, you at the
+                  bottom, the trick in the middle (or an overlay: /help, /scores, /last, /verify)
+    line 13       scores and bags (Spades) or penalty points (Hearts) per side
+    line 14       whose turn, what to do, the clock
+    lines 15-17   your hand by suit, suit symbols in colour, the number to type under each legal card
+    lines 18-22   what happened (events and chat)
+    line 23       the last refusal, or a failed deal check in reverse video
+    line 24       the prompt with what you are typing
+
+Colour is decoration only: legal cards also carry a number and illegal ones a dot, so the screen reads
+the same with `NO_COLOR` set (rich honours it in the console).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from rich.console import Group
+from rich.text import Text
+
+from client.state import TableState
+from client.state import label as card_label
+
+WIDTH = 80
+HEIGHT = 24
+TABLE_LINES = 11
+LOG_LINES = 5
+SIDE = 24  # width of the left and right seat columns
+RED = "red"
+SUITS_SHOWN = ("C", "D", "H", "S", "J")
+
+
+@dataclass
+class Screen:
+    """What the screen shows besides the table: the typed line and an overlay, if any."""
+
+    buffer: str = ""
+    overlay: str = ""  # "", "help", "scores", "last", "verify"
+    title: str = ""  # e.g. "Spades table ab12 on 192.168.1.20:7777"
+    extra: list[str] = field(default_factory=list)
+
+
+def card_text(card: str, *, bold: bool = False, dim: bool = False) -> Text:
+    """A card with its suit coloured (hearts and diamonds red)."""
+    style = RED if card[-1] in "HD" and card not in ("BJ", "LJ") else ""
+    if bold:
+        style = f"bold {style}".strip()
+    if dim:
+        style = f"dim {style}".strip()
+    return Text(card_label(card), style=style)
+
+
+def _fit(text: Text, width: int, align: str = "left") -> Text:
+    out = text.copy()
+    out.truncate(width, overflow="ellipsis")
+    out.align(align, width)  # type: ignore[arg-type]
+    return out
+
+
+def _join(*parts: Text) -> Text:
+    out = Text()
+    for part in parts:
+        out.append_text(part)
+    return out
+
+
+def positions(state: TableState) -> dict[int, str]:
+    """Seat -> where it sits on screen: bottom (you), left, top, right."""
+    n = state.players
+    me = state.seat if state.seat is not None else 0
+    places = {4: ["bottom", "left", "top", "right"], 3: ["bottom", "left", "right"]}.get(
+        n, ["bottom", "top"]
+    )
+    return {(me + i) % n: places[i] for i in range(n) if i < len(places)}
+
+
+def seat_panel(state: TableState, seat: int, width: int) -> list[Text]:
+    """Two lines: the name (with the dealer's mark) and the bid, tricks and points."""
+    v = state.view
+    name = Text()
+    name.append(state.name(seat), style="bold")
+    player = state.player(seat)
+    if player and seat != state.seat:
+        name.append(f" · {player}")
+    if v.get("dealer") == seat and v.get("hand_number"):
+        name.append(" (D)", style="dim")
+    if seat in (v.get("to_act") or []) and state.turn is None and seat != state.seat:
+        name.append(" …", style="yellow")
+    bits: list[str] = []
+    bids = v.get("bids") or []
+    if state.game == "spades":
+        bid = bids[seat] if seat < len(bids) else None
+        bits.append(f"bid {bid['text']}" if isinstance(bid, dict) else "bid –")
+    tricks = v.get("tricks") or []
+    bits.append(f"won {tricks[seat] if seat < len(tricks) else 0}")
+    if state.game == "hearts":
+        points = v.get("points") or []
+        bits.append(f"pts {points[seat] if seat < len(points) else 0}")
+    sizes = v.get("hand_sizes") or []
+    if seat != state.seat and seat < len(sizes):
+        bits.append(f"{sizes[seat]} cards")
+    return [_fit(name, width, "center"), _fit(Text(" · ".join(bits), style="dim"), width, "center")]
+
+
+def trick_cells(state: TableState, plays: list[list[object]]) -> dict[str, Text]:
+    where = positions(state)
+    out: dict[str, Text] = {}
+    for seat, card in plays:
+        if isinstance(seat, int) and isinstance(card, str):
+            out[where.get(seat, "top")] = _join(Text("["), card_text(card, bold=True), Text("]"))
+    return out
+
+
+def table_area(state: TableState, screen: Screen, width: int) -> list[Text]:
+    """The eleven lines of the table, or of the overlay that replaces it."""
+    if screen.overlay:
+        lines = overlay_lines(state, screen.overlay)
+        return [_fit(Text(line), width) for line in lines[:TABLE_LINES]] + [
+            Text("") for _ in range(TABLE_LINES - min(TABLE_LINES, len(lines)))
+        ]
+    where = {place: seat for seat, place in positions(state).items()}
+    centre = width - 2 * SIDE
+    blank = [Text(""), Text("")]
+    top = seat_panel(state, where["top"], centre) if "top" in where else blank
+    left = seat_panel(state, where["left"], SIDE) if "left" in where else blank
+    right = seat_panel(state, where["right"], SIDE) if "right" in where else blank
+    bottom = seat_panel(state, where["bottom"], centre) if "bottom" in where else blank
+    trick = state.view.get("trick") or []
+    cells = trick_cells(state, trick)
+    caption = Text("")
+    last = state.view.get("last_trick") or []
+    if last:
+        winner = int(state.view.get("last_winner", -1))
+        caption = Text(f"last trick → {state.name(winner)}: ", style="dim")
+        for index, (_, card) in enumerate(last):
+            caption.append(" " if index else "")
+            caption.append_text(card_text(card, dim=True))
+    pad = Text(" " * SIDE)
+
+    def mid(text: Text | None) -> Text:
+        return _fit(text or Text(""), centre, "center")
+
+    lr = Text("")
+    if "left" in cells or "right" in cells:
+        gap = max(2, centre - 14)
+        lr = _join(cells.get("left", Text("     ")), Text(" " * gap), cells.get("right", Text("")))
+    return [
+        _join(pad, mid(top[0])),
+        _join(pad, mid(top[1])),
+        Text(""),
+        _join(pad, mid(cells.get("top"))),
+        _join(_fit(left[0], SIDE, "center"), mid(None), _fit(right[0], SIDE, "center")),
+        _join(_fit(left[1], SIDE, "center"), mid(lr), _fit(right[1], SIDE, "center")),
+        _join(pad, mid(cells.get("bottom"))),
+        _join(pad, mid(caption)),
+        Text(""),
+        _join(pad, mid(bottom[0])),
+        _join(pad, mid(bottom[1])),
+    ]
+
+
+def overlay_lines(state: TableState, overlay: str) -> list[str]:
+    """The text of /help, /scores, /last and /verify."""
+    from client.commands import SLASH_COMMANDS
+
+    if overlay == "help":
+        return [
+            "Type a card (QS, qs, 10h, Q♠) or the number under it; bid 3, nil, blind nil;",
+            "pass three cards as 'QS AH KH' or '1 5 9'.",
+            *SLASH_COMMANDS.values(),
+            "(Enter on an empty line closes this.)",
+        ]
+    if overlay == "scores":
+        if not state.scored:
+            return ["No hand has been scored yet."]
+        sides = [state.side_name(i) for i in range(len(state.scored[-1].after))]
+        rows = ["hand  " + "".join(f"{s[:14]:>16}" for s in sides)]
+        for hand in state.scored[-(TABLE_LINES - 2) :]:
+            cells = "".join(
+                f"{f'{d:+d} → {a}':>16}" for d, a in zip(hand.delta, hand.after, strict=False)
+            )
+            rows.append(f"{hand.hand_number:>4}  {cells}")
+        return rows
+    if overlay == "last":
+        last = state.view.get("last_trick") or []
+        if not last:
+            return ["No trick has been won yet this hand."]
+        winner = state.name(int(state.view.get("last_winner", -1)))
+        plays = ", ".join(f"{state.name(s)} {card_label(c)}" for s, c in last)
+        return [f"Last trick, won by {winner}:", f"  {plays}"]
+    if overlay == "verify":
+        if not state.checks:
+            return ["No hand has finished yet: the seed is revealed after each hand."]
+        lines: list[str] = []
+        for number in sorted(state.checks)[-3:]:
+            check = state.checks[number]
+            lines.append(f"Hand {number}: {check.verdict.value}")
+            lines.extend(f"  {line}" for line in check.lines)
+        return lines[-TABLE_LINES:]
+    return []
+
+
+def scores_line(state: TableState, width: int) -> Text:
+    scores = state.view.get("scores") or []
+    bags = state.view.get("bags") or []
+    out = Text()
+    out.append("Scores  ", style="bold")
+    for index, score in enumerate(scores):
+        out.append(f"{state.side_name(index)} {score}")
+        if state.game == "spades" and index < len(bags):
+            out.append(f" ({bags[index]} bags)", style="dim")
+        out.append("   ")
+    if state.game == "hearts" and state.view.get("pass_direction"):
+        out.append(f"pass {state.view['pass_direction']}", style="dim")
+    return _fit(out, width)
+
+
+def turn_line(state: TableState, now: float, width: int) -> Text:
+    if state.game_over is not None:
+        won = state.seat is not None and state.seat in state.game_over.winners
+        text = "Game over — you won!" if won else "Game over."
+        return _fit(Text(f"{text}  /scores for the hands, /quit to leave", style="bold"), width)
+    if state.status:
+        return _fit(Text(state.status, style="bold yellow"), width)
+    turn = state.turn
+    if turn is None:
+        if state.seat is None:
+            return _fit(Text("Watching.", style="dim"), width)
+        if not state.view.get("hand_number"):
+            return _fit(Text("Waiting for the game to start…", style="dim"), width)
+        return _fit(Text("Waiting for the other players…", style="dim"), width)
+    left = max(0, math.ceil(turn.deadline - now))
+    kinds = turn.kinds()
+    if "play" in kinds:
+        what = "play a card: its number, or QS / 10h / Q♠"
+    elif "bid" in kinds:
+        what = "bid: a number, nil" + (", blind nil" if _offers_blind(state) else "")
+    elif kinds & {"pass", "exchange", "discard"}:
+        count = next((len(a.cards or []) for a in turn.legal if a.cards), 0)
+        verb = next(iter(kinds & {"pass", "exchange", "discard"}))
+        what = f"{verb} {count} cards, e.g. '1 2 3' or 'QS AH KH'"
+    else:
+        what = "you may: " + ", ".join(
+            sorted(k.replace("keep_drawn", "keep/discard") for k in kinds)
+        )
+    clock = f"{left} s" + (f" + bank {turn.bank_ms // 1000} s" if turn.bank_ms else "")
+    out = Text()
+    out.append("YOUR TURN ", style="bold reverse")
+    out.append(f" {what}  ")
+    out.append(f"⏱ {clock}", style="bold red" if left <= 5 else "bold")
+    return _fit(out, width)
+
+
+def _offers_blind(state: TableState) -> bool:
+    return any(a.blind for a in (state.turn.legal if state.turn else []))
+
+
+def hand_lines(state: TableState, width: int) -> list[Text]:
+    """Your cards grouped by suit, and under each legal card the number to type."""
+    hand = state.hand()
+    if state.seat is None:
+        return [Text(""), Text(""), Text("")]
+    if not hand:
+        looked = state.view.get("looked") or []
+        hidden = state.seat < len(looked) and not looked[state.seat]
+        msg = "Your cards are face down: 'look' to see them, or bid blind." if hidden else ""
+        return [Text("Hand"), _fit(Text(msg, style="dim"), width), Text("")]
+    legal_cards = _legal_cards(state)
+    cards_row = Text()
+    cards_row.append("Hand  ", style="bold")
+    numbers = Text("      ")
+    previous = ""
+    for index, card in enumerate(hand, start=1):
+        suit = "J" if card in ("BJ", "LJ") else card[1]
+        if previous and suit != previous:
+            cards_row.append("  ")
+            numbers.append("  ")
+        previous = suit
+        legal = card in legal_cards
+        label = card_text(card, bold=legal, dim=bool(legal_cards) and not legal)
+        label.align("left", 4)
+        cards_row.append_text(label)
+        if legal:
+            numbers.append(f"{index:<4}", style="cyan")
+        else:
+            numbers.append("·   " if legal_cards else "    ", style="dim")
+    received = state.view.get("received") or []
+    extra = Text("")
+    if received:
+        extra = Text(f"      received: {' '.join(card_label(c) for c in received)}", style="dim")
+    return [_fit(cards_row, width), _fit(numbers, width), _fit(extra, width)]
+
+
+def _legal_cards(state: TableState) -> set[str]:
+    if state.turn is None:
+        return set()
+    out: set[str] = set()
+    for action in state.turn.legal:
+        if action.card:
+            out.add(action.card)
+        if action.cards:
+            out.update(action.cards)
+    return out
+
+
+def render(
+    state: TableState, screen: Screen, now: float, width: int = WIDTH, height: int = HEIGHT
+) -> Group:
+    """The whole screen; exactly `height` lines (never more), each at most `width` cells."""
+    width = max(40, min(width, 120))
+    lines: list[Text] = []
+    header = Text()
+    header.append(f" {state.game.capitalize()} ", style="bold reverse")
+    header.append(f" table {state.table}" if state.table else " not at a table")
+    if state.view.get("hand_number"):
+        header.append(f" · hand {state.view['hand_number']}")
+    if state.seat is not None:
+        header.append(f" · you are seat {state.seat}", style="dim")
+    else:
+        header.append(" · watching", style="dim")
+    if screen.title:
+        header.append(f" · {screen.title}", style="dim")
+    lines.append(_fit(header, width))
+    lines.extend(table_area(state, screen, width))
+    lines.append(scores_line(state, width))
+    lines.append(turn_line(state, now, width))
+    lines.extend(hand_lines(state, width))
+    log = list(state.log)[-LOG_LINES:]
+    log_lines = [
+        _fit(Text(line, style="dim" if i < len(log) - 1 else ""), width)
+        for i, line in enumerate(log)
+    ]
+    lines.extend([Text("")] * (LOG_LINES - len(log_lines)) + log_lines)
+    if state.alarm:
+        lines.append(_fit(Text(f"!! {state.alarm} !!", style="bold reverse red"), width))
+    else:
+        lines.append(_fit(Text(state.notice, style="bold yellow"), width))
+    prompt = Text()
+    prompt.append("> ", style="bold")
+    prompt.append(screen.buffer)
+    prompt.truncate(width - 1)  # not padded: the cursor is left just after what was typed
+    lines.append(prompt)
+    budget = max(1, height)
+    if len(lines) > budget:
+        # A short terminal: keep the table's lower half, the hand and the prompt.
+        lines = lines[len(lines) - budget :]
+    return Group(*lines)

@@ -1,0 +1,228 @@
+"""`spades replay`: step through a recorded game, hand by hand, trick by trick.
+
+Reads the client's own journal (`spades-client-hand/1`, client/journal.py) or the server's hand records
+(`spades-hand/1`, as written by `spades-server export`). Each hand is re-checked on the way: the seed
+against its commitment, and the deal re-dealt by the engine from the seed (client/verify.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+
+from client.render import card_text
+from client.verify import engine_deal
+from engine.actions import Bid, action_from_dict
+from engine.deal import commitment
+from engine.errors import EngineError
+from engine.ruleset import Ruleset
+
+SEAT_WORDS = ("South", "West", "North", "East")
+
+
+@dataclass
+class ReplayHand:
+    """One hand, in the shape the replay shows."""
+
+    game_id: str
+    game: str
+    hand_number: int
+    dealer: int
+    players: int
+    names: list[str]
+    deal: list[list[str]] | None
+    bids: list[tuple[int, str]]
+    passes: list[tuple[int, int, list[str] | None]]
+    tricks: list[tuple[list[tuple[int, str]], int | None]]
+    sides: list[list[int]]
+    delta: list[int]
+    after: list[int]
+    bags_after: list[int]
+    notes: list[str]
+    check: str
+
+
+def _ruleset(record: dict[str, Any]) -> Ruleset | None:
+    try:
+        if isinstance(record.get("ruleset"), dict):
+            return Ruleset.from_dict(record["ruleset"])
+        if record.get("preset"):
+            return Ruleset.from_preset(str(record["preset"]), **dict(record.get("options") or {}))
+    except (EngineError, TypeError):
+        return None
+    return None
+
+
+def check_record(record: dict[str, Any]) -> str:
+    """One line: does the seed match the commitment, and does the engine deal what was recorded?"""
+    seed_hex, promised = record.get("seed"), record.get("commitment")
+    if not isinstance(seed_hex, str):
+        return "no seed recorded: not checked"
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        return "MISMATCH: the seed is not hex"
+    if isinstance(promised, str) and commitment(seed) != promised:
+        return "MISMATCH: SHA-256 of the seed is not the commitment"
+    ruleset = _ruleset(record)
+    deal = record.get("deal")
+    if ruleset is None or not isinstance(deal, list):
+        return "seed matches the commitment; deal not re-checked"
+    try:
+        dealt = engine_deal(ruleset, seed, int(record.get("dealer", 0)))
+    except EngineError as exc:
+        return f"seed matches the commitment; the engine could not re-deal: {exc.message}"
+    if not any(dealt):
+        return "seed matches the commitment (drawn from a stock: no deal to compare)"
+    if [sorted(h) for h in dealt] != [sorted(h) for h in deal]:
+        return "MISMATCH: the engine deals something else from this seed"
+    return "verified: seed matches the commitment and the engine re-deals these hands"
+
+
+def _bid_text(raw: dict[str, Any]) -> tuple[int, str]:
+    if "text" in raw:
+        return int(raw["seat"]), str(raw["text"])
+    shape = {k: v for k, v in raw.items() if k not in ("seat", "bid", "kind")}
+    action = action_from_dict({"kind": "bid", "tricks": raw.get("bid", 0), **shape}, seat=0)
+    assert isinstance(action, Bid)
+    return int(raw["seat"]), action.describe()
+
+
+def to_hand(record: dict[str, Any]) -> ReplayHand:
+    """A record of either format as a ReplayHand; raises ValueError/KeyError/TypeError/EngineError."""
+    players = int(record["players"])
+    names_raw = record.get("names") or [None] * players
+    seat = record.get("seat")
+    names = []
+    for s in range(players):
+        name = names_raw[s] if s < len(names_raw) else None
+        word = SEAT_WORDS[s] if players == 4 else f"seat {s}"
+        names.append("You" if s == seat else (str(name) if name else word))
+    plays = [(int(p[0]), str(p[1])) for p in record.get("plays", [])]
+    winners = [int(w) for w in record.get("trick_winners", [])]
+    tricks = []
+    for index in range(0, len(plays), players):
+        number = index // players
+        tricks.append(
+            (plays[index : index + players], winners[number] if number < len(winners) else None)
+        )
+    transfers = list(record.get("passes") or []) + list(record.get("exchanges") or [])
+    score = record.get("score") or {}
+    deal = record.get("deal")
+    return ReplayHand(
+        game_id=str(record.get("game_id") or "?"),
+        game=str(record.get("game") or "spades"),
+        hand_number=int(record["hand_number"]),
+        dealer=int(record.get("dealer", 0)),
+        players=players,
+        names=names,
+        deal=[list(h) for h in deal] if isinstance(deal, list) else None,
+        bids=[_bid_text(b) for b in record.get("bids", [])],
+        passes=[(int(t["giver"]), int(t["receiver"]), t.get("cards")) for t in transfers],
+        tricks=tricks,
+        sides=[list(s) for s in score.get("sides", [])],
+        delta=list(score.get("delta", [])),
+        after=list(score.get("after", [])),
+        bags_after=list(score.get("bags_after", [])),
+        notes=[str(n) for n in record.get("notes", [])],
+        check=check_record(record),
+    )
+
+
+def cards_line(cards: list[str]) -> Text:
+    out = Text()
+    for index, card in enumerate(cards):
+        if index:
+            out.append(" ")
+        out.append_text(card_text(card))
+    return out
+
+
+def hand_intro(hand: ReplayHand) -> list[Text]:
+    """The hand's heading, the deal, the bids and the passes."""
+    lines = [
+        Text(
+            f"── {hand.game.capitalize()} · game {hand.game_id} · hand {hand.hand_number} "
+            f"· {hand.names[hand.dealer]} dealt",
+            style="bold",
+        ),
+    ]
+    style = "bold red" if hand.check.startswith("MISMATCH") else "dim"
+    lines.append(Text(f"   deal check: {hand.check}", style=style))
+    if hand.deal:
+        for seat, cards in enumerate(hand.deal):
+            line = Text(f"   {hand.names[seat]:<14} ")
+            line.append_text(cards_line(sorted(cards, key=_card_order)))
+            lines.append(line)
+    if hand.bids:
+        bids = ", ".join(f"{hand.names[s]} {text}" for s, text in hand.bids)
+        lines.append(Text(f"   bids: {bids}"))
+    for giver, receiver, passed in hand.passes:
+        shown = " ".join(passed) if passed else "(unseen cards)"
+        lines.append(Text(f"   {hand.names[giver]} passed {shown} to {hand.names[receiver]}"))
+    return lines
+
+
+def _card_order(card: str) -> int:
+    from engine.cards import parse_card
+
+    try:
+        return parse_card(card)
+    except EngineError:
+        return 99
+
+
+def trick_line(hand: ReplayHand, index: int) -> Text:
+    plays, winner = hand.tricks[index]
+    line = Text(f"   trick {index + 1:>2}: ")
+    for position, (seat, card) in enumerate(plays):
+        if position:
+            line.append(", ")
+        line.append(f"{hand.names[seat]} ")
+        line.append_text(card_text(card, bold=seat == winner))
+    if winner is not None:
+        line.append(f"  → {hand.names[winner]}", style="bold")
+    return line
+
+
+def score_lines(hand: ReplayHand) -> list[Text]:
+    parts = []
+    for index, side in enumerate(hand.sides):
+        who = "+".join(hand.names[s] for s in side)
+        delta = hand.delta[index] if index < len(hand.delta) else 0
+        after = hand.after[index] if index < len(hand.after) else 0
+        bags = (
+            f" ({hand.bags_after[index]} bags)"
+            if hand.game == "spades" and index < len(hand.bags_after)
+            else ""
+        )
+        parts.append(f"{who} {delta:+d} → {after}{bags}")
+    lines = [Text(f"   score: {'; '.join(parts)}", style="bold")]
+    lines.extend(Text(f"   {note}", style="dim") for note in hand.notes)
+    return lines
+
+
+def run_replay(
+    hands: list[ReplayHand], show: Callable[[Text], None], ask: Callable[[str], str] | None
+) -> None:
+    """Show every hand; with `ask` (a prompt function), pause after each trick: Enter for the next
+    trick, `n` for the next hand, `q` to stop. Without it, print the whole game."""
+    for hand_index, hand in enumerate(hands):
+        for line in hand_intro(hand):
+            show(line)
+        skip = False
+        for index in range(len(hand.tricks)):
+            show(trick_line(hand, index))
+            if ask is not None and not skip:
+                answer = ask("[Enter] next trick · n next hand · q quit ").strip().lower()
+                if answer == "q":
+                    return
+                skip = answer == "n"
+        for line in score_lines(hand):
+            show(line)
+        last = hand_index + 1 == len(hands)
+        if ask is not None and not last and ask("[Enter] next hand · q quit ").strip() == "q":
+            return

@@ -1,0 +1,340 @@
+"""A play (or watch) session: connection, reconnects, keys, and redraws around one table.
+
+`PlaySession.run()` owns three tasks in one nursery:
+
+- the connection loop: connect, take the seat (create, join, watch, or resume), then feed every server
+  message to the `TableState` and redraw. When the connection drops it reconnects by itself with
+  bounded back-off; the server resumes a logged-in account's seat on `hello` and sends a fresh
+  snapshot, and the state says what changed meanwhile;
+- the input loop: keys (or lines) into the prompt; a finished line becomes a command (commands.py);
+- the ticker: redraws once a second while a clock is running.
+
+Everything the screen shows is `render(state, screen, now)`; this module only moves messages and keys.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import trio
+from rich.console import Group
+
+from client.commands import Act, Problem, Slash, read_line
+from client.config import ServerAddress
+from client.connection import Connection, ConnectionLost, ServerError, open_connection
+from client.journal import Journal
+from client.render import Screen, render
+from client.state import TableState
+from client.terminal import BACKSPACE, CTRL_C, CTRL_D, CTRL_U, ENTER, Key, Line
+from protocol import messages as m
+from protocol.types import ChatScope, TableStatus
+
+MAX_RECONNECTS = 30  # with the back-off below, about two minutes of trying
+BACKOFF_CAP = 5.0
+RESUME_WAIT = 3.0  # how long to wait for the server to hand back a held seat
+
+
+class SessionError(Exception):
+    """The session could not start or could not go on; the message is one line for the user."""
+
+
+class Mode(enum.Enum):
+    CREATE = "create"
+    JOIN = "join"
+    WATCH = "watch"
+    RESUME = "resume"  # sit back down at the seat the account holds, or create (spades play)
+
+
+@dataclass
+class Seating:
+    """How to get to the table."""
+
+    mode: Mode
+    create: m.CreateTable | None = None
+    table: str | None = None
+    seat: int | None = None
+    code: str | None = None
+
+
+class Display(Protocol):
+    """What the session needs of a terminal (client.terminal.Terminal, or a test's fake)."""
+
+    interactive: bool
+
+    def size(self) -> tuple[int, int]: ...
+
+    def draw(self, frame: Group, width: int) -> None: ...
+
+    def keys(self) -> object: ...
+
+
+@dataclass
+class PlaySession:
+    """One table, from sitting down to /quit."""
+
+    address: ServerAddress
+    token: str | None
+    seating: Seating
+    display: Display
+    journal: Journal | None = None
+    guest_name: str | None = None
+    state: TableState = field(default_factory=TableState)
+    screen: Screen = field(default_factory=Screen)
+    conn: Connection | None = None
+    quitting: bool = False
+    name: str = ""
+    _cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
+    _journaled: int = 0
+    _nursery: trio.Nursery | None = None
+    connected: trio.Event = field(default_factory=trio.Event)
+    reconnects: int = 0
+
+    # ---------------------------------------------------------------- the whole session
+
+    async def run(self) -> None:
+        """Play until /quit (or end of input); raises SessionError when it cannot start or go on."""
+        self.screen.title = self.address.key
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            nursery.start_soon(self._input_loop)
+            nursery.start_soon(self._ticker)
+            try:
+                with self._cancel:
+                    await self._connection_loop()
+            finally:
+                nursery.cancel_scope.cancel()
+
+    def quit(self) -> None:
+        self.quitting = True
+        self._cancel.cancel()
+
+    async def _connection_loop(self) -> None:
+        first = True
+        attempt = 0
+        while not self.quitting:
+            reason = "the connection ended"
+            try:
+                async with open_connection(self.address, token=self.token) as conn:
+                    self.conn = conn
+                    if first:
+                        await self._enter(conn)
+                    else:
+                        await self._reenter(conn)
+                    first, attempt = False, 0
+                    self.state.status = ""
+                    self.connected.set()
+                    self.redraw()
+                    await self._pump(conn)
+                    reason = conn.close_reason or reason
+            except (ConnectionLost, ServerError) as exc:
+                if first:
+                    raise SessionError(str(exc)) from None
+                reason = str(exc)
+            finally:
+                self.conn = None
+                self.connected = trio.Event()
+            if self.quitting:
+                return
+            if self.state.game_over is not None:
+                self.state.status = f"The server closed the connection ({reason})."
+                self.redraw()
+                return
+            attempt += 1
+            self.reconnects += 1
+            if attempt > MAX_RECONNECTS:
+                raise SessionError(f"lost the connection ({reason}) and could not get it back")
+            self.state.status = f"Connection lost ({reason}); reconnecting (try {attempt})…"
+            self.state.turn = None
+            self.redraw()
+            await trio.sleep(min(BACKOFF_CAP, 0.25 * 2 ** (attempt - 1)))
+
+    # ---------------------------------------------------------------- sitting down
+
+    async def _login(self, conn: Connection) -> None:
+        assert conn.welcome is not None
+        if conn.welcome.user is not None:
+            self.name = conn.welcome.user
+            return
+        if not conn.welcome.guests:
+            raise SessionError("this server has no guest play: run `spades register NAME` first")
+        reply = await conn.expect(m.Guest(name=self.guest_name), m.LoggedIn)
+        self.name = reply.name
+
+    async def _enter(self, conn: Connection) -> None:
+        await self._login(conn)
+        seating, state = self.seating, self.state
+        if seating.mode is Mode.RESUME and await self._resume(conn):
+            pass
+        elif seating.mode in (Mode.CREATE, Mode.RESUME):
+            assert seating.create is not None
+            created = await conn.expect(seating.create, m.TableCreated)
+            state.table, state.seat = created.table, created.seat
+            if created.code:
+                state.say(f"Private table: others join with --code {created.code}")
+        elif seating.mode is Mode.JOIN:
+            assert seating.table is not None
+            join = m.Join(table=seating.table, seat=seating.seat, code=seating.code)
+            joined = await conn.expect(join, m.Joined)
+            state.table, state.seat = joined.table, joined.seat
+        else:
+            assert seating.table is not None
+            watch = m.Spectate(table=seating.table, code=seating.code)
+            joined = await conn.expect(watch, m.Joined)
+            state.table, state.seat = joined.table, None
+        await self._refresh_info(conn)
+
+    async def _resume(self, conn: Connection) -> bool:
+        """If this account holds a seat (an unfinished game), wait for the server to hand it back."""
+        listing = await conn.expect(m.ListTables(), m.Tables)
+        held = [
+            info
+            for info in listing.tables
+            if info.status is not TableStatus.FINISHED
+            and any(s.player == self.name and not s.bot for s in info.seats)
+        ]
+        if not held:
+            return False
+        table = held[0]
+        with trio.move_on_after(RESUME_WAIT):
+            while True:
+                message = await conn.events.receive()
+                self.state.apply(message, trio.current_time())
+                if isinstance(message, m.Snapshot) and message.table == table.table:
+                    self.state.say(f"Welcome back: your unfinished game at table {table.table}.")
+                    return True
+        return False
+
+    async def _reenter(self, conn: Connection) -> None:
+        if self.token is None:
+            raise SessionError("guests cannot get a seat back after a lost connection")
+        if self.state.seat is None:
+            await conn.expect(m.Spectate(table=self.state.table, code=self.seating.code), m.Joined)
+        self.state.say("Reconnected.")
+        await self._refresh_info(conn)
+
+    async def _refresh_info(self, conn: Connection) -> None:
+        listing = await conn.expect(m.ListTables(), m.Tables)
+        for info in listing.tables:
+            if info.table == self.state.table:
+                self.state.set_info(info)
+
+    # ---------------------------------------------------------------- messages in
+
+    async def _pump(self, conn: Connection) -> None:
+        async for message in conn.events:
+            self.state.apply(message, trio.current_time())
+            self._write_journal()
+            if isinstance(message, m.TableClosed) and message.table == self.state.table:
+                self.state.say("The table has closed.")
+            self.redraw()
+
+    def _write_journal(self) -> None:
+        hands = self.state.finished_hands
+        if self.journal is None or self._journaled >= len(hands):
+            return
+        for record in hands[self._journaled :]:
+            try:
+                self.journal.append(record)
+            except OSError as exc:
+                self.state.notice = f"could not save the hand to your history: {exc}"
+        self._journaled = len(hands)
+
+    # ---------------------------------------------------------------- keys in
+
+    async def _input_loop(self) -> None:
+        keys = self.display.keys()
+        async for item in keys:  # type: ignore[attr-defined]
+            if isinstance(item, Line):
+                await self.submit(item.text)
+                continue
+            assert isinstance(item, Key)
+            char = item.char
+            if char == ENTER:
+                line, self.screen.buffer = self.screen.buffer, ""
+                await self.submit(line)
+            elif char == BACKSPACE:
+                self.screen.buffer = self.screen.buffer[:-1]
+            elif char == CTRL_U:
+                self.screen.buffer = ""
+            elif char == CTRL_C or (char == CTRL_D and not self.screen.buffer):
+                self.quit()
+                return
+            elif len(self.screen.buffer) < 200:
+                self.screen.buffer += char
+            self.redraw()
+        self.quit()  # end of input
+
+    async def submit(self, line: str) -> None:
+        """Act on one typed line."""
+        command = read_line(line, self.state)
+        self.screen.overlay = ""
+        if command is None:
+            pass
+        elif isinstance(command, Problem):
+            self.state.notice = command.message
+        elif isinstance(command, Slash):
+            self._slash(command)
+        elif isinstance(command, Act):
+            self.state.notice = ""
+            assert self._nursery is not None
+            self._nursery.start_soon(self._send_act, command)
+        self.redraw()
+
+    def _slash(self, command: Slash) -> None:
+        if command.name == "quit":
+            self.quit()
+        elif command.name == "say":
+            assert self._nursery is not None
+            self._nursery.start_soon(self._say, command.arg)
+        else:
+            self.screen.overlay = command.name
+
+    async def _send_act(self, command: Act) -> None:
+        conn = self.conn
+        if conn is None:
+            self.state.notice = "not connected: wait for the reconnect"
+            self.redraw()
+            return
+        request = m.Act(table=self.state.table, version=command.version, action=command.action)
+        try:
+            await conn.request(request)
+        except ServerError as exc:
+            if exc.code == "stale_version":
+                self.state.notice = "too late: the game moved on (your clock may have run out)"
+            else:
+                self.state.notice = exc.message
+        except ConnectionLost:
+            self.state.notice = "the connection dropped before the server answered"
+        else:
+            turn = self.state.turn
+            if turn is not None and turn.version == command.version:
+                self.state.turn = None
+        self.redraw()
+
+    async def _say(self, text: str) -> None:
+        conn = self.conn
+        if conn is None:
+            self.state.notice = "not connected: wait for the reconnect"
+            return
+        try:
+            await conn.request(m.Chat(scope=ChatScope.TABLE, table=self.state.table, text=text))
+        except ServerError as exc:
+            self.state.notice = exc.message
+        except ConnectionLost:
+            self.state.notice = "the connection dropped before the server answered"
+        self.redraw()
+
+    # ---------------------------------------------------------------- drawing
+
+    async def _ticker(self) -> None:
+        while True:
+            await trio.sleep(1.0)
+            if self.state.turn is not None or self.state.status:
+                self.redraw()
+
+    def redraw(self) -> None:
+        width, height = self.display.size()
+        frame = render(self.state, self.screen, trio.current_time(), min(width, 120), height)
+        self.display.draw(frame, min(width, 120))
