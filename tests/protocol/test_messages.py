@@ -287,3 +287,17 @@ def test_validate_catches_what_the_peer_would_refuse() -> None:
         "action.card",
         False,
     )
+
+
+@pytest.mark.parametrize("type_name", sorted(MESSAGE_TYPES))
+@settings(max_examples=3, deadline=None)
+@given(data=st.data())
+def test_each_side_accepts_only_its_peers_messages(type_name: str, data: st.DataObject) -> None:
+    cls = MESSAGE_TYPES[type_name]
+    body = encode_body(data.draw(struct_strategy(cls)))
+    for receiver_hears in (Sender.CLIENT, Sender.SERVER):
+        if cls.SENDER in (receiver_hears, Sender.EITHER):
+            assert decode(body, receiver_hears).TYPE == type_name
+        else:
+            error = refusal(body, receiver_hears)
+            assert (error.code, error.fatal) == (ErrorCode.UNEXPECTED_MESSAGE, False)
