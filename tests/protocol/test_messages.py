@@ -297,7 +297,7 @@ def test_each_side_accepts_only_its_peers_messages(type_name: str, data: st.Data
     body = encode_body(data.draw(struct_strategy(cls)))
     for receiver_hears in (Sender.CLIENT, Sender.SERVER):
         if cls.SENDER in (receiver_hears, Sender.EITHER):
-            assert decode(body, receiver_hears).TYPE == type_name
+            assert type_name == decode(body, receiver_hears).TYPE
         else:
             error = refusal(body, receiver_hears)
             assert (error.code, error.fatal) == (ErrorCode.UNEXPECTED_MESSAGE, False)
