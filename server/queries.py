@@ -191,37 +191,54 @@ def finish_game(
 
 def unfinished_games(conn: sqlite3.Connection) -> list[StoredGame]:
     """Every game still `running`, with its hands and actions in order, for crash recovery."""
-    games = []
-    rows = conn.execute(
+    rows = conn.execute("SELECT id FROM games WHERE status = 'running' ORDER BY id").fetchall()
+    return [game for row in rows if (game := load_game(conn, row["id"])) is not None]
+
+
+def load_game(conn: sqlite3.Connection, game_id: int) -> StoredGame | None:
+    """One game as persisted (any status): its table's config, deals and actions in order."""
+    row = conn.execute(
         "SELECT g.*, t.config AS table_config FROM games g JOIN tables t ON t.id = g.table_id"
-        " WHERE g.status = 'running' ORDER BY g.id"
-    ).fetchall()
-    for row in rows:
-        hands = [
-            StoredHand(r["hand_no"], r["seed"], r["commitment"], r["first_seq"])
-            for r in conn.execute(
-                "SELECT * FROM hands WHERE game_id = ? ORDER BY hand_no", (row["id"],)
-            )
-        ]
-        actions = [
-            StoredAction(r["seq"], r["seat"], json.loads(r["action"]), r["source"])
-            for r in conn.execute(
-                "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (row["id"],)
-            )
-        ]
-        games.append(
-            StoredGame(
-                id=row["id"],
-                table_id=row["table_id"],
-                table_config=json.loads(row["table_config"]),
-                game=row["game"],
-                ruleset=json.loads(row["ruleset"]),
-                seats=json.loads(row["seats"]),
-                hands=hands,
-                actions=actions,
-            )
-        )
-    return games
+        " WHERE g.id = ?",
+        (game_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    hands = [
+        StoredHand(r["hand_no"], r["seed"], r["commitment"], r["first_seq"])
+        for r in conn.execute("SELECT * FROM hands WHERE game_id = ? ORDER BY hand_no", (game_id,))
+    ]
+    actions = [
+        StoredAction(r["seq"], r["seat"], json.loads(r["action"]), r["source"])
+        for r in conn.execute("SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
+    ]
+    return StoredGame(
+        id=row["id"],
+        table_id=row["table_id"],
+        table_config=json.loads(row["table_config"]),
+        game=row["game"],
+        ruleset=json.loads(row["ruleset"]),
+        seats=json.loads(row["seats"]),
+        hands=hands,
+        actions=actions,
+    )
+
+
+def game_ids(conn: sqlite3.Connection, status: str | None = None) -> list[int]:
+    if status is None:
+        return [r[0] for r in conn.execute("SELECT id FROM games ORDER BY id")]
+    return [
+        r[0] for r in conn.execute("SELECT id FROM games WHERE status = ? ORDER BY id", (status,))
+    ]
+
+
+def hand_count(conn: sqlite3.Connection, game_id: int) -> tuple[int, int]:
+    """(deals persisted, hand records persisted) of a game."""
+    deals = conn.execute("SELECT COUNT(*) FROM hands WHERE game_id = ?", (game_id,)).fetchone()[0]
+    records = conn.execute(
+        "SELECT COUNT(*) FROM hand_records WHERE game_id = ?", (game_id,)
+    ).fetchone()[0]
+    return int(deals), int(records)
 
 
 def game_status(conn: sqlite3.Connection, game_id: int) -> str | None:

@@ -1,0 +1,89 @@
+"""Fifty tables at once; and no frame ever shows a card its recipient may not know."""
+
+import trio
+
+from protocol.messages import (
+    CreateTable,
+    GameOver,
+    Guest,
+    ListTables,
+    Spectate,
+    TableClosed,
+    TableCreated,
+)
+from protocol.types import Game
+from server import queries
+from server.app import Server
+from tests.server.players import play_until_over, random_choice
+from tests.server.truth import check_no_leak, replay_truth
+from tests.server.wire_client import WireClient
+
+
+async def test_fifty_tables_of_bots_finish_and_record_every_hand(server: Server) -> None:
+    with trio.fail_after(110):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        await client.request(Guest())
+        await client.request(ListTables())  # watch the lobby: table_closed notices arrive
+        tables = set()
+        for index in range(50):
+            game, preset, target = (
+                (Game.SPADES, "standard", 100) if index % 2 else (Game.HEARTS, "hearts", 26)
+            )
+            created = await client.request(
+                CreateTable(
+                    game=game, preset=preset, options={"target_score": target}, bots=[0, 1, 2, 3]
+                )
+            )
+            assert isinstance(created, TableCreated), created
+            tables.add(created.table)
+        closed: set[str] = set()
+        while closed != tables:  # bounded by fail_after; each notice closes one table
+            notice = await client.expect(TableClosed)
+            closed.add(notice.table)
+        finished = await server.store.get(queries.game_ids, "finished")
+        assert len(finished) == 50
+        assert await server.store.get(queries.game_ids, "running") == []
+        for game_id in finished:
+            deals, records = await server.store.get(queries.hand_count, game_id)
+            assert deals == records > 0
+        # Far fewer transactions than writes: group commit at work.
+        assert server.store.batches < server.store.jobs
+        await client.aclose()
+
+
+async def test_no_frame_leaks_a_card(server: Server) -> None:
+    with trio.fail_after(90):
+        for game, preset, target in [
+            (Game.HEARTS, "hearts", 40),
+            (Game.SPADES, "standard", 150),
+            (Game.HEARTS, "hearts", 40),
+            (Game.SPADES, "standard", 150),
+        ]:
+            player = await WireClient.connect(server.port)
+            await player.hello()
+            await player.request(Guest())
+            created = await player.request(
+                CreateTable(
+                    game=game,
+                    preset=preset,
+                    options={"target_score": target},
+                    bots=[1, 2, 3],
+                    sit=0,
+                )
+            )
+            assert isinstance(created, TableCreated)
+            table = created.table
+            watcher = await WireClient.connect(server.port)
+            await watcher.hello()
+            await watcher.request(Guest())
+            await watcher.request(Spectate(table=table))
+            game_id = server.lobby.tables[table].game_id
+            assert game_id is not None
+            await play_until_over(player, table, random_choice(3))
+            await player.aclose()
+            await watcher.expect(GameOver)
+            truth = await server.store.get(replay_truth, game_id)
+            assert check_no_leak(player.received, 0, truth, table) > 100
+            assert check_no_leak(watcher.received, None, truth, table) > 100
+            await watcher.aclose()
