@@ -2,7 +2,8 @@
 
 The claim holds when there is a way for the claimer to play such that the claimer's side wins every
 remaining trick whatever the other three (partner included: the claimer does not control them) play, with
-the cards as they lie. This is an AND-OR search over copies of the game, using the engine's own
+the cards as they lie. A quick sufficient test (`quick_proof`: top trumps drawn first, then top cards)
+settles the usual claim at once; otherwise an AND-OR search runs over copies of the game, using the engine's own
 `legal_play_mask` and `play_fast`, so it can never disagree with the rules. Two cards of one suit held by
 the same seat with no other live card between them are interchangeable, so only one of them is tried;
 positions are memoised. The search stops before the last trick, which is forced, and resolves it directly.
@@ -17,7 +18,41 @@ from engine.ordering import CardOrder
 if TYPE_CHECKING:
     from engine.spades import SpadesGame
 
-NODE_BUDGET = 200_000
+NODE_BUDGET = 20_000
+
+
+def quick_proof(game: "SpadesGame", claimer: int) -> bool:
+    """A sufficient condition checked in a few int ops: the claimer, on lead, holds trumps higher than
+    every other trump and at least as many as any other seat (so leading them first draws every
+    other trump), and each of its other cards is higher than every card of its suit held by the others
+    (so, nobody being able to trump any more, each wins in turn)."""
+    order = game.ruleset_order
+    if game.turn != claimer or game.trick:
+        return False
+    mine = game.hand(claimer)
+    power = order.power
+    trumps = order.trumps
+    others = [game.hand(s) for s in range(game.players) if s != claimer]
+    my_trumps = mine & trumps
+    most_trumps = max((h & trumps).bit_count() for h in others)
+    if most_trumps:
+        if not my_trumps or my_trumps.bit_count() < most_trumps:
+            return False
+        may_lead_trumps = game.spades_broken and game.play_rule != "nothing_but_spades"
+        if mine & ~trumps and not may_lead_trumps:
+            return False
+        lowest_mine = min(power[c] for c in cards_in(my_trumps))
+        if any(power[c] >= lowest_mine for h in others for c in cards_in(h & trumps)):
+            return False
+    for suit in range(4):
+        mask = order.suit_masks[suit]
+        my_suit = mine & mask
+        if not my_suit or mask == trumps:
+            continue
+        lowest_mine = min(power[c] for c in cards_in(my_suit))
+        if any(power[c] >= lowest_mine for h in others for c in cards_in(h & mask)):
+            return False
+    return True
 
 
 @cache
@@ -55,6 +90,8 @@ def claim_holds(game: "SpadesGame", claimer: int) -> bool:
     If the search would exceed NODE_BUDGET positions the claim is judged not to hold (a claim that
     needs that much proof is not "the rest are mine").
     """
+    if quick_proof(game, claimer):
+        return True
     side = game.side_of(claimer)
     order = game.ruleset_order
     total = game.ruleset.tricks_per_hand

@@ -362,6 +362,16 @@ class SpadesGame:
         return self._order
 
     @property
+    def play_rule(self) -> str:
+        """The play rule in force this hand: normal, pressure or nothing_but_spades."""
+        return self._play_rule
+
+    @property
+    def bid_rule(self) -> str:
+        """The bid rule in force this hand (ruleset.bid_rule, or the Crazy hand type's)."""
+        return self._bid_rule
+
+    @property
     def tricks_done(self) -> int:
         """Tricks completed this hand."""
         return len(self._winners)

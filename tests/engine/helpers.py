@@ -3,7 +3,7 @@
 import random
 from collections.abc import Mapping
 
-from engine.actions import Action, Bid
+from engine.actions import Action, Bid, LookAtHand
 from engine.cards import CardMask, mask_of, parse_card
 from engine.game import Game, Phase, new_game
 from engine.ordering import card_order
@@ -52,7 +52,10 @@ def bid_all(game: Game, bids: Mapping[int, int | Bid]) -> None:
     while game.phase is Phase.BIDDING:
         seat = game.to_act()[0]
         bid = bids[seat]
-        game.apply(bid if isinstance(bid, Bid) else Bid(seat, bid))
+        bid = bid if isinstance(bid, Bid) else Bid(seat, bid)
+        if not bid.blind and LookAtHand(seat) in game.legal_actions(seat):
+            game.apply(LookAtHand(seat))
+        game.apply(bid)
 
 
 def random_action(game: Game, rng: random.Random) -> Action:
