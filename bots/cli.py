@@ -127,6 +127,67 @@ def arena(  # noqa: PLR0917 - typer maps each option to a parameter
         render(summary, console, hearts=ruleset.game == "hearts")
 
 
+@app.command()
+def run(  # noqa: PLR0917 - typer maps each option to a parameter
+    bot: Annotated[
+        str, typer.Argument(help="module:Class, or a sample name (random, heuristic, search)")
+    ],
+    server: Annotated[str, typer.Option(help="the server, HOST:PORT")] = "127.0.0.1:7777",
+    token: Annotated[str, typer.Option(help="the bot account's token", envvar="SPADES_TOKEN")] = "",
+    table: Annotated[str | None, typer.Option(help="take a seat at this table")] = None,
+    seat: Annotated[int | None, typer.Option(help="the seat wanted (default: any free)")] = None,
+    ladder: Annotated[bool, typer.Option(help="enter the rated ladder instead")] = False,
+    games: Annotated[
+        int, typer.Option(help="stop after this many games (0: keep playing)", min=0)
+    ] = 1,
+    seed: Annotated[int | None, typer.Option(help="the bot's random seed")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="log every decision")] = False,
+) -> None:
+    """Take a seat at a table (--table) or enter the ladder (--ladder) and play until done.
+
+    The runner reconnects by itself after a drop and answers every turn before its deadline.
+    """
+    import logging
+
+    import trio
+
+    from bots.registry import BotSpecError, make_bot
+    from bots.sdk.runner import BotRunner, RunnerConfig, RunnerError, parse_address
+
+    if (table is None) == (not ladder):
+        raise typer.BadParameter("give exactly one of --table ID and --ladder")
+    if not token:
+        raise typer.BadParameter("give --token (or set SPADES_TOKEN)")
+    try:
+        host, port = parse_address(server)
+        player = make_bot(bot, seed)
+    except (ValueError, BotSpecError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+    )
+    config = RunnerConfig(
+        host=host,
+        port=port,
+        token=token,
+        table=table,
+        seat=seat,
+        ladder=ladder,
+        games=0 if ladder and games == 1 else games,
+    )
+    try:
+        stats = trio.run(BotRunner(player, config).run)
+    except RunnerError as exc:
+        typer.echo(f"spades-bot: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    for game in stats.games:
+        typer.echo(f"game over: winners {game['winners']}, scores {game['scores']}")
+    typer.echo(f"{stats.decisions} decisions, {stats.fallbacks} fallbacks")
+
+
 def _options(pairs: list[str]) -> dict[str, object]:
     """`name=value` pairs as ruleset overrides: ints, booleans, comma lists, else text."""
     out: dict[str, object] = {}
