@@ -134,7 +134,7 @@ async def running_server(config: ServerConfig) -> AsyncIterator[Server]:
             server.request_stop()
 
 
-def test_config(db_path: object, **overrides: object) -> ServerConfig:
+def local_config(db_path: object, **overrides: object) -> ServerConfig:
     """A config for tests: 127.0.0.1, port 0, the given database file; any field overridable."""
     from pathlib import Path
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from server.app import Server, running_server, test_config
+from server.app import Server, local_config, running_server
 
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
-    async with running_server(test_config(tmp_path / "server.db")) as srv:
+    async with running_server(local_config(tmp_path / "server.db")) as srv:
         yield srv

@@ -1,0 +1,119 @@
+"""Dropped connections keep their seat and resume from a snapshot; clocks play the fallback."""
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from protocol.messages import (
+    Act,
+    CardsGiven,
+    ChatMessage,
+    CreateTable,
+    Joined,
+    Register,
+    Registered,
+    Snapshot,
+    TableCreated,
+    Welcome,
+    YourTurn,
+)
+from protocol.types import ActionKind, Game
+from server import queries
+from server.app import Server, local_config, running_server
+from tests.server.players import play_until_over, random_choice
+from tests.server.wire_client import WireClient
+
+
+async def test_disconnect_mid_hand_then_reconnect_with_snapshot(server: Server) -> None:
+    with trio.fail_after(60):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        registered = await client.request(Register(name="roamer"))
+        assert isinstance(registered, Registered)
+        created = await client.request(
+            CreateTable(
+                game=Game.SPADES,
+                preset="standard",
+                options={"target_score": 100},
+                bots=[1, 2, 3],
+                sit=0,
+            )
+        )
+        assert isinstance(created, TableCreated)
+        table_id = created.table
+        table = server.lobby.tables[table_id]
+        choose = random_choice(11)
+        # Play until our third card of the hand is due, then drop the connection.
+        plays = 0
+        while True:
+            turn = await client.expect(YourTurn)
+            if turn.legal[0].kind is ActionKind.PLAY:
+                plays += 1
+                if plays == 3:
+                    break
+            await client.send(Act(table=table_id, version=turn.version, action=choose(turn)))
+        knew = table.game.view(0).to_dict()
+        await client.aclose()
+        # The seat is held (not abandoned) while the game waits on it.
+        back = await WireClient.connect(server.port)
+        welcome = await back.hello(token=registered.token)
+        assert isinstance(welcome, Welcome) and welcome.user == "roamer"
+        joined = await back.expect(Joined)
+        assert joined.table == table_id and joined.seat == 0
+        snapshot = await back.expect(Snapshot)
+        assert snapshot.seat == 0 and snapshot.view == knew
+        assert snapshot.version == turn.version
+        # The turn that was pending comes again, and the game completes.
+        over = await play_until_over(back, table_id, choose)
+        assert over.table == table_id
+        game_id = table.game_id
+        assert game_id is not None
+        assert await server.store.get(queries.game_status, game_id) == "finished"
+        await back.aclose()
+
+
+@pytest.fixture
+def lazy_autojump_clock() -> trio.testing.MockClock:
+    # Jump virtual time only after 50 ms of real idleness, so loopback I/O and the store's
+    # thread finish first; the 30 s turn clock then expires in a moment of real time.
+    return trio.testing.MockClock(autojump_threshold=0.05)
+
+
+@pytest.fixture
+async def clocked_server(
+    tmp_path: Path, lazy_autojump_clock: trio.testing.MockClock
+) -> AsyncIterator[Server]:
+    async with running_server(local_config(tmp_path / "server.db")) as srv:
+        yield srv
+
+
+async def test_clock_expiry_plays_the_fallback_and_says_so(
+    clocked_server: Server, lazy_autojump_clock: trio.testing.MockClock
+) -> None:
+    server = clocked_server
+    with trio.fail_after(300):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        await client.request(Register(name="sleepy"))
+        created = await client.request(
+            CreateTable(game=Game.HEARTS, preset="hearts", bots=[1, 2, 3], sit=0)
+        )
+        assert isinstance(created, TableCreated)
+        turn = await client.expect(YourTurn)
+        assert turn.seat == 0 and turn.deadline_ms == 30_000
+        started = trio.current_time()
+        notice = await client.expect(ChatMessage)
+        assert notice.name == "server" and "clock ran out" in notice.text
+        assert "heuristic" in notice.text or "first legal action" in notice.text
+        given = await client.expect(CardsGiven)
+        assert given.seat == 0
+        assert trio.current_time() - started >= 29.9
+        game_id = server.lobby.tables[created.table].game_id
+        assert game_id is not None
+        stored = await server.store.get(queries.load_game, game_id)
+        assert stored is not None
+        assert next((a.seat, a.source) for a in stored.actions if a.seat == 0) == (0, "fallback")
+        await client.aclose()
