@@ -280,6 +280,10 @@ class BotRunner:
         raise RunnerError(f"table {self.table!r} is not listed by the server")
 
     def _on_error(self, error: Error) -> bool:
+        if error.code == "stale_version":
+            # Expected when several seats act at once (a Hearts pass): a fresh your_turn follows.
+            log.debug("stale action: %s", error.message)
+            return False
         log.warning("server error %s: %s (%s)", error.code, error.message, error.detail)
         if error.code in FATAL_CODES:
             raise RunnerError(f"{error.code}: {error.message}")

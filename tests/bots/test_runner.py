@@ -2,7 +2,6 @@
 server on 127.0.0.1, including after its connection is cut in the middle of a hand."""
 
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,15 +11,8 @@ from bots.registry import make_bot
 from bots.sdk.runner import BotRunner, RunnerConfig
 from protocol.messages import CreateTable, Message, Register, Registered, TableCreated, YourTurn
 from protocol.types import ClientKind, Game
-from server import app as server_app
 from server.app import Server
 from tests.server.wire_client import WireClient
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Server]:
-    async with server_app.running_server(server_app.test_config(tmp_path / "server.db")) as srv:
-        yield srv
 
 
 async def bot_account_and_table(
