@@ -16,6 +16,7 @@ from typing import Any
 from bots.registry import make_bot
 from bots.sdk.bot import AnyBot, AsyncBot, BaseBot, BotError, fallback_action
 from bots.sdk.view import BotView, HandMemory
+from engine import records
 from engine.events import Event, GameOver, HandScored
 from engine.game import Game, Phase, new_game
 from engine.ruleset import Ruleset
@@ -152,7 +153,12 @@ def play_game(job: GameJob) -> GameResult:
         winners=(),
         reason="",
     )
-    lean = hasattr(game, "legal_mask") and hasattr(game, "play_card")
+    # The lean path (no view, no events) for bots that need only the legal cards: Spades plays
+    # through legal_play_mask/play_fast, Hearts through legal_mask/play_card. Not when recording:
+    # play_fast leaves the hand's action list, which a record needs for replay, unwritten.
+    legal_mask = getattr(game, "legal_play_mask", None) or getattr(game, "legal_mask", None)
+    play = getattr(game, "play_fast", None) or getattr(game, "play_card", None)
+    lean = legal_mask is not None and play is not None and not job.record and not tell_all
     hands_dealt = 0
     while not game.is_over:
         phase = game.phase
@@ -164,16 +170,14 @@ def play_game(job: GameJob) -> GameResult:
             continue
         to_act = game.to_act()
         seat = seats[to_act[0]]
-        if phase is Phase.PLAYING and lean and seat.play_mask is not None and not tell_all:
-            events = game.play_card(seat.play_mask(game.legal_mask(seat.seat)))  # type: ignore[attr-defined]
-        else:
-            events = game.apply(seat.decide(game))
+        if phase is Phase.PLAYING and lean and seat.play_mask is not None:
+            play(seat.play_mask(legal_mask(seat.seat)))  # type: ignore[misc]
+            continue
+        events = game.apply(seat.decide(game))
         if tell_all:
             for each in seats:
                 each.tell(events)
-        for event in events:
-            if isinstance(event, HandScored):
-                result.hand_deltas.append(event.delta)
+    result.hand_deltas = [history.score_delta for history in game.histories]
     _finish(game, result, job)
     result.fallbacks = sum(seat.fallbacks for seat in seats)
     return result
@@ -196,13 +200,5 @@ def _finish(game: Game, result: GameResult, job: GameJob) -> None:
         )
         result.reason = "hand_cap"
     if job.record:
-        result.records = hand_records(game)
-
-
-def hand_records(game: Game) -> list[dict[str, Any]]:
-    """The game's finished hands as `spades-hand/1` hand records (engine.records)."""
-    import importlib
-
-    # Imported by name: engine.records lands after the rest of the engine.
-    records = importlib.import_module("engine.records")
-    return [records.hand_record(history, game.ruleset) for history in game.histories]
+        game_id = f"arena-{job.seed}-{job.index}"
+        result.records = records.game_records(game, game_id=game_id)
