@@ -1,7 +1,8 @@
 """`HeartsGame`: the Hearts state machine behind `engine.game.new_game` (docs/rules-hearts.md).
 
-The state is plain ints and bit masks kept in slots, so `copy()` is a handful of list copies and a
-playout (`legal_mask` then `play_card`) touches no objects but the events it returns. The rules
+The state is plain ints and bit masks kept in slots, so `copy()` is a handful of list copies, and a
+playout (`legal_play_mask` then `play_fast`, or `play_to_end`) allocates almost nothing: the trick's
+winner is kept up to date as the cards fall, and actions and events are shared prebuilt values. The rules
 themselves are the pure functions of `engine.hearts_rules`; this class keeps the state and the order of
 things: deal, pass (a simultaneous phase), thirteen tricks, score, and again until someone reaches the
 target.
@@ -10,7 +11,7 @@ Every public method that can refuse raises `IllegalAction` (or `RulesetError` wh
 changes anything: a refused action leaves the game exactly as it was.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any, Final
 
@@ -55,7 +56,6 @@ from engine.hearts_rules import (
     pass_direction,
     pass_offset,
     penalty_points,
-    trick_winner,
     winners,
 )
 from engine.history import HandHistory, Transfer
@@ -77,6 +77,9 @@ class HeartsGame:
 
     __slots__ = (
         "_actions",
+        "_best",
+        "_best_seat",
+        "_breakers",
         "_broken",
         "_dealer",
         "_dealt",
@@ -89,6 +92,7 @@ class HeartsGame:
         "_last_trick",
         "_last_winner",
         "_leader",
+        "_led_mask",
         "_must_break",
         "_n",
         "_no_points_first",
@@ -101,8 +105,11 @@ class HeartsGame:
         "_ruleset",
         "_scores",
         "_seed",
+        "_set_aside",
+        "_sides",
         "_taken",
         "_trick",
+        "_trick_mask",
         "_trick_number",
         "_trick_winners",
         "_tricks",
@@ -125,10 +132,13 @@ class HeartsGame:
             cards_in(STANDARD_DECK if players == 4 else _THREE_HANDED_DECK)
         )
         self._tricks_per_hand = len(self._deck) // players
+        self._set_aside = STANDARD_DECK & ~mask_of(self._deck)
+        self._sides = ruleset.sides
         # The options the hot path reads, copied out of the ruleset once.
         self._no_points_first = ruleset.hearts_no_points_first_trick
         self._must_break = ruleset.hearts_must_break
         self._queen_breaks = ruleset.hearts_queen_breaks
+        self._breakers = HEARTS_MASK | (QUEEN_MASK if self._queen_breaks else 0)
         self._phase = Phase.DEALING
         self._version = 0
         self._hand_number = 0
@@ -147,6 +157,12 @@ class HeartsGame:
         self._given: list[tuple[Card, ...] | None] = [None] * n
         self._received = [0] * n
         self._trick: list[Card] = []
+        # The trick in progress as masks: its cards, the suit led (0 before the lead), and its best
+        # card so far with the seat that played it, kept as the cards fall so a trick ends in O(1).
+        self._trick_mask = 0
+        self._led_mask = 0
+        self._best = -1
+        self._best_seat = -1
         self._leader = -1
         self._turn = -1
         self._trick_number = 1
@@ -295,10 +311,10 @@ class HeartsGame:
         self._leader = self._turn = holder_of(self._hands, TWO_OF_CLUBS)
 
     # -- legal actions ------------------------------------------------------------------------------
-    def legal_mask(self, seat: Seat) -> CardMask:
+    def legal_play_mask(self, seat: Seat) -> CardMask:
         """The cards `seat` may play now as a mask (0 when it is not that seat's turn to play).
 
-        The lean form of `legal_actions` for searches: pair it with `play_card`.
+        The lean form of `legal_actions` for searches: pair it with `play_fast`.
         """
         if self._phase is not Phase.PLAYING or seat != self._turn:
             return 0
@@ -306,8 +322,8 @@ class HeartsGame:
 
     def _legal_now(self, hand: CardMask) -> CardMask:
         # Inlined copy of hearts_rules.legal_plays: this runs once a card in every playout.
-        trick = self._trick
-        if not trick:
+        led = self._led_mask
+        if not led:
             if self._trick_number == 1 and hand & TWO_OF_CLUBS_MASK:
                 return TWO_OF_CLUBS_MASK
             if self._must_break and not self._broken:
@@ -315,7 +331,7 @@ class HeartsGame:
                 if safe:
                     return safe
             return hand
-        follow = hand & SUIT_MASKS[trick[0] // 13]
+        follow = hand & led
         if follow:
             return follow
         if self._trick_number == 1 and self._no_points_first:
@@ -329,11 +345,14 @@ class HeartsGame:
         (all combinations, in card order); [] when the seat may not act."""
         phase = self._phase
         if phase is Phase.PLAYING:
-            mask = self.legal_mask(seat)
+            if seat != self._turn:
+                return []
+            mask = self._legal_now(self._hands[seat])
+            row = _PLAY_ACTIONS[seat]
             actions: list[Action] = []
             while mask:
                 low = mask & -mask
-                actions.append(PlayCard(seat, low.bit_length() - 1))
+                actions.append(row[low.bit_length() - 1])
                 mask ^= low
             return actions
         if phase is Phase.PASSING and 0 <= seat < self._n and self._given[seat] is None:
@@ -366,6 +385,115 @@ class HeartsGame:
         """The seat to act plays `card`: the same as `apply(PlayCard(turn, card))`."""
         return self._play(PlayCard(self._turn, card))
 
+    def play_fast(self, card: Card) -> None:
+        """The seat to act plays `card` with no check and no event: the caller took it from
+        `legal_play_mask`. For searches; the hand is still scored and recorded when it ends.
+
+        A card that is not legal leaves the game in a state the rules cannot reach: do not.
+        """
+        seat = self._turn
+        self._actions.append(_PLAY_ACTIONS[seat][card])
+        self._advance(seat, card)
+        if len(self._trick_winners) == self._tricks_per_hand:
+            self._score_hand(None)
+        self._version += 1
+
+    def play_to_end(self, choose: Callable[[CardMask], Card]) -> None:
+        """Play the rest of the hand, `choose(legal_mask)` picking each card, then score it: the
+        same result as `play_fast` card by card, in one tight loop over local variables (playouts
+        are where bots spend their time). `choose` must return a card of the mask it is given; if it
+        raises, the cards played before stay played and the game is consistent."""
+        if self._phase is not Phase.PLAYING:
+            return
+        n = self._n
+        hands = self._hands
+        plays = self._plays
+        actions = self._actions
+        taken = self._taken
+        tricks = self._tricks
+        winners = self._trick_winners
+        trick = self._trick
+        total = self._tricks_per_hand
+        must_break = self._must_break
+        no_points_first = self._no_points_first
+        breakers = self._breakers
+        played = self._played
+        trick_mask = self._trick_mask
+        led = self._led_mask
+        best = self._best
+        best_seat = self._best_seat
+        broken = self._broken
+        turn = self._turn
+        leader = self._leader
+        trick_number = self._trick_number
+        count = 0
+        try:
+            while True:
+                hand = hands[turn]
+                # The rules of _legal_now, inlined.
+                if not led:
+                    if trick_number == 1 and hand & TWO_OF_CLUBS_MASK:
+                        legal = TWO_OF_CLUBS_MASK
+                    elif must_break and not broken and hand & ~HEARTS_MASK:
+                        legal = hand & ~HEARTS_MASK
+                    else:
+                        legal = hand
+                else:
+                    legal = hand & led
+                    if not legal:
+                        legal = hand
+                        if trick_number == 1 and no_points_first and hand & ~POINT_CARDS:
+                            legal = hand & ~POINT_CARDS
+                card = choose(legal)
+                # The moves of _advance, inlined.
+                bit = 1 << card
+                hands[turn] = hand ^ bit
+                played |= bit
+                trick.append(card)
+                trick_mask |= bit
+                plays.append(_SEAT_CARDS[turn][card])
+                actions.append(_PLAY_ACTIONS[turn][card])
+                count += 1
+                if not broken and bit & breakers:
+                    broken = True
+                if not led:
+                    led = SUIT_MASKS[card // 13]
+                    best = card
+                    best_seat = turn
+                elif bit & led and card > best:
+                    best = card
+                    best_seat = turn
+                if len(trick) < n:
+                    turn += 1
+                    if turn == n:
+                        turn = 0
+                    continue
+                taken[best_seat] |= trick_mask
+                tricks[best_seat] += 1
+                winners.append(best_seat)
+                self._last_trick = tuple(plays[-n:])
+                self._last_winner = best_seat
+                trick = []
+                trick_mask = 0
+                led = 0
+                leader = turn = best_seat
+                if len(winners) == total:
+                    break
+                trick_number += 1
+        finally:
+            self._trick = trick
+            self._played = played
+            self._trick_mask = trick_mask
+            self._led_mask = led
+            self._best = best
+            self._best_seat = best_seat
+            self._broken = broken
+            self._turn = turn
+            self._leader = leader
+            self._trick_number = trick_number
+            self._version += count
+        self._score_hand(None)
+
     def _play(self, action: PlayCard) -> list[Event]:
         seat = action.seat
         card = action.card
@@ -378,51 +506,65 @@ class HeartsGame:
         hand = self._hands[seat]
         if not 0 <= card < 52 or not hand >> card & 1:
             raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
-        bit = 1 << card
-        if not self._legal_now(hand) & bit:
+        if not self._legal_now(hand) >> card & 1:
             raise self._why_not(hand, card)
         # Legal: from here on nothing raises.
-        self._hands[seat] = hand ^ bit
-        trick = self._trick
-        trick.append(card)
-        self._played |= bit
-        self._plays.append((seat, card))
         self._actions.append(action)
-        events: list[Event] = [CardPlayed(seat, card, self._trick_number)]
-        if not self._broken and (bit & HEARTS_MASK or (self._queen_breaks and bit & QUEEN_MASK)):
-            self._broken = True
+        trick_number = self._trick_number
+        broken = self._broken
+        winner = self._advance(seat, card)
+        events: list[Event] = [_card_played(seat, card, trick_number)]
+        if self._broken is not broken:
             events.append(SpadesBroken(seat))
-        n = self._n
-        if len(trick) < n:
-            self._turn = (seat + 1) % n
-        else:
-            self._finish_trick(events)
+        if winner >= 0:
+            events.append(TrickWon(winner, trick_number, self._last_trick))
+            if len(self._trick_winners) == self._tricks_per_hand:
+                self._score_hand(events)
         self._version += 1
         return events
 
-    def _finish_trick(self, events: list[Event]) -> None:
-        n = self._n
+    def _advance(self, seat: Seat, card: Card) -> Seat:
+        """Play a card known to be legal. Returns the trick's winner when the card completes a trick,
+        else -1; the winner then leads (the caller scores the hand after its last trick)."""
+        bit = 1 << card
+        self._hands[seat] ^= bit
+        self._played |= bit
         trick = self._trick
-        leader = self._leader
-        winner = trick_winner(trick, leader)
-        plays = tuple(((leader + i) % n, trick[i]) for i in range(n))
-        for card in trick:
-            self._taken[winner] |= 1 << card
+        trick.append(card)
+        self._trick_mask |= bit
+        self._plays.append(_SEAT_CARDS[seat][card])
+        if not self._broken and bit & self._breakers:
+            self._broken = True
+        # No trumps: the highest card of the suit led wins, and a card's number grows with its rank.
+        if not self._led_mask:
+            self._led_mask = SUIT_MASKS[card // 13]
+            self._best = card
+            self._best_seat = seat
+        elif bit & self._led_mask and card > self._best:
+            self._best = card
+            self._best_seat = seat
+        n = self._n
+        if len(trick) < n:
+            seat += 1
+            self._turn = 0 if seat == n else seat
+            return -1
+        winner = self._best_seat
+        self._taken[winner] |= self._trick_mask
         self._tricks[winner] += 1
         self._trick_winners.append(winner)
-        self._last_trick = plays
+        self._last_trick = tuple(self._plays[-n:])
         self._last_winner = winner
-        events.append(TrickWon(winner, self._trick_number, plays))
         self._trick = []
-        if self._trick_number == self._tricks_per_hand:
-            self._score_hand(events)
-            return
-        self._trick_number += 1
+        self._trick_mask = 0
+        self._led_mask = 0
         self._leader = self._turn = winner
+        if len(self._trick_winners) < self._tricks_per_hand:
+            self._trick_number += 1
+        return winner
 
     def _why_not(self, hand: CardMask, card: Card) -> IllegalAction:
         """The reason a held card may not be played now (it is known not to be legal)."""
-        if not self._trick:
+        if not self._led_mask:
             if self._trick_number == 1:
                 return IllegalAction(
                     "must_lead_two_of_clubs", "the two of clubs leads the first trick"
@@ -481,10 +623,13 @@ class HeartsGame:
             events.append(CardsPassed(giver, (giver + offset) % n, self._given[giver] or ()))
         self._start_play()
 
-    def _score_hand(self, events: list[Event]) -> None:
+    def _score_hand(self, events: list[Event] | None) -> None:
+        """Score the finished hand, record it, and end the game or wait for the next deal; `events`
+        (None on the fast path) receives HandScored and GameOver."""
         ruleset = self._ruleset
         n = self._n
-        points = hand_points(self._taken, ruleset.hearts_moon, ruleset.hearts_jack_of_diamonds)
+        jack = ruleset.hearts_jack_of_diamonds
+        points = hand_points(self._taken, ruleset.hearts_moon, jack)
         before = tuple(self._scores)
         after = tuple(before[seat] + points[seat] for seat in range(n))
         self._scores = list(after)
@@ -492,22 +637,18 @@ class HeartsGame:
         shooter = moon_shooter(self._taken)
         if shooter is not None and ruleset.hearts_moon != "off":
             notes.append(f"seat {shooter} shot the moon ({ruleset.hearts_moon.replace('_', ' ')})")
-        sides = ruleset.sides
+        sides = self._sides
         offset = pass_offset(self._direction, n)
         transfers = tuple(
             Transfer(giver, (giver + offset) % n, cards)
             for giver, cards in enumerate(self._given)
             if cards is not None
         )
-        taken_points = tuple(
-            penalty_points(self._taken[seat], ruleset.hearts_jack_of_diamonds) for seat in range(n)
-        )
-        notes.extend(
-            f"seat {seat} took {taken_points[seat]} points"
-            for seat in range(n)
-            if taken_points[seat]
-        )
-        events.append(
+        for seat in range(n):
+            taken = penalty_points(self._taken[seat], jack)
+            if taken:
+                notes.append(f"seat {seat} took {taken} points")
+        scored = (
             HandScored(
                 hand_number=self._hand_number,
                 sides=sides,
@@ -519,7 +660,11 @@ class HeartsGame:
                 seed=self._seed.hex(),
                 notes=tuple(notes),
             )
+            if events is not None
+            else None
         )
+        if scored is not None and events is not None:
+            events.append(scored)
         self._histories.append(
             HandHistory(
                 hand_number=self._hand_number,
@@ -529,7 +674,7 @@ class HeartsGame:
                 hand_type="",
                 deal=self._dealt,
                 face_up=(0,) * n,
-                set_aside=STANDARD_DECK & ~mask_of(self._deck),
+                set_aside=self._set_aside,
                 bids=(),
                 transfers=transfers,
                 plays=tuple(self._plays),
@@ -553,7 +698,8 @@ class HeartsGame:
             won = winners(after)
             self._outcome = Outcome(winners=won, scores=after, sides=sides, reason=reason)
             self._phase = Phase.GAME_OVER
-            events.append(GameOver(winners=won, scores=after, reason=reason))
+            if events is not None:
+                events.append(GameOver(winners=won, scores=after, reason=reason))
         else:
             self._phase = Phase.DEALING
             self._dealer = (self._dealer + 1) % n
@@ -588,7 +734,7 @@ class HeartsGame:
             "dealer": self._dealer,
             "hand_type": "",
             "to_act": self.to_act(),
-            "sides": self._ruleset.sides,
+            "sides": self._sides,
             "scores": tuple(self._scores),
             "bags": (0,) * n,
             "bids": (None,) * n,
@@ -646,6 +792,8 @@ class HeartsGame:
         other._ruleset = self._ruleset
         other._n = self._n
         other._deck = self._deck
+        other._set_aside = self._set_aside
+        other._sides = self._sides
         other._tricks_per_hand = self._tricks_per_hand
         other._no_points_first = self._no_points_first
         other._must_break = self._must_break
@@ -664,6 +812,11 @@ class HeartsGame:
         other._given = self._given[:]
         other._received = self._received[:]
         other._trick = self._trick[:]
+        other._trick_mask = self._trick_mask
+        other._led_mask = self._led_mask
+        other._best = self._best
+        other._best_seat = self._best_seat
+        other._breakers = self._breakers
         other._leader = self._leader
         other._turn = self._turn
         other._trick_number = self._trick_number
@@ -682,3 +835,20 @@ class HeartsGame:
 def _text(card: Card) -> str:
     """Notation for a card in a message, even for a number that is not a card."""
     return card_text(card) if 0 <= card < 52 else f"card {card}"
+
+
+# Built once at import: actions and events are frozen values, so every game shares them instead of
+# allocating one per card (bots call legal_actions and apply in their inner loops).
+_MAX_SEATS: Final = 4
+_PLAY_ACTIONS: Final = tuple(tuple(PlayCard(s, c) for c in range(52)) for s in range(_MAX_SEATS))
+_SEAT_CARDS: Final = tuple(tuple((s, c) for c in range(52)) for s in range(_MAX_SEATS))
+_CARD_PLAYED: Final[dict[tuple[Seat, Card, int], CardPlayed]] = {}
+
+
+def _card_played(seat: Seat, card: Card, trick_number: int) -> CardPlayed:
+    """The (shared) CardPlayed event for this seat, card and trick."""
+    key = (seat, card, trick_number)
+    event = _CARD_PLAYED.get(key)
+    if event is None:
+        event = _CARD_PLAYED[key] = CardPlayed(seat, card, trick_number)
+    return event

@@ -105,7 +105,7 @@ def scripted_play(game: HeartsGame, preferences: dict[int, list[int]]) -> list[A
     events: list[Any] = []
     for _ in range(52):
         seat = game.to_act()[0]
-        legal = game.legal_mask(seat)
+        legal = game.legal_play_mask(seat)
         choice = next((card for card in preferences.get(seat, []) if legal >> card & 1), None)
         if choice is None:
             cards = cards_in(legal)
@@ -334,7 +334,7 @@ def test_must_follow_suit() -> None:
     ]
     game = no_pass_game(hands)
     game.apply(PlayCard(0, c("2C")))
-    assert game.legal_mask(1) == m("JC QC KC AC")
+    assert game.legal_play_mask(1) == m("JC QC KC AC")
     message = refuse(game, PlayCard(1, c("AD")), "must_follow_suit")
     assert message == "must follow suit: you hold clubs"
 
@@ -372,17 +372,17 @@ def test_no_points_on_the_first_trick() -> None:
     ]
     game = no_pass_game(hands)
     game.apply(PlayCard(0, c("2C")))
-    assert game.legal_mask(1) == hands[1] & ~m("QS")
+    assert game.legal_play_mask(1) == hands[1] & ~m("QS")
     message = refuse(game, PlayCard(1, c("QS")), "no_points_first_trick")
     assert message.startswith("no points on the first trick")
     game.apply(PlayCard(1, c("2D")))
     # Seat 2 holds nothing but hearts: any of them may go.
-    assert game.legal_mask(2) == hands[2]
+    assert game.legal_play_mask(2) == hands[2]
     game.apply(PlayCard(2, c("AH")))
 
     free = no_pass_game(hands, hearts_no_points_first_trick=False)
     free.apply(PlayCard(0, c("2C")))
-    assert free.legal_mask(1) == hands[1]
+    assert free.legal_play_mask(1) == hands[1]
     free.apply(PlayCard(1, c("QS")))
 
 
@@ -422,7 +422,7 @@ def test_hearts_lead_refused_then_allowed_when_only_hearts_left() -> None:
     assert game.to_act() == (0,)
     assert not game.hearts_broken
     # Seat 0 holds only hearts now: it may lead one although hearts are not broken.
-    assert game.legal_mask(0) == hands[0] & ~m("AC")
+    assert game.legal_play_mask(0) == hands[0] & ~m("AC")
     game.apply(PlayCard(0, c("2H")))
     assert game.hearts_broken
 
@@ -437,14 +437,14 @@ def test_hearts_not_broken_message_and_the_option_off() -> None:
     game = no_pass_game(hands)
     for seat, card in [(1, "2C"), (2, "4D"), (3, "2S"), (0, "AC")]:
         game.apply(PlayCard(seat, c(card)))
-    assert game.legal_mask(0) == m("2D 3D")
+    assert game.legal_play_mask(0) == m("2D 3D")
     message = refuse(game, PlayCard(0, c("2H")), "hearts_not_broken")
     assert message.startswith("hearts are not broken")
 
     free = no_pass_game(hands, hearts_must_break=False)
     for seat, card in [(1, "2C"), (2, "4D"), (3, "2S"), (0, "AC")]:
         free.apply(PlayCard(seat, c(card)))
-    assert free.legal_mask(0) == hands[0] & ~m("AC")
+    assert free.legal_play_mask(0) == hands[0] & ~m("AC")
     free.apply(PlayCard(0, c("2H")))
 
 
@@ -677,10 +677,10 @@ def test_copy_is_independent() -> None:
 
 def test_legal_mask_and_play_card_agree_with_legal_actions() -> None:
     game = no_pass_game(MOON_DEAL)
-    assert game.legal_mask(0) == 0
+    assert game.legal_play_mask(0) == 0
     seat = game.to_act()[0]
     assert [a.card for a in game.legal_actions(seat) if isinstance(a, PlayCard)] == cards_in(
-        game.legal_mask(seat)
+        game.legal_play_mask(seat)
     )
     events = game.play_card(c("2C"))
     assert events[0].to_dict()["card"] == "2C"
@@ -707,3 +707,37 @@ def test_three_handed_hearts_sets_the_two_of_diamonds_aside() -> None:
     assert history.set_aside == 1 << c("2D")
     assert len(history.plays) == 51
     assert sum(history.score_delta) in (26, 52, -26)
+
+
+def test_play_to_end_matches_playing_card_by_card() -> None:
+    for number in range(5):
+        game = hearts(hearts_queen_breaks=number % 2 == 0, hearts_must_break=number != 3)
+        game.deal(b"fast %d" % number)
+        for seat in range(4):
+            game.apply(PassCards(seat, lowest(game.hand(seat), 3)))
+        rng = random.Random(number)
+        for _ in range(rng.randrange(0, 30)):
+            seat = game.to_act()[0]
+            game.apply(rng.choice(game.legal_actions(seat)))
+        slow, fast, fastest = game.copy(), game.copy(), game.copy()
+
+        def choose(mask: int, seed: int = number) -> int:
+            cards = cards_in(mask)
+            return cards[(len(cards) * 7 + seed) % len(cards)]
+
+        while slow.phase is Phase.PLAYING:
+            seat = slow.to_act()[0]
+            slow.apply(PlayCard(seat, choose(slow.legal_play_mask(seat))))
+        while fast.phase is Phase.PLAYING:
+            fast.play_fast(choose(fast.legal_play_mask(fast.to_act()[0])))
+        fastest.play_to_end(choose)
+        assert canonical(fast) == canonical(slow)
+        assert canonical(fastest) == canonical(slow)
+        assert fastest.histories[-1] == slow.histories[-1]
+
+
+def test_passing_views_list_no_pass_combinations() -> None:
+    game = hearts()
+    game.deal(b"legal")
+    assert game.view(0).legal == ()
+    assert len(game.legal_actions(0)) == 286
