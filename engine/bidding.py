@@ -177,6 +177,8 @@ def legal_bids(ctx: BidContext, *, looked: bool, may_blind_nil: bool) -> list[Bi
     bids = [plain[n] for n in numbers]
     if ctx.rule != "free" or ctx.partner is None:
         return bids
+    if not (r.no_spade_trumps or r.bemo or r.moe or r.ten_for_200):
+        return bids
     has_trump = bool(ctx.hand & ctx.order.trumps)
     for n in numbers:
         if n == 0:

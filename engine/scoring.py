@@ -24,7 +24,7 @@ BEMO = {"bemo": (6, 60), "big_bemo": (9, 90)}
 TEN_FOR_200 = 200
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SideResult:
     """One side's result: points scored this hand, new score, bags after, remarks, Boston made."""
 
@@ -33,6 +33,13 @@ class SideResult:
     bags_after: int
     notes: tuple[str, ...]
     boston: bool
+
+
+class _Discard(list[str]):
+    """A list that ignores appends: scoring remarks nobody asked for cost nothing but the call."""
+
+    def append(self, item: str) -> None:
+        pass
 
 
 def longest_run(winners: Sequence[int], seats: Sequence[int]) -> int:
@@ -55,12 +62,14 @@ def score_side(
     bags: int,
     spade_winners: frozenset[int] = frozenset(),
     forfeit: bool = False,
+    explain: bool = False,
 ) -> SideResult:
     """Score one side. `spade_winners`: seats that won a trick with a spade (for no-trump bids);
-    `forfeit`: a failed TRAM claim with the "forfeit_bid" penalty sets this side's contract."""
+    `forfeit`: a failed TRAM claim with the "forfeit_bid" penalty sets this side's contract;
+    `explain`: also write the remarks for people (`notes`), which the hot path does without."""
     r = ruleset
     delta = 0
-    notes: list[str] = []
+    notes: list[str] = _Discard() if not explain else []
     contract = pool = loose_bags = doubled = 0
     ten = bag_free = nst_failed = False
     for seat in seats:

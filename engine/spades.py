@@ -7,6 +7,7 @@ validates, uses the same two methods, and only then builds events. Bots searchin
 `legal_play_mask` / `play_fast` during play and `legal_actions` / `apply` elsewhere.
 """
 
+import random
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Final
@@ -54,6 +55,13 @@ from engine.ruleset import Ruleset
 from engine.views import PublicView, SeatView
 
 _PLAYING: Final = Phase.PLAYING
+_NOBODY: Final[frozenset[int]] = frozenset()
+# Opponents per seat: partnerships in four-handed play, everyone else otherwise.
+_OPPONENTS: Final = {
+    4: ((1, 3), (0, 2), (1, 3), (0, 2)),
+    3: ((1, 2), (0, 2), (0, 1)),
+    2: ((1,), (0,)),
+}
 _TWO_HANDED_DISCARD: Final = 3
 
 
@@ -450,12 +458,13 @@ class SpadesGame:
         trick = self._trick
         trick.append(card)
         self._plays.append(seat << 6 | card)
-        if bit & self._trumps and not self._broken and self._break_on_play:
+        if bit & self._trumps and self._break_on_play:
             self._broken = True
-        if len(trick) == 1:
+        count = len(trick)
+        if count == 1:
             self._led = self._suit[card]
             self._forced_lead = -1
-        if len(trick) < self._n:
+        if count < self._n:
             seat += 1
             self._turn = 0 if seat == self._n else seat
             return
@@ -467,22 +476,125 @@ class SpadesGame:
             if key > best:
                 best = key
                 index = i
-        winner = (self._leader + index) % self._n
-        if best >= 100 and not self._broken and self._led != TRUMP:
+        winner = (self._leader + index) % count
+        if best >= 100 and self._led != TRUMP:
             self._broken = True  # the "trumped" rule: a spade won a trick led in another suit
         self._tricks[winner] += 1
-        self._winners.append(winner)
+        winners = self._winners
+        winners.append(winner)
         self._last_trick = trick
         self._last_leader = self._leader
         self._trick = []
         self._leader = self._turn = winner
-        if len(self._winners) == self._tricks_per_hand:
+        if len(winners) == self._tricks_per_hand:
             self._finish_hand()
 
     def play_to_end(self, choose: Callable[[CardMask], Card]) -> None:
-        """Play the rest of the hand, `choose(legal_mask)` picking each card (for playouts)."""
+        """Play the rest of the hand, `choose(legal_mask)` picking each card."""
         while self._phase is _PLAYING:
             self.play_fast(choose(self.legal_play_mask(self._turn)))
+
+    def playout(self, rng: random.Random) -> None:
+        """Play uniformly random legal cards to the end of the hand (and score it): a Monte Carlo
+        playout, drawing only from `rng`. Does nothing outside the play phase.
+
+        This is `legal_play_mask` + `play_fast` in one loop over local variables (the same rules, as
+        a test checks): playouts are what a searching bot spends its time on.
+        """
+        if self._phase is not _PLAYING:
+            return
+        rand = rng.random
+        if self._play_rule != "normal":
+            legal = self.legal_play_mask
+            play = self.play_fast
+            while self._phase is _PLAYING:
+                mask = legal(self._turn)
+                k = int(rand() * mask.bit_count())
+                while k:
+                    mask &= mask - 1
+                    k -= 1
+                play((mask & -mask).bit_length() - 1)
+            return
+        hands = self._hands
+        plays = self._plays
+        winners = self._winners
+        tricks = self._tricks
+        suit = self._suit
+        suit_masks = self._suit_masks
+        trumps = self._trumps
+        others = ~trumps
+        keys_by_led = self._keys
+        n = self._n
+        total = self._tricks_per_hand
+        break_on_play = self._break_on_play
+        trick = self._trick
+        turn = self._turn
+        leader = self._leader
+        led = self._led
+        broken = self._broken
+        played = self._played
+        forced = self._forced_lead
+        last_trick = self._last_trick
+        last_leader = self._last_leader
+        while True:
+            hand = hands[turn]
+            if trick:
+                mask = hand & suit_masks[led] or hand
+            elif forced >= 0:
+                mask = 1 << forced
+                forced = -1
+            elif broken:
+                mask = hand
+            else:
+                mask = hand & others or hand
+            k = int(rand() * mask.bit_count())
+            while k:
+                mask &= mask - 1
+                k -= 1
+            bit = mask & -mask
+            card = bit.bit_length() - 1
+            hands[turn] = hand ^ bit
+            played |= bit
+            plays.append(turn << 6 | card)
+            if not trick:
+                led = suit[card]
+            trick.append(card)
+            if bit & trumps and break_on_play:
+                broken = True
+            if len(trick) < n:
+                turn += 1
+                if turn == n:
+                    turn = 0
+                continue
+            keys = keys_by_led[led]
+            best = -2
+            index = 0
+            for i, c in enumerate(trick):
+                key = keys[c]
+                if key > best:
+                    best = key
+                    index = i
+            if best >= 100 and led != TRUMP:
+                broken = True
+            winner = (leader + index) % n
+            tricks[winner] += 1
+            winners.append(winner)
+            last_trick = trick
+            last_leader = leader
+            trick = []
+            leader = turn = winner
+            if len(winners) == total:
+                break
+        self._trick = trick
+        self._turn = turn
+        self._leader = leader
+        self._led = led
+        self._broken = broken
+        self._played = played
+        self._forced_lead = forced
+        self._last_trick = last_trick
+        self._last_leader = last_leader
+        self._finish_hand()
 
     # -- dealing --------------------------------------------------------------------------------------
     def deal(self, seed: bytes) -> list[Event]:
@@ -658,7 +770,7 @@ class SpadesGame:
 
     def _bid_context(self, seat: int) -> BidContext:
         partner = self.partner(seat)
-        opponents = tuple(s for s in range(self._n) if s not in (seat, partner))
+        opponents = _OPPONENTS[self._n][seat]
         return BidContext(
             ruleset=self._ruleset,
             order=self._order,
@@ -812,7 +924,8 @@ class SpadesGame:
             return events
         self._expect(Phase.BIDDING, seat, "bid")
         legal = self._legal_bids(seat)
-        if bid not in legal:
+        # Identity first: the common bids are shared objects, and dataclass == is slow.
+        if not any(b is bid for b in legal) and bid not in legal:
             raise self._bid_error(bid, legal)
         self._version += 1
         self._record_bid(bid)
@@ -1066,46 +1179,50 @@ class SpadesGame:
 
     # -- end of a hand --------------------------------------------------------------------------------
     def _finish_hand(self) -> None:
+        # Scores only: the history, and the scoring notes for people, are built when asked for.
         r = self._ruleset
-        n = self._n
-        bids: list[Bid] = [b if b is not None else Bid(s, 0) for s, b in enumerate(self._bids)]
-        spade_winners: set[int] = set()
-        if any(b.no_trumps for b in bids):
-            for t, winner in enumerate(self._winners):
-                for p in self._plays[t * n : (t + 1) * n]:
-                    if p >> 6 == winner and (1 << (p & 63)) & self._trumps:
-                        spade_winners.add(winner)
-        before = tuple(self._scores)
-        deltas: list[int] = []
-        notes: list[str] = []
+        bids: list[Bid] = self._bids  # type: ignore[assignment]  # everyone has bid by now
+        spade_winners = self._spade_winners() if r.no_spade_trumps else _NOBODY
+        scores = self._scores
+        bags = self._bags
+        before = tuple(scores)
+        bags_before = tuple(bags)
         bostons: list[int] = []
+        score_side = scoring.score_side
         for index, seats in enumerate(self._sides):
-            result = scoring.score_side(
+            result = score_side(
                 r,
                 seats,
                 bids,
                 self._tricks,
                 self._winners,
-                score=self._scores[index],
-                bags=self._bags[index],
-                spade_winners=frozenset(spade_winners),
+                score=scores[index],
+                bags=bags[index],
+                spade_winners=spade_winners,
                 forfeit=index in self._forfeit,
             )
-            deltas.append(result.delta)
-            self._scores[index] = result.after
-            self._bags[index] = result.bags_after
-            notes.extend(result.notes)
+            scores[index] = result.after
+            bags[index] = result.bags_after
             if result.boston:
                 bostons.append(index)
-        # The history is built only when asked for (playouts finish hands by the thousand).
-        self._histories.append(_Finished(self, before, tuple(deltas), tuple(notes)))
+        self._histories.append(_Finished(self, before, bags_before, spade_winners))
         self._dead = []
-        self._outcome = self._game_result(bostons)
-        if self._outcome is not None:
+        outcome = self._outcome = self._game_result(bostons)
+        if outcome is not None:
             self._phase = Phase.GAME_OVER
         else:
             self._phase = Phase.DEALING
-            self._dealer = (self._dealer + 1) % n
+            self._dealer = (self._dealer + 1) % self._n
+
+    def _spade_winners(self) -> frozenset[int]:
+        """Seats that won a trick with a spade (a "no spade trumps" bid then fails)."""
+        n = self._n
+        found = set()
+        for t, winner in enumerate(self._winners):
+            for p in self._plays[t * n : (t + 1) * n]:
+                if p >> 6 == winner and (1 << (p & 63)) & self._trumps:
+                    found.add(winner)
+        return frozenset(found)
 
     def _hand_end_events(self) -> list[Event]:
         """HandScored (and GameOver) for the hand that just ended."""
@@ -1214,14 +1331,14 @@ class _Finished:
     """A finished hand's raw facts, turned into a HandHistory on demand (lists are not mutated after
     the hand ends: the next deal makes new ones)."""
 
-    __slots__ = ("before", "deltas", "game_state", "notes")
+    __slots__ = ("bags_before", "before", "forfeit", "game_state", "ruleset", "spade_winners")
 
     def __init__(
         self,
         game: SpadesGame,
         before: tuple[int, ...],
-        deltas: tuple[int, ...],
-        notes: tuple[str, ...],
+        bags_before: tuple[int, ...],
+        spade_winners: frozenset[int],
     ) -> None:
         self.game_state = (
             game._hand_number,
@@ -1245,10 +1362,13 @@ class _Finished:
             game._play_actions,
             tuple(game._dead),
             game._claim,
+            game._bids,
         )
+        self.ruleset = game._ruleset
         self.before = before
-        self.deltas = deltas
-        self.notes = notes
+        self.bags_before = bags_before
+        self.spade_winners = spade_winners
+        self.forfeit = frozenset(game._forfeit)
 
     def build(self) -> HandHistory:
         (
@@ -1273,6 +1393,7 @@ class _Finished:
             play_actions,
             dead,
             claim,
+            bids,
         ) = self.game_state
         actions: list[Action] = list(pre_play)
         extra = sorted(play_actions, key=lambda item: item[0])
@@ -1283,6 +1404,22 @@ class _Finished:
                 position += 1
             actions.append(PlayCard(p >> 6, p & 63))
         actions.extend(action for _, action in extra[position:])
+        notes: list[str] = []
+        for index, seats in enumerate(sides):
+            notes.extend(
+                scoring.score_side(
+                    self.ruleset,
+                    seats,
+                    bids,  # type: ignore[arg-type]  # all made
+                    tricks,
+                    winners,
+                    score=self.before[index],
+                    bags=self.bags_before[index],
+                    spade_winners=self.spade_winners,
+                    forfeit=index in self.forfeit,
+                    explain=True,
+                ).notes
+            )
         return HandHistory(
             hand_number=hand_number,
             dealer=dealer,
@@ -1300,11 +1437,11 @@ class _Finished:
             tricks=tricks,
             sides=sides,
             score_before=self.before,
-            score_delta=self.deltas,
+            score_delta=tuple(a - b for a, b in zip(after, self.before, strict=True)),
             score_after=after,
             bags_after=bags,
             actions=tuple(actions),
             dead_deals=dead,
             claim=claim,
-            notes=self.notes,
+            notes=tuple(notes),
         )

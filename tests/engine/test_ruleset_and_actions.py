@@ -38,7 +38,7 @@ REQUIRED_PRESETS = {
 
 
 def test_every_required_preset_exists_and_round_trips() -> None:
-    assert REQUIRED_PRESETS <= set(PRESETS)
+    assert set(PRESETS) >= REQUIRED_PRESETS
     for name, ruleset in PRESETS.items():
         wire = json.loads(json.dumps(ruleset.to_dict()))
         assert Ruleset.from_dict(wire) == ruleset

@@ -244,3 +244,21 @@ def test_game_over_event() -> None:
     if game.is_over:
         assert isinstance(events[-1], GameOver)
     assert card_text(C("QS")) == "QS"
+
+
+@pytest.mark.parametrize("preset", ["standard", "three-player", "joker", "deuces-high", "crazy"])
+def test_playout_follows_the_same_rules_as_legal_play_mask(preset: str) -> None:
+    for seed in range(6):
+        game = spades(preset)
+        game.deal(bytes([seed]))
+        while game.phase is not Phase.PLAYING:
+            game.apply(game.legal_actions(game.to_act()[0])[-1])
+        fast, slow = game.copy(), game.copy()
+        fast.playout(random.Random(seed))
+        rng = random.Random(seed)
+        while slow.phase is Phase.PLAYING:
+            mask = slow.legal_play_mask(slow.turn)
+            k = int(rng.random() * mask.bit_count())
+            slow.play_fast(cards_in(mask)[k])
+        assert fast.histories[-1] == slow.histories[-1]
+        assert fast.scores == slow.scores

@@ -1,6 +1,7 @@
 """Deck and play variants: Joker Spades, Deuces High, three- and two-handed, face-up deals, first leads,
 Crazy Spades hand types, TRAM claims."""
 
+import itertools
 import random
 
 import pytest
@@ -30,7 +31,7 @@ def test_joker_order_and_suit() -> None:
 def test_deuces_high_order_and_membership() -> None:
     order = card_order("deuces_high")
     ranked = [C("2S"), C("2D"), C("2C"), C("2H"), C("AS"), C("KS"), C("3S")]
-    for higher, lower in zip(ranked, ranked[1:], strict=False):
+    for higher, lower in itertools.pairwise(ranked):
         assert order.trick_winner_index([lower, higher]) == 1
     # The 2D is a spade: it trumps a diamond lead and does not follow diamonds.
     assert order.trick_winner_index([C("AD"), C("2D")]) == 1
