@@ -74,13 +74,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     from server.app import serve as run_server
     from server.storage import StorageError
 
-    configure_logging(log_format)
     if not 0 <= port <= 65535:
         typer.echo(f"error: port {port} is not in 0..65535", err=True)
         raise typer.Exit(2)
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
+    configure_logging(log_format)
     config = ServerConfig(
         host=host,
         port=port,

@@ -62,6 +62,19 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
 
 
+class _StderrLogger:
+    """Writes each rendered line to whatever `sys.stderr` is now (it is replaced under test
+    runners and by daemon managers, so it is looked up per line rather than bound once)."""
+
+    def __init__(self, *args: Any) -> None:
+        pass
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
 def configure_logging(fmt: LogFormat | str = LogFormat.console, level: int = logging.INFO) -> None:
     """Route structlog to stderr, rendered for people (`console`) or machines (`json`)."""
     fmt = LogFormat(fmt)
@@ -79,6 +92,6 @@ def configure_logging(fmt: LogFormat | str = LogFormat.console, level: int = log
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_StderrLogger,
         cache_logger_on_first_use=False,
     )

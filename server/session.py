@@ -491,18 +491,20 @@ class Session:
                 f"a chat line is 1 to {limits.chat_max_chars} characters",
                 detail="text",
             )
-        if not self._chat.take():
-            raise Refused(ErrorCode.RATE_LIMITED, "you are chatting too fast")
         lobby = self.server.lobby
-        if request.scope is ChatScope.LOBBY:
-            lobby.chat(self, text)
-        else:
+        table = None
+        if request.scope is ChatScope.TABLE:
             assert request.table is not None
             if request.table not in self.seats and request.table not in self.watching:
                 raise Refused(ErrorCode.NOT_SEATED, "you are not at this table")
             table = lobby.tables.get(request.table)
             if table is None:
                 raise Refused(ErrorCode.NO_SUCH_TABLE, f"no table {request.table!r}")
+        if not self._chat.take():
+            raise Refused(ErrorCode.RATE_LIMITED, "you are chatting too fast")
+        if table is None:
+            lobby.chat(self, text)
+        else:
             await lobby.submit(
                 table,
                 ChatCommand(

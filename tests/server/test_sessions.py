@@ -1,0 +1,239 @@
+"""Sessions never trust the client: handshake, framing, auth, limits, private tables, slow peers."""
+
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import msgpack
+import pytest
+import trio
+import trio.testing
+
+from protocol.messages import (
+    PROTOCOL_VERSION_TEXT,
+    Chat,
+    ChatMessage,
+    CreateTable,
+    Error,
+    Guest,
+    Hello,
+    Join,
+    Joined,
+    ListTables,
+    LoggedIn,
+    Login,
+    Ok,
+    Ping,
+    Pong,
+    Register,
+    Registered,
+    Spectate,
+    TableCreated,
+    Tables,
+)
+from protocol.types import ChatScope, ClientKind, Game
+from protocol.wire import encode
+from server.app import Server, local_config, running_server
+from server.connection import Connection
+from tests.server.wire_client import WireClient
+
+
+async def closed_after_error(client: WireClient) -> Error:
+    message = await client.receive()
+    assert isinstance(message, Error), message
+    assert await client.receive() is None  # and then the server hangs up
+    await client.aclose()
+    return message
+
+
+async def test_first_message_must_be_hello(server: Server) -> None:
+    with trio.fail_after(10):
+        client = await WireClient.connect(server.port)
+        await client.send(Ping())
+        assert (await closed_after_error(client)).code == "unexpected_message"
+
+
+async def test_protocol_version_mismatch_closes(server: Server) -> None:
+    with trio.fail_after(10):
+        client = await WireClient.connect(server.port)
+        await client.send(Hello(protocol="9.0", client="old", kind=ClientKind.HUMAN))
+        assert (await closed_after_error(client)).code == "version_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (struct.pack(">I", 0), "bad_frame"),
+        (struct.pack(">I", 10_000_000), "frame_too_large"),
+        (struct.pack(">I", 3) + b"\xc1\xc1\xc1", "bad_msgpack"),
+    ],
+)
+async def test_broken_framing_is_answered_then_closed(
+    server: Server, data: bytes, code: str
+) -> None:
+    with trio.fail_after(10):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        await client.send_raw(data)
+        assert (await closed_after_error(client)).code == code
+
+
+async def test_bad_messages_are_answered_and_the_session_goes_on(server: Server) -> None:
+    with trio.fail_after(10):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        # A map with an unknown type, then a request with a bad field: answered, not fatal.
+        body = msgpack.packb({"t": "zzz", "id": 7})
+        await client.send_raw(struct.pack(">I", len(body)) + body)
+        unknown = await client.receive()
+        assert isinstance(unknown, Error) and unknown.code == "unknown_type" and unknown.id == 7
+        needs_login = await client.request(
+            CreateTable(game=Game.SPADES, preset="standard", bots=[0, 1, 2, 3])
+        )
+        assert isinstance(needs_login, Error) and needs_login.code == "not_authenticated"
+        second_hello = await client.request(
+            Hello(protocol=PROTOCOL_VERSION_TEXT, client="x", kind=ClientKind.HUMAN)
+        )
+        assert isinstance(second_hello, Error) and second_hello.code == "unexpected_message"
+        assert isinstance(await client.request(Ping()), Pong)
+        await client.aclose()
+
+
+async def test_accounts_over_the_wire(server: Server) -> None:
+    with trio.fail_after(10):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        registered = await client.request(Register(name="carol"))
+        assert isinstance(registered, Registered)
+        again = await client.request(Register(name="dave"))
+        assert isinstance(again, Error) and again.code == "already_authenticated"
+        other = await WireClient.connect(server.port)
+        await other.hello()
+        taken = await other.request(Register(name="Carol"))
+        assert isinstance(taken, Error) and taken.code == "name_taken"
+        bad = await other.request(Login(token="1.not-the-token"))
+        assert isinstance(bad, Error) and bad.code == "bad_token"
+        good = await other.request(Login(token=registered.token))
+        assert isinstance(good, LoggedIn) and good.name == "carol"
+        bot = await WireClient.connect(server.port)
+        await bot.hello(kind=ClientKind.BOT)
+        await bot.request(Register(name="robot"))
+        for c in (client, other, bot):
+            await c.aclose()
+        account = await server.store.get(
+            lambda conn: conn.execute("SELECT is_bot FROM accounts WHERE name='robot'").fetchone()
+        )
+        assert account[0] == 1
+
+
+async def test_guests_can_be_disabled(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        async with running_server(local_config(tmp_path / "s.db", allow_guests=False)) as srv:
+            client = await WireClient.connect(srv.port)
+            welcome = await client.hello()
+            assert welcome.guests is False
+            refused = await client.request(Guest())
+            assert isinstance(refused, Error) and refused.code == "guests_disabled"
+            await client.aclose()
+
+
+async def test_chat_is_length_and_rate_limited(server: Server) -> None:
+    with trio.fail_after(10):
+        a = await WireClient.connect(server.port)
+        await a.hello()
+        await a.request(Guest(name="talker"))
+        b = await WireClient.connect(server.port)
+        await b.hello()
+        await b.request(Guest(name="listener"))
+        too_long = await a.request(Chat(scope=ChatScope.LOBBY, text="x" * 400))
+        assert isinstance(too_long, Error) and too_long.code == "invalid_field"
+        replies = [await a.request(Chat(scope=ChatScope.LOBBY, text=f"hi {i}")) for i in range(8)]
+        assert [type(r) for r in replies[:5]] == [Ok] * 5
+        assert isinstance(replies[-1], Error) and replies[-1].code == "rate_limited"
+        heard = await b.expect(ChatMessage)
+        assert heard.text == "hi 0" and heard.name.startswith("talker")
+        not_there = await a.request(Chat(scope=ChatScope.TABLE, table="nope", text="hello"))
+        assert isinstance(not_there, Error) and not_there.code == "not_seated"
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_private_tables_need_their_code(server: Server) -> None:
+    with trio.fail_after(10):
+        owner = await WireClient.connect(server.port)
+        await owner.hello()
+        await owner.request(Guest())
+        created = await owner.request(
+            CreateTable(game=Game.SPADES, preset="standard", private=True, sit=0)
+        )
+        assert isinstance(created, TableCreated) and created.code
+        guest = await WireClient.connect(server.port)
+        await guest.hello()
+        await guest.request(Guest())
+        listing = await guest.request(ListTables())
+        assert isinstance(listing, Tables)
+        assert [t.private for t in listing.tables if t.table == created.table] == [True]
+        for request in (Join(table=created.table), Spectate(table=created.table)):
+            refused = await guest.request(request)
+            assert isinstance(refused, Error) and refused.code == "private_table"
+        wrong = await guest.request(Join(table=created.table, code="WRONG1"))
+        assert isinstance(wrong, Error) and wrong.code == "private_table"
+        taken = await guest.request(Join(table=created.table, seat=0, code=created.code))
+        assert isinstance(taken, Error) and taken.code == "seat_taken"
+        joined = await guest.request(Join(table=created.table, code=created.code))
+        assert isinstance(joined, Joined) and joined.seat == 1
+        missing = await guest.request(Join(table="nosuchtable"))
+        assert isinstance(missing, Error) and missing.code in ("no_such_table", "already_seated")
+        await owner.aclose()
+        await guest.aclose()
+
+
+@pytest.fixture
+def lazy_autojump_clock() -> trio.testing.MockClock:
+    return trio.testing.MockClock(autojump_threshold=0.05)
+
+
+@pytest.fixture
+async def clocked_server(
+    tmp_path: Path, lazy_autojump_clock: trio.testing.MockClock
+) -> AsyncIterator[Server]:
+    async with running_server(local_config(tmp_path / "server.db")) as srv:
+        yield srv
+
+
+async def test_silent_client_times_out(
+    clocked_server: Server, lazy_autojump_clock: trio.testing.MockClock
+) -> None:
+    with trio.fail_after(60):
+        client = await WireClient.connect(clocked_server.port)
+        assert (await closed_after_error(client)).code == "timeout"
+
+
+async def test_a_stalled_reader_is_dropped_not_waited_for() -> None:
+    # A lockstep stream blocks every send until the peer reads: the peer never reads.
+    server_side, _client_side = trio.testing.lockstep_stream_pair()
+    connection = Connection(server_side, outbox_size=4, max_frame_bytes=1024)  # type: ignore[arg-type]
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(connection.run_writer)
+            await trio.testing.wait_all_tasks_blocked()
+            sent = [connection.send({"t": "ping", "id": i}) for i in range(10)]
+            # The sender never waited; the connection gave up once its outbox was full.
+            assert False in sent
+            assert connection.close_reason == "slow_consumer"
+            nursery.cancel_scope.cancel()
+
+
+async def test_sigterm_style_stop_says_bye(tmp_path: Path) -> None:
+    with trio.fail_after(10):
+        async with running_server(local_config(tmp_path / "s.db")) as srv:
+            client = await WireClient.connect(srv.port)
+            await client.hello()
+            srv.request_stop()
+            from protocol.messages import Bye
+
+            bye = await client.expect(Bye)
+            assert bye.reason
+            assert await client.receive() is None
+            await client.aclose()
+            encode(Ping())  # the codec is still usable after the server stops
