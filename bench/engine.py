@@ -1,0 +1,263 @@
+"""Engine throughput: random legal hands and playouts per second, ours against OpenSpiel's C++ games.
+
+Run: `.venv/bin/python bench/engine.py` (under a minute; `--seconds S` sets the time spent on each figure,
+`--profile` prints the Spades loop's top functions to stderr instead of measuring). The last line of
+stdout is one JSON object (bench/report.py) with, at least:
+
+- `hands_per_s`: full random legal hands of the `standard` preset through the public API (deal from a
+  seed, `legal_actions` and `apply` for the bids and the 52 plays, scoring, events and history);
+- `fast_hands_per_s`: the same hands with the search path for the plays (`legal_play_mask` and
+  `play_fast`, no events);
+- `playouts_per_s`: from a mid-hand state (20 cards played): `copy()` then play to the end at random;
+- `openspiel_hands_per_s`: OpenSpiel's `spades` (C++, driven from Python) on the same loop: deal by
+  chance actions, then `legal_actions` / `apply_action` to the end of the hand (OpenSpiel plays one deal
+  a game); None with `openspiel` saying why when the optional `open-spiel` wheel is missing;
+- `ratio_vs_openspiel`: hands_per_s / openspiel_hands_per_s (and `fast_ratio_vs_openspiel`);
+- `hearts_*`: the same figures for the `hearts` preset (passes included) against OpenSpiel's `hearts`.
+
+Choices come from a seeded `random.Random`, so two runs play the same games; the figures are wall-clock
+rates and vary with the machine (see `machine` in the JSON).
+"""
+
+import argparse
+import cProfile
+import io
+import pstats
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.report import emit
+from engine.actions import PassCards
+from engine.cards import cards_in
+from engine.game import Game, Phase, new_game
+from engine.ruleset import Ruleset
+
+# Hands are measured inside one long game: a target nobody reaches keeps it going.
+ENDLESS = {"target_score": 100_000, "max_hands": 0}
+MID_HAND_CARDS = 20
+
+
+def ruleset_for(preset: str) -> Ruleset:
+    return Ruleset.from_preset(preset).with_options(**ENDLESS)
+
+
+def rate(seconds: float, step: Callable[[], None]) -> float:
+    """Calls of `step` per second over about `seconds` (after one warm-up call)."""
+    step()
+    count = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        step()
+        count += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return count / (now - start)
+
+
+def random_pass(game: Game, seat: int, rng: random.Random) -> None:
+    # Listing every way to pass (286 for three cards) is not what a player does: pick three cards.
+    count = game.ruleset.hearts_pass_count
+    full: Any = game  # both engines have hand(seat); the Game protocol leaves it out
+    hand = cards_in(full.hand(seat))
+    game.apply(PassCards(seat, tuple(rng.sample(hand, count))))
+
+
+def hand_through_api(game: Game, rng: random.Random) -> None:
+    """Deal one hand and play it to its end with legal_actions / apply."""
+    game.deal(rng.randbytes(16))
+    while game.phase is not Phase.DEALING:
+        seats = game.to_act()
+        seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
+        if game.phase is Phase.PASSING:
+            random_pass(game, seat, rng)
+            continue
+        legal = game.legal_actions(seat)
+        game.apply(legal[rng.randrange(len(legal))])
+
+
+def pick(rng: random.Random) -> Callable[[int], int]:
+    """A chooser for play_to_end: a uniformly random card of the legal mask."""
+
+    def choose(mask: int) -> int:
+        count = mask.bit_count()
+        skip = rng.randrange(count) if count > 1 else 0
+        for _ in range(skip):
+            mask &= mask - 1
+        return (mask & -mask).bit_length() - 1
+
+    return choose
+
+
+def hand_fast(game: Any, rng: random.Random) -> None:
+    """Deal one hand; bids and passes through the API, the plays through the search path."""
+    game.deal(rng.randbytes(16))
+    while game.phase is not Phase.PLAYING and game.phase is not Phase.DEALING:
+        seats = game.to_act()
+        seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
+        if game.phase is Phase.PASSING:
+            random_pass(game, seat, rng)
+            continue
+        legal = game.legal_actions(seat)
+        game.apply(legal[rng.randrange(len(legal))])
+    game.play_to_end(pick(rng))
+
+
+def mid_hand(preset: str, rng: random.Random) -> Game:
+    """A game of `preset` with the bids (or passes) done and MID_HAND_CARDS cards played."""
+    game = new_game(ruleset_for(preset))
+    game.deal(b"bench mid-hand")
+    played = 0
+    while played < MID_HAND_CARDS:
+        seats = game.to_act()
+        seat = seats[rng.randrange(len(seats))]
+        if game.phase is Phase.PASSING:
+            random_pass(game, seat, rng)
+            continue
+        if game.phase is Phase.PLAYING:
+            played += 1
+        legal = game.legal_actions(seat)
+        game.apply(legal[rng.randrange(len(legal))])
+    return game
+
+
+Step = Callable[[], None]
+
+
+def our_steps(preset: str) -> dict[str, Step | None]:
+    """The loops to time for one preset, by figure name (None when the engine lacks the fast path)."""
+    rng = random.Random(1)
+    game = new_game(ruleset_for(preset))
+    steps: dict[str, Step | None] = {"hands_per_s": lambda: hand_through_api(game, rng)}
+    fast_game: Any = new_game(ruleset_for(preset))
+    if hasattr(fast_game, "play_to_end"):
+        start: Any = mid_hand(preset, rng)
+        choose = pick(rng)
+        steps["fast_hands_per_s"] = lambda: hand_fast(fast_game, rng)
+        steps["playouts_per_s"] = lambda: start.copy().play_to_end(choose)
+    else:
+        steps["fast_hands_per_s"] = None
+        steps["playouts_per_s"] = None
+    start_api = mid_hand(preset, rng)
+
+    def playout_api() -> None:
+        game = start_api.copy()
+        while game.phase is Phase.PLAYING:
+            seat = game.to_act()[0]
+            legal = game.legal_actions(seat)
+            game.apply(legal[rng.randrange(len(legal))])
+
+    steps["playouts_api_per_s"] = playout_api
+    return steps
+
+
+def openspiel_step(game_name: str) -> tuple[Step | None, str]:
+    """One hand of OpenSpiel's C++ game `game_name` driven from Python, or None and why not."""
+    try:
+        import pyspiel  # type: ignore[import-not-found, unused-ignore]
+    except ImportError as exc:
+        return None, f"not installed ({exc}); pip install open-spiel"
+    game = pyspiel.load_game(game_name)
+    rng = random.Random(1)
+
+    def hand() -> None:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            # Chance nodes (the deal) have uniform outcomes, so a random legal action samples them.
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+
+    version = getattr(pyspiel, "__version__", "")
+    return hand, f"pyspiel {version}".strip()
+
+
+def measure(steps: dict[str, Step | None], seconds: float, rounds: int) -> dict[str, float | None]:
+    """Each step's best rate over `rounds` short runs, the steps taking turns round by round so that
+    a busy moment on a shared machine hurts every figure alike rather than one of them."""
+    best: dict[str, float | None] = {name: None for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            if step is None:
+                continue
+            figure = rate(seconds / rounds, step)
+            previous = best[name]
+            best[name] = figure if previous is None else max(previous, figure)
+    return best
+
+
+def profile_spades(hands: int) -> None:
+    """Print the Spades loop's top functions by own time to stderr."""
+    rng = random.Random(1)
+    game = new_game(ruleset_for("standard"))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(hands):
+        hand_through_api(game, rng)
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
+    print(out.getvalue(), file=sys.stderr)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--seconds", type=float, default=5.0, help="time spent on each figure, all rounds together"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved runs; the best counts")
+    parser.add_argument("--profile", action="store_true", help="profile the Spades loop instead")
+    args = parser.parse_args()
+    if args.profile:
+        profile_spades(1000)
+        return
+    seconds = args.seconds
+    openspiel, openspiel_note = openspiel_step("spades")
+    openspiel_hearts, _ = openspiel_step("hearts")
+    spades = measure(
+        {**our_steps("standard"), "openspiel_hands_per_s": openspiel}, seconds, args.rounds
+    )
+    hearts = measure(
+        {**our_steps("hearts"), "openspiel_hands_per_s": openspiel_hearts}, seconds, args.rounds
+    )
+
+    def ratio(ours: float | None, theirs: float | None) -> float | None:
+        return None if ours is None or not theirs else round(ours / theirs, 3)
+
+    figures: dict[str, Any] = {
+        "bench": "engine",
+        "preset": "standard",
+        "seconds_per_figure": seconds,
+        "rounds": args.rounds,
+        **{key: _round(value) for key, value in spades.items()},
+        "openspiel": openspiel_note,
+        "ratio_vs_openspiel": ratio(spades["hands_per_s"], spades["openspiel_hands_per_s"]),
+        "fast_ratio_vs_openspiel": ratio(
+            spades["fast_hands_per_s"], spades["openspiel_hands_per_s"]
+        ),
+        **{
+            f"hearts_{key}": _round(value)
+            for key, value in hearts.items()
+            if key != "openspiel_hands_per_s"
+        },
+        "openspiel_hearts_hands_per_s": _round(hearts["openspiel_hands_per_s"]),
+        "hearts_ratio_vs_openspiel": ratio(hearts["hands_per_s"], hearts["openspiel_hands_per_s"]),
+        "hearts_fast_ratio_vs_openspiel": ratio(
+            hearts["fast_hands_per_s"], hearts["openspiel_hands_per_s"]
+        ),
+        "goal": "hands_per_s >= 2 x openspiel_hands_per_s",
+    }
+    emit(figures)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+if __name__ == "__main__":
+    main()
