@@ -34,6 +34,7 @@ from engine.deal import commitment
 from engine.errors import EngineError
 from engine.events import Event as EngineEvent
 from engine.game import Game, Phase, new_game
+from engine.records import hand_to_record
 from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -52,7 +53,6 @@ from protocol.types import ChatScope, Clock, SeatInfo, TableInfo, TableStatus
 from protocol.wire import game_event
 from server import queries
 from server.accounts import Account
-from server.records import hand_record
 from server.seats import (
     ActCommand,
     BuiltinBot,
@@ -462,7 +462,7 @@ class Table:
         if any(e.kind == "hand_scored" for e in events):
             history = self.game.histories[-1]
             assert self.game_id is not None
-            record = hand_record(history, self.game.ruleset, self.game_id)
+            record = hand_to_record(history, self.game.ruleset, game_id=str(self.game_id))
             rows.append((history.hand_number, record))
         return rows
 
@@ -594,7 +594,9 @@ class Table:
                 state.turn_deadline = None
                 state.turn_version = -1
                 continue
-            if state.turn_deadline is None:
+            if state.abandoned:
+                state.turn_deadline = now  # nobody will come back: the fallback plays at once
+            elif state.turn_deadline is None:
                 state.turn_deadline = now + self._turn_ms(state) / 1000
             if state.turn_version == self.game.version or state.occupant is None:
                 continue

@@ -10,10 +10,12 @@ from protocol.messages import (
     Guest,
     Join,
     Joined,
+    Leave,
     LoggedIn,
     Register,
     Registered,
     Snapshot,
+    Spectate,
     TableCreated,
     YourTurn,
 )
@@ -144,4 +146,28 @@ async def test_refused_actions_leave_the_game_unchanged(server: Server) -> None:
         assert out_of_turn.code == "not_your_turn"
         assert turn_b.seat == 1
         for client in (a, b, c, d, outsider):
+            await client.aclose()
+
+
+async def test_a_player_who_leaves_mid_game_is_played_by_the_fallback(server: Server) -> None:
+    with trio.fail_after(60):
+        quitter, _ = await seated_client(server, None, "quitter")
+        created = await quitter.request(
+            CreateTable(
+                game=Game.HEARTS,
+                preset="hearts",
+                options={"target_score": 30},
+                bots=[1, 2, 3],
+                sit=0,
+            )
+        )
+        assert isinstance(created, TableCreated)
+        await quitter.expect(YourTurn)
+        watcher, _ = await seated_client(server, None, "watcher")
+        await watcher.request(Spectate(table=created.table))
+        left = await quitter.request(Leave(table=created.table))
+        assert not isinstance(left, Error), left
+        over = await watcher.expect(GameOver)
+        assert over.table == created.table
+        for client in (quitter, watcher):
             await client.aclose()
