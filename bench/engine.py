@@ -5,7 +5,8 @@ Run: `.venv/bin/python bench/engine.py` (under a minute; `--seconds S` sets the 
 stdout is one JSON object (bench/report.py) with, at least:
 
 - `hands_per_s`: full random legal hands of the `standard` preset through the public API (deal from a
-  seed, `legal_actions` and `apply` for the bids and the 52 plays, scoring, events and history);
+  seed, `legal_actions` and `apply` for the bids and the 52 plays, scoring, events and history), in
+  games of 20 hands;
 - `fast_hands_per_s`: the same hands with the search path for the plays (`legal_play_mask` and
   `play_fast`, no events);
 - `playouts_per_s`: from a mid-hand state (20 cards played): `copy()` then play to the end at random;
@@ -38,8 +39,10 @@ from engine.cards import cards_in
 from engine.game import Game, Phase, new_game
 from engine.ruleset import Ruleset
 
-# Hands are measured inside one long game: a target nobody reaches keeps it going.
+# Hands are measured inside games of HANDS_PER_GAME hands (a usual game's length): a target nobody
+# reaches keeps each game going, and a fresh game then starts, so no history grows without end.
 ENDLESS = {"target_score": 100_000, "max_hands": 0}
+HANDS_PER_GAME = 20
 MID_HAND_CARDS = 20
 
 
@@ -69,8 +72,22 @@ def random_pass(game: Game, seat: int, rng: random.Random) -> None:
     game.apply(PassCards(seat, tuple(rng.sample(hand, count))))
 
 
-def hand_through_api(game: Game, rng: random.Random) -> None:
+class Table:
+    """A game of `preset` that starts afresh every HANDS_PER_GAME hands."""
+
+    def __init__(self, preset: str) -> None:
+        self.ruleset = ruleset_for(preset)
+        self.game: Any = new_game(self.ruleset)
+
+    def next_game(self) -> Any:
+        if self.game.hand_number >= HANDS_PER_GAME:
+            self.game = new_game(self.ruleset)
+        return self.game
+
+
+def hand_through_api(table: Table, rng: random.Random) -> None:
     """Deal one hand and play it to its end with legal_actions / apply."""
+    game = table.next_game()
     game.deal(rng.randbytes(16))
     while game.phase is not Phase.DEALING:
         seats = game.to_act()
@@ -95,8 +112,9 @@ def pick(rng: random.Random) -> Callable[[int], int]:
     return choose
 
 
-def hand_fast(game: Any, rng: random.Random) -> None:
+def hand_fast(table: Table, rng: random.Random) -> None:
     """Deal one hand; bids and passes through the API, the plays through the search path."""
+    game = table.next_game()
     game.deal(rng.randbytes(16))
     while game.phase is not Phase.PLAYING and game.phase is not Phase.DEALING:
         seats = game.to_act()
@@ -133,13 +151,13 @@ Step = Callable[[], None]
 def our_steps(preset: str) -> dict[str, Step | None]:
     """The loops to time for one preset, by figure name (None when the engine lacks the fast path)."""
     rng = random.Random(1)
-    game = new_game(ruleset_for(preset))
-    steps: dict[str, Step | None] = {"hands_per_s": lambda: hand_through_api(game, rng)}
-    fast_game: Any = new_game(ruleset_for(preset))
-    if hasattr(fast_game, "play_to_end"):
+    table = Table(preset)
+    steps: dict[str, Step | None] = {"hands_per_s": lambda: hand_through_api(table, rng)}
+    fast_table = Table(preset)
+    if hasattr(fast_table.game, "play_to_end"):
         start: Any = mid_hand(preset, rng)
         choose = pick(rng)
-        steps["fast_hands_per_s"] = lambda: hand_fast(fast_game, rng)
+        steps["fast_hands_per_s"] = lambda: hand_fast(fast_table, rng)
         steps["playouts_per_s"] = lambda: start.copy().play_to_end(choose)
     else:
         steps["fast_hands_per_s"] = None
@@ -194,11 +212,11 @@ def measure(steps: dict[str, Step | None], seconds: float, rounds: int) -> dict[
 def profile_spades(hands: int) -> None:
     """Print the Spades loop's top functions by own time to stderr."""
     rng = random.Random(1)
-    game = new_game(ruleset_for("standard"))
+    table = Table("standard")
     profiler = cProfile.Profile()
     profiler.enable()
     for _ in range(hands):
-        hand_through_api(game, rng)
+        hand_through_api(table, rng)
     profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
