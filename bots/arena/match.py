@@ -17,6 +17,7 @@ from bots.registry import make_bot
 from bots.sdk.bot import AnyBot, AsyncBot, BaseBot, BotError, fallback_action
 from bots.sdk.view import BotView, HandMemory
 from engine import records
+from engine.actions import Action
 from engine.events import Event, GameOver, HandScored
 from engine.game import Game, Phase, new_game
 from engine.ruleset import Ruleset
@@ -95,6 +96,10 @@ class Seat:
         )
         lean = getattr(bot, "play_mask", None)
         self.play_mask: Callable[[int], int] | None = lean if callable(lean) else None
+        choose = getattr(bot, "choose_from", None)
+        self.choose_from: Callable[[list[Action]], Action] | None = (
+            choose if callable(choose) else None
+        )
         self.fallbacks = 0
 
     def decide(self, game: Game) -> Any:
@@ -160,24 +165,41 @@ def play_game(job: GameJob) -> GameResult:
     play = getattr(game, "play_fast", None) or getattr(game, "play_card", None)
     lean = legal_mask is not None and play is not None and not job.record and not tell_all
     hands_dealt = 0
+    scores = game.scores
+    lean_players = lean and all(seat.play_mask is not None for seat in seats)
     while not game.is_over:
         phase = game.phase
         if phase is Phase.DEALING:
+            # Per-hand points from the running score: cheaper than building every hand's history.
+            if hands_dealt:
+                now = game.scores
+                result.hand_deltas.append(tuple(a - b for a, b in zip(now, scores, strict=True)))
+                scores = now
             if hands_dealt >= job.max_hands:
                 break
             game.deal(hand_seed(job.seed, job.deal_index, hands_dealt))
             hands_dealt += 1
             continue
-        to_act = game.to_act()
-        seat = seats[to_act[0]]
-        if phase is Phase.PLAYING and lean and seat.play_mask is not None:
+        if lean_players and phase is Phase.PLAYING:
+            # The whole rest of the hand without a view: the tightest loop the arena has.
+            while game.phase is Phase.PLAYING:
+                turn = game.to_act()[0]
+                play(seats[turn].play_mask(legal_mask(turn)))  # type: ignore[misc]
+            continue
+        seat = seats[game.to_act()[0]]
+        if lean and phase is Phase.PLAYING and seat.play_mask is not None:
             play(seat.play_mask(legal_mask(seat.seat)))  # type: ignore[misc]
+            continue
+        if lean and seat.choose_from is not None:
+            game.apply(seat.choose_from(game.legal_actions(seat.seat)))
             continue
         events = game.apply(seat.decide(game))
         if tell_all:
             for each in seats:
                 each.tell(events)
-    result.hand_deltas = [history.score_delta for history in game.histories]
+    if game.is_over:
+        now = game.scores
+        result.hand_deltas.append(tuple(a - b for a, b in zip(now, scores, strict=True)))
     _finish(game, result, job)
     result.fallbacks = sum(seat.fallbacks for seat in seats)
     return result

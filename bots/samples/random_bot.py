@@ -1,11 +1,15 @@
 """`random`: any legal action, uniformly. The floor every other bot must beat, and the arena's speed test.
 
 Card choices (pass, exchange, discard) are uniform over the hand. `play_mask` is the lean form the arena
-uses when the engine offers it: the bot needs nothing but the legal cards, so no view is built at all.
+uses when the engine offers it, and `choose_from` the same for other decisions: the bot needs nothing but
+the legal actions, so no view is built at all.
 """
+
+from collections.abc import Sequence
 
 from bots.sdk.bot import Bot, Decision
 from bots.sdk.view import BotView
+from engine.actions import Action
 from engine.cards import Card, CardMask
 
 
@@ -34,6 +38,10 @@ class RandomBot(Bot):
 
     def other(self, view: BotView) -> Decision:
         return self.random.choice(view.legal)
+
+    def choose_from(self, legal: Sequence[Action]) -> Action:
+        """Pick from the engine's legal actions (the arena's fast path for every other decision)."""
+        return self.random.choice(legal)
 
     def play_mask(self, legal: CardMask) -> Card:
         """Pick a legal card from a mask (the arena's fast path; same distribution as `play`)."""

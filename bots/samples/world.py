@@ -141,6 +141,13 @@ def _hearts_position(game: Any, view: BotView, hands: list[CardMask]) -> None:
     game._dealt = tuple(hands)
     game._direction = view.pass_direction or "none"
     game._trick = [card for _, card in view.trick]
+    game._trick_mask = sum(1 << card for _, card in view.trick)
+    leading = view.trick_winner()
+    if view.trick and leading is not None:
+        game._led_mask = view.order.suit_masks[view.suit_of(view.trick[0][1])]
+        game._best_seat, game._best = leading
+    else:
+        game._led_mask, game._best, game._best_seat = 0, -1, -1
     game._leader = view.leader
     game._turn = view.to_act[0]
     done = sum(view.tricks_won)
@@ -158,6 +165,7 @@ def _hearts_position(game: Any, view: BotView, hands: list[CardMask]) -> None:
     else:
         _taken_from_points(view, taken)
     game._taken = taken
+    game._plays = [play for plays in view.history[:done] for play in plays] + list(view.trick)
     game._last_trick = view.last_trick
     game._last_winner = view.last_winner
 
@@ -225,15 +233,11 @@ def situation_in(game: Any, seat: int, legal: CardMask) -> Situation:
 
 
 def play_out(game: Any, first: Card) -> None:
-    """Play `first` for the seat to act, then the rest of the hand with the heuristic for every seat."""
-    if game._ruleset.game == "hearts":
-        game.play_card(first)
-        while game._phase is Phase.PLAYING:
-            seat = game._turn
-            game.play_card(
-                hearts_policy.choose_play(situation_in(game, seat, game.legal_mask(seat)))
-            )
-        return
+    """Play `first` for the seat to act, then the rest of the hand with the heuristic for every seat
+    (both engines' lean path: `legal_play_mask` and `play_fast`)."""
+    choose = (
+        hearts_policy.choose_play if game._ruleset.game == "hearts" else spades_policy.choose_play
+    )
     game.play_fast(first)
     while game._phase is Phase.PLAYING:
         seat = game._turn
@@ -241,4 +245,4 @@ def play_out(game: Any, first: Card) -> None:
         if legal & (legal - 1) == 0:
             game.play_fast(legal.bit_length() - 1)
         else:
-            game.play_fast(spades_policy.choose_play(situation_in(game, seat, legal)))
+            game.play_fast(choose(situation_in(game, seat, legal)))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Bid, PlayCard, action_from_dict
-from engine.cards import SPADES, Card, CardMask, mask_of, parse_card
+from engine.cards import SPADES, Card, CardMask, card_text, mask_of, parse_card
 from engine.ordering import CardOrder, card_order
 from engine.ruleset import Ruleset
 
@@ -48,7 +48,26 @@ class HandMemory:
 
 
 def _plays(raw: Any) -> tuple[Play, ...]:
-    return tuple((int(seat), parse_card(str(card))) for seat, card in raw)
+    return tuple((int(seat), _CARD[card]) for seat, card in raw)
+
+
+# Notation lookups built once: a view holds a few hundred card texts, parsed on every decision.
+_CARD: dict[str, Card] = {card_text(card): card for card in range(54)}
+_BIT: dict[str, CardMask] = {text: 1 << card for text, card in _CARD.items()}
+_ACTIONS: dict[tuple[int, tuple[tuple[str, Any], ...]], Action] = {}
+
+
+def _action(shape: Mapping[str, Any], seat: int) -> Action:
+    """`action_from_dict`, remembered: the same few hundred legal actions recur all game long."""
+    if "cards" in shape:
+        return action_from_dict(shape, seat)
+    key = (seat, tuple(shape.items()))
+    found = _ACTIONS.get(key)
+    if found is None:
+        if len(_ACTIONS) > 50_000:  # a bound, not a policy: the working set is far smaller
+            _ACTIONS.clear()
+        found = _ACTIONS[key] = action_from_dict(shape, seat)
+    return found
 
 
 def _bid(seat: int, raw: Mapping[str, Any] | None) -> Bid | None:
@@ -60,7 +79,11 @@ def _bid(seat: int, raw: Mapping[str, Any] | None) -> Bid | None:
 
 
 def _mask(raw: Sequence[str] | None) -> CardMask:
-    return mask_of(parse_card(card) for card in raw or ())
+    mask = 0
+    for card in raw or ():
+        bit = _BIT.get(card)
+        mask |= bit if bit is not None else 1 << parse_card(card)  # parse_card raises on bad text
+    return mask
 
 
 @dataclass(frozen=True)
@@ -123,12 +146,12 @@ class BotView:
         actions: list[Action] = []
         count = 0
         for item in raw_legal:
-            shape = dict(item)
+            shape = item
             if shape.get("kind") in ("exchange", "pass", "discard") and "cards" not in shape:
-                # The wire lists "choose `count` cards" rather than every combination.
+                # A client may list "choose `count` cards" rather than every combination.
                 count = int(shape.get("count", 0))
-                shape["cards"] = []
-            actions.append(action_from_dict(shape, seat))
+                shape = {**shape, "cards": []}
+            actions.append(_action(shape, seat))
             if shape.get("cards") and not count:
                 count = len(shape["cards"])
         phase = str(data["phase"])
