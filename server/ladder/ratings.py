@@ -123,21 +123,20 @@ class RatingModel:
         beta: float | None = None,
         tau: float | None = None,
     ) -> None:
-        kwargs: dict[str, float] = {"mu": mu, "sigma": sigma}
-        if beta is not None:
-            kwargs["beta"] = beta
-        if tau is not None:
-            kwargs["tau"] = tau
-        self.model = PlackettLuce(**kwargs)
+        # openskill's own defaults, spelled out so that a stored history always replays alike.
+        self.model = PlackettLuce(
+            mu=mu,
+            sigma=sigma,
+            beta=beta if beta is not None else sigma / 2,
+            tau=tau if tau is not None else mu / 300,
+        )
         self.mu = mu
         self.sigma = sigma
 
     def initial(self) -> Rating:
         return Rating(self.mu, self.sigma, 0)
 
-    def _rate(
-        self, teams: list[list[Rating]], ranks: list[int]
-    ) -> list[list[tuple[float, float]]]:
+    def _rate(self, teams: list[list[Rating]], ranks: list[int]) -> list[list[tuple[float, float]]]:
         model_teams = [[self.model.rating(mu=r.mu, sigma=r.sigma) for r in team] for team in teams]
         rated = self.model.rate(model_teams, ranks=[float(r) for r in ranks])
         return [[(float(p.mu), float(p.sigma)) for p in team] for team in rated]

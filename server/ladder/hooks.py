@@ -1,0 +1,131 @@
+"""The ladder's entry points for code it does not own: each is one line at its call site.
+
+- `server/app.py`, in `serve()` after `await server.lobby.start(tables_nursery)`:
+  `await tables_nursery.start(ladder_hooks.run_ladder, server)`
+- `server/session.py`, `Session._on_ladder` and `Session._on_standings` bodies:
+  `await ladder_hooks.on_ladder_request(self, request)`
+- `server/session.py`, at the end of `Session._detach`: `ladder_hooks.on_session_closed(self)`
+- `server/cli.py`, a `ladder add-house-bots` command body:
+  `typer.echo(ladder_hooks.add_house_bots_command(db_path, specs))`
+
+The service of a running server is found through `service_of(server)`, so neither `Server` nor
+`Session` needs a new attribute.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import trio
+
+from protocol.errors import ErrorCode
+from protocol.messages import Error, LadderEnter, LadderLeave, LadderStandings, Standings
+from protocol.types import Standing
+from server.ladder import store as ladder_store
+from server.ladder.service import LadderService, LadderSettings
+
+if TYPE_CHECKING:
+    from server.app import Server
+    from server.session import Session
+
+#: The sample bots `add-house-bots` enters when none are named.
+DEFAULT_HOUSE_BOTS = ("random", "heuristic", "search")
+
+_services: weakref.WeakKeyDictionary[Server, LadderService] = weakref.WeakKeyDictionary()
+
+
+def service_of(server: Server) -> LadderService | None:
+    """The ladder running on `server`, if any."""
+    return _services.get(server)
+
+
+async def run_ladder(
+    server: Server,
+    settings: LadderSettings | None = None,
+    *,
+    task_status: trio.TaskStatus[LadderService] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run the ladder of `server` until cancelled; `task_status.started(service)`."""
+    service = LadderService(server, settings)
+    _services[server] = service
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(service.run)
+            task_status.started(service)
+    finally:
+        _services.pop(server, None)
+
+
+async def on_ladder_request(
+    session: Session, request: LadderEnter | LadderLeave | LadderStandings
+) -> None:
+    """Answer a ladder request (`ladder_enter`, `ladder_leave`, `ladder_standings`)."""
+    service = service_of(session.server)
+    if service is not None:
+        session.deliver(await service.handle(session, request))
+        return
+    if isinstance(request, LadderStandings):
+        # No ladder task, but the standings of past ladders are still in the database.
+        rows = await session.server.store.get(_stored_standings, request.limit)
+        session.deliver(Standings(id=request.id, entries=rows))
+        return
+    session.deliver(
+        Error(
+            id=request.id,
+            code=ErrorCode.NOT_ON_LADDER.value,
+            message="the rated ladder does not run on this server",
+        )
+    )
+
+
+def _stored_standings(conn: object, limit: int) -> list[Standing]:
+    import sqlite3
+
+    assert isinstance(conn, sqlite3.Connection)
+    ladder_store.ensure_schema(conn)
+    return [
+        Standing(
+            rank=r.rank,
+            name=r.name[:32],
+            rating=r.rating.conservative,
+            mu=r.rating.mu,
+            sigma=r.rating.sigma,
+            games=r.rating.matches,
+        )
+        for r in ladder_store.standings(conn, limit)
+    ]
+
+
+def on_session_closed(session: Session) -> None:
+    """A connection ended: its ladder entry (if any) goes at once rather than at the next round."""
+    service = service_of(session.server)
+    if service is not None:
+        service.session_closed(session)
+
+
+def add_house_bots_command(db_path: Path, specs: Sequence[str] = ()) -> str:
+    """`spades-server ladder add-house-bots [SPEC...]`: enter sample bots; returns what to print.
+
+    Works on the database file directly (with the server stopped or running: SQLite serialises the
+    writers); a running ladder picks new house bots up at its next start. Raises `ValueError` for a
+    spec that names no bot, and `server.storage.StorageError` for a bad database file.
+    """
+    from server.storage import connect
+
+    conn = connect(db_path)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            added = ladder_store.add_house_bots(conn, specs or DEFAULT_HOUSE_BOTS)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()
+    if not added:
+        return "the house bots were already entered"
+    return "entered on the ladder: " + ", ".join(added)

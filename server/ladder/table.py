@@ -1,0 +1,195 @@
+"""The ladder's table: a server `Table` with planned deal seeds, house bots, and forfeits.
+
+It is the server's table in every other respect (one task owns the game, write-ahead persistence,
+per-seat views, clocks and the fallback), with four changes that a rated duplicate match needs:
+
+- each deal's seed comes from the match's `DuplicatePlan` (both halves get the same cards);
+- house seats are sample bots of a named spec, deciding in a worker thread so that a search bot does
+  not stall the server while it thinks;
+- an entrant that disconnects or leaves mid-match, or whose clock runs out `max_timeouts` times,
+  forfeits: the fallback bot takes the seat at once and finishes the game (the seat keeps the
+  entrant's account, so the game's result is recorded against it), and the entrant's own `act`s to
+  that seat are refused from then on;
+- `game_over` and the end of the task are events the ladder can wait on.
+
+The hooks it overrides are the table's private methods; see the report of this package for the
+small public seams (`Table.deal_seed`, `Lobby.adopt`) that would let it stop doing so.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from engine.actions import Action as EngineAction
+from engine.actions import action_to_dict
+from engine.deal import commitment
+from protocol.errors import ErrorCode
+from protocol.messages import DealCommitment, Message, Ok
+from server import queries
+from server.seats import ActCommand, BuiltinBot, make_decider
+from server.table import Command, LeaveCommand, Table, error_for
+
+
+class HouseBot(BuiltinBot):
+    """A built-in bot that thinks in a worker thread (the table's own bots decide in the loop)."""
+
+    async def run(self) -> None:
+        async with self._receive:
+            async for turn in self._receive:
+                # The view and the legal actions are taken here, in the table's thread; the worker
+                # gets only these copies, never the live game.
+                view, legal = self.view_of()
+                if view.version != getattr(turn, "version", None) or not legal:
+                    continue
+                action = await trio.to_thread.run_sync(self.decide, view, legal)
+                command = ActCommand(
+                    seat=self.seat,
+                    version=view.version,
+                    action=action_to_dict(action, with_seat=False),
+                    source="bot",
+                )
+                try:
+                    await self.inbox.send(command)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    return
+
+
+@dataclass
+class LadderTable(Table):
+    """A table for one half of a ladder match. Build it, then start it like any table."""
+
+    deal_seed: Callable[[int], bytes] | None = None
+    house: dict[int, tuple[str, Any]] = field(default_factory=dict)  # seat -> (spec, account)
+    max_timeouts: int = 3
+    forfeits: dict[int, str] = field(default_factory=dict)  # seat -> "disconnected" | ...
+    timeouts: dict[int, int] = field(default_factory=dict)
+    game_over: trio.Event = field(default_factory=trio.Event)
+    ended: trio.Event = field(default_factory=trio.Event)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for seat, (_spec, account) in self.house.items():
+            self.seats[seat].account = account
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            await super().run(task_status=task_status)
+        finally:
+            self.ended.set()
+
+    # ---------------------------------------------------------------- seats
+
+    async def _seat_builtin(self, seat: int) -> None:
+        if seat not in self.house or seat in self.forfeits:
+            # A forfeited seat gets the table's fallback bot; the entrant's account stays on it.
+            await super()._seat_builtin(seat)
+            return
+        spec, _account = self.house[seat]
+        used, decide = make_decider(spec, secrets.randbits(64), self.game.ruleset)
+        bot = HouseBot(
+            seat=seat,
+            name=f"house:{used}",
+            inbox=self.send_inbox.clone(),
+            decide=decide,
+            view_of=lambda: (self.game.view(seat), self.game.legal_actions(seat)),
+        )
+        state = self.seats[seat]
+        state.bot = bot
+        state.occupant = bot
+        assert self._nursery is not None
+        self._nursery.start_soon(bot.run)
+
+    async def forfeit(self, seat: int, reason: str) -> None:
+        """The entrant at `seat` forfeits (in the table task): the fallback bot plays on for it."""
+        if seat in self.forfeits or self.game.is_over:
+            return
+        self.forfeits[seat] = reason
+        state = self.seats[seat]
+        state.occupant = None
+        state.dropped_at = None
+        state.abandoned = True  # the account cannot reclaim the seat by reconnecting
+        state.turn_version = -1  # the new occupant needs its your_turn
+        self.log.info("ladder_forfeit", seat=seat, reason=reason)
+        await super()._seat_builtin(seat)
+        self._changed()
+
+    # ---------------------------------------------------------------- commands
+
+    async def _handle(self, command: Command) -> None:
+        forfeited = isinstance(command, ActCommand) and command.seat in self.forfeits
+        if forfeited and isinstance(command, ActCommand) and command.source != "bot":
+            reply = command.reply or self._log_refusal
+            reply(
+                error_for(
+                    ErrorCode.NOT_YOUR_TURN,
+                    "you forfeited this match; the fallback bot plays this seat",
+                    command.request_id,
+                )
+            )
+            return
+        if isinstance(command, LeaveCommand) and not self.game.is_over:
+            seats = [i for i, s in enumerate(self.seats) if s.occupant is command.occupant]
+            if seats:
+                for seat in seats:
+                    await self.forfeit(seat, "disconnected" if command.disconnected else "left")
+                if command.reply is not None:
+                    command.reply(Ok(id=command.request_id))
+                return
+        await super()._handle(command)
+
+    async def _apply(
+        self,
+        action: EngineAction,
+        seat: int,
+        source: str,
+        *,
+        reject: Callable[[Message], None],
+        request_id: int | None = None,
+    ) -> bool:
+        applied = await super()._apply(action, seat, source, reject=reject, request_id=request_id)
+        if applied and source == "fallback":
+            self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
+            if self.timeouts[seat] >= self.max_timeouts and seat not in self.house:
+                await self.forfeit(seat, "timeouts")
+        if self.game.is_over:
+            self.game_over.set()
+        return applied
+
+    # ---------------------------------------------------------------- dealing
+
+    async def _deal(self) -> None:
+        """`Table._deal` with the plan's seed for this deal number instead of a fresh one."""
+        if self.deal_seed is None:
+            await super()._deal()
+            return
+        assert self.game_id is not None
+        seed = self.deal_seed(self.deals_persisted)
+        digest = commitment(seed)
+        game_id, deal_no, first_seq = self.game_id, self.deals_persisted, self.actions_persisted
+
+        def persist(conn: Any) -> None:
+            queries.insert_hand(
+                conn,
+                game_id,
+                hand_no=deal_no,
+                seed=seed.hex(),
+                commitment=digest,
+                first_seq=first_seq,
+            )
+
+        await self.store.call(persist)
+        self.deals_persisted += 1
+        notice = DealCommitment(
+            table=self.table_id,
+            version=self.game.version,
+            hand_number=self.game.hand_number + 1,
+            commitment=digest,
+        )
+        self._tell_same(notice)
+        self._broadcast(self.game.deal(seed))
+        self.log.info("hand_dealt", hand=self.game.hand_number, commitment=digest[:12])
