@@ -4,11 +4,12 @@ their own (`ServerProcess`) with the flags they need."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.hostile.peer import OPEN_PEERS
 from tests.hostile.proc import ServerProcess
 
 _names = itertools.count(1)
@@ -32,3 +33,12 @@ def fresh_name() -> str:
 @pytest.fixture
 def own_db(tmp_path: Path) -> Path:
     return tmp_path / "own.db"
+
+
+@pytest.fixture(autouse=True)
+async def close_peers() -> AsyncIterator[None]:
+    """Close every connection a test opened, even when it failed half-way (no ResourceWarning)."""
+    OPEN_PEERS.clear()
+    yield
+    while OPEN_PEERS:
+        await OPEN_PEERS.pop().aclose()

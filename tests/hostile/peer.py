@@ -34,6 +34,8 @@ from protocol.wire import MessageDecoder, encode
 
 M = TypeVar("M", bound=Message)
 HOST = "127.0.0.1"
+# Every peer of the running test; the `close_peers` fixture closes whatever a failing test left open.
+OPEN_PEERS: list[Peer] = []
 
 
 class Peer:
@@ -47,6 +49,7 @@ class Peer:
         self.received: list[Message] = []
         self.closed = False
         self._next_id = 1
+        OPEN_PEERS.append(self)
 
     @classmethod
     async def connect(
@@ -154,13 +157,30 @@ class Peer:
         with trio.CancelScope(shield=True):
             await trio.aclose_forcefully(self.stream)
 
+    @property
+    def welcome(self) -> Welcome:
+        """The `welcome` this peer got (after `hello`)."""
+        found = [m for m in self.received if isinstance(m, Welcome)]
+        assert found, "no welcome received"
+        return found[0]
+
+    async def __aenter__(self) -> Peer:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
 
 async def welcomed(port: int, name: str | None = None, **connect: Any) -> Peer:
     """A connected peer past `hello` (and registered as `name` when given)."""
     peer = await Peer.connect(port, **connect)
-    await peer.hello()
-    if name is not None:
-        await peer.register(name)
+    try:
+        await peer.hello()
+        if name is not None:
+            await peer.register(name)
+    except BaseException:
+        await peer.aclose()
+        raise
     return peer
 
 
