@@ -11,11 +11,14 @@ The deck in canonical order (ascending card number, only the cards in play) is s
 """
 
 from dataclasses import dataclass
+from typing import Final
 
 from engine.cards import Card, CardMask
 from engine.deal import shuffled
 from engine.ordering import card_order
 from engine.ruleset import Ruleset
+
+_BITS: Final = tuple(1 << card for card in range(54))
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +49,11 @@ def deal_hands(ruleset: Ruleset, seed: bytes, dealer: int) -> DealtHands:
     up = ruleset.face_up_cards * n
     for k in range(n):
         # Card i goes to seat (dealer + 1 + i) mod n: seat (dealer + 1 + k) gets cards k, k + n, ...
+        # (a sum of distinct bits is their union).
         seat = (dealer + 1 + k) % n
-        mask = 0
-        for card in cards[k:dealt:n]:
-            mask |= 1 << card
-        hands[seat] = mask
-        for card in cards[k:up:n]:
-            face_up[seat] |= 1 << card
+        hands[seat] = sum(map(_BITS.__getitem__, cards[k:dealt:n]))
+        if up:
+            face_up[seat] = sum(map(_BITS.__getitem__, cards[k:up:n]))
     set_aside = 0
     for card in cards[dealt:]:
         if ruleset.deck == "jokers":

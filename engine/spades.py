@@ -56,6 +56,20 @@ from engine.views import PublicView, SeatView
 
 _PLAYING: Final = Phase.PLAYING
 _NOBODY: Final[frozenset[int]] = frozenset()
+
+# Legal ordinary bids, shared by every game of a ruleset (a pure cache, kept small).
+_BID_MEMOS: dict[Ruleset, dict[tuple[object, ...], list[Bid]]] = {}
+
+
+def _bid_memo_for(ruleset: Ruleset) -> dict[tuple[object, ...], list[Bid]]:
+    memo = _BID_MEMOS.get(ruleset)
+    if memo is None:
+        if len(_BID_MEMOS) >= 64:
+            _BID_MEMOS.clear()
+        memo = _BID_MEMOS[ruleset] = {}
+    return memo
+
+
 # Opponents per seat: partnerships in four-handed play, everyone else otherwise.
 _OPPONENTS: Final = {
     4: ((1, 3), (0, 2), (1, 3), (0, 2)),
@@ -72,6 +86,7 @@ class SpadesGame:
         "_actions",
         "_bags",
         "_bid_cache",
+        "_bid_memo",
         "_bid_order",
         "_bid_rule",
         "_bids",
@@ -105,8 +120,10 @@ class SpadesGame:
         "_n",
         "_order",
         "_outcome",
+        "_partner_of",
         "_pending",
         "_phase",
+        "_plain_bidding",
         "_play_actions",
         "_play_rule",
         "_played",
@@ -148,6 +165,12 @@ class SpadesGame:
         self._trumps = order.trumps
         self._keys = order.trick_keys
         self._break_on_play = ruleset.spades_break == "played"
+        # Bids that depend on nothing but the seat, whether it looked and its partner's nil.
+        self._plain_bidding = not (ruleset.boston or ruleset.no_spade_trumps)
+        self._bid_memo = _bid_memo_for(ruleset)
+        self._partner_of: tuple[int | None, ...] = (
+            (2, 3, 0, 1) if ruleset.partnerships else (None,) * ruleset.players
+        )
         self._phase = Phase.DEALING
         self._version = 0
         self._hand_number = 0
@@ -212,6 +235,9 @@ class SpadesGame:
         o = SpadesGame.__new__(SpadesGame)
         o._bags = self._bags.copy()
         o._bid_cache = self._bid_cache
+        o._bid_memo = self._bid_memo
+        o._plain_bidding = self._plain_bidding
+        o._partner_of = self._partner_of
         o._bid_rule = self._bid_rule
         o._break_on_play = self._break_on_play
         o._broken = self._broken
@@ -408,7 +434,7 @@ class SpadesGame:
 
     def partner(self, seat: int) -> int | None:
         """The partner's seat in four-handed play, else None."""
-        return (seat + 2) % 4 if self._ruleset.partnerships else None
+        return self._partner_of[seat]
 
     def to_act(self) -> tuple[int, ...]:
         phase = self._phase
@@ -498,23 +524,37 @@ class SpadesGame:
         """Play uniformly random legal cards to the end of the hand (and score it): a Monte Carlo
         playout, drawing only from `rng`. Does nothing outside the play phase.
 
-        This is `legal_play_mask` + `play_fast` in one loop over local variables (the same rules, as
-        a test checks): playouts are what a searching bot spends its time on.
+        Card for card the same as choosing `int(rng.random() * n)`-th lowest of the n cards in
+        `legal_play_mask` and calling `play_fast` (a test checks it), but four-handed it runs a whole
+        trick per loop pass over local variables: playouts are what a searching bot spends its time on.
         """
         if self._phase is not _PLAYING:
             return
         rand = rng.random
-        if self._play_rule != "normal":
-            legal = self.legal_play_mask
-            play = self.play_fast
-            while self._phase is _PLAYING:
-                mask = legal(self._turn)
-                k = int(rand() * mask.bit_count())
-                while k:
-                    mask &= mask - 1
-                    k -= 1
-                play((mask & -mask).bit_length() - 1)
+        # Finish the trick in progress card by card, then play whole tricks at a time.
+        while self._trick and self._phase is _PLAYING:
+            mask = self.legal_play_mask(self._turn)
+            k = int(rand() * mask.bit_count())
+            while k:
+                mask &= mask - 1
+                k -= 1
+            self.play_fast((mask & -mask).bit_length() - 1)
+        if self._phase is not _PLAYING:
             return
+        if self._n == 4 and self._play_rule == "normal":
+            self._playout_four(rand)
+            return
+        while self._phase is _PLAYING:
+            mask = self.legal_play_mask(self._turn)
+            k = int(rand() * mask.bit_count())
+            while k:
+                mask &= mask - 1
+                k -= 1
+            self.play_fast((mask & -mask).bit_length() - 1)
+
+    def _playout_four(self, rand: Callable[[], float]) -> None:
+        """Four-handed playout from the start of a trick under the normal play rule: one loop pass
+        per trick, everything in locals (the rules of legal_play_mask and play_fast, unrolled)."""
         hands = self._hands
         plays = self._plays
         winners = self._winners
@@ -524,76 +564,96 @@ class SpadesGame:
         trumps = self._trumps
         others = ~trumps
         keys_by_led = self._keys
-        n = self._n
         total = self._tricks_per_hand
         break_on_play = self._break_on_play
-        trick = self._trick
         turn = self._turn
-        leader = self._leader
-        led = self._led
         broken = self._broken
         played = self._played
         forced = self._forced_lead
-        last_trick = self._last_trick
-        last_leader = self._last_leader
         while True:
-            hand = hands[turn]
-            if trick:
-                mask = hand & suit_masks[led] or hand
-            elif forced >= 0:
-                mask = 1 << forced
+            s0 = turn
+            hand = hands[s0]
+            if forced >= 0:
+                m = 1 << forced
                 forced = -1
             elif broken:
-                mask = hand
+                m = hand
             else:
-                mask = hand & others or hand
-            k = int(rand() * mask.bit_count())
+                m = hand & others or hand
+            k = int(rand() * m.bit_count())
             while k:
-                mask &= mask - 1
+                m &= m - 1
                 k -= 1
-            bit = mask & -mask
-            card = bit.bit_length() - 1
-            hands[turn] = hand ^ bit
-            played |= bit
-            plays.append(turn << 6 | card)
-            if not trick:
-                led = suit[card]
-            trick.append(card)
-            if bit & trumps and break_on_play:
+            b0 = m & -m
+            hands[s0] = hand ^ b0
+            c0 = b0.bit_length() - 1
+            led = suit[c0]
+            follow = suit_masks[led]
+            s1 = (s0 + 1) & 3
+            hand = hands[s1]
+            m = hand & follow or hand
+            k = int(rand() * m.bit_count())
+            while k:
+                m &= m - 1
+                k -= 1
+            b1 = m & -m
+            hands[s1] = hand ^ b1
+            s2 = (s0 + 2) & 3
+            hand = hands[s2]
+            m = hand & follow or hand
+            k = int(rand() * m.bit_count())
+            while k:
+                m &= m - 1
+                k -= 1
+            b2 = m & -m
+            hands[s2] = hand ^ b2
+            s3 = (s0 + 3) & 3
+            hand = hands[s3]
+            m = hand & follow or hand
+            k = int(rand() * m.bit_count())
+            while k:
+                m &= m - 1
+                k -= 1
+            b3 = m & -m
+            hands[s3] = hand ^ b3
+            c1 = b1.bit_length() - 1
+            c2 = b2.bit_length() - 1
+            c3 = b3.bit_length() - 1
+            all_bits = b0 | b1 | b2 | b3
+            played |= all_bits
+            if all_bits & trumps and break_on_play:
                 broken = True
-            if len(trick) < n:
-                turn += 1
-                if turn == n:
-                    turn = 0
-                continue
             keys = keys_by_led[led]
-            best = -2
-            index = 0
-            for i, c in enumerate(trick):
-                key = keys[c]
-                if key > best:
-                    best = key
-                    index = i
+            best = keys[c0]
+            w = s0
+            key = keys[c1]
+            if key > best:
+                best = key
+                w = s1
+            key = keys[c2]
+            if key > best:
+                best = key
+                w = s2
+            key = keys[c3]
+            if key > best:
+                best = key
+                w = s3
             if best >= 100 and led != TRUMP:
                 broken = True
-            winner = (leader + index) % n
-            tricks[winner] += 1
-            winners.append(winner)
-            last_trick = trick
-            last_leader = leader
-            trick = []
-            leader = turn = winner
+            plays += (s0 << 6 | c0, s1 << 6 | c1, s2 << 6 | c2, s3 << 6 | c3)
+            tricks[w] += 1
+            winners.append(w)
+            turn = w
             if len(winners) == total:
                 break
-        self._trick = trick
-        self._turn = turn
-        self._leader = leader
+        self._trick = []
+        self._turn = self._leader = turn
         self._led = led
         self._broken = broken
         self._played = played
         self._forced_lead = forced
-        self._last_trick = last_trick
-        self._last_leader = last_leader
+        self._last_trick = [c0, c1, c2, c3]
+        self._last_leader = s0
         self._finish_hand()
 
     # -- dealing --------------------------------------------------------------------------------------
@@ -640,13 +700,15 @@ class SpadesGame:
         self._reset_hand()
         self._hand_number += 1
         self._seed = seed
-        self._hand_type = r.hand_type(self._hand_number)
-        self._bid_rule, self._play_rule = r.rules_for_hand(self._hand_number)
+        if r.hand_schedule:
+            self._hand_type = r.hand_type(self._hand_number)
+            self._bid_rule, self._play_rule = r.rules_for_hand(self._hand_number)
         n = self._n
         first = (self._dealer + 1) % n
         self._version += 1
-        for seat in range(n):
-            self._blind_nil_ok[seat] = r.blind_nil and self._behind(seat) >= r.blind_nil_behind
+        if r.blind_nil:
+            for seat in range(n):
+                self._blind_nil_ok[seat] = self._behind(seat) >= r.blind_nil_behind
         if n == 2:
             self._stock = dealt.stock
             self._phase = Phase.DRAWING
@@ -662,8 +724,9 @@ class SpadesGame:
         self._dealt = dealt.hands
         self._face_up = list(dealt.face_up)
         self._set_aside = dealt.set_aside
-        for seat in range(n):
-            self._looked[seat] = not self._may_bid_blind(seat)
+        if r.blind_nil or r.blind_bids or self._bid_rule == "all_blind":
+            for seat in range(n):
+                self._looked[seat] = not self._may_bid_blind(seat)
         if r.deck == "jokers":
             self._looked[self._dealer] = True
             self._phase = Phase.DISCARDING
@@ -787,11 +850,28 @@ class SpadesGame:
         cached = self._bid_cache
         if cached[0] == self._version and cached[1] == seat:
             return cached[2]
+        # Ordinary bidding depends only on these few facts, so the lists are shared (read-only).
+        key: tuple[object, ...] | None = None
+        if self._plain_bidding and self._bid_rule == "free":
+            partner = self.partner(seat)
+            partner_bid = None if partner is None else self._bids[partner]
+            key = (
+                seat,
+                self._looked[seat],
+                self._blind_nil_ok[seat],
+                partner_bid is not None and partner_bid.is_nil,
+            )
+            bids = self._bid_memo.get(key)
+            if bids is not None:
+                self._bid_cache = (self._version, seat, bids)
+                return bids
         bids = legal_bids(
             self._bid_context(seat),
             looked=self._looked[seat],
             may_blind_nil=self._blind_nil_ok[seat],
         )
+        if key is not None:
+            self._bid_memo[key] = bids
         self._bid_cache = (self._version, seat, bids)
         return bids
 
@@ -922,7 +1002,8 @@ class SpadesGame:
             if not self._predraw:
                 events.append(self._draw())
             return events
-        self._expect(Phase.BIDDING, seat, "bid")
+        if self._phase is not Phase.BIDDING or seat != self._turn:
+            self._expect(Phase.BIDDING, seat, "bid")
         legal = self._legal_bids(seat)
         # Identity first: the common bids are shared objects, and dataclass == is slow.
         if not any(b is bid for b in legal) and bid not in legal:
