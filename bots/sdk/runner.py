@@ -327,6 +327,7 @@ class BotRunner:
             self.bot.on_hand_start(view)
         action = await self._decide(view, budget)
         self.stats.decisions += 1
+        log.debug("hand %d, %s: %s", view.hand_number, view.phase, action)
         wire = from_map(WireAction, action_to_dict(action, with_seat=False))
         await conn.send(Act(table=turn.table, version=turn.version, action=wire))
 
