@@ -1389,7 +1389,13 @@ class SpadesGame:
         if not 0 <= seat < self._n:
             raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
         looked = self._looked[seat]
-        legal = [a for a in self.legal_actions(seat) if not isinstance(a, ExchangeCards | Discard)]
+        legal = []
+        choose: set[int] = set()
+        for action in self.legal_actions(seat):
+            if isinstance(action, ExchangeCards | Discard):
+                choose.add(len(action.cards))  # hundreds of combinations: the count is enough
+            else:
+                legal.append(action)
         drawn = self._drawn if self._phase is Phase.DRAWING and self._turn == seat else -1
         return SeatView(
             **self._public_fields(),  # type: ignore[arg-type]
@@ -1399,6 +1405,7 @@ class SpadesGame:
             received=self._received[seat],
             drawn=None if drawn < 0 else drawn,
             legal=tuple(legal),
+            choose_cards=tuple(sorted(choose)),
         )
 
 

@@ -100,7 +100,10 @@ class SeatView(PublicView):
     given: tuple[Card, ...] = ()  # cards this seat gave in an exchange or pass this hand
     received: tuple[Card, ...] = ()  # cards it picked up (only once received)
     drawn: Card | None = None  # two-handed draw: the card in hand waiting for keep / discard
-    legal: tuple[Action, ...] = field(default=())
+    legal: tuple[Action, ...] = field(
+        default=()
+    )  # without card-choosing actions (see choose_cards)
+    choose_cards: tuple[int, ...] = ()  # how many cards to give/discard now (e.g. (2,), or (0, 3))
 
     def to_dict(self) -> dict[str, Any]:
         out = PublicView.to_dict(self)
@@ -110,4 +113,5 @@ class SeatView(PublicView):
         out["received"] = [card_text(card) for card in self.received]
         out["drawn"] = None if self.drawn is None else card_text(self.drawn)
         out["legal"] = [action_to_dict(action, with_seat=False) for action in self.legal]
+        out["choose_cards"] = list(self.choose_cards)
         return out
