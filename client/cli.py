@@ -18,7 +18,7 @@ from rich.console import Console
 
 from client import lobby
 from client.config import ClientConfig, ConfigError, Credentials, ServerAddress
-from client.connection import ConnectionLost, ServerError
+from client.connection import ConnectionLost, ServerError, lone_errors
 from client.journal import JournalError, find_game, list_games, read_records
 from client.session import Mode, Seating, SessionError
 from engine.errors import EngineError
@@ -57,7 +57,8 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 def run(main: Callable[[], Awaitable[T]]) -> T:
     """Run a coroutine under trio, turning every expected failure into one line and exit 1."""
     try:
-        return trio.run(main)
+        with lone_errors():
+            return trio.run(main)
     except (ConnectionLost, SessionError, ConfigError, JournalError) as exc:
         raise fail(str(exc)) from None
     except ServerError as exc:

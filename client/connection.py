@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
@@ -66,6 +66,26 @@ class ServerError(Exception):
         self.code = code
         self.message = message
         self.detail = detail
+
+
+def leaf_errors(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or the error itself."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaf_errors(inner)]
+    return [error]
+
+
+@contextlib.contextmanager
+def lone_errors() -> Iterator[None]:
+    """Re-raise a group holding a single exception (trio wraps errors crossing a nursery) as that
+    exception, so callers can catch `ConnectionLost` and friends by type."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = leaf_errors(group)
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
 
 
 class _Waiter:
@@ -238,27 +258,27 @@ async def open_connection(
         raise ConnectionLost(f"cannot reach {address.key}: {reason}") from None
     conn = Connection(stream)
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(conn.run_reader)
-            try:
-                hello = Hello(
-                    protocol=PROTOCOL_VERSION_TEXT, client=CLIENT_NAME, kind=kind, token=token
-                )
-                welcome = await conn.expect(hello, Welcome)
-            except ServerError as exc:
-                raise ConnectionLost(exc.message, exc.code) from None
-            conn.welcome = welcome
-            idle_ms = welcome.limits.idle_timeout_ms
-            if idle_ms > 0:
-                nursery.start_soon(conn.keepalive, max(1.0, idle_ms / 3000))
-            try:
-                yield conn
-            finally:
-                nursery.cancel_scope.cancel()
-                if not conn.closed.is_set():
-                    with trio.move_on_after(1.0):
-                        with contextlib.suppress(ConnectionLost):
+        with lone_errors():
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(conn.run_reader)
+                try:
+                    hello = Hello(
+                        protocol=PROTOCOL_VERSION_TEXT, client=CLIENT_NAME, kind=kind, token=token
+                    )
+                    welcome = await conn.expect(hello, Welcome)
+                except ServerError as exc:
+                    raise ConnectionLost(exc.message, exc.code) from None
+                conn.welcome = welcome
+                idle_ms = welcome.limits.idle_timeout_ms
+                if idle_ms > 0:
+                    nursery.start_soon(conn.keepalive, max(1.0, idle_ms / 3000))
+                try:
+                    yield conn
+                finally:
+                    if not conn.closed.is_set():
+                        with trio.move_on_after(1.0), contextlib.suppress(ConnectionLost):
                             await conn.send(Bye(reason="client closing"))
-                conn._close(conn.close_reason or "closed by the client")
+                    nursery.cancel_scope.cancel()
+                    conn._close(conn.close_reason or "closed by the client")
     finally:
         await trio.aclose_forcefully(stream)

@@ -23,7 +23,13 @@ from rich.console import Group
 
 from client.commands import Act, Problem, Slash, read_line
 from client.config import ServerAddress
-from client.connection import Connection, ConnectionLost, ServerError, open_connection
+from client.connection import (
+    Connection,
+    ConnectionLost,
+    ServerError,
+    lone_errors,
+    open_connection,
+)
 from client.journal import Journal
 from client.render import Screen, render
 from client.state import TableState
@@ -89,6 +95,7 @@ class PlaySession:
     _journaled: int = 0
     _nursery: trio.Nursery | None = None
     connected: trio.Event = field(default_factory=trio.Event)
+    seated: trio.Event = field(default_factory=trio.Event)  # the table's first snapshot is in
     reconnects: int = 0
 
     # ---------------------------------------------------------------- the whole session
@@ -96,15 +103,16 @@ class PlaySession:
     async def run(self) -> None:
         """Play until /quit (or end of input); raises SessionError when it cannot start or go on."""
         self.screen.title = self.address.key
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            nursery.start_soon(self._input_loop)
-            nursery.start_soon(self._ticker)
-            try:
-                with self._cancel:
-                    await self._connection_loop()
-            finally:
-                nursery.cancel_scope.cancel()
+        with lone_errors():
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._input_loop)
+                nursery.start_soon(self._ticker)
+                try:
+                    with self._cancel:
+                        await self._connection_loop()
+                finally:
+                    nursery.cancel_scope.cancel()
 
     def quit(self) -> None:
         self.quitting = True
@@ -203,6 +211,7 @@ class PlaySession:
                 self.state.apply(message, trio.current_time())
                 if isinstance(message, m.Snapshot) and message.table == table.table:
                     self.state.say(f"Welcome back: your unfinished game at table {table.table}.")
+                    self.seated.set()
                     return True
         return False
 
@@ -229,6 +238,8 @@ class PlaySession:
             if isinstance(message, m.TableClosed) and message.table == self.state.table:
                 self.state.say("The table has closed.")
             self.redraw()
+            if isinstance(message, m.Snapshot) and message.table == self.state.table:
+                self.seated.set()
 
     def _write_journal(self) -> None:
         hands = self.state.finished_hands
@@ -244,6 +255,9 @@ class PlaySession:
     # ---------------------------------------------------------------- keys in
 
     async def _input_loop(self) -> None:
+        if not self.display.interactive:
+            # A script's lines are meant for the table: read them once we sit at it.
+            await self.seated.wait()
         keys = self.display.keys()
         async for item in keys:  # type: ignore[attr-defined]
             if isinstance(item, Line):

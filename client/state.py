@@ -429,6 +429,7 @@ class TableState:
                 "game": self.game,
                 "preset": info.preset if info else None,
                 "options": dict(info.options) if info else {},
+                "ruleset": self.ruleset.to_dict() if self.ruleset else None,
                 "players": self.players,
                 "names": [self.names.get(s) for s in range(self.players)],
                 "seat": self.seat,

@@ -54,10 +54,14 @@ class Line:
 class Terminal:
     """One terminal (or a pipe standing in for one)."""
 
-    def __init__(self, out: IO[str] | None = None, in_fd: int | None = None) -> None:
+    def __init__(self, out: IO[str] | None = None, inp: IO[str] | None = None) -> None:
         self.out = out if out is not None else sys.stdout
-        self.in_fd = in_fd if in_fd is not None else sys.stdin.fileno()
-        self.interactive = self.out.isatty() and os.isatty(self.in_fd)
+        self.inp = inp if inp is not None else sys.stdin
+        try:
+            self.in_fd: int | None = self.inp.fileno()
+        except (AttributeError, OSError, ValueError):
+            self.in_fd = None  # a stream with no file behind it (a test runner's input)
+        self.interactive = self.in_fd is not None and self.out.isatty() and os.isatty(self.in_fd)
         self.no_color = bool(os.environ.get("NO_COLOR"))
         self._saved: list[object] | None = None
 
@@ -71,7 +75,7 @@ class Terminal:
     @contextlib.contextmanager
     def session(self) -> Iterator[None]:
         """Alternate screen and cbreak mode for the duration; always restored, even on errors."""
-        if not self.interactive:
+        if not self.interactive or self.in_fd is None:
             yield
             return
         self._saved = termios.tcgetattr(self.in_fd)
@@ -121,6 +125,7 @@ class Terminal:
                 yield line
 
     async def _raw_keys(self) -> AsyncIterator[Key]:
+        assert self.in_fd is not None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         escape = ""
         while True:
@@ -148,6 +153,12 @@ class Terminal:
                     yield Key(char)
 
     async def _lines(self) -> AsyncIterator[Line]:
+        if self.in_fd is None:
+            while True:
+                text = await trio.to_thread.run_sync(self.inp.readline, abandon_on_cancel=True)
+                if not text:
+                    return
+                yield Line(text.rstrip("\r\n"))
         pending = b""
         while True:
             data = await trio.to_thread.run_sync(_read_ready, self.in_fd, abandon_on_cancel=True)

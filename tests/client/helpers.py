@@ -1,0 +1,50 @@
+"""Shared pieces for the client tests: a display that records frames, bounded polling."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from io import StringIO
+
+import trio
+from rich.console import Group
+
+from client.terminal import Line, Terminal
+
+
+class FakeDisplay:
+    """Stands in for the terminal: lines typed through `type()`, frames kept as plain text."""
+
+    interactive = False
+
+    def __init__(self) -> None:
+        self._send, self._receive = trio.open_memory_channel[str](16)
+        self.frames: list[str] = []
+        self._plain = Terminal(out=StringIO(), inp=StringIO())
+
+    def size(self) -> tuple[int, int]:
+        return 80, 24
+
+    def draw(self, frame: Group, width: int) -> None:
+        self.frames.append(self._plain.frame_text(frame, width))
+        del self.frames[:-5]
+
+    @property
+    def screen(self) -> str:
+        return self.frames[-1] if self.frames else ""
+
+    async def type(self, line: str) -> None:
+        await self._send.send(line)
+
+    async def keys(self) -> AsyncIterator[Line]:
+        async for line in self._receive:
+            yield Line(line)
+
+
+async def wait_for(condition: Callable[[], bool], what: str, limit: float = 20.0) -> None:
+    """Poll `condition` every 10 ms until it holds; fail after `limit` seconds."""
+    with trio.move_on_after(limit):
+        # Bounded polling: the screen state has no event to wait on, and move_on_after caps it.
+        while not condition():  # noqa: ASYNC110
+            await trio.sleep(0.01)
+        return
+    raise AssertionError(f"timed out waiting for {what}")

@@ -1,0 +1,95 @@
+"""The play session against a real in-process server: a whole hand, chat, and a dropped connection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from client.config import ServerAddress
+from client.journal import Journal, read_records
+from client.lobby import create_request, register
+from client.session import Mode, PlaySession, Seating
+from client.state import TableState
+from client.verify import Verdict
+from server.app import Server
+from tests.client.helpers import FakeDisplay, wait_for
+
+
+def move_for(state: TableState) -> str:
+    """What a person would type now: a bid of 3, or the number under the first legal card."""
+    assert state.turn is not None
+    kinds = state.turn.kinds()
+    if "bid" in kinds:
+        return "3"
+    card = state.turn.legal[0].card
+    assert card is not None
+    return str(state.hand().index(card) + 1)
+
+
+async def start(
+    server: Server, tmp_path: Path, nursery: trio.Nursery, name: str
+) -> tuple[PlaySession, FakeDisplay]:
+    address = ServerAddress("127.0.0.1", server.port)
+    credentials = await register(address, name)
+    display = FakeDisplay()
+    session = PlaySession(
+        address=address,
+        token=credentials.token,
+        seating=Seating(Mode.CREATE, create=create_request("standard", {}, -1, False, 0)),
+        display=display,
+        journal=Journal(address.key, root=tmp_path / "history"),
+    )
+    nursery.start_soon(session.run)
+    await wait_for(session.seated.is_set, "the first snapshot")
+    return session, display
+
+
+async def test_a_whole_hand_against_three_bots(server: Server, tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with trio.open_nursery() as nursery:
+            session, display = await start(server, tmp_path, nursery, "ada")
+            state = session.state
+            assert state.seat == 0 and state.names.get(1, "").startswith("bot:")
+            await display.type("/say good luck")
+            await wait_for(lambda: any("<ada> good luck" in line for line in state.log), "chat")
+            for _ in range(40):
+                await wait_for(lambda: state.turn is not None or bool(state.scored), "a turn")
+                if state.scored:
+                    break
+                version = state.turn.version if state.turn else -1
+                await display.type(move_for(state))
+                await wait_for(
+                    lambda v=version: state.turn is None or state.turn.version != v,  # type: ignore[misc]
+                    "the move to be taken",
+                )
+            assert state.scored, "the hand did not finish"
+            await wait_for(lambda: 1 in state.checks, "the deal check")
+            assert state.checks[1].verdict is Verdict.VERIFIED, state.checks[1].lines
+            assert "Scores" in display.screen and "Us " in display.screen
+            records = read_records(next((tmp_path / "history").glob("*/*.jsonl")))
+            assert records[0]["hand_number"] == 1 and records[0]["verified"] == "verified"
+            await display.type("/quit")
+        assert session.quitting
+
+
+async def test_a_dropped_connection_comes_back_by_itself(server: Server, tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            session, display = await start(server, tmp_path, nursery, "bea")
+            state = session.state
+            await wait_for(lambda: state.turn is not None, "our first turn")
+            (ours,) = [s for s in server.sessions if s.account and s.account.name == "bea"]
+            ours.connection.abort("test drops the line")
+            await wait_for(lambda: session.reconnects >= 1, "the drop to be noticed")
+            await wait_for(
+                lambda: any("While you were away" in line for line in state.log), "the resync"
+            )
+            await wait_for(lambda: state.status == "" and state.turn is not None, "our turn back")
+            assert "Reconnected." in state.log
+            version = state.turn.version if state.turn else -1
+            await display.type(move_for(state))
+            await wait_for(
+                lambda: state.turn is None or state.turn.version != version, "a move after resync"
+            )
+            session.quit()

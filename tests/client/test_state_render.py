@@ -1,0 +1,167 @@
+"""The table state follows a whole hand played by the real engine; the screen fits 80x24."""
+
+from __future__ import annotations
+
+import dataclasses
+from io import StringIO
+
+from rich.console import Console
+
+from client.commands import Act, Problem, read_line
+from client.render import Screen, render
+from client.state import TableState
+from client.verify import Verdict
+from engine.ruleset import Ruleset
+from protocol import messages as m
+from protocol.schema import to_map
+from tests.client.engine_table import EngineTable
+
+
+def feed(state: TableState, table: EngineTable, now: float = 0.0) -> None:
+    for message in table.take():
+        state.apply(message, now)
+
+
+def screen_text(state: TableState, *, color: bool = False, no_color: bool = False) -> str:
+    out = StringIO()
+    console = Console(
+        file=out,
+        width=80,
+        height=24,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        no_color=no_color,
+    )
+    console.print(render(state, Screen(buffer="qs"), now=0.0))
+    return out.getvalue()
+
+
+def play_hand(ruleset: Ruleset, seed: bytes) -> tuple[TableState, EngineTable]:
+    """Seat 0 types the number under its first legal card (or bids 3) until the hand is scored."""
+    table = EngineTable(ruleset)
+    state = TableState(ruleset=ruleset)  # the session sets it from the lobby's table info
+    table.deal(seed)
+    feed(state, table)
+    for _ in range(60):
+        if not table.others_until_mine():
+            break
+        feed(state, table)
+        assert state.turn is not None
+        kinds = state.turn.kinds()
+        if "bid" in kinds:
+            command = read_line("3", state)
+        elif "pass" in kinds:
+            command = read_line("1 2 3", state)
+        else:
+            legal_card = state.turn.legal[0].card
+            assert legal_card is not None
+            command = read_line(str(state.hand().index(legal_card) + 1), state)
+        assert isinstance(command, Act), command
+        assert command.version == table.game.version
+        table.act(to_map(command.action))
+        feed(state, table)
+    feed(state, table)
+    return state, table
+
+
+def test_a_spades_hand_is_followed_and_verified() -> None:
+    state, table = play_hand(Ruleset.from_preset("standard"), b"client-test-seed")
+    assert state.scored and state.scored[0].hand_number == 1
+    assert state.view["scores"] == list(table.game.scores)
+    assert state.hand() == []
+    assert sum(state.view["tricks"]) == 0 or sum(state.view["tricks"]) == 13
+    check = state.checks[1]
+    assert check.verdict is Verdict.VERIFIED, check.lines
+    assert state.alarm == ""
+    record = state.finished_hands[0]
+    assert record["format"] == "spades-client-hand/1"
+    assert len(record["plays"]) == 52 and len(record["trick_winners"]) == 13
+    assert record["deal"] is not None and sorted(record["deal"][0]) == sorted(record["my_cards"])
+
+
+def test_a_hearts_hand_passes_and_counts_penalty_points() -> None:
+    state, table = play_hand(Ruleset.from_preset("hearts"), b"hearts-seed")
+    assert state.game == "hearts"
+    assert state.checks[1].verdict is Verdict.VERIFIED, state.checks[1].lines
+    history = table.game.histories[-1]
+    # Points the client added up trick by trick (with the engine's penalty_points) are the hand's.
+    assert sum(state.view["points"]) == 26
+    assert state.scored[0].after == list(history.score_after)
+
+
+def test_the_screen_fits_80x24_with_and_without_colour() -> None:
+    table = EngineTable(Ruleset.from_preset("standard"))
+    state = TableState()
+    table.deal(b"screen-seed")
+    for _ in range(20):  # get to our first card play
+        assert table.others_until_mine()
+        feed(state, table)
+        assert state.turn is not None
+        if "play" in state.turn.kinds():
+            break
+        table.act({"kind": "bid", "tricks": 3, "blind": False})
+        feed(state, table)
+    plain = screen_text(state)
+    lines = plain.rstrip("\n").split("\n")
+    assert len(lines) <= 24
+    assert max(len(line) for line in lines) <= 80
+    assert "YOUR TURN" in plain and "Scores" in plain and "Hand" in plain
+    assert "West" in plain and "North" in plain and "East" in plain
+    assert state.turn is not None
+    legal = {a.card for a in state.turn.legal if a.card is not None}
+    hand = state.hand()
+    hand_at = next(i for i, line in enumerate(lines) if line.startswith("Hand  "))
+    numbers_line = lines[hand_at + 1]
+    shown = set(numbers_line.split()) - {"·"}
+    assert shown == {str(hand.index(card) + 1) for card in legal}
+    coloured = screen_text(state, color=True)
+    assert "\x1b[" in coloured and "31m" in coloured  # hearts and diamonds in red
+    no_colour = screen_text(state, color=True, no_color=True)
+    assert "31m" not in no_colour
+    assert "♥" in no_colour or "♦" in no_colour or "♣" in no_colour
+
+
+def test_a_tampered_commitment_is_shown_loudly() -> None:
+    table = EngineTable(Ruleset.from_preset("hearts", hearts_pass_cycle=["none"]))
+    state = TableState()
+    table.deal(b"honest-seed")
+    messages = table.take()
+    for index, message in enumerate(messages):
+        if isinstance(message, m.DealCommitment):
+            messages[index] = dataclasses.replace(message, commitment="0" * 64)
+    for message in messages:
+        state.apply(message, 0.0)
+    for _ in range(60):
+        if not table.others_until_mine():
+            break
+        feed(state, table)
+        assert state.turn is not None
+        table.act(to_map(state.turn.legal[0]))
+        feed(state, table)
+    feed(state, table)
+    assert state.checks[1].verdict is Verdict.MISMATCH
+    assert "DEAL CHECK FAILED" in state.alarm
+    assert "DEAL CHECK FAILED" in screen_text(state)
+
+
+def test_reconnect_snapshot_says_what_happened_meanwhile() -> None:
+    table = EngineTable(Ruleset.from_preset("standard"))
+    state = TableState()
+    table.deal(b"away-seed")
+    feed(state, table)
+    for _ in range(6):
+        assert table.others_until_mine()
+        table.act(to_map(table.legal()[0]))
+    table.take()  # all of it lost while we were away
+    view = table.game.view(0).to_dict()
+    state.apply(m.Snapshot(table="t1", version=table.game.version, seat=0, view=view), 1.0)
+    assert any(line.startswith("While you were away") for line in state.log)
+    assert state.hand() == view["hand"]
+
+
+def test_not_your_turn_and_watching_are_said_plainly() -> None:
+    state = TableState(table="t1", seat=0)
+    assert read_line("qs", state) == Problem("it is not your turn yet")
+    watcher = TableState(table="t1", seat=None)
+    problem = read_line("qs", watcher)
+    assert isinstance(problem, Problem) and "watching" in problem.message
