@@ -332,6 +332,10 @@ def _validate_spades(r: Ruleset) -> None:
                 raise RulesetError(name, "is a partnership bid (4 players)")
     if r.two_player_double_nil and r.players != 2:
         raise RulesetError("two_player_double_nil", "is a two-handed rule")
+    if r.players == 2 and (r.blind_nil or r.blind_bids):
+        raise RulesetError(
+            "blind_nil" if r.blind_nil else "blind_bids", "two-handed Spades has double nil"
+        )
     if r.players == 2 and r.face_up_cards:
         raise RulesetError("face_up_cards", "two-handed Spades has no deal to turn up")
     if r.blind_nil_exchange and not r.blind_nil:

@@ -907,7 +907,7 @@ class SpadesGame:
         do not allow it now; the state is then exactly as before."""
         if self._outcome is not None:
             raise IllegalAction("game_over", "the game is over")
-        seat = action.seat
+        seat = getattr(action, "seat", None)
         if not isinstance(seat, int) or not 0 <= seat < self._n:
             raise IllegalAction("bad_seat", f"there is no seat {seat!r} at this table")
         if isinstance(action, PlayCard):
@@ -995,6 +995,10 @@ class SpadesGame:
             self._expect(Phase.DRAWING, seat, "bid double nil")
             if not self._predraw:
                 raise IllegalAction("wrong_phase", "double nil is bid before the first draw")
+            if bid != Bid(seat, 0, double_nil=True):
+                raise IllegalAction(
+                    "bid_out_of_range", "before the draw the only bid is double nil"
+                )
             self._version += 1
             self._predraw.pop(0)
             self._record_bid(bid)
@@ -1033,6 +1037,8 @@ class SpadesGame:
             return IllegalAction(
                 "already_looked", "you have seen your cards: a blind bid is too late"
             )
+        if self._bid_rule == "all_blind" and not bid.blind:
+            return IllegalAction("blind_hand", "all around blind: everyone bids blind")
         if not self._looked[seat] and not bid.blind:
             return IllegalAction(
                 "look_first", "look at your cards first, or bid blind without looking"
