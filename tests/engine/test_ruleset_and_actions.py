@@ -5,6 +5,7 @@ import json
 import pytest
 
 from engine.actions import (
+    Action,
     Bid,
     Claim,
     DeclareDeficient,
@@ -122,7 +123,7 @@ def test_with_options_leaves_the_original_alone() -> None:
     assert standard.target_score == 500
 
 
-ACTIONS = [
+ACTIONS: list[Action] = [
     Bid(1, 4),
     Bid(2, 0, blind=True),
     Bid(3, 5, no_trumps=True),
@@ -142,11 +143,11 @@ ACTIONS = [
 
 
 @pytest.mark.parametrize("action", ACTIONS)
-def test_actions_round_trip_through_the_wire_shape(action: object) -> None:
-    wire = json.loads(json.dumps(action_to_dict(action)))  # type: ignore[arg-type]
+def test_actions_round_trip_through_the_wire_shape(action: Action) -> None:
+    wire = json.loads(json.dumps(action_to_dict(action)))
     assert action_from_dict(wire) == action
-    bare = action_to_dict(action, with_seat=False)  # type: ignore[arg-type]
-    assert action_from_dict(bare, seat=action.seat) == action  # type: ignore[attr-defined]
+    bare = action_to_dict(action, with_seat=False)
+    assert action_from_dict(bare, seat=action.seat) == action
 
 
 def test_documented_wire_shapes() -> None:

@@ -172,7 +172,7 @@ def test_blind_nil_then_nil_first_exchange_of_two() -> None:
     assert game.to_act() == (2,)
     back = [c for c in range(52) if game.hand(2) >> c & 1][:2]
     game.apply(ExchangeCards(2, tuple(back)))
-    assert game.phase is Phase.PLAYING
+    assert game.phase.value == "playing"
     assert game.view(0).received == tuple(back)
     assert game.hand(0).bit_count() == 13 and game.hand(2).bit_count() == 13
 
