@@ -1,0 +1,179 @@
+"""End to end: the real terminal client in tmux plays a whole hand against a server subprocess.
+
+The server is `spades-server serve` on 127.0.0.1, port 0; the client is `spades create --bots 3` in an
+80x24 tmux pane (its own tmux socket). The test reads the pane like a person would: it bids when
+asked, types the number shown under a legal card when it is to play, and checks what the screen shows
+(the hand by suit, the trick in the middle, the scores) until the first hand is scored and verified.
+Every wait polls the pane with a deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+BIN = Path(sys.executable).parent
+pytestmark = pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed")
+
+
+@pytest.fixture
+def server_port(tmp_path: Path) -> Iterator[int]:
+    proc = subprocess.Popen(
+        [
+            str(BIN / "spades-server"),
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "server.db"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 20
+        port = None
+        while port is None and time.monotonic() < deadline:
+            ready, _, _ = select.select(
+                [proc.stdout], [], [], max(0.0, deadline - time.monotonic())
+            )
+            if not ready:
+                break
+            line = proc.stdout.readline()
+            if not line:
+                break
+            found = re.search(r"listening.*:(\d+)\s*$", line)
+            port = int(found.group(1)) if found else None
+        assert port is not None, "the server did not say where it listens"
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+class Pane:
+    """One tmux session on a private socket."""
+
+    def __init__(self, command: str, env: dict[str, str]) -> None:
+        self.socket = f"spades-e2e-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{k}={v}" for k, v in env.items())
+        shell = f"env {exports} {command}; echo CLIENT-EXITED $?; sleep 30"
+        self.tmux("new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", shell)
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            [TMUX, "-L", self.socket, *args],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "e2e")
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", "e2e", "-l", text)
+        self.tmux("send-keys", "-t", "e2e", "Enter")
+
+    def wait(self, check: Callable[[str], bool], what: str, limit: float = 30.0) -> str:
+        deadline = time.monotonic() + limit
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.05)  # the pace of polling, not synchronisation: the deadline bounds it
+        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
+
+    def close(self) -> None:
+        self.tmux("kill-server")
+
+
+def hand_and_numbers(screen: str) -> tuple[str, list[str]]:
+    lines = screen.splitlines()
+    at = next((i for i, line in enumerate(lines) if line.startswith("Hand  ")), None)
+    if at is None:
+        return "", []  # no cards left
+    numbers = re.findall(r"\d+", lines[at + 1]) if at + 1 < len(lines) else []
+    return lines[at], numbers
+
+
+def card_left(hand: str) -> Callable[[str], bool]:
+    return lambda screen: "hand 2" in screen or hand_and_numbers(screen)[0] != hand
+
+
+def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
+    env = {
+        "SPADES_CONFIG_DIR": str(tmp_path / "config"),
+        "SPADES_DATA_DIR": str(tmp_path / "data"),
+        "TERM": "xterm-256color",
+    }
+    connected = subprocess.run(
+        [str(BIN / "spades"), "connect", f"127.0.0.1:{server_port}"],
+        env={**os.environ, **env},
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert connected.returncode == 0, connected.stderr
+    pane = Pane(f"{BIN / 'spades'} create --preset standard --bots 3", env)
+    try:
+        pane.wait(lambda s: "YOUR TURN" in s, "the first turn")
+        saw_trick = saw_suits = False
+        for _ in range(40):
+            screen = pane.wait(
+                lambda s: "YOUR TURN" in s or "hand 2" in s, "our turn or the next hand"
+            )
+            if "hand 2" in screen:
+                break
+            assert len(screen.splitlines()) <= 24
+            assert all(len(line) <= 80 for line in screen.splitlines())
+            hand, numbers = hand_and_numbers(screen)
+            saw_suits = saw_suits or bool(re.search(r"[♣♦♥♠]", hand))
+            saw_trick = saw_trick or bool(re.search(r"\[(10|[2-9JQKA])[♣♦♥♠]\]", screen))
+            if "bid:" in screen:
+                pane.type("3")
+                pane.wait(lambda s: "bid 3" in s, "our bid on the table")
+                continue
+            assert numbers, f"no legal card numbered on:\n{screen}"
+            pane.type(numbers[0])
+            pane.wait(card_left(hand), "our card to leave the hand")
+        else:
+            raise AssertionError("the hand did not finish")
+        assert saw_suits and saw_trick
+        screen = pane.wait(lambda s: "hand 2" in s, "the second hand")
+        scores = next(line for line in screen.splitlines() if line.startswith("Scores"))
+        assert re.search(r"Us -?\d+ \(\d+ bags\)\s+Them -?\d+ \(\d+ bags\)", scores), scores
+        assert "Us 0 (0 bags)   Them 0 (0 bags)" not in scores
+        pane.type("/verify")
+        pane.wait(lambda s: "Hand 1: verified" in s, "the deal check of hand 1")
+        pane.type("/scores")
+        pane.wait(lambda s: re.search(r"^\s+1\s+[+-]\d+ → -?\d+", s, re.M) is not None, "/scores")
+        pane.type("/quit")
+        pane.wait(lambda s: "CLIENT-EXITED 0" in s, "the client to exit cleanly")
+    finally:
+        pane.close()
