@@ -371,6 +371,13 @@ class LadderService:
             forfeits.update(lost)
             if forfeits:
                 break  # the result is decided; the second half would rate nothing
+        if self.server.stopping:
+            # The server is hanging up on everyone: those are not forfeits, and nothing is rated.
+            await self.server.store.call(
+                lambda c: ladder_store.void_match(c, match, "the server stopped")
+            )
+            self.voided += 1
+            return
         str_teams = ((str(ids[0]), str(ids[2])), (str(ids[1]), str(ids[3])))
         outcome = MatchOutcome(
             match_id=match,

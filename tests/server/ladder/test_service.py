@@ -1,0 +1,205 @@
+"""The ladder on a real server: eight remote bots through the SDK runner, house bots, forfeits."""
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+from bots.registry import make_bot
+from bots.sdk.runner import BotRunner, RunnerConfig
+from protocol.messages import (
+    Error,
+    LadderEnter,
+    LadderLeave,
+    LadderStandings,
+    MatchEnded,
+    MatchStarted,
+    Message,
+    Ok,
+    Register,
+    Registered,
+    Standings,
+    YourTurn,
+)
+from protocol.types import ClientKind
+from server.app import Server
+from server.ladder import hooks
+from server.ladder import store as ladder_store
+from server.ladder.scheduler import SchedulerSettings
+from server.ladder.service import LadderService, LadderSettings
+from server.storage import connect
+from tests.server.ladder.conftest import ServerFactory
+from tests.server.wire_client import WireClient
+
+FAST = LadderSettings(hands=1, interval=0.05, seed=7, scheduler=SchedulerSettings())
+
+
+async def register_bot(server: Server, name: str) -> str:
+    client = await WireClient.connect(server.port)
+    await client.hello(kind=ClientKind.BOT)
+    reply = await client.request(Register(name=name))
+    assert isinstance(reply, Registered), reply
+    await client.aclose()
+    return reply.token
+
+
+def runner_for(
+    server: Server,
+    spec: str,
+    token: str,
+    seed: int,
+    on_message: Callable[[Message], None] | None = None,
+) -> BotRunner:
+    config = RunnerConfig(
+        host="127.0.0.1", port=server.port, token=token, ladder=True, games=0, backoff=(0.05, 0.2)
+    )
+    return BotRunner(make_bot(spec, seed=seed), config, on_message=on_message)
+
+
+def db(server: Server) -> sqlite3.Connection:
+    return connect(server.config.db_path)
+
+
+async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(server: Server) -> None:
+    specs = ["random", "random", "heuristic", "heuristic", "search,ms=5", "search,ms=5"]
+    specs += ["heuristic", "random"]
+    with trio.fail_after(100):
+        tokens = [await register_bot(server, f"lb{i}") for i in range(len(specs))]
+        seen = {"matches": 0, "turns": 0, "dropped": 0}
+
+        def drop_in_second_match(message: Message) -> None:
+            # The last bot cuts its line on its third turn of its second match.
+            if isinstance(message, MatchEnded):
+                seen["matches"] += 1
+                seen["turns"] = 0
+            elif isinstance(message, YourTurn) and seen["matches"] == 1 and not seen["dropped"]:
+                seen["turns"] += 1
+                if seen["turns"] == 3:
+                    seen["dropped"] = 1
+                    runner.disconnect()
+
+        async with trio.open_nursery() as nursery:
+            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
+            runners = [
+                runner_for(server, spec, token, seed=i)
+                for i, (spec, token) in enumerate(zip(specs[:-1], tokens[:-1], strict=True))
+            ]
+            runner = runner_for(
+                server, specs[-1], tokens[-1], seed=99, on_message=drop_in_second_match
+            )
+            for each in [*runners, runner]:
+                nursery.start_soon(each.run)
+            await service.wait_rated(6)
+            # Keep going until the dropper's forfeit has been rated too.
+            with trio.fail_after(60):
+                while not any(m["forfeits"] for m in ladder_store.matches(db(server), limit=100)):
+                    await service.wait_rated(service.rated + 1)
+            client = await WireClient.connect(server.port)
+            await client.hello(token=tokens[0], kind=ClientKind.BOT)
+            standings = await client.request(LadderStandings(limit=50))
+            await client.aclose()
+            nursery.cancel_scope.cancel()
+
+    assert isinstance(standings, Standings)
+    names = {line.name for line in standings.entries}
+    assert len(names) == 8 and all(line.games >= 1 for line in standings.entries)
+    ratings = [line.rating for line in standings.entries]
+    assert ratings == sorted(ratings, reverse=True)
+
+    conn = db(server)
+    rated = [m for m in ladder_store.matches(conn, limit=1000) if m["status"] == "rated"]
+    assert len(rated) >= 6
+    clean = [m for m in rated if not m["forfeits"]]
+    for match in clean:
+        # Both halves are real games on the server, each with its hand record.
+        assert len(match["games"]) == 2
+        for game in match["games"]:
+            assert queries_hand_count(conn, game) == (1, 1)
+        assert len(match["changes"]) == 4
+        seats = {tuple(t) for t in match["teams"]}
+        assert len({n for t in seats for n in t}) == 4  # one account, one seat
+    forfeited = [m for m in rated if m["forfeits"]]
+    assert forfeited[0]["forfeits"] == ["lb7"]
+    # Only the forfeiter's rating moved, and it moved down.
+    moves = forfeited[0]["changes"]
+    assert set(moves) == {"lb7"}
+    assert moves["lb7"]["after"]["mu"] < moves["lb7"]["before"]["mu"]
+    # The stored ratings are exactly the ones rebuilt from the stored history.
+    assert ladder_store.current_ratings(conn) == ladder_store.rebuild_ratings(conn)
+
+
+def queries_hand_count(conn: sqlite3.Connection, game: int) -> tuple[int, int]:
+    from server import queries
+
+    return queries.hand_count(conn, game)
+
+
+async def test_house_bots_give_a_lone_bot_opponents(
+    make_server: ServerFactory, tmp_path: Path
+) -> None:
+    # The host enters the house bots before the server starts, as the CLI does.
+    message = hooks.add_house_bots_command(
+        tmp_path / "ladder.db", ["random", "heuristic", "search,ms=5"]
+    )
+    assert message.startswith("entered on the ladder: house:random")
+    with trio.fail_after(60):
+        async with make_server() as server, trio.open_nursery() as nursery:
+            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
+            token = await register_bot(server, "lonely")
+            nursery.start_soon(runner_for(server, "heuristic", token, seed=1).run)
+            await service.wait_rated(2)
+            nursery.cancel_scope.cancel()
+    conn = connect(tmp_path / "ladder.db")
+    for match in ladder_store.matches(conn):
+        names = {n for team in match["teams"] for n in team}
+        assert "lonely" in names and len(names) == 4
+
+
+async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: ServerFactory) -> None:
+    settings = LadderSettings(hands=1, interval=0.05, seed=3, max_timeouts=2, cooldown=600)
+    with trio.fail_after(60):
+        async with make_server(bot_clock=0.05) as server, trio.open_nursery() as nursery:
+            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+            for spec in ("random", "heuristic", "search,ms=5"):
+                await service.add_house_bot(spec)
+            token = await register_bot(server, "silent")
+            client = await WireClient.connect(server.port)
+            await client.hello(token=token, kind=ClientKind.BOT)
+            assert isinstance(await client.request(LadderEnter()), Ok)
+            again = await client.request(LadderEnter())
+            assert isinstance(again, Error) and again.code == "already_on_ladder"
+            started = await client.expect(MatchStarted)
+            assert "silent" in started.players
+            await service.wait_rated(1)
+            (silent,) = [e for e in service.entrants.values() if e.account.name == "silent"]
+            assert silent.benched_until > trio.current_time()  # sits out after a forfeit
+            assert isinstance(await client.request(LadderLeave()), Ok)
+            gone = await client.request(LadderLeave())
+            assert isinstance(gone, Error) and gone.code == "not_on_ladder"
+            await client.aclose()
+            nursery.cancel_scope.cancel()
+    conn = connect(server.config.db_path)
+    (match,) = ladder_store.matches(conn)
+    assert match["forfeits"] == ["silent"] and len(match["games"]) == 1
+    row = conn.execute("SELECT halves FROM ladder_matches").fetchone()
+    assert json.loads(row[0])[0]["seats"]
+
+
+async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server: Server) -> None:
+    from protocol.messages import Guest
+
+    with trio.fail_after(20):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        assert isinstance(await client.request(LadderStandings()), Standings)
+        refused = await client.request(LadderEnter())
+        assert isinstance(refused, Error) and refused.code == "not_on_ladder"
+        await client.request(Guest())
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hooks.run_ladder, server, FAST)
+            refused = await client.request(LadderEnter())
+            assert isinstance(refused, Error) and refused.code == "not_authenticated"
+            nursery.cancel_scope.cancel()
+        await client.aclose()
