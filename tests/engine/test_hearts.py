@@ -25,7 +25,7 @@ from engine.events import (
     SpadesBroken,
     TrickWon,
 )
-from engine.game import Phase, new_game
+from engine.game import Game, Phase, new_game
 from engine.hearts import HeartsGame
 from engine.hearts_rules import POINT_CARDS, penalty_points
 from engine.ruleset import Ruleset
@@ -741,3 +741,9 @@ def test_passing_views_list_no_pass_combinations() -> None:
     game.deal(b"legal")
     assert game.view(0).legal == ()
     assert len(game.legal_actions(0)) == 286
+
+
+def test_hearts_game_is_a_game() -> None:
+    # mypy checks this assignment against the Game protocol; the test runs it too.
+    game: Game = HeartsGame(Ruleset.from_preset("hearts"))
+    assert game.copy().phase is Phase.DEALING
