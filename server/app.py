@@ -16,11 +16,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 import structlog
 import trio
 
-from server.config import ServerConfig
+from server.config import LogFormat, ServerConfig, configure_logging
 from server.lobby import Lobby
 from server.session import Session
 from server.storage import Store, open_store
@@ -75,10 +76,15 @@ async def serve(
     The bound port is `server.port` (useful with port 0). Raises `OSError` if the address cannot
     be bound and `StorageError` if the database cannot be opened; nothing is left running then.
     """
+    if not structlog.is_configured():
+        # Embedded without a logging setup (tests, tools): log to the process's stderr.
+        configure_logging(LogFormat.console, process_stderr=True)
     async with open_store(config.db_path) as store:
         server = Server(config, store)
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
+            if config.ladder:
+                await _start_ladder(server, tables_nursery)
             async with trio.open_nursery() as connections:
                 server.connections_nursery = connections
                 listeners = await trio.open_tcp_listeners(config.port, host=config.host)
@@ -105,6 +111,26 @@ async def serve(
                         await _shut_down(server, listeners)
             tables_nursery.cancel_scope.cancel()
     log.info("stopped")
+
+
+async def _start_ladder(server: Server, nursery: trio.Nursery) -> None:
+    """Start the rated bot ladder (server/ladder/, its own owner) beside the tables.
+
+    The ladder is a service on top of the tables: if it cannot start, the server still serves
+    tables, and the log says why.
+    """
+    from server.ladder import hooks as ladder_hooks
+
+    async def guarded(*, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            await ladder_hooks.run_ladder(server, task_status=task_status)
+        except Exception:
+            log.exception("ladder_stopped")
+
+    try:
+        await nursery.start(guarded)
+    except Exception:  # pragma: no cover - a ladder bug at start-up
+        log.exception("ladder_not_started")
 
 
 async def _shut_down(server: Server, listeners: list[trio.SocketListener]) -> None:

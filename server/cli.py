@@ -69,6 +69,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         float, typer.Option(help="Seconds a dropped seat is held for its player.")
     ] = 120.0,
     guests: Annotated[bool, typer.Option(help="Allow guests (no account).")] = True,
+    ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
@@ -89,6 +90,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         bot_clock=bot_clock,
         reconnect_grace=reconnect_grace,
         allow_guests=guests,
+        ladder=ladder,
     )
 
     async def main() -> None:
@@ -156,6 +158,31 @@ def export(
         typer.echo(f"{count} hand records", err=True)
     finally:
         conn.close()
+
+
+ladder_app = typer.Typer(
+    help="The rated bot ladder.", no_args_is_help=True, pretty_exceptions_enable=False
+)
+app.add_typer(ladder_app, name="ladder")
+
+
+@ladder_app.command("add-house-bots")
+def add_house_bots(
+    specs: Annotated[
+        list[str] | None, typer.Argument(help="Bot specs (default: the sample bots).")
+    ] = None,
+    db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
+) -> None:
+    """Enter sample bots on the ladder as house bots (the ladder seats them itself)."""
+    from server.ladder import hooks as ladder_hooks
+    from server.storage import StorageError
+
+    path = db if db is not None else default_db_path()
+    try:
+        typer.echo(ladder_hooks.add_house_bots_command(path, specs or ()))
+    except (ValueError, StorageError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 def main() -> None:

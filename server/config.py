@@ -58,13 +58,14 @@ class ServerConfig:
     allow_guests: bool = True
     builtin_bot: str = "heuristic"  # sample bot seated in built-in bot seats (bots.registry name)
     fallback_bot: str = "heuristic"  # plays for a seat whose clock ran out
+    ladder: bool = True  # run the rated bot ladder (server/ladder/) beside the tables
     server_name: str = "spades-table"
     limits: Limits = field(default_factory=Limits)
 
 
 class _StderrLogger:
-    """Writes each rendered line to whatever `sys.stderr` is now (it is replaced under test
-    runners and by daemon managers, so it is looked up per line rather than bound once)."""
+    """Writes each rendered line to `sys.stderr` as it is now (it is replaced under test runners
+    and by daemon managers, so it is looked up per line rather than bound once)."""
 
     def __init__(self, *args: Any) -> None:
         pass
@@ -75,8 +76,28 @@ class _StderrLogger:
     log = debug = info = warning = warn = error = critical = exception = fatal = msg
 
 
-def configure_logging(fmt: LogFormat | str = LogFormat.console, level: int = logging.INFO) -> None:
-    """Route structlog to stderr, rendered for people (`console`) or machines (`json`)."""
+class _ProcessStderrLogger(_StderrLogger):
+    """Writes to the process's own stderr, never to a stream a test runner swapped in, so an
+    embedded server (tests, tools) does not mix its log into a command's captured output."""
+
+    def msg(self, message: str) -> None:
+        stream = sys.__stderr__
+        if stream is not None:
+            print(message, file=stream, flush=True)
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
+def configure_logging(
+    fmt: LogFormat | str = LogFormat.console,
+    level: int = logging.INFO,
+    *,
+    process_stderr: bool = False,
+) -> None:
+    """Route structlog to stderr, rendered for people (`console`) or machines (`json`).
+
+    `process_stderr` writes to the process's real stderr even when `sys.stderr` is replaced.
+    """
     fmt = LogFormat(fmt)
     renderer: Any
     if fmt is LogFormat.json:
@@ -92,6 +113,6 @@ def configure_logging(fmt: LogFormat | str = LogFormat.console, level: int = log
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=_StderrLogger,
+        logger_factory=_ProcessStderrLogger if process_stderr else _StderrLogger,
         cache_logger_on_first_use=False,
     )

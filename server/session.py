@@ -50,7 +50,6 @@ from protocol.messages import (
     Registered,
     Sender,
     Spectate,
-    Standings,
     TableCreated,
     Tables,
     Welcome,
@@ -61,6 +60,7 @@ from protocol.wire import MessageDecoder, check_version, encode, error_message, 
 from server import accounts
 from server.accounts import Account, AccountError
 from server.connection import FLUSH_TIMEOUT, Connection
+from server.ladder import hooks as ladder_hooks
 from server.seats import ActCommand
 from server.table import ChatCommand, JoinCommand, LeaveCommand, SpectateCommand, TableError
 
@@ -306,6 +306,7 @@ class Session:
                 lobby.submit_later(table, LeaveCommand(occupant=self, disconnected=True))
         self.seats.clear()
         self.watching.clear()
+        ladder_hooks.on_session_closed(self)
 
     # ---------------------------------------------------------------- handlers
 
@@ -536,10 +537,10 @@ class Session:
 
     async def _on_ladder(self, request: LadderEnter | LadderLeave) -> None:
         self._need_account()
-        raise Refused(ErrorCode.NOT_ON_LADDER, "the rated ladder does not run on this server yet")
+        await ladder_hooks.on_ladder_request(self, request)
 
     async def _on_standings(self, request: LadderStandings) -> None:
-        self.deliver(Standings(id=request.id, entries=[]))
+        await ladder_hooks.on_ladder_request(self, request)
 
     async def _on_ping(self, request: Ping) -> None:
         self.deliver(Pong(id=request.id))
