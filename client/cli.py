@@ -179,7 +179,9 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = None,
     bots: Annotated[int, typer.Option(help="Seats to fill with built-in bots.")] = 0,
     private: Annotated[bool, typer.Option(help="Joining needs the join code.")] = False,
-    seat: Annotated[int, typer.Option(help="The seat you take.")] = 0,
+    seat: Annotated[
+        int, typer.Option(help="Your seat (with --no-sit: the seat bots leave free).")
+    ] = 0,
     sit: Annotated[bool, typer.Option(help="Sit down and play (--no-sit: just open it).")] = True,
 ) -> None:
     """Open a table (and sit down at it)."""
@@ -187,7 +189,7 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
     address = server_address(config)
     options = parse_options(opt or [])
     try:
-        request = lobby.create_request(preset, options, bots, private, seat if sit else None)
+        request = lobby.create_request(preset, options, bots, private, seat, sit=sit)
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     if not sit:
@@ -200,13 +202,34 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
 
 @app.command()
 def join(
-    table: Annotated[str, typer.Argument(help="The table id (see `spades tables`).")],
+    table: Annotated[
+        str, typer.Argument(help="A table id (see `spades tables`), or a server's HOST:PORT.")
+    ],
     seat: Annotated[int | None, typer.Option(help="The seat you want.")] = None,
     code: Annotated[str | None, typer.Option(help="The join code of a private table.")] = None,
 ) -> None:
-    """Sit down at a table and play."""
+    """Sit down at a table and play.
+
+    Given a server address instead (as `spades-server serve` prints it), remember that server and
+    sit at its first public table with a free seat.
+    """
     config = ClientConfig()
-    address = server_address(config)
+    if lobby.looks_like_address(table):
+        try:
+            address = ServerAddress.parse(table)
+        except ConfigError as exc:
+            raise fail(str(exc), 2) from None
+        infos = run(lambda: lobby.list_tables(address, None))
+        config.set_current_server(address)
+        chosen = lobby.open_table_of(infos)
+        if chosen is None:
+            raise fail(
+                f"connected to {address.key}, but no public table has a free seat: "
+                "`spades create --bots 3` opens one"
+            )
+        table = chosen
+    else:
+        address = server_address(config)
     play_at(config, address, Seating(Mode.JOIN, table=table, seat=seat, code=code))
 
 
@@ -249,6 +272,34 @@ def play(
     message = run(lambda: play_local(ClientConfig(), request))
     if message:
         typer.echo(message)
+
+
+# ---------------------------------------------------------------- the ladder
+
+ladder_app = typer.Typer(
+    help="The rated bot ladder of the current server.", no_args_is_help=True, add_completion=False
+)
+app.add_typer(ladder_app, name="ladder")
+
+
+@ladder_app.command("standings")
+def ladder_standings(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    limit: Annotated[int, typer.Option(help="At most this many lines (1..1000).")] = 20,
+) -> None:
+    """The ladder's standings, best first."""
+    config = ClientConfig()
+    address = server_address(config)
+    if not 1 <= limit <= 1000:
+        raise fail("--limit is 1..1000", 2)
+    entries = run(lambda: lobby.standings(address, token_for(config, address), limit))
+    if as_json:
+        typer.echo(json.dumps([lobby.table_dict(entry) for entry in entries], indent=2))
+        return
+    if not entries:
+        typer.echo(f"no bots on the ladder of {address.key} yet")
+        return
+    Console(highlight=False).print(lobby.standings_view(entries))
 
 
 # ---------------------------------------------------------------- history

@@ -16,7 +16,7 @@ from client.journal import GameSummary
 from engine.ruleset import PRESETS, Ruleset
 from protocol import messages as m
 from protocol.schema import to_map
-from protocol.types import Game, TableInfo
+from protocol.types import Game, Standing, TableInfo, TableStatus
 
 
 async def check_server(address: ServerAddress, token: str | None) -> m.Welcome:
@@ -45,6 +45,13 @@ async def list_tables(address: ServerAddress, game: str | None) -> list[TableInf
     return list(reply.tables)
 
 
+async def standings(address: ServerAddress, token: str | None, limit: int) -> list[Standing]:
+    """The rated ladder's standings, best first (the ladder is for bot accounts; anyone may look)."""
+    async with open_connection(address, token=token) as conn:
+        reply = await conn.expect(m.LadderStandings(limit=limit), m.Standings)
+    return list(reply.entries)
+
+
 async def logged_in(conn: Connection) -> str:
     """Make sure the connection has an account: the token's, or a guest one."""
     assert conn.welcome is not None
@@ -60,6 +67,21 @@ async def open_table(
     async with open_connection(address, token=token) as conn:
         await logged_in(conn)
         return await conn.expect(request, m.TableCreated)
+
+
+def looks_like_address(text: str) -> bool:
+    """Table ids are letters, digits, `_` and `-`; an address has a `:` or a `.` (or is localhost)."""
+    return ":" in text or "." in text or text == "localhost"
+
+
+def open_table_of(infos: list[TableInfo]) -> str | None:
+    """The first public, not yet started table with a free seat."""
+    for info in infos:
+        if info.private or info.status is not TableStatus.WAITING:
+            continue
+        if any(seat.player is None and not seat.bot for seat in info.seats):
+            return info.table
+    return None
 
 
 # ---------------------------------------------------------------- building requests
@@ -96,9 +118,10 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 
 
 def create_request(
-    preset: str, options: dict[str, Any], bots: int, private: bool, sit: int | None
+    preset: str, options: dict[str, Any], bots: int, private: bool, seat: int, *, sit: bool = True
 ) -> m.CreateTable:
-    """The `create_table` request; `bots` < 0 fills every seat but yours. Raises ValueError."""
+    """The `create_table` request. Bots take the seats other than `seat` (yours; with `sit` false,
+    the one they fill last); `bots` < 0 fills every other seat. Raises ValueError with a sentence."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
     try:
@@ -106,9 +129,11 @@ def create_request(
     except Exception as exc:  # the engine's RulesetError: the sentence names the option
         raise ValueError(str(exc)) from None
     players = ruleset.players
-    if sit is not None and not 0 <= sit < players:
+    if not 0 <= seat < players:
         raise ValueError(f"--seat is 0..{players - 1} at this table")
-    free = [seat for seat in range(players) if seat != sit]
+    free = [other for other in range(players) if other != seat]
+    if not sit:
+        free.append(seat)  # a table of bots alone is fine when nobody sits: `seat` goes last
     count = len(free) if bots < 0 else bots
     if not 0 <= count <= len(free):
         raise ValueError(f"--bots is 0..{len(free)} here")
@@ -118,14 +143,15 @@ def create_request(
         options=options,
         bots=free[:count],
         private=private,
-        sit=sit,
+        sit=seat if sit else None,
     )
 
 
 # ---------------------------------------------------------------- showing answers
 
 
-def table_dict(info: TableInfo) -> dict[str, Any]:
+def table_dict(info: TableInfo | Standing) -> dict[str, Any]:
+    """A wire structure as plain JSON-ready data."""
     return to_map(info)
 
 
@@ -145,6 +171,23 @@ def tables_view(infos: list[TableInfo]) -> Table:
             str(info.spectators),
         )
     view.caption = "* a bot · join with `spades join TABLE`, watch with `spades watch TABLE`"
+    return view
+
+
+def standings_view(entries: list[Standing]) -> Table:
+    view = Table(title="Ladder", title_justify="left")
+    for column in ("rank", "bot", "rating", "μ", "σ", "games"):
+        view.add_column(column, justify="left" if column == "bot" else "right")
+    for entry in entries:
+        view.add_row(
+            str(entry.rank),
+            entry.name,
+            f"{entry.rating:.1f}",
+            f"{entry.mu:.1f}",
+            f"{entry.sigma:.2f}",
+            str(entry.games),
+        )
+    view.caption = "bots enter with `spades-bot run` (see docs/bots.md)"
     return view
 
 

@@ -243,7 +243,9 @@ def turn_line(state: TableState, now: float, width: int) -> Text:
     elif kinds & {"pass", "exchange", "discard"}:
         count = next((len(a.cards or []) for a in turn.legal if a.cards), 0)
         verb = next(iter(kinds & {"pass", "exchange", "discard"}))
-        what = f"{verb} {count} cards, e.g. '1 2 3' or 'QS AH KH'"
+        receiver = state.pass_receiver() if verb == "pass" else None
+        to = f" to {state.name(receiver)}" if receiver is not None else ""
+        what = f"{verb} {count} cards{to}: e.g. '1 2 3' or 'QS AH KH'"
     else:
         what = "you may: " + ", ".join(
             sorted(k.replace("keep_drawn", "keep/discard") for k in kinds)

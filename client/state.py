@@ -17,7 +17,7 @@ from typing import Any
 from client.verify import DealCheck, HandEvidence, Verdict, check_hand
 from engine.cards import SUIT_LETTERS, SUIT_SYMBOLS, mask_of, parse_card
 from engine.errors import EngineError
-from engine.hearts_rules import penalty_points
+from engine.hearts_rules import pass_direction, pass_target, penalty_points
 from engine.ruleset import Ruleset
 from protocol import messages as m
 from protocol.types import Action, TableInfo
@@ -137,6 +137,16 @@ class TableState:
     def my_turn(self) -> bool:
         return self.turn is not None
 
+    def pass_receiver(self) -> int | None:
+        """Hearts: the seat our pass goes to this hand (the engine's pass_target), if known."""
+        direction = self.view.get("pass_direction")
+        if self.seat is None or not direction or direction == "none":
+            return None
+        try:
+            return pass_target(self.seat, str(direction), self.players)
+        except KeyError:
+            return None
+
     # ---------------------------------------------------------------- table facts from the lobby
 
     def set_info(self, info: TableInfo) -> None:
@@ -221,6 +231,11 @@ class TableState:
             given=[],
             received=[],
         )
+        if self.game == "hearts" and self.ruleset is not None:
+            # The engine's own cycle says which way this hand passes (the event does not).
+            v["pass_direction"] = pass_direction(
+                msg.hand_number - 1, self.ruleset.hearts_pass_cycle
+            )
         if self.seat is not None:
             v["hand"] = cards
         if cards is not None:

@@ -80,7 +80,7 @@ class Terminal:
             return
         self._saved = termios.tcgetattr(self.in_fd)
         try:
-            tty.setcbreak(self.in_fd)
+            tty.setcbreak(self.in_fd, termios.TCSANOW)  # keep keys typed while starting up
             self.out.write("\x1b[?1049h\x1b[H\x1b[2J")
             self.out.flush()
             yield

@@ -149,3 +149,34 @@ async def test_replay_a_server_export_and_the_local_history(tmp_path: Path) -> N
     shown = await spades("replay", "t42")
     assert shown.exit_code == 0, shown.output
     assert "trick 13" in shown.output and "verified" in shown.output and "bids:" in shown.output
+
+
+async def test_ladder_standings(server: Server) -> None:
+    await spades("connect", f"127.0.0.1:{server.port}")
+    result = await spades("ladder", "standings", "--json")
+    assert result.exit_code == 0, result.output
+    assert isinstance(json.loads(result.output), list)
+    shown = await spades("ladder", "standings")
+    assert shown.exit_code == 0, shown.output
+    one_line_error(await spades("ladder", "standings", "--limit", "0"), code=2)
+
+
+async def test_play_runs_its_own_server_and_resumes_the_game(client_dirs: Path) -> None:
+    first = await spades("play", input="/quit\n")
+    assert first.exit_code == 0, first.output
+    assert "Spades" in first.output and "West · bot:" in first.output
+    assert "`spades play` takes you back" in first.output
+    again = await spades("play", input="/quit\n")
+    assert again.exit_code == 0, again.output
+    assert "Welcome back: your unfinished game" in again.output
+    assert (client_dirs / "data" / "local-server.db").exists()
+
+
+async def test_join_by_server_address_as_the_server_prints_it(server: Server) -> None:
+    address = f"127.0.0.1:{server.port}"
+    none_yet = one_line_error(await spades("join", address))
+    assert "no public table has a free seat" in none_yet
+    await spades("create", "--preset", "standard", "--bots", "3", "--seat", "2", "--no-sit")
+    result = await spades("join", address, input="/quit\n")
+    assert result.exit_code == 0, result.output
+    assert "you are seat 2" in result.output
