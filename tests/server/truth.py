@@ -68,6 +68,19 @@ def cards_in(value: Any) -> set[str]:
     return found
 
 
+def publicly_played(data: dict[str, Any]) -> set[str]:
+    """The cards a message announces as played (only the fields that say so)."""
+    kind = data["t"]
+    if kind == "card_played":
+        return cards_in(data.get("card"))
+    if kind == "trick_won":
+        return cards_in(data.get("plays"))
+    if kind == "snapshot":
+        view = data["view"]
+        return cards_in([view.get("played"), view.get("trick"), view.get("last_trick")])
+    return set()
+
+
 def check_no_leak(
     messages: list[Message], seat: int | None, truth: dict[int, HandTruth], table: str
 ) -> int:
@@ -88,8 +101,7 @@ def check_no_leak(
             assert not cards_in(data), (data, "cards outside any hand")
             continue
         own = hand.own.get(seat, set()) if seat is not None else set()
-        if data["t"] in ("card_played", "trick_won", "snapshot"):
-            announced |= cards_in(data) & hand.played
+        announced |= publicly_played(data) & hand.played
         shown = cards_in(data)
         leaked = shown - own - announced
         assert not leaked, (seat, data["t"], sorted(leaked), data)
