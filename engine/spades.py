@@ -10,7 +10,7 @@ validates, uses the same two methods, and only then builds events. Bots searchin
 import random
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Final
+from typing import Final, TypeAlias
 
 from engine import claims, scoring
 from engine.actions import (
@@ -56,12 +56,14 @@ from engine.views import PublicView, SeatView
 
 _PLAYING: Final = Phase.PLAYING
 _NOBODY: Final[frozenset[int]] = frozenset()
+_CARD_OF_BIT: Final[dict[int, Card]] = {1 << card: card for card in range(54)}
 
 # Legal ordinary bids, shared by every game of a ruleset (a pure cache, kept small).
-_BID_MEMOS: dict[Ruleset, dict[tuple[object, ...], list[Bid]]] = {}
+_BidMemo: TypeAlias = dict[tuple[object, ...], tuple[list[Bid], frozenset[int]]]
+_BID_MEMOS: dict[Ruleset, _BidMemo] = {}
 
 
-def _bid_memo_for(ruleset: Ruleset) -> dict[tuple[object, ...], list[Bid]]:
+def _bid_memo_for(ruleset: Ruleset) -> _BidMemo:
     memo = _BID_MEMOS.get(ruleset)
     if memo is None:
         if len(_BID_MEMOS) >= 64:
@@ -198,7 +200,7 @@ class SpadesGame:
         self._blind_nil_ok = [False] * n
         self._bids: list[Bid | None] = [None] * n
         self._bid_order: list[Bid] = []
-        self._bid_cache: tuple[int, int, list[Bid]] = (-1, -1, [])
+        self._bid_cache: tuple[int, int, list[Bid], frozenset[int]] = (-1, -1, [], frozenset())
         self._actions: list[Action] = []
         self._play_actions: list[tuple[int, Action]] = []
         self._turn = 0
@@ -555,6 +557,7 @@ class SpadesGame:
     def _playout_four(self, rand: Callable[[], float]) -> None:
         """Four-handed playout from the start of a trick under the normal play rule: one loop pass
         per trick, everything in locals (the rules of legal_play_mask and play_fast, unrolled)."""
+        card_of = _CARD_OF_BIT
         hands = self._hands
         plays = self._plays
         winners = self._winners
@@ -580,45 +583,45 @@ class SpadesGame:
                 m = hand
             else:
                 m = hand & others or hand
-            k = int(rand() * m.bit_count())
-            while k:
+            k = rand() * m.bit_count()
+            while k >= 1.0:
                 m &= m - 1
-                k -= 1
+                k -= 1.0
             b0 = m & -m
             hands[s0] = hand ^ b0
-            c0 = b0.bit_length() - 1
+            c0 = card_of[b0]
             led = suit[c0]
             follow = suit_masks[led]
             s1 = (s0 + 1) & 3
             hand = hands[s1]
             m = hand & follow or hand
-            k = int(rand() * m.bit_count())
-            while k:
+            k = rand() * m.bit_count()
+            while k >= 1.0:
                 m &= m - 1
-                k -= 1
+                k -= 1.0
             b1 = m & -m
             hands[s1] = hand ^ b1
             s2 = (s0 + 2) & 3
             hand = hands[s2]
             m = hand & follow or hand
-            k = int(rand() * m.bit_count())
-            while k:
+            k = rand() * m.bit_count()
+            while k >= 1.0:
                 m &= m - 1
-                k -= 1
+                k -= 1.0
             b2 = m & -m
             hands[s2] = hand ^ b2
             s3 = (s0 + 3) & 3
             hand = hands[s3]
             m = hand & follow or hand
-            k = int(rand() * m.bit_count())
-            while k:
+            k = rand() * m.bit_count()
+            while k >= 1.0:
                 m &= m - 1
-                k -= 1
+                k -= 1.0
             b3 = m & -m
             hands[s3] = hand ^ b3
-            c1 = b1.bit_length() - 1
-            c2 = b2.bit_length() - 1
-            c3 = b3.bit_length() - 1
+            c1 = card_of[b1]
+            c2 = card_of[b2]
+            c3 = card_of[b3]
             all_bits = b0 | b1 | b2 | b3
             played |= all_bits
             if all_bits & trumps and break_on_play:
@@ -846,14 +849,18 @@ class SpadesGame:
         )
 
     def _legal_bids(self, seat: int) -> list[Bid]:
-        # Cached for the current version: legal_actions() then apply() asks the same question twice.
+        return self._legal_bid_entry(seat)[2]
+
+    def _legal_bid_entry(self, seat: int) -> tuple[int, int, list[Bid], frozenset[int]]:
+        """(version, seat, legal bids, their ids): cached for the current version, because
+        legal_actions() then apply() ask the same question; the ids make `apply` a set lookup."""
         cached = self._bid_cache
         if cached[0] == self._version and cached[1] == seat:
-            return cached[2]
+            return cached
         # Ordinary bidding depends only on these few facts, so the lists are shared (read-only).
         key: tuple[object, ...] | None = None
         if self._plain_bidding and self._bid_rule == "free":
-            partner = self.partner(seat)
+            partner = self._partner_of[seat]
             partner_bid = None if partner is None else self._bids[partner]
             key = (
                 seat,
@@ -861,19 +868,20 @@ class SpadesGame:
                 self._blind_nil_ok[seat],
                 partner_bid is not None and partner_bid.is_nil,
             )
-            bids = self._bid_memo.get(key)
-            if bids is not None:
-                self._bid_cache = (self._version, seat, bids)
-                return bids
+            known = self._bid_memo.get(key)
+            if known is not None:
+                entry = self._bid_cache = (self._version, seat, known[0], known[1])
+                return entry
         bids = legal_bids(
             self._bid_context(seat),
             looked=self._looked[seat],
             may_blind_nil=self._blind_nil_ok[seat],
         )
+        ids = frozenset(map(id, bids))
         if key is not None:
-            self._bid_memo[key] = bids
-        self._bid_cache = (self._version, seat, bids)
-        return bids
+            self._bid_memo[key] = (bids, ids)
+        entry = self._bid_cache = (self._version, seat, bids, ids)
+        return entry
 
     def _deficient_reason(self, seat: int) -> str:
         r = self._ruleset
@@ -1008,17 +1016,17 @@ class SpadesGame:
             return events
         if self._phase is not Phase.BIDDING or seat != self._turn:
             self._expect(Phase.BIDDING, seat, "bid")
-        legal = self._legal_bids(seat)
-        # Identity first: the common bids are shared objects, and dataclass == is slow.
-        if not any(b is bid for b in legal) and bid not in legal:
-            raise self._bid_error(bid, legal)
+        entry = self._legal_bid_entry(seat)
+        # Identity first: legal_actions() hands out shared objects, and dataclass == is slow.
+        if id(bid) not in entry[3] and bid not in entry[2]:
+            raise self._bid_error(bid, entry[2])
         self._version += 1
         self._record_bid(bid)
         events = [BidMade(seat, bid)]
         if not self._looked[seat]:
             self._looked[seat] = True
             events.append(HandLooked(seat, self._hands[seat]))
-        if all(b is not None for b in self._bids):
+        if len(self._bid_order) == self._n:
             self._after_bidding()
         else:
             self._turn = (seat + 1) % self._n
