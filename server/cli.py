@@ -94,14 +94,17 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     )
 
     async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            server = await nursery.start(run_server, config)
-            shown = lan_address() if host in ("0.0.0.0", "") else host
-            # stdout, flushed: people read it, and scripts (and tests) wait for this line.
-            print(
-                f"spades-server listening; join with: spades join {shown}:{server.port}", flush=True
-            )
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        # Catch the signals before anything else, so one arriving during start-up still means
+        # "stop gracefully" (it is acted on once the server is up).
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                server = await nursery.start(run_server, config)
+                shown = lan_address() if host in ("0.0.0.0", "") else host
+                # stdout, flushed: people read it, and scripts (and tests) wait for this line.
+                print(
+                    f"spades-server listening; join with: spades join {shown}:{server.port}",
+                    flush=True,
+                )
                 async for signum in signals:
                     log.info("signal", signal=signal.Signals(signum).name)
                     server.request_stop()

@@ -87,3 +87,31 @@ def test_module_runs_as_a_script() -> None:
         [sys.executable, "-m", "server.cli", "version"], capture_output=True, text=True, check=True
     )
     assert done.stdout.startswith("spades-server ")
+
+
+SERVE = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", "0"]
+
+
+async def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
+    db = tmp_path / "json.db"
+    with trio.fail_after(30):
+        process = await trio.lowlevel.open_process(
+            [*SERVE, "--db", str(db), "--log-format", "json", "--no-ladder"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stderr is not None
+        text = b""
+        while b'"listening"' not in text:  # bounded by fail_after
+            chunk = await process.stderr.receive_some(4096)
+            assert chunk, text
+            text += chunk
+        process.send_signal(signal.SIGTERM)
+        while chunk := await process.stderr.receive_some(4096):
+            text += chunk
+        assert await process.wait() == 0
+    events = [json.loads(line) for line in text.decode().splitlines() if line.strip()]
+    names = [event["event"] for event in events]
+    assert "listening" in names and "signal" in names and names[-1] == "stopped"
+    listening = events[names.index("listening")]
+    assert listening["port"] > 0 and listening["level"] == "info" and "timestamp" in listening
