@@ -26,7 +26,7 @@ from engine.actions import (
     PlayCard,
 )
 from engine.bidding import CHOOSING_RULES, BidContext, allowed_numbers, legal_bids
-from engine.cards import SUIT_NAMES, Card, CardMask, card_text, cards_in, mask_of
+from engine.cards import SUIT_NAMES, Card, CardMask, card_text, cards_in, iter_cards, mask_of
 from engine.deal import commitment
 from engine.dealing import DealtHands, deal_hands
 from engine.errors import IllegalAction, RulesetError
@@ -57,6 +57,8 @@ from engine.views import PublicView, SeatView
 _PLAYING: Final = Phase.PLAYING
 _NOBODY: Final[frozenset[int]] = frozenset()
 _CARD_OF_BIT: Final[dict[int, Card]] = {1 << card: card for card in range(54)}
+# The PlayCard actions, made once (legal_actions hands out shared frozen objects).
+_PLAY_ACTIONS: Final = tuple(tuple(PlayCard(seat, card) for card in range(54)) for seat in range(4))
 
 # Legal ordinary bids, shared by every game of a ruleset (a pure cache, kept small).
 _BidMemo: TypeAlias = dict[tuple[object, ...], tuple[list[Bid], frozenset[int]]]
@@ -796,7 +798,8 @@ class SpadesGame:
         phase = self._phase
         if phase is _PLAYING:
             mask = self.legal_play_mask(seat)
-            actions: list[Action] = [PlayCard(seat, card) for card in cards_in(mask)]
+            plays = _PLAY_ACTIONS[seat]
+            actions: list[Action] = [plays[card] for card in iter_cards(mask)]
             if mask and self._ruleset.tram and not self._trick and self._claim is None:
                 actions.append(Claim(seat))
             return actions
@@ -948,7 +951,8 @@ class SpadesGame:
 
     def _apply_play(self, action: PlayCard) -> list[Event]:
         seat, card = action.seat, action.card
-        self._expect(_PLAYING, seat, "play")
+        if self._phase is not _PLAYING or seat != self._turn:
+            self._expect(_PLAYING, seat, "play")
         if not isinstance(card, int) or not 0 <= card < 54 or not self._hands[seat] >> card & 1:
             raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
         if not self.legal_play_mask(seat) >> card & 1:
