@@ -27,7 +27,7 @@ def quick_proof(game: "SpadesGame", claimer: int) -> bool:
     other trump), and each of its other cards is higher than every card of its suit held by the others
     (so, nobody being able to trump any more, each wins in turn)."""
     order = game.ruleset_order
-    if game.turn != claimer or game.trick:
+    if game.turn != claimer or game.trick or game.forced_lead is not None:
         return False
     mine = game.hand(claimer)
     power = order.power

@@ -410,6 +410,11 @@ class SpadesGame:
         return self._bid_rule
 
     @property
+    def forced_lead(self) -> Card | None:
+        """The card that must be led to the first trick (lowest club rule), until it is led."""
+        return self._forced_lead if self._forced_lead >= 0 else None
+
+    @property
     def tricks_done(self) -> int:
         """Tricks completed this hand."""
         return len(self._winners)
