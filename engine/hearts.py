@@ -253,10 +253,12 @@ class HeartsGame:
     # -- dealing ------------------------------------------------------------------------------------
     def deal(self, seed: bytes) -> list[Event]:
         """Deal the next hand from `seed` (engine/deal.py). Raises IllegalAction("wrong_phase") unless
-        the phase is DEALING; the state is then unchanged."""
+        the phase is DEALING, IllegalAction("bad_seed") unless the seed is non-empty bytes; the state
+        is then unchanged."""
         if self._phase is not Phase.DEALING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
-        seed = bytes(seed)
+        if not isinstance(seed, bytes) or not seed:
+            raise IllegalAction("bad_seed", "a seed is a non-empty byte string")
         return self._begin_hand(seed, deal_hands(shuffled(seed, self._deck), self._dealer, self._n))
 
     def deal_cards(self, hands: Sequence[CardMask], seed: bytes = b"") -> list[Event]:

@@ -181,6 +181,16 @@ def test_deal_outside_the_dealing_phase_is_refused() -> None:
     assert canonical(game) == before
 
 
+def test_a_seed_must_be_non_empty_bytes() -> None:
+    game = hearts()
+    for bad in (b"", "text", 5):
+        with pytest.raises(IllegalAction) as info:
+            game.deal(bad)  # type: ignore[arg-type]
+        assert info.value.code == "bad_seed"
+    assert game.phase is Phase.DEALING
+    assert game.version == 0
+
+
 def test_deal_cards_checks_the_hands() -> None:
     game = hearts()
     with pytest.raises(ValueError):
