@@ -35,7 +35,6 @@ from engine.errors import EngineError
 from engine.events import Event as EngineEvent
 from engine.game import Game, Phase, new_game
 from engine.records import hand_to_record
-from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ChatMessage,
@@ -46,13 +45,11 @@ from protocol.messages import (
     Message,
     Ok,
     Snapshot,
-    TableCreated,
     YourTurn,
 )
 from protocol.types import ChatScope, Clock, SeatInfo, TableInfo, TableStatus
 from protocol.wire import game_event
 from server import queries
-from server.accounts import Account
 from server.seats import (
     ActCommand,
     BuiltinBot,
@@ -62,123 +59,22 @@ from server.seats import (
     make_decider,
     wire_legal,
 )
+from server.table_commands import (
+    ChatCommand,
+    Command,
+    JoinCommand,
+    LeaveCommand,
+    SeatState,
+    SpectateCommand,
+    TableConfig,
+    TableError,
+    error_for,
+)
 
 if TYPE_CHECKING:
     from server.storage import Store
 
 log = structlog.get_logger("server.table")
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """How a table was opened; persisted as JSON so a restart can open it again."""
-
-    table_id: str
-    game: str
-    preset: str
-    options: dict[str, Any]
-    players: int
-    bots: tuple[int, ...]
-    human_turn_ms: int
-    bot_turn_ms: int
-    private: bool = False
-    code: str | None = None
-    grace_s: float = 120.0
-    builtin_bot: str = "heuristic"  # the sample bot (bots.registry name) in built-in seats
-    fallback_bot: str = "heuristic"  # plays for a seat whose clock runs out
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "table_id": self.table_id,
-            "game": self.game,
-            "preset": self.preset,
-            "options": self.options,
-            "players": self.players,
-            "bots": list(self.bots),
-            "human_turn_ms": self.human_turn_ms,
-            "bot_turn_ms": self.bot_turn_ms,
-            "private": self.private,
-            "code": self.code,
-            "grace_s": self.grace_s,
-            "builtin_bot": self.builtin_bot,
-            "fallback_bot": self.fallback_bot,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TableConfig:
-        return cls(**{**data, "bots": tuple(data["bots"])})
-
-    def ruleset(self) -> Ruleset:
-        """The table's rules; raises `RulesetError` for options the engine refuses."""
-        return Ruleset.from_preset(self.preset, **self.options)
-
-
-@dataclass
-class SeatState:
-    """One seat: who holds it and how to reach them."""
-
-    account: Account | None = None
-    occupant: Occupant | None = None  # None while a remote player is disconnected
-    bot: BuiltinBot | None = None
-    dropped_at: float | None = None  # trio time the remote player disconnected
-    abandoned: bool = False  # the grace period ran out: the fallback plays for this seat
-    turn_deadline: float | None = None  # trio time by which the seat must act
-    turn_version: int = -1  # game version of the last your_turn sent
-
-    @property
-    def is_bot(self) -> bool:
-        return self.bot is not None or (self.account is not None and self.account.is_bot)
-
-
-@dataclass(frozen=True)
-class JoinCommand:
-    """Seat `occupant` (an account's session) at `seat`, or any free seat; `reattach` resumes."""
-
-    account: Account
-    occupant: Occupant
-    seat: int | None
-    reply: Callable[[Message], None]
-    request_id: int | None = None
-    reattach: bool = False
-    created: TableCreated | None = None  # the creator sits: answer with this, seat filled in
-
-
-@dataclass(frozen=True)
-class SpectateCommand:
-    occupant: Occupant
-    reply: Callable[[Message], None]
-    request_id: int | None = None
-
-
-@dataclass(frozen=True)
-class LeaveCommand:
-    occupant: Occupant
-    reply: Callable[[Message], None] | None = None
-    request_id: int | None = None
-    disconnected: bool = False  # the connection dropped (hold the seat) rather than a `leave`
-
-
-@dataclass(frozen=True)
-class ChatCommand:
-    message: ChatMessage
-
-
-Command = ActCommand | JoinCommand | SpectateCommand | LeaveCommand | ChatCommand
-
-
-class TableError(Exception):
-    """A join or spectate was refused; `code` is a protocol error code. Nothing changed."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def error_for(
-    code: ErrorCode, message: str, request_id: int | None, detail: str | None = None
-) -> Error:
-    return Error(id=request_id, code=code.value, message=message[:500], detail=detail)
 
 
 @dataclass
@@ -681,3 +577,19 @@ class Table:
         del hands
         self.actions_persisted = len(stored.actions)
         self.deals_persisted = len(stored.hands)
+
+
+# The table's vocabulary lives in `server.table_commands`; it is re-exported here because callers
+# (the lobby, sessions, the ladder) think of it as the table's.
+__all__ = [
+    "ChatCommand",
+    "Command",
+    "JoinCommand",
+    "LeaveCommand",
+    "SeatState",
+    "SpectateCommand",
+    "Table",
+    "TableConfig",
+    "TableError",
+    "error_for",
+]
