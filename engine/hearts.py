@@ -502,11 +502,11 @@ class HeartsGame:
         if self._phase is not Phase.PLAYING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         if seat != self._turn:
-            if not 0 <= seat < self._n:
-                raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
+            if not isinstance(seat, int) or not 0 <= seat < self._n:
+                raise IllegalAction("bad_seat", f"there is no seat {seat!r} at this table")
             raise IllegalAction("not_your_turn", f"it is seat {self._turn}'s turn to play")
         hand = self._hands[seat]
-        if not 0 <= card < 52 or not hand >> card & 1:
+        if not isinstance(card, int) or not 0 <= card < 52 or not hand >> card & 1:
             raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
         if not self._legal_now(hand) >> card & 1:
             raise self._why_not(hand, card)
@@ -515,7 +515,12 @@ class HeartsGame:
         trick_number = self._trick_number
         broken = self._broken
         winner = self._advance(seat, card)
-        events: list[Event] = [_card_played(seat, card, trick_number)]
+        row = _CARD_PLAYED[trick_number]
+        index = seat * 52 + card
+        played = row[index]
+        if played is None:
+            played = row[index] = CardPlayed(seat, card, trick_number)
+        events: list[Event] = [played]
         if self._broken is not broken:
             events.append(SpadesBroken(seat))
         if winner >= 0:
@@ -589,12 +594,18 @@ class HeartsGame:
         if self._phase is not Phase.PASSING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         n = self._n
-        if not 0 <= seat < n:
-            raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
+        if not isinstance(seat, int) or not 0 <= seat < n:
+            raise IllegalAction("bad_seat", f"there is no seat {seat!r} at this table")
         if self._given[seat] is not None:
             raise IllegalAction("already_passed", "you have already passed your cards this hand")
         count = self._ruleset.hearts_pass_count
-        cards = tuple(action.cards)
+        cards = action.cards
+        if not isinstance(cards, tuple | list):
+            raise IllegalAction("wrong_pass_count", f"pass a list of {count} cards")
+        for card in cards:
+            if not isinstance(card, int):
+                raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
+        cards = tuple(cards)
         if len(cards) != count or len(set(cards)) != count:
             raise IllegalAction("wrong_pass_count", f"pass exactly {count} different cards")
         hand = self._hands[seat]
@@ -834,9 +845,11 @@ class HeartsGame:
         return other
 
 
-def _text(card: Card) -> str:
-    """Notation for a card in a message, even for a number that is not a card."""
-    return card_text(card) if 0 <= card < 52 else f"card {card}"
+def _text(card: object) -> str:
+    """Notation for a card in a message, even for something that is not a card."""
+    if isinstance(card, int) and 0 <= card < 52:
+        return card_text(card)
+    return f"card {card!r}"
 
 
 # Built once at import: actions and events are frozen values, so every game shares them instead of
@@ -844,13 +857,5 @@ def _text(card: Card) -> str:
 _MAX_SEATS: Final = 4
 _PLAY_ACTIONS: Final = tuple(tuple(PlayCard(s, c) for c in range(52)) for s in range(_MAX_SEATS))
 _SEAT_CARDS: Final = tuple(tuple((s, c) for c in range(52)) for s in range(_MAX_SEATS))
-_CARD_PLAYED: Final[dict[tuple[Seat, Card, int], CardPlayed]] = {}
-
-
-def _card_played(seat: Seat, card: Card, trick_number: int) -> CardPlayed:
-    """The (shared) CardPlayed event for this seat, card and trick."""
-    key = (seat, card, trick_number)
-    event = _CARD_PLAYED.get(key)
-    if event is None:
-        event = _CARD_PLAYED[key] = CardPlayed(seat, card, trick_number)
-    return event
+# CardPlayed events by trick number (1..17), then seat * 52 + card; filled as first needed.
+_CARD_PLAYED: Final[list[list[CardPlayed | None]]] = [[None] * (_MAX_SEATS * 52) for _ in range(18)]

@@ -757,3 +757,17 @@ def test_hearts_game_is_a_game() -> None:
     # mypy checks this assignment against the Game protocol; the test runs it too.
     game: Game = HeartsGame(Ruleset.from_preset("hearts"))
     assert game.copy().phase is Phase.DEALING
+
+
+def test_malformed_actions_are_refused_not_crashed_on() -> None:
+    game = hearts()
+    game.deal(b"odd")
+    refuse(game, PassCards(0, ("2C", "3C", "4C")), "card_not_in_hand")  # type: ignore[arg-type]
+    refuse(game, PassCards(0, 5), "wrong_pass_count")  # type: ignore[arg-type]
+    refuse(game, PassCards("0", (1, 2, 3)), "bad_seat")  # type: ignore[arg-type]
+    for seat in range(4):
+        game.apply(PassCards(seat, lowest(game.hand(seat), 3)))
+    turn = game.to_act()[0]
+    refuse(game, PlayCard(turn, "QS"), "card_not_in_hand")  # type: ignore[arg-type]
+    refuse(game, PlayCard("x", 0), "bad_seat")  # type: ignore[arg-type]
+    refuse(game, PlayCard(turn, 60), "card_not_in_hand")
