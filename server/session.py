@@ -536,7 +536,7 @@ class Session:
         )
 
     async def _on_ladder(self, request: LadderEnter | LadderLeave) -> None:
-        self._need_account()
+        # The ladder (server/ladder/) judges who may enter, accounts included.
         await ladder_hooks.on_ladder_request(self, request)
 
     async def _on_standings(self, request: LadderStandings) -> None:
