@@ -1,10 +1,11 @@
 """`search`: determinized Monte Carlo over the card play, with the heuristic as its playout policy.
 
-For each card decision, until its time is up: deal the unseen cards in a way consistent with what play
-has shown (`world.sample_hands`), set the engine up in that position, and for every legal card play the
-hand out with the heuristic at every seat; score the hand with the engine's own scoring. Every legal card
-is tried in the same sampled worlds, so the comparison is paired and the noise of the deal cancels. The
-card with the best mean result is played. Bids, passes and the rest are the heuristic's.
+For each card decision, until its time is up: deal the unseen cards consistently with what play has
+shown and weighed by what the bids said (`world.plausible_hands`), set the engine up in that position,
+and for every legal card play the hand out with the heuristic at every seat; score the hand with the
+engine's own scoring. Every legal card is tried in the same sampled worlds, so the comparison is paired
+and the noise of the deal cancels. The card with the best mean result is played. Bids, passes and the
+rest are the heuristic's.
 
 The result of a playout is the hand's points for my side minus the best other side's (Spades), or the
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
@@ -13,15 +14,19 @@ Budget: `ms` milliseconds per decision (default 200), never more than half the t
 """
 
 import time
+from typing import Any
 
 from bots.samples.heuristic import HeuristicBot
-from bots.samples.world import build_world, play_out, sample_hands
+from bots.samples.world import build_world, plausible_hands, play_out
 from bots.sdk.bot import Decision
 from bots.sdk.view import BotView
-from engine.cards import Card
+from engine.cards import DIAMONDS, SPADES, Card, CardMask, make_card
+from engine.ordering import CardOrder
 
 #: Always finish at least this many worlds when there is time at all, so tiny budgets still search.
 MIN_WORLDS = 2
+QUEEN_OF_SPADES = make_card(10, SPADES)
+JACK_OF_DIAMONDS = make_card(9, DIAMONDS)
 
 
 class SearchBot(HeuristicBot):
@@ -30,47 +35,61 @@ class SearchBot(HeuristicBot):
     name = "search"
 
     def __init__(
-        self, seed: int | None = None, ms: float = 200.0, max_worlds: int = 10_000
+        self,
+        seed: int | None = None,
+        ms: float = 200.0,
+        max_worlds: int = 10_000,
+        candidates: int = 4,
     ) -> None:
         super().__init__(seed)
         self.budget = ms / 1000.0
         self.max_worlds = max_worlds
+        self.candidates = candidates  # samples per world weighed against the bids (1: uniform)
         self.last_worlds = 0  # worlds sampled for the last decision (for tests and benchmarks)
 
     def play(self, view: BotView) -> Decision:
         legal = view.legal_cards
         if len(legal) == 1:
             return legal[0]
+        preferred = super().play(view)
+        groups = equivalent_groups(view, legal)
+        if len(groups) == 1:
+            self.last_worlds = 0
+            return preferred
+        # One playout per group of equivalent cards (its lowest card stands for it): fewer
+        # candidates, more worlds in the same time.
+        candidates = [group[0] for group in groups]
         budget = self.budget
         if view.deadline is not None:
             budget = min(budget, max(0.0, view.deadline * 0.5 - 0.05))
         deadline = time.perf_counter() + budget
-        totals = dict.fromkeys(legal, 0.0)
+        totals = dict.fromkeys(candidates, 0.0)
+        self.goals: dict[Any, str] = {}  # the playouts' goal cache: valid for this decision only
         worlds = 0
         while worlds < self.max_worlds and (worlds < MIN_WORLDS or time.perf_counter() < deadline):
-            hands = sample_hands(view, self.random)
+            hands = plausible_hands(view, self.random, self.candidates)
             if hands is None:
                 break
             base = build_world(view, hands)
             if base is None:
                 break
-            for card in legal:
+            for card in candidates:
                 totals[card] += self._value(view, base.copy(), card)
             worlds += 1
             if budget <= 0 and worlds >= MIN_WORLDS:
                 break
         self.last_worlds = worlds
         if worlds == 0:
-            return super().play(view)
-        # Ties (common late in a hand) go to the heuristic's own choice.
-        preferred = super().play(view)
-        best = max(totals.values())
-        if isinstance(preferred, int) and totals.get(preferred) == best:
             return preferred
-        return max(legal, key=lambda c: (totals[c], -c))
+        best = max(totals.values())
+        # Ties (common late in a hand) go to the heuristic's own choice.
+        for group in groups:
+            if preferred in group and totals[group[0]] == best:
+                return preferred
+        return max(candidates, key=lambda c: (totals[c], -c))
 
     def _value(self, view: BotView, game: object, card: Card) -> float:
-        play_out(game, card)
+        play_out(game, card, self.goals)
         scores: tuple[int, ...] = game.scores  # type: ignore[attr-defined]
         deltas = [after - before for after, before in zip(scores, view.scores, strict=True)]
         mine = view.my_side
@@ -78,3 +97,36 @@ class SearchBot(HeuristicBot):
             others = [d for side, d in enumerate(deltas) if side != mine]
             return float(sum(others) / len(others) - deltas[mine])
         return float(deltas[mine] - max(d for side, d in enumerate(deltas) if side != mine))
+
+
+def equivalent_groups(view: BotView, cards: list[Card]) -> list[list[Card]]:
+    """The cards split into groups that play alike: same suit, and no card still out ranks between
+    them (with the KQ of spades and the AS played, the K and Q are one choice). The lowest first.
+
+    Hearts' point cards that stand out (the queen of spades, the jack of diamonds) stay alone.
+    """
+    order = view.order
+    out_mask = view.unseen_mask
+    special = (1 << QUEEN_OF_SPADES) | (1 << JACK_OF_DIAMONDS) if view.is_hearts else 0
+    ordered = sorted(cards, key=lambda c: (order.suit[c], order.power[c]))
+    groups: list[list[Card]] = []
+    for card in ordered:
+        if groups and not special >> card & 1 and not special >> groups[-1][-1] & 1:
+            last = groups[-1][-1]
+            if order.suit[last] == order.suit[card] and not _between(order, out_mask, last, card):
+                groups[-1].append(card)
+                continue
+        groups.append([card])
+    return groups
+
+
+def _between(order: CardOrder, mask: CardMask, low: Card, high: Card) -> bool:
+    """Whether `mask` holds a card of the same suit ranking strictly between `low` and `high`."""
+    rest = mask & order.suit_masks[order.suit[low]]
+    while rest:
+        bit = rest & -rest
+        card = bit.bit_length() - 1
+        rest ^= bit
+        if order.power[low] < order.power[card] < order.power[high]:
+            return True
+    return False

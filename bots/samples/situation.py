@@ -31,6 +31,9 @@ class Situation:
     bags: int  # my side's bags
     voids: tuple[int, ...]  # per seat, a bit per suit shown void (0 when unknown)
     points: tuple[int, ...] = ()  # Hearts: points taken this hand per seat
+    # Playouts of one decision share their bids, so a seat's goal depends only on the tricks won:
+    # the search passes a dict to remember it in (None: compute every time).
+    goals: dict[tuple[int, tuple[int, ...]], str] | None = None
 
     @property
     def hearts(self) -> bool:

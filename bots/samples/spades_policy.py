@@ -28,8 +28,17 @@ from engine.ordering import CardOrder
 # -- bidding ----------------------------------------------------------------------------------------
 
 
+_TOP: dict[tuple[str, int], int] = {}
+
+
 def _top_power(order: CardOrder, suit: int) -> int:
-    return max(order.power[c] for c in range(54) if order.suit[c] == suit and order.deck >> c & 1)
+    """The highest power in a suit of this deck (the ace, or the big joker / the 2S above it)."""
+    key = (order.name, suit)
+    top = _TOP.get(key)
+    if top is None:
+        mask = order.suit_masks[suit] & order.deck
+        top = _TOP[key] = max(order.power[c] for c in _cards(mask))
+    return top
 
 
 def estimate_tricks(hand: CardMask, order: CardOrder, players: int = 4) -> float:
@@ -152,6 +161,17 @@ def _nil_alive(s: Situation, seat: int | None) -> bool:
 
 def goal(s: Situation) -> str:
     """nil, cover, take or duck (see the module docstring)."""
+    cache = s.goals
+    if cache is None:
+        return _goal(s)
+    key = (s.seat, s.tricks)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _goal(s)
+    return found
+
+
+def _goal(s: Situation) -> str:
     if _nil_alive(s, s.seat):
         return "nil"
     if _nil_alive(s, s.partner):

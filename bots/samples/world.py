@@ -13,6 +13,7 @@ real game's view and real hands plays out exactly like a copy of that game, so a
 shows up there first. A public `Game.position(view, hands)` in the engine would replace this.
 """
 
+import math
 import random
 from typing import Any
 
@@ -67,6 +68,49 @@ def sample_hands(view: BotView, rng: random.Random, attempts: int = 20) -> list[
         if ok:
             return hands
     return None
+
+
+def plausible_hands(
+    view: BotView, rng: random.Random, candidates: int = 4
+) -> list[CardMask] | None:
+    """Like `sample_hands`, but drawn among a few samples by how well each explains the bids.
+
+    A uniform sample ignores what the bids said: that a nil bidder has no high cards, that a seat
+    bidding five holds five tricks' worth. Each candidate is weighted by how close the heuristic's
+    trick estimate of every other seat's hand (as it was when it bid: with its played cards back)
+    comes to that seat's bid, and one is drawn by weight.
+    """
+    first = sample_hands(view, rng)
+    if first is None or view.is_hearts or candidates <= 1:
+        return first
+    bidders = [
+        (seat, bid)
+        for seat, bid in enumerate(view.bids)
+        if seat != view.seat and bid is not None and not bid.blind and not bid.moe
+    ]
+    if not bidders:
+        return first
+    played_by = [0] * view.players
+    for plays in (*view.history, view.trick):
+        for seat, card in plays:
+            played_by[seat] |= 1 << card
+    order = view.order
+    pool = [first]
+    for _ in range(candidates - 1):
+        more = sample_hands(view, rng)
+        if more is not None:
+            pool.append(more)
+    weights = []
+    for hands in pool:
+        log_weight = 0.0
+        for seat, bid in bidders:
+            estimate = spades_policy.estimate_tricks(
+                hands[seat] | played_by[seat], order, view.players
+            )
+            spread = 0.8 if bid.tricks == 0 else 1.5
+            log_weight -= (estimate - bid.tricks) ** 2 / (2 * spread * spread)
+        weights.append(math.exp(max(-50.0, log_weight)))
+    return rng.choices(pool, weights=weights)[0]
 
 
 def build_world(view: BotView, hands: list[CardMask]) -> Any | None:
@@ -195,7 +239,9 @@ def _cards(mask: CardMask) -> list[Card]:
     return out
 
 
-def situation_in(game: Any, seat: int, legal: CardMask) -> Situation:
+def situation_in(
+    game: Any, seat: int, legal: CardMask, goals: dict[Any, str] | None = None
+) -> Situation:
     """The heuristic's view of `seat` in a simulated game (read from the game's state)."""
     ruleset = game._ruleset
     n = ruleset.players
@@ -229,10 +275,11 @@ def situation_in(game: Any, seat: int, legal: CardMask) -> Situation:
         played=game._played,
         bags=game._bags[game.side_of(seat)],
         voids=(0,) * n,
+        goals=goals,
     )
 
 
-def play_out(game: Any, first: Card) -> None:
+def play_out(game: Any, first: Card, goals: dict[Any, str] | None = None) -> None:
     """Play `first` for the seat to act, then the rest of the hand with the heuristic for every seat
     (both engines' lean path: `legal_play_mask` and `play_fast`)."""
     choose = (
@@ -245,4 +292,4 @@ def play_out(game: Any, first: Card) -> None:
         if legal & (legal - 1) == 0:
             game.play_fast(legal.bit_length() - 1)
         else:
-            game.play_fast(choose(situation_in(game, seat, legal)))
+            game.play_fast(choose(situation_in(game, seat, legal, goals)))

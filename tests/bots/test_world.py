@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bots.samples.heuristic import HeuristicBot
-from bots.samples.search import SearchBot
+from bots.samples.search import SearchBot, equivalent_groups
 from bots.samples.world import build_world, play_out, sample_hands
 from bots.sdk.view import BotView, HandMemory
 from engine.game import Phase, new_game
@@ -82,6 +82,25 @@ def test_search_respects_its_budget() -> None:
         card = bot.play(view)
         slowest = max(slowest, time.perf_counter() - started)
         assert card in view.legal_cards
-        assert bot.last_worlds >= 2
+        assert bot.last_worlds >= 2 or len(equivalent_groups(view, view.legal_cards)) == 1
     # 30 ms plus one world's playouts; generous for a loaded machine.
     assert slowest < 0.5
+
+
+def test_equivalent_cards_are_grouped() -> None:
+    checked = 0
+    for _, view in positions("standard", seed=8, limit=40):
+        groups = equivalent_groups(view, view.legal_cards)
+        assert sorted(c for g in groups for c in g) == sorted(view.legal_cards)
+        for group in groups:
+            assert len({view.suit_of(c) for c in group}) == 1
+            low, high = min(group, key=view.power), max(group, key=view.power)
+            between = [
+                c
+                for c in view.cards_still_out
+                if view.suit_of(c) == view.suit_of(low)
+                and view.power(low) < view.power(c) < view.power(high)
+            ]
+            assert between == []
+            checked += len(group) > 1
+    assert checked > 0
