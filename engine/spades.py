@@ -26,7 +26,7 @@ from engine.actions import (
     PlayCard,
 )
 from engine.bidding import CHOOSING_RULES, BidContext, allowed_numbers, legal_bids
-from engine.cards import SUIT_NAMES, Card, CardMask, card_text, cards_in, iter_cards, mask_of
+from engine.cards import SUIT_NAMES, Card, CardMask, card_text, cards_in, mask_of
 from engine.deal import commitment
 from engine.dealing import DealtHands, deal_hands
 from engine.errors import IllegalAction, RulesetError
@@ -57,6 +57,14 @@ from engine.views import PublicView, SeatView
 _PLAYING: Final = Phase.PLAYING
 _NOBODY: Final[frozenset[int]] = frozenset()
 _CARD_OF_BIT: Final[dict[int, Card]] = {1 << card: card for card in range(54)}
+_ONE_SEAT: Final = tuple((seat,) for seat in range(4))
+# The ranks (0..12) set in each 13-bit value: one suit of a mask at a time.
+_RANKS_IN: Final = tuple(tuple(r for r in range(13) if value >> r & 1) for value in range(8192))
+# CardPlayed events by seat, card and trick index, made once: events are frozen values.
+_CARD_PLAYED: Final = tuple(
+    tuple(tuple(CardPlayed(seat, card, trick + 1) for trick in range(17)) for card in range(54))
+    for seat in range(4)
+)
 # The PlayCard actions, made once (legal_actions hands out shared frozen objects).
 _PLAY_ACTIONS: Final = tuple(tuple(PlayCard(seat, card) for card in range(54)) for seat in range(4))
 
@@ -448,7 +456,7 @@ class SpadesGame:
     def to_act(self) -> tuple[int, ...]:
         phase = self._phase
         if phase is _PLAYING or phase is Phase.BIDDING:
-            return (self._turn,)
+            return _ONE_SEAT[self._turn]
         if phase is Phase.EXCHANGING:
             return self._exchange_to_act()
         if phase is Phase.DRAWING:
@@ -804,7 +812,15 @@ class SpadesGame:
         if phase is _PLAYING:
             mask = self.legal_play_mask(seat)
             plays = _PLAY_ACTIONS[seat]
-            actions: list[Action] = [plays[card] for card in iter_cards(mask)]
+            actions: list[Action] = []
+            base = 0
+            rest = mask
+            while rest:  # a suit (13 bits) at a time, through the table of each suit's ranks
+                chunk = rest & 8191
+                if chunk:
+                    actions += [plays[base + rank] for rank in _RANKS_IN[chunk]]
+                rest >>= 13
+                base += 13
             if mask and self._ruleset.tram and not self._trick and self._claim is None:
                 actions.append(Claim(seat))
             return actions
@@ -921,6 +937,8 @@ class SpadesGame:
     def apply(self, action: Action) -> list[Event]:
         """Apply `action` and return its events. Raises IllegalAction (code + sentence) when the rules
         do not allow it now; the state is then exactly as before."""
+        if type(action) is PlayCard and self._phase is _PLAYING and action.seat == self._turn:
+            return self._apply_play(action)
         if self._outcome is not None:
             raise IllegalAction("game_over", "the game is over")
         seat = getattr(action, "seat", None)
@@ -958,20 +976,22 @@ class SpadesGame:
         seat, card = action.seat, action.card
         if self._phase is not _PLAYING or seat != self._turn:
             self._expect(_PLAYING, seat, "play")
-        if not isinstance(card, int) or not 0 <= card < 54 or not self._hands[seat] >> card & 1:
+        if type(card) is not int or not 0 <= card < 54 or not self._hands[seat] >> card & 1:
             raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
         if not self.legal_play_mask(seat) >> card & 1:
             raise self._play_error(seat, card)
-        trick_number = len(self._winners) + 1
+        done = len(self._winners)
         was_broken = self._broken
         self._version += 1
         self.play_fast(card)
-        events: list[Event] = [CardPlayed(seat, card, trick_number)]
+        played = _CARD_PLAYED[seat][card][done]
+        if len(self._winners) == done and self._broken == was_broken:
+            return [played]
+        events: list[Event] = [played]
         if self._broken and not was_broken:
             events.append(SpadesBroken(seat))
-        if len(self._winners) == trick_number:
-            winner = self._winners[-1]
-            events.append(TrickWon(winner, trick_number, self._trick_plays(trick_number)))
+        if len(self._winners) > done:
+            events.append(TrickWon(self._winners[-1], done + 1, self._trick_plays(done + 1)))
         if self._phase is not _PLAYING:
             events.extend(self._hand_end_events())
         return events
@@ -1330,20 +1350,22 @@ class SpadesGame:
 
     def _hand_end_events(self) -> list[Event]:
         """HandScored (and GameOver) for the hand that just ended."""
-        history = self.histories[-1]
-        events: list[Event] = [
-            HandScored(
-                hand_number=history.hand_number,
-                sides=history.sides,
-                tricks=history.tricks,
-                before=history.score_before,
-                delta=history.score_delta,
-                after=history.score_after,
-                bags_after=history.bags_after,
-                seed=history.seed.hex(),
-                notes=history.notes,
+        raw = self._histories[-1]
+        if isinstance(raw, _Finished):
+            scored = raw.scored_event()
+        else:
+            scored = HandScored(
+                hand_number=raw.hand_number,
+                sides=raw.sides,
+                tricks=raw.tricks,
+                before=raw.score_before,
+                delta=raw.score_delta,
+                after=raw.score_after,
+                bags_after=raw.bags_after,
+                seed=raw.seed.hex(),
+                notes=raw.notes,
             )
-        ]
+        events: list[Event] = [scored]
         if self._outcome is not None:
             outcome = self._outcome
             events.append(GameOver(outcome.winners, outcome.scores, outcome.reason))
@@ -1504,7 +1526,7 @@ class _Finished:
             play_actions,
             dead,
             claim,
-            bids,
+            _bids,
         ) = self.game_state
         actions: list[Action] = list(pre_play)
         extra = sorted(play_actions, key=lambda item: item[0])
@@ -1513,24 +1535,9 @@ class _Finished:
             while position < len(extra) and extra[position][0] == index:
                 actions.append(extra[position][1])
                 position += 1
-            actions.append(PlayCard(p >> 6, p & 63))
+            actions.append(_PLAY_ACTIONS[p >> 6][p & 63])
         actions.extend(action for _, action in extra[position:])
-        notes: list[str] = []
-        for index, seats in enumerate(sides):
-            notes.extend(
-                scoring.score_side(
-                    self.ruleset,
-                    seats,
-                    bids,  # type: ignore[arg-type]  # all made
-                    tricks,
-                    winners,
-                    score=self.before[index],
-                    bags=self.bags_before[index],
-                    spade_winners=self.spade_winners,
-                    forfeit=index in self.forfeit,
-                    explain=True,
-                ).notes
-            )
+        notes = self.notes()
         return HandHistory(
             hand_number=hand_number,
             dealer=dealer,
@@ -1554,5 +1561,43 @@ class _Finished:
             actions=tuple(actions),
             dead_deals=dead,
             claim=claim,
-            notes=tuple(notes),
+            notes=notes,
+        )
+
+    def notes(self) -> tuple[str, ...]:
+        """The scoring remarks for people, by scoring the hand again with explanations."""
+        state = self.game_state
+        sides, bids, tricks, winners = state[14], state[21], state[13], state[12]
+        notes: list[str] = []
+        for index, seats in enumerate(sides):
+            notes.extend(
+                scoring.score_side(
+                    self.ruleset,
+                    seats,
+                    bids,  # type: ignore[arg-type]  # every seat has bid
+                    tricks,
+                    winners,
+                    score=self.before[index],
+                    bags=self.bags_before[index],
+                    spade_winners=self.spade_winners,
+                    forfeit=index in self.forfeit,
+                    explain=True,
+                ).notes
+            )
+        return tuple(notes)
+
+    def scored_event(self) -> HandScored:
+        """The HandScored event, without building the whole history."""
+        state = self.game_state
+        after = state[15]
+        return HandScored(
+            hand_number=state[0],
+            sides=state[14],
+            tricks=state[13],
+            before=self.before,
+            delta=tuple(a - b for a, b in zip(after, self.before, strict=True)),
+            after=after,
+            bags_after=state[16],
+            seed=state[2].hex(),
+            notes=self.notes(),
         )
