@@ -11,9 +11,9 @@ Every public method that can refuse raises `IllegalAction` (or `RulesetError` wh
 changes anything: a refused action leaves the game exactly as it was.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, Final
+from typing import Final
 
 from engine.actions import Action, PassCards, PlayCard
 from engine.cards import (
@@ -58,16 +58,17 @@ from engine.hearts_rules import (
     penalty_points,
     winners,
 )
+from engine.hearts_search import MAX_SEATS, PLAY_ACTIONS, SEAT_CARDS, HeartsSearch
+from engine.hearts_views import HeartsViews
 from engine.history import HandHistory, Transfer
 from engine.ruleset import Ruleset
-from engine.views import PublicView, SeatView
 
 # Three-handed Hearts sets the two of diamonds aside so that 51 cards deal evenly (17 each).
 _THREE_HANDED_DECK: Final[CardMask] = STANDARD_DECK & ~(1 << make_card(0, DIAMONDS))
 _HEART_OR_QUEEN: Final = "a heart or the queen of spades"
 
 
-class HeartsGame:
+class HeartsGame(HeartsSearch, HeartsViews):
     """Hearts for four players (three also works: the two of diamonds is set aside).
 
     Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)`; then `deal(seed)`
@@ -313,15 +314,6 @@ class HeartsGame:
         self._leader = self._turn = holder_of(self._hands, TWO_OF_CLUBS)
 
     # -- legal actions ------------------------------------------------------------------------------
-    def legal_play_mask(self, seat: Seat) -> CardMask:
-        """The cards `seat` may play now as a mask (0 when it is not that seat's turn to play).
-
-        The lean form of `legal_actions` for searches: pair it with `play_fast`.
-        """
-        if self._phase is not Phase.PLAYING or seat != self._turn:
-            return 0
-        return self._legal_now(self._hands[seat])
-
     def _legal_now(self, hand: CardMask) -> CardMask:
         # Inlined copy of hearts_rules.legal_plays: this runs once a card in every playout.
         led = self._led_mask
@@ -350,7 +342,7 @@ class HeartsGame:
             if seat != self._turn:
                 return []
             mask = self._legal_now(self._hands[seat])
-            row = _PLAY_ACTIONS[seat]
+            row = PLAY_ACTIONS[seat]
             actions: list[Action] = []
             while mask:
                 low = mask & -mask
@@ -386,115 +378,6 @@ class HeartsGame:
     def play_card(self, card: Card) -> list[Event]:
         """The seat to act plays `card`: the same as `apply(PlayCard(turn, card))`."""
         return self._play(PlayCard(self._turn, card))
-
-    def play_fast(self, card: Card) -> None:
-        """The seat to act plays `card` with no check and no event: the caller took it from
-        `legal_play_mask`. For searches; the hand is still scored and recorded when it ends.
-
-        A card that is not legal leaves the game in a state the rules cannot reach: do not.
-        """
-        seat = self._turn
-        self._actions.append(_PLAY_ACTIONS[seat][card])
-        self._advance(seat, card)
-        if len(self._trick_winners) == self._tricks_per_hand:
-            self._score_hand(None)
-        self._version += 1
-
-    def play_to_end(self, choose: Callable[[CardMask], Card]) -> None:
-        """Play the rest of the hand, `choose(legal_mask)` picking each card, then score it: the
-        same result as `play_fast` card by card, in one tight loop over local variables (playouts
-        are where bots spend their time). `choose` must return a card of the mask it is given; if it
-        raises, the cards played before stay played and the game is consistent."""
-        if self._phase is not Phase.PLAYING:
-            return
-        n = self._n
-        hands = self._hands
-        plays = self._plays
-        actions = self._actions
-        taken = self._taken
-        tricks = self._tricks
-        winners = self._trick_winners
-        trick = self._trick
-        total = self._tricks_per_hand
-        must_break = self._must_break
-        no_points_first = self._no_points_first
-        breakers = self._breakers
-        played = self._played
-        trick_mask = self._trick_mask
-        led = self._led_mask
-        best = self._best
-        best_seat = self._best_seat
-        broken = self._broken
-        turn = self._turn
-        leader = self._leader
-        trick_number = self._trick_number
-        count = 0
-        try:
-            while True:
-                hand = hands[turn]
-                # The rules of _legal_now, inlined.
-                if not led:
-                    if trick_number == 1 and hand & TWO_OF_CLUBS_MASK:
-                        legal = TWO_OF_CLUBS_MASK
-                    elif must_break and not broken and hand & ~HEARTS_MASK:
-                        legal = hand & ~HEARTS_MASK
-                    else:
-                        legal = hand
-                else:
-                    legal = hand & led
-                    if not legal:
-                        legal = hand
-                        if trick_number == 1 and no_points_first and hand & ~POINT_CARDS:
-                            legal = hand & ~POINT_CARDS
-                card = choose(legal)
-                # The moves of _advance, inlined.
-                bit = 1 << card
-                hands[turn] = hand ^ bit
-                played |= bit
-                trick.append(card)
-                trick_mask |= bit
-                plays.append(_SEAT_CARDS[turn][card])
-                actions.append(_PLAY_ACTIONS[turn][card])
-                count += 1
-                if not broken and bit & breakers:
-                    broken = True
-                if not led:
-                    led = SUIT_MASKS[card // 13]
-                    best = card
-                    best_seat = turn
-                elif bit & led and card > best:
-                    best = card
-                    best_seat = turn
-                if len(trick) < n:
-                    turn += 1
-                    if turn == n:
-                        turn = 0
-                    continue
-                taken[best_seat] |= trick_mask
-                tricks[best_seat] += 1
-                winners.append(best_seat)
-                self._last_trick = tuple(plays[-n:])
-                self._last_winner = best_seat
-                trick = []
-                trick_mask = 0
-                led = 0
-                leader = turn = best_seat
-                if len(winners) == total:
-                    break
-                trick_number += 1
-        finally:
-            self._trick = trick
-            self._played = played
-            self._trick_mask = trick_mask
-            self._led_mask = led
-            self._best = best
-            self._best_seat = best_seat
-            self._broken = broken
-            self._turn = turn
-            self._leader = leader
-            self._trick_number = trick_number
-            self._version += count
-        self._score_hand(None)
 
     def _play(self, action: PlayCard) -> list[Event]:
         seat = action.seat
@@ -539,7 +422,7 @@ class HeartsGame:
         trick = self._trick
         trick.append(card)
         self._trick_mask |= bit
-        self._plays.append(_SEAT_CARDS[seat][card])
+        self._plays.append(SEAT_CARDS[seat][card])
         if not self._broken and bit & self._breakers:
             self._broken = True
         # No trumps: the highest card of the suit led wins, and a card's number grows with its rank.
@@ -728,76 +611,6 @@ class HeartsGame:
             return "the cards are being played now: play a card"
         return "the game is over"
 
-    # -- views --------------------------------------------------------------------------------------
-    def _public(self) -> dict[str, Any]:
-        n = self._n
-        passing = self._phase is Phase.PASSING
-        sizes = tuple(
-            self._hands[seat].bit_count() - (len(self._given[seat] or ()) if passing else 0)
-            for seat in range(n)
-        )
-        trick = self._trick
-        leader = self._leader
-        return {
-            "game": "hearts",
-            "players": n,
-            "phase": self._phase.value,
-            "version": self._version,
-            "hand_number": self._hand_number,
-            "dealer": self._dealer,
-            "hand_type": "",
-            "to_act": self.to_act(),
-            "sides": self._sides,
-            "scores": tuple(self._scores),
-            "bags": (0,) * n,
-            "bids": (None,) * n,
-            "hand_sizes": sizes,
-            "face_up": (0,) * n,
-            "exposed": (0,) * n,
-            "looked": (True,) * n,
-            "leader": leader,
-            "trick": tuple(((leader + i) % n, card) for i, card in enumerate(trick)),
-            "trick_number": self._trick_number,
-            "last_trick": self._last_trick,
-            "last_winner": self._last_winner,
-            "tricks": tuple(self._tricks),
-            "played": self._played,
-            "broken": self._broken,
-            "pass_direction": self._direction,
-            "points": tuple(
-                penalty_points(taken, self._ruleset.hearts_jack_of_diamonds)
-                for taken in self._taken
-            ),
-            "winners": () if self._outcome is None else self._outcome.winners,
-        }
-
-    def spectator_view(self) -> PublicView:
-        """What anyone may know: scores, the trick, the cards played, who has passed; no hand."""
-        return PublicView(**self._public())
-
-    def view(self, seat: int) -> SeatView:
-        """What `seat` may know: the public view plus its own hand, the cards it passed, the cards it
-        received (only once every seat has passed) and the cards it may play. Like the Spades views,
-        `legal` does not list the hundreds of ways to pass: while passing, the seat to act chooses any
-        `hearts_pass_count` cards of `hand`. Raises IllegalAction("bad_seat") for a seat that is not at
-        the table; nothing changes."""
-        if not 0 <= seat < self._n:
-            raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
-        given = self._given[seat] or ()
-        hand = self._hands[seat]
-        if self._phase is Phase.PASSING:
-            # Passed cards lie face down, out of the hand, until everyone has passed.
-            hand &= ~mask_of(given)
-        received = self._received[seat]
-        return SeatView(
-            **self._public(),
-            seat=seat,
-            hand=hand,
-            given=given,
-            received=tuple(cards_in(received)),
-            legal=tuple(self.legal_actions(seat)) if self._phase is Phase.PLAYING else (),
-        )
-
     # -- copying ------------------------------------------------------------------------------------
     def copy(self) -> "HeartsGame":
         """An independent copy: lists are copied, immutable values shared (cheap enough for search)."""
@@ -852,10 +665,6 @@ def _text(card: object) -> str:
     return f"card {card!r}"
 
 
-# Built once at import: actions and events are frozen values, so every game shares them instead of
-# allocating one per card (bots call legal_actions and apply in their inner loops).
-_MAX_SEATS: Final = 4
-_PLAY_ACTIONS: Final = tuple(tuple(PlayCard(s, c) for c in range(52)) for s in range(_MAX_SEATS))
-_SEAT_CARDS: Final = tuple(tuple((s, c) for c in range(52)) for s in range(_MAX_SEATS))
-# CardPlayed events by trick number (1..17), then seat * 52 + card; filled as first needed.
-_CARD_PLAYED: Final[list[list[CardPlayed | None]]] = [[None] * (_MAX_SEATS * 52) for _ in range(18)]
+# CardPlayed events by trick number (1..17), then seat * 52 + card; filled as first needed (events are
+# frozen values, so every game shares them).
+_CARD_PLAYED: Final[list[list[CardPlayed | None]]] = [[None] * (MAX_SEATS * 52) for _ in range(18)]
