@@ -129,6 +129,8 @@ class SpadesGame:
         "_leader",
         "_led",
         "_looked",
+        "_mask_value",
+        "_mask_version",
         "_n",
         "_order",
         "_outcome",
@@ -211,6 +213,8 @@ class SpadesGame:
         self._bids: list[Bid | None] = [None] * n
         self._bid_order: list[Bid] = []
         self._bid_cache: tuple[int, int, list[Bid], frozenset[int]] = (-1, -1, [], frozenset())
+        self._mask_version = -1  # legal_play_mask of the seat to play, cached for this version
+        self._mask_value = 0
         self._actions: list[Action] = []
         self._play_actions: list[tuple[int, Action]] = []
         self._turn = 0
@@ -271,6 +275,8 @@ class SpadesGame:
         o._last_trick = self._last_trick
         o._leader = self._leader
         o._led = self._led
+        o._mask_value = self._mask_value
+        o._mask_version = self._mask_version
         o._n = self._n
         o._order = self._order
         o._outcome = self._outcome
@@ -493,9 +499,11 @@ class SpadesGame:
 
     def play_fast(self, card: Card) -> None:
         """Play `card` for the seat to play, without any check or event (the caller checked it is in
-        `legal_play_mask`). Completes the trick, and the hand, when it is the last card."""
+        `legal_play_mask`). Completes the trick, and the hand, when it is the last card. Counts in
+        `version` like any applied action."""
         seat = self._turn
         bit = 1 << card
+        self._version += 1
         self._hands[seat] ^= bit
         self._played |= bit
         trick = self._trick
@@ -588,6 +596,7 @@ class SpadesGame:
         broken = self._broken
         played = self._played
         forced = self._forced_lead
+        version = self._version
         while True:
             s0 = turn
             hand = hands[s0]
@@ -659,11 +668,13 @@ class SpadesGame:
             if best >= 100 and led != TRUMP:
                 broken = True
             plays += (s0 << 6 | c0, s1 << 6 | c1, s2 << 6 | c2, s3 << 6 | c3)
+            version += 4
             tricks[w] += 1
             winners.append(w)
             turn = w
             if len(winners) == total:
                 break
+        self._version = version
         self._trick = []
         self._turn = self._leader = turn
         self._led = led
@@ -811,10 +822,13 @@ class SpadesGame:
         phase = self._phase
         if phase is _PLAYING:
             mask = self.legal_play_mask(seat)
+            if mask:
+                self._mask_version = self._version  # apply() will ask again
+                self._mask_value = mask
             plays = _PLAY_ACTIONS[seat]
             actions: list[Action] = []
-            base = 0
-            rest = mask
+            base = ((mask & -mask).bit_length() - 1) // 13 * 13 if mask else 0
+            rest = mask >> base
             while rest:  # a suit (13 bits) at a time, through the table of each suit's ranks
                 chunk = rest & 8191
                 if chunk:
@@ -976,14 +990,16 @@ class SpadesGame:
         seat, card = action.seat, action.card
         if self._phase is not _PLAYING or seat != self._turn:
             self._expect(_PLAYING, seat, "play")
-        if type(card) is not int or not 0 <= card < 54 or not self._hands[seat] >> card & 1:
-            raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
-        if not self.legal_play_mask(seat) >> card & 1:
+        mask = (
+            self._mask_value if self._mask_version == self._version else self.legal_play_mask(seat)
+        )
+        if type(card) is not int or not 0 <= card < 54 or not mask >> card & 1:
+            if type(card) is not int or not 0 <= card < 54 or not self._hands[seat] >> card & 1:
+                raise IllegalAction("card_not_in_hand", f"you do not hold {_text(card)}")
             raise self._play_error(seat, card)
         done = len(self._winners)
         was_broken = self._broken
-        self._version += 1
-        self.play_fast(card)
+        self.play_fast(card)  # counts the version
         played = _CARD_PLAYED[seat][card][done]
         if len(self._winners) == done and self._broken == was_broken:
             return [played]

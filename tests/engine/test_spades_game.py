@@ -262,3 +262,21 @@ def test_playout_follows_the_same_rules_as_legal_play_mask(preset: str) -> None:
             slow.play_fast(cards_in(mask)[k])
         assert fast.histories[-1] == slow.histories[-1]
         assert fast.scores == slow.scores
+
+
+def test_play_fast_counts_in_the_version_so_cached_legality_never_goes_stale() -> None:
+    game = spades()
+    game.deal(b"stale")
+    bid_all(game, {1: 3, 2: 3, 3: 3, 0: 3})
+    version = game.version
+    seat = game.to_act()[0]
+    legal = game.legal_actions(seat)
+    first = legal[0]
+    assert isinstance(first, PlayCard)
+    game.play_fast(first.card)
+    assert game.version == version + 1
+    with pytest.raises(IllegalAction):
+        game.apply(first)
+    rng = random.Random(0)
+    game.playout(rng)
+    assert game.version == version + 52
