@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -160,9 +161,8 @@ async def running_server(config: ServerConfig) -> AsyncIterator[Server]:
             server.request_stop()
 
 
-def local_config(db_path: object, **overrides: object) -> ServerConfig:
-    """A config for tests: 127.0.0.1, port 0, the given database file; any field overridable."""
-    from pathlib import Path
-
-    config = ServerConfig(host="127.0.0.1", port=0, db_path=Path(str(db_path)))
-    return replace(config, **overrides)  # type: ignore[arg-type]
+def local_config(db_path: Path | str, **overrides: Any) -> ServerConfig:
+    """A config for tests and tools: 127.0.0.1, port 0, the given database file, and no ladder
+    (pass `ladder=True` for one); any other `ServerConfig` field can be overridden too."""
+    config = ServerConfig(host="127.0.0.1", port=0, db_path=Path(db_path), ladder=False)
+    return replace(config, **overrides)
