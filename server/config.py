@@ -33,6 +33,8 @@ class Limits:
 
     max_connections: int = 256
     max_tables: int = 256
+    max_tables_per_account: int = 64  # open tables one account may have created
+    max_spectators: int = 64  # per table
     outbox_size: int = 256  # frames queued for one connection; full means a slow peer: disconnect
     table_inbox_size: int = 64
     handshake_timeout: float = 10.0

@@ -40,6 +40,7 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self._nursery: trio.Nursery | None = None
         self._bot_accounts: dict[str, Account] = {}
+        self.creators: dict[str, int] = {}  # table id -> account that opened it
 
     # ---------------------------------------------------------------- life
 
@@ -97,6 +98,7 @@ class Lobby:
             store=self.server.store,
             bot_account=self.bot_account,
             inbox_size=self.server.config.limits.table_inbox_size,
+            max_spectators=self.server.config.limits.max_spectators,
         )
         table.on_change = self._table_changed
         return table
@@ -111,6 +113,7 @@ class Lobby:
             table.log.exception("table_crashed")
         finally:
             self.tables.pop(table.table_id, None)
+            self.creators.pop(table.table_id, None)
             closed = TableClosed(table=table.table_id)
             for _seat, occupant in table.audience():
                 occupant.deliver(closed)
@@ -132,11 +135,17 @@ class Lobby:
             infos.append(table.info())
         return infos[:200]
 
-    async def create(self, request: CreateTable) -> Table:
+    async def create(self, request: CreateTable, creator: Account) -> Table:
         """Open a table; raises `TableError` (bad_options, server_full) with nothing opened."""
         limits = self.server.config.limits
         if len(self.tables) >= limits.max_tables:
             raise TableError(ErrorCode.SERVER_FULL, "the server has no room for another table")
+        mine = sum(1 for t in self.tables if self.creators.get(t) == creator.id)
+        if mine >= limits.max_tables_per_account:
+            raise TableError(
+                ErrorCode.RATE_LIMITED,
+                f"you already have {mine} open tables; let some finish first",
+            )
         options = dict(request.options)
         try:
             from engine.ruleset import Ruleset
@@ -183,6 +192,7 @@ class Lobby:
             lambda conn: queries.insert_table(conn, config.table_id, config.to_json())
         )
         self.tables[config.table_id] = table
+        self.creators[config.table_id] = creator.id
         assert self._nursery is not None
         await self._nursery.start(self._run_table, table)
         log.info("table_created", table=config.table_id, game=config.game, bots=list(bots))

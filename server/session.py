@@ -425,7 +425,7 @@ class Session:
         if request.sit is not None and self.seats:
             raise Refused(ErrorCode.ALREADY_SEATED, "you already have a seat at a table")
         lobby = self.server.lobby
-        table = await lobby.create(request)
+        table = await lobby.create(request, account)
         created = TableCreated(id=request.id, table=table.table_id, code=table.config.code)
         if request.sit is None:
             self.deliver(created)

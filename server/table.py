@@ -85,6 +85,7 @@ class Table:
     store: Store
     bot_account: Callable[[str], Any]  # async name -> Account for built-in bots
     inbox_size: int = 64
+    max_spectators: int = 64
     game: Game = field(init=False)
     game_id: int | None = None
     seats: list[SeatState] = field(init=False)
@@ -211,6 +212,15 @@ class Table:
         elif isinstance(command, JoinCommand):
             self._join(command)
         elif isinstance(command, SpectateCommand):
+            if len(self.spectators) >= self.max_spectators:
+                command.reply(
+                    error_for(
+                        ErrorCode.TABLE_FULL,
+                        "this table has no room for another spectator",
+                        command.request_id,
+                    )
+                )
+                return
             self.spectators.add(command.occupant)
             command.reply(Joined(id=command.request_id, table=self.table_id, seat=None))
             command.occupant.deliver(self._snapshot(None))

@@ -34,6 +34,7 @@ from protocol.messages import (
 from protocol.types import ChatScope, ClientKind, Game
 from protocol.wire import encode
 from server.app import Server, local_config, running_server
+from server.config import Limits
 from server.connection import Connection
 from tests.server.wire_client import WireClient
 
@@ -237,3 +238,31 @@ async def test_sigterm_style_stop_says_bye(tmp_path: Path) -> None:
             assert await client.receive() is None
             await client.aclose()
             encode(Ping())  # the codec is still usable after the server stops
+
+
+async def test_tables_per_account_and_spectators_are_bounded(tmp_path: Path) -> None:
+    limits = Limits(max_tables_per_account=2, max_spectators=1)
+    with trio.fail_after(20):
+        async with running_server(local_config(tmp_path / "s.db", limits=limits)) as srv:
+            owner = await WireClient.connect(srv.port)
+            await owner.hello()
+            await owner.request(Guest())
+            opened = [
+                await owner.request(CreateTable(game=Game.SPADES, preset="standard"))
+                for _ in range(3)
+            ]
+            assert [type(reply) for reply in opened[:2]] == [TableCreated, TableCreated]
+            assert isinstance(opened[2], Error) and opened[2].code == "rate_limited"
+            first = opened[0]
+            assert isinstance(first, TableCreated)
+            watchers = []
+            for _ in range(2):
+                watcher = await WireClient.connect(srv.port)
+                await watcher.hello()
+                await watcher.request(Guest())
+                watchers.append(watcher)
+            assert isinstance(await watchers[0].request(Spectate(table=first.table)), Joined)
+            full = await watchers[1].request(Spectate(table=first.table))
+            assert isinstance(full, Error) and full.code == "table_full"
+            for client in (owner, *watchers):
+                await client.aclose()
