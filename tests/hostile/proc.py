@@ -13,10 +13,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 15.0
@@ -32,6 +34,14 @@ def server_command() -> list[str]:
     if found:
         return [found]
     return [sys.executable, "-c", "from server.cli import main; main()"]
+
+
+def _copy(source: IO[bytes], path: Path) -> None:
+    """Copy the child's stderr to `path` until it closes (runs in a daemon thread)."""
+    with source, path.open("ab") as sink:
+        for line in source:
+            sink.write(line)
+            sink.flush()
 
 
 class ServerProcess:
@@ -51,6 +61,7 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.starts = 0
+        self._copier: threading.Thread | None = None
 
     @property
     def stdout_path(self) -> Path:
@@ -82,15 +93,23 @@ class ServerProcess:
             "json",
             *self.extra,
         ]
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+        with self.stdout_path.open("wb") as out:
+            # stderr (the log) goes through a pipe that a thread copies to a file: the server's own
+            # file-size limits (see the disk-full test) must not apply to its log.
             self.proc = subprocess.Popen(
                 args,
                 stdout=out,
-                stderr=err,
+                stderr=subprocess.PIPE,
                 stdin=subprocess.DEVNULL,
                 preexec_fn=self.preexec,  # noqa: PLW1509 - only resource limits, set before exec
                 cwd=self.workdir,
             )
+        assert self.proc.stderr is not None
+        copier = threading.Thread(
+            target=_copy, args=(self.proc.stderr, self.stderr_path), daemon=True
+        )
+        copier.start()
+        self._copier = copier
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             match = PORT_LINE.search(self.stdout_path.read_bytes())
@@ -133,6 +152,7 @@ class ServerProcess:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=STOP_TIMEOUT)
+        self._join_copier()
 
     def stop(self) -> int:
         """SIGTERM (a graceful stop), then SIGKILL if it does not exit in time; the exit status."""
@@ -144,12 +164,19 @@ class ServerProcess:
                 self.proc.wait(timeout=STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self._join_copier()
         return int(self.proc.returncode)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=STOP_TIMEOUT)
+        self._join_copier()
+
+    def _join_copier(self) -> None:
+        if self._copier is not None:
+            self._copier.join(timeout=STOP_TIMEOUT)
+            self._copier = None
 
     def __enter__(self) -> ServerProcess:
         if not self.alive():
