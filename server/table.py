@@ -537,8 +537,12 @@ class Table:
                 and not state.abandoned
                 and now >= state.dropped_at + self.config.grace_s
             ):
-                state.abandoned = True
                 self.log.info("seat_grace_expired", seat=seat)
+                if self.game_id is None:
+                    # Before the game starts an empty seat is simply free again.
+                    self.seats[seat] = SeatState()
+                else:
+                    state.abandoned = True
                 self._changed()
         for seat, state in enumerate(self.seats):
             if state.turn_deadline is None or now < state.turn_deadline:
