@@ -770,7 +770,9 @@ class SpadesGame:
             dealer=self._dealer,
             hands=tuple(self._hands),
             face_up=tuple(self._face_up),
-            hidden=tuple(seat for seat in range(self._n) if not self._looked[seat]),
+            hidden=tuple(seat for seat, looked in enumerate(self._looked) if not looked)
+            if False in self._looked
+            else (),
             hand_type=self._hand_type,
             commitment=commitment(self._seed),
         )
@@ -844,7 +846,7 @@ class SpadesGame:
                 if not self._looked[seat] and self._bid_rule != "all_blind":
                     out.append(LookAtHand(seat))
                 out.extend(self._legal_bids(seat))
-            if self._deficient_reason(seat):
+            if self._ruleset.deficient_hands and self._deficient_reason(seat):
                 out.append(DeclareDeficient(seat))
             return out
         if phase is Phase.EXCHANGING:
@@ -951,8 +953,11 @@ class SpadesGame:
     def apply(self, action: Action) -> list[Event]:
         """Apply `action` and return its events. Raises IllegalAction (code + sentence) when the rules
         do not allow it now; the state is then exactly as before."""
+        # Fast lanes for the two common actions, by the seat whose turn it is.
         if type(action) is PlayCard and self._phase is _PLAYING and action.seat == self._turn:
             return self._apply_play(action)
+        if type(action) is Bid and self._phase is Phase.BIDDING and action.seat == self._turn:
+            return self._apply_bid(action)
         if self._outcome is not None:
             raise IllegalAction("game_over", "the game is over")
         seat = getattr(action, "seat", None)
