@@ -1,5 +1,6 @@
 """Sessions never trust the client: handshake, framing, auth, limits, private tables, slow peers."""
 
+import socket
 import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from protocol.messages import (
     ChatMessage,
     CreateTable,
     Error,
+    GameOver,
     Guest,
     Hello,
     Join,
@@ -266,3 +268,36 @@ async def test_tables_per_account_and_spectators_are_bounded(tmp_path: Path) -> 
             assert isinstance(full, Error) and full.code == "table_full"
             for client in (owner, *watchers):
                 await client.aclose()
+
+
+async def test_stalled_spectator_is_dropped_and_the_game_goes_on(tmp_path: Path) -> None:
+    limits = Limits(outbox_size=8)
+    with trio.fail_after(60):
+        async with running_server(local_config(tmp_path / "s.db", limits=limits)) as srv:
+            sock = trio.socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+            await sock.connect(("127.0.0.1", srv.port))
+            stalled = WireClient(trio.SocketStream(sock))
+            await stalled.hello()
+            await stalled.request(Guest())
+            owner = await WireClient.connect(srv.port)
+            await owner.hello()
+            await owner.request(Guest())
+            created = await owner.request(
+                CreateTable(
+                    game=Game.HEARTS,
+                    preset="hearts",
+                    options={"target_score": 100},
+                    bots=[0, 1, 2, 3],
+                )
+            )
+            assert isinstance(created, TableCreated)
+            await owner.request(Spectate(table=created.table))
+            await stalled.send(Spectate(table=created.table))
+            # The stalled spectator reads nothing from here on; the owner watches the game end.
+            await owner.expect(GameOver)
+            await owner.aclose()
+            # Reading at last, the stalled spectator finds its connection closed before the end.
+            while (message := await stalled.receive()) is not None:
+                assert not isinstance(message, GameOver)
+            await stalled.aclose()
