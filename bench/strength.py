@@ -64,6 +64,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="duplicate games (to 500)")
     parser.add_argument("--pairs", type=int, default=300, help="duplicate hand pairs")
     parser.add_argument("--ms", type=float, default=50.0, help="search time per decision")
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="what the search's time per decision counts: this process's CPU time (default: the "
+        "same thinking on a shared, loaded machine) or wall time (what a server's clock counts)",
+    )
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--jobs", type=int, default=default_jobs())
     args = parser.parse_args()
@@ -83,7 +90,7 @@ def main() -> None:
     else:
         # One hand per game, from 0-0: a duplicate pair is the same deal played twice, seats swapped.
         ruleset = Ruleset.from_preset("standard", target_score=0, max_hands=1)
-        search = f"search,ms={args.ms:g}"
+        search = f"search,ms={args.ms:g},clock={args.clock}"
         config = ArenaConfig(
             specs=(search, "heuristic"),
             ruleset=ruleset,
@@ -95,6 +102,7 @@ def main() -> None:
         out = run(config, f"search {args.ms:g} ms vs heuristic")
         advantage = out["advantage"]
         out["ms_per_decision"] = args.ms
+        out["clock"] = args.clock
         out["goal"] = "the search team's points-per-hand advantage has a 95 % interval above zero"
         out["goal_met"] = isinstance(advantage, dict) and advantage["low"] > 0
     out["match"] = args.match

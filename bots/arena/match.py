@@ -182,9 +182,10 @@ def play_game(job: GameJob) -> GameResult:
             continue
         if lean_players and phase is Phase.PLAYING:
             # The whole rest of the hand without a view: the tightest loop the arena has.
+            masks = [seat.play_mask for seat in seats]
             while game.phase is Phase.PLAYING:
                 turn = game.to_act()[0]
-                play(seats[turn].play_mask(legal_mask(turn)))  # type: ignore[misc]
+                play(masks[turn](legal_mask(turn)))  # type: ignore[misc]
             continue
         seat = seats[game.to_act()[0]]
         if lean and phase is Phase.PLAYING and seat.play_mask is not None:

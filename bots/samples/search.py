@@ -17,11 +17,20 @@ import time
 from typing import Any
 
 from bots.samples.heuristic import HeuristicBot
-from bots.samples.world import build_world, plausible_hands, play_out
+from bots.samples.world import (
+    apply_bid,
+    build_bidding_world,
+    build_world,
+    finish_bidding_and_play,
+    plausible_hands,
+    play_out,
+)
 from bots.sdk.bot import Decision
 from bots.sdk.view import BotView
+from engine.actions import Bid
 from engine.cards import DIAMONDS, SPADES, Card, CardMask, make_card
 from engine.ordering import CardOrder
+from engine.scoring import score_side
 
 #: Always finish at least this many worlds when there is time at all, so tiny budgets still search.
 MIN_WORLDS = 2
@@ -40,8 +49,13 @@ class SearchBot(HeuristicBot):
         ms: float = 200.0,
         max_worlds: int = 10_000,
         candidates: int = 4,
+        clock: str = "wall",
     ) -> None:
         super().__init__(seed)
+        if clock not in ("wall", "cpu"):
+            raise ValueError("clock is 'wall' (the real deadline) or 'cpu' (this process's time)")
+        # "cpu" is for benchmarks on a shared machine: the same thinking whatever else runs.
+        self.now = time.perf_counter if clock == "wall" else time.process_time
         self.budget = ms / 1000.0
         self.max_worlds = max_worlds
         self.candidates = candidates  # samples per world weighed against the bids (1: uniform)
@@ -62,11 +76,11 @@ class SearchBot(HeuristicBot):
         budget = self.budget
         if view.deadline is not None:
             budget = min(budget, max(0.0, view.deadline * 0.5 - 0.05))
-        deadline = time.perf_counter() + budget
+        deadline = self.now() + budget
         totals = dict.fromkeys(candidates, 0.0)
         self.goals: dict[Any, str] = {}  # the playouts' goal cache: valid for this decision only
         worlds = 0
-        while worlds < self.max_worlds and (worlds < MIN_WORLDS or time.perf_counter() < deadline):
+        while worlds < self.max_worlds and (worlds < MIN_WORLDS or self.now() < deadline):
             hands = plausible_hands(view, self.random, self.candidates)
             if hands is None:
                 break
@@ -88,6 +102,71 @@ class SearchBot(HeuristicBot):
                 return preferred
         return max(candidates, key=lambda c: (totals[c], -c))
 
+    def bid(self, view: BotView) -> Decision:
+        """The heuristic's bid, checked by simulation: in sampled worlds the hand is bid out and
+        played by the heuristic; the tricks my side takes then score every nearby bid (with the
+        engine's scoring), and a nil is played out on its own. The best mean wins."""
+        base = super().bid(view)
+        if not isinstance(base, Bid) or not _plain(base):
+            return base
+        plain = {b.tricks: b for b in view.legal_bids if _plain(b)}
+        numbers = [n for n in range(base.tricks - 2, base.tricks + 3) if n > 0 and n in plain]
+        tries: list[Bid] = []
+        if base.tricks > 0:
+            tries.append(base)
+        elif numbers or any(n > 0 for n in plain):
+            fallback = [n for n in plain if n > 0]
+            numbers = numbers or [min(fallback)]
+            tries.append(plain[numbers[0]])
+        nil = plain.get(0)
+        if nil is not None and (base.tricks == 0 or base.tricks <= 2):
+            tries.append(nil)
+        totals: dict[int, float] = dict.fromkeys([*numbers, *([0] if nil in tries else [])], 0.0)
+        if len(totals) <= 1:
+            return base
+        deadline = self.now() + self._budget(view)
+        worlds = 0
+        side = view.my_side
+        while worlds < self.max_worlds and (worlds < MIN_WORLDS or self.now() < deadline):
+            hands = plausible_hands(view, self.random, self.candidates)
+            world = None if hands is None else build_bidding_world(view, hands)
+            if world is None:
+                return base
+            for trial in tries:
+                game = world.copy()
+                apply_bid(game, trial)
+                finish_bidding_and_play(game)
+                deltas = [a - b for a, b in zip(game.scores, view.scores, strict=True)]
+                theirs = max(d for s, d in enumerate(deltas) if s != side)
+                if trial.tricks == 0:
+                    totals[0] += deltas[side] - theirs
+                    continue
+                bids = [b if b is not None else Bid(s, 0) for s, b in enumerate(game.bids)]
+                for number in numbers:
+                    bids[view.seat] = plain[number]
+                    result = score_side(
+                        view.ruleset,
+                        view.sides[side],
+                        bids,
+                        game.tricks,
+                        game._winners,
+                        score=view.scores[side],
+                        bags=view.bags[side],
+                    )
+                    totals[number] += result.delta - theirs
+            worlds += 1
+        self.last_worlds = worlds
+        best = max(totals.values())
+        if totals.get(base.tricks) == best:
+            return base
+        return plain[max(totals, key=lambda n: (totals[n], n))]
+
+    def _budget(self, view: BotView) -> float:
+        budget = self.budget
+        if view.deadline is not None:
+            budget = min(budget, max(0.0, view.deadline * 0.5 - 0.05))
+        return budget
+
     def _value(self, view: BotView, game: object, card: Card) -> float:
         play_out(game, card, self.goals)
         scores: tuple[int, ...] = game.scores  # type: ignore[attr-defined]
@@ -97,6 +176,12 @@ class SearchBot(HeuristicBot):
             others = [d for side, d in enumerate(deltas) if side != mine]
             return float(sum(others) / len(others) - deltas[mine])
         return float(deltas[mine] - max(d for side, d in enumerate(deltas) if side != mine))
+
+
+def _plain(bid: Bid) -> bool:
+    return not (
+        bid.blind or bid.moe or bid.bemo or bid.no_trumps or bid.ten_for_200 or bid.double_nil
+    )
 
 
 def equivalent_groups(view: BotView, cards: list[Card]) -> list[list[Card]]:

@@ -20,6 +20,7 @@ from typing import Any
 from bots.samples import hearts_policy, spades_policy
 from bots.samples.situation import Situation
 from bots.sdk.view import BotView
+from engine.actions import Bid, LookAtHand
 from engine.cards import Card, CardMask
 from engine.game import Phase, new_game
 from engine.ordering import card_order
@@ -293,3 +294,84 @@ def play_out(game: Any, first: Card, goals: dict[Any, str] | None = None) -> Non
             game.play_fast(legal.bit_length() - 1)
         else:
             game.play_fast(choose(situation_in(game, seat, legal, goals)))
+
+
+def build_bidding_world(view: BotView, hands: list[CardMask]) -> Any | None:
+    """An engine game at this seat's bid, with these hands and the bids made so far; None for the
+    variants this does not cover (only plain four-handed bidding with the standard deck is searched).
+
+    Public engine calls do the work (`deal_fixed`, `apply`); only the hand number, the scores and the
+    bags are set directly, since a fresh game starts at 0-0.
+    """
+    r = view.ruleset
+    plain = (
+        not view.is_hearts
+        and view.phase == "bidding"
+        and view.looked
+        and r.players == 4
+        and r.deck == "standard"
+        and not r.face_up_cards
+        and not r.hand_schedule
+        and r.bid_rule == "free"
+        and not r.blind_nil_exchange
+    )
+    if not plain:
+        return None
+    game: Any = new_game(r, dealer=view.dealer)
+    game._hand_number = view.hand_number - 1
+    game._scores = list(view.scores)
+    game._bags = list(view.bags)
+    game.deal_fixed(hands)
+    seat = (view.dealer + 1) % 4
+    for _ in range(4):
+        if seat == view.seat:
+            return game
+        bid = view.bids[seat]
+        if bid is None:
+            return None
+        apply_bid(game, bid)
+        seat = (seat + 1) % 4
+    return None
+
+
+def apply_bid(game: Any, bid: Any) -> None:
+    """Make a bid in a simulated game, looking at the hand first when the seat has not yet."""
+    if not bid.blind and not game._looked[bid.seat]:
+        game.apply(LookAtHand(bid.seat))
+    game.apply(bid)
+
+
+def finish_bidding_and_play(game: Any) -> None:
+    """The other seats bid as the heuristic would, then everyone plays the hand out with it."""
+    order = game._order
+    for _ in range(8):
+        if game._phase is not Phase.BIDDING:
+            break
+        seat = game._turn
+        partner = (seat + 2) % 4
+        legal = [a for a in game.legal_actions(seat) if isinstance(a, Bid) and not a.blind]
+        if not legal:
+            game.apply(LookAtHand(seat))
+            continue
+        if not game._looked[seat]:
+            game.apply(LookAtHand(seat))
+        side = game.side_of(seat)
+        chosen = spades_policy.choose_bid(
+            legal,
+            game._hands[seat],
+            order,
+            players=4,
+            partner_bid=game._bids[partner],
+            bags=game._bags[side],
+            bag_limit=game._ruleset.bag_limit,
+            bags_counted=game._ruleset.bags != "off",
+        )
+        game.apply(chosen)
+    goals: dict[Any, str] = {}
+    while game._phase is Phase.PLAYING:
+        seat = game._turn
+        legal_mask = game.legal_play_mask(seat)
+        if legal_mask & (legal_mask - 1) == 0:
+            game.play_fast(legal_mask.bit_length() - 1)
+        else:
+            game.play_fast(spades_policy.choose_play(situation_in(game, seat, legal_mask, goals)))

@@ -9,7 +9,13 @@ import pytest
 
 from bots.samples.heuristic import HeuristicBot
 from bots.samples.search import SearchBot, equivalent_groups
-from bots.samples.world import build_world, play_out, sample_hands
+from bots.samples.world import (
+    build_bidding_world,
+    build_world,
+    finish_bidding_and_play,
+    play_out,
+    sample_hands,
+)
 from bots.sdk.view import BotView, HandMemory
 from engine.game import Phase, new_game
 from engine.ruleset import PRESETS, Ruleset
@@ -104,3 +110,25 @@ def test_equivalent_cards_are_grouped() -> None:
             assert between == []
             checked += len(group) > 1
     assert checked > 0
+
+
+def test_bidding_world_stands_at_my_bid() -> None:
+    ruleset = PRESETS["standard"]
+    game = new_game(ruleset, dealer=1)
+    game.deal(b"bidding-world")
+    bot = HeuristicBot(seed=1)
+    seen = 0
+    while game.phase is Phase.BIDDING:
+        seat = game.to_act()[0]
+        view = BotView.from_dict(game.view(seat).to_dict(), ruleset)
+        hands = [game.hand(s) for s in range(4)]  # type: ignore[attr-defined]
+        world = build_bidding_world(view, hands)
+        assert world is not None
+        assert world.phase is Phase.BIDDING and world.to_act() == (seat,)
+        assert world.bids == game.bids  # type: ignore[attr-defined]
+        finish_bidding_and_play(world.copy())
+        choice = SearchBot(seed=2, ms=20).bid(view)
+        assert choice in view.legal_bids
+        seen += 1
+        game.apply(bot.decide(view))
+    assert seen == 4
