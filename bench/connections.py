@@ -5,7 +5,9 @@ raised to fit) runs in a subprocess; a few client processes (`bench._load.idle`)
 steps up to 10,000, each saying `hello` and waiting for `welcome`, then hold them idle. After each step
 the server's RSS is read from /proc/PID/status (VmRSS); memory per connection = (RSS with N − RSS with
 0) / N. At the end every connection is pinged, to count those the server still holds. The same is then
-done against a bare trio server (bench._load.relay: framing and msgpack, no sessions) for comparison.
+done, for comparison, against two bare trio servers (bench._load.relay): the relay of bench/limit.py
+(framing, msgpack, a reader and a writer task per connection, no sessions) and a plain echo server
+(one task per connection).
 Prints one JSON object on its last line (bench/report.py).
 
     .venv/bin/python bench/connections.py [--steps 1000,5000,10000] [--clients 4] [--hold 5]
@@ -14,6 +16,7 @@ Prints one JSON object on its last line (bench/report.py).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import tempfile
 import time
@@ -36,7 +39,14 @@ def settle_rss(pid: int, seconds: float = 1.0) -> int:
 
 
 def measure(
-    kids: Children, server: Child, steps: list[int], clients: int, hold: float, logs: Path, tag: str
+    kids: Children,
+    server: Child,
+    steps: list[int],
+    clients: int,
+    hold: float,
+    logs: Path,
+    tag: str,
+    allocations: Path | None = None,
 ) -> dict[str, Any]:
     port = read_port(server)
     rss0 = settle_rss(server.pid, 1.5)
@@ -73,6 +83,14 @@ def measure(
             }
         )
         print(f"{tag}: {rows[-1]}", file=sys.stderr, flush=True)
+    sites: list[str] = []
+    if allocations is not None:
+        server.proc.send_signal(signal.SIGUSR1)
+        for _ in range(300):  # bounded: up to 30 s for the snapshot
+            if allocations.exists():
+                sites = allocations.read_text().splitlines()
+                break
+            time.sleep(0.1)
     time.sleep(hold)
     for loader in loaders:
         loader.send_line("check")
@@ -81,7 +99,7 @@ def measure(
     for loader in loaders:
         loader.send_line("quit")
         loader.stop()
-    return {
+    result: dict[str, Any] = {
         "rss_with_0_kb": rss0,
         "steps": rows,
         "held_after_hold": answered,
@@ -89,6 +107,9 @@ def measure(
         "kb_per_connection": rows[-1]["kb_per_connection"] if rows else None,
         "seconds": round(time.monotonic() - started, 1),
     }
+    if sites:
+        result["allocation_sites"] = sites
+    return result
 
 
 def main() -> None:
@@ -97,27 +118,47 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4, help="client processes")
     parser.add_argument("--hold", type=float, default=5.0, help="seconds to hold before the check")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare trio comparison")
+    parser.add_argument(
+        "--what-if",
+        action="append",
+        default=[],
+        help="experiment, not the server as shipped: cache-version (see bench/_load/serve.py)",
+    )
+    parser.add_argument(
+        "--tracemalloc",
+        action="store_true",
+        help="also list the server's allocation sites at the largest step (inflates its RSS)",
+    )
     args = parser.parse_args()
     figures: dict[str, Any] = {"bench": "connections", "load_before": load()}
     figures["nofile_limit"] = raise_nofile()
     steps = [int(text) for text in args.steps.split(",")]
     with tempfile.TemporaryDirectory(prefix="bench-conn-") as tmp, Children() as kids:
         logs = Path(tmp)
+        allocations = logs / "allocations.txt" if args.tracemalloc else None
+        trace = (f"--tracemalloc={allocations}",) if allocations is not None else ()
         server = kids.module(
             "server",
             "bench._load.serve",
             f"--db={logs / 'conn.db'}",
             f"--max-connections={max(steps) + 100}",
+            *trace,
+            *(f"--what-if={name}" for name in args.what_if),
             stderr_path=logs / "server.err",
         )
-        figures["server"] = measure(kids, server, steps, args.clients, args.hold, logs, "server")
+        figures["server"] = measure(
+            kids, server, steps, args.clients, args.hold, logs, "server", allocations
+        )
+        figures["tracemalloc"] = args.tracemalloc
+        figures["what_if"] = args.what_if
         server.stop()
         if not args.no_bare:
-            bare = kids.module(
-                "bare", "bench._load.relay", "--role=server", stderr_path=logs / "bare.err"
-            )
-            figures["bare_trio"] = measure(kids, bare, steps, args.clients, args.hold, logs, "bare")
-            bare.stop()
+            for role, key in (("server", "bare_trio_relay"), ("echo", "bare_trio_echo")):
+                bare = kids.module(
+                    key, "bench._load.relay", f"--role={role}", stderr_path=logs / f"{key}.err"
+                )
+                figures[key] = measure(kids, bare, steps, args.clients, args.hold, logs, key)
+                bare.stop()
     figures["load_after"] = load()
     emit(figures)
 

@@ -31,6 +31,11 @@ def read_port(server: Child, timeout: float = 30.0) -> int:
     return int(words[1])
 
 
+def per_cpu(actions: int, cpu_share: float, duration: float) -> float | None:
+    """Actions per second of server CPU: what the server would do with a core to itself."""
+    return round(actions / (cpu_share * duration), 1) if cpu_share > 0 else None
+
+
 def summarize_latency(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     return {
@@ -132,6 +137,9 @@ def limit_run(
     return {
         "tables": tables,
         "table_actions_per_s": round(merged["actions"] / duration, 1),
+        "table_actions_per_server_cpu_s": per_cpu(
+            merged["actions"], merged["server_cpu_share"], duration
+        ),
         "latency": summarize_latency(merged["latencies_ms"]),
         "server_cpu_share": merged["server_cpu_share"],
         "clients_cpu_share": merged["clients_cpu_share"],
@@ -205,6 +213,9 @@ def server_run(
         "tables": tables,
         "mode": mode,
         "actions_per_s": round(merged["actions"] / duration, 1),
+        "actions_per_server_cpu_s": per_cpu(
+            merged["actions"], merged["server_cpu_share"], duration
+        ),
         "hands_per_s": round(merged["hands"] / duration, 2),
         "latency": summarize_latency(merged["latencies_ms"]),
         "errors": merged["errors"],

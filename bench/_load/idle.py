@@ -66,7 +66,7 @@ async def open_one(port: int, held: list[Held], errors: dict[str, int]) -> None:
         key = type(exc).__name__
         errors[key] = errors.get(key, 0) + 1
         return
-    if answer is None or answer.get("t") != "welcome":
+    if answer is None or answer.get("t") not in ("welcome", "hello"):  # `hello`: an echo server
         key = "refused:" + str((answer or {}).get("code", "closed"))
         errors[key] = errors.get(key, 0) + 1
         await trio.aclose_forcefully(stream)
@@ -92,7 +92,7 @@ async def check(held: list[Held]) -> int:
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return
             answer = await conn.next_message()
-            if answer is not None and answer.get("t") == "pong":
+            if answer is not None and answer.get("t") in ("pong", "ping"):  # `ping`: an echo server
                 answered += 1
 
     limiter = trio.CapacityLimiter(500)

@@ -16,6 +16,28 @@ from bench._load.procs import Child, Children
 
 PROJECT = ("server/", "protocol/", "engine/", "bots/")
 
+# Where a running frame's time is charged, by the file it is in (first match wins).
+AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("socket syscalls (send/recv)", ("trio/_socket.py", "trio/_highlevel_socket.py")),
+    ("waiting in epoll", ("trio/_core/_io_epoll.py",)),
+    (
+        "sqlite and its worker thread",
+        (
+            "server/storage.py",
+            "server/queries.py",
+            "_thread_cache.py",
+            "trio/_threads.py",
+            "sqlite3",
+        ),
+    ),
+    ("protocol: schema, encode, decode", ("protocol/", "msgpack/")),
+    ("engine (rules)", ("engine/",)),
+    ("logging", ("structlog/", "logging/")),
+    ("trio scheduling and channels", ("trio/", "outcome/", "contextlib.py", "sniffio/")),
+    ("server: tables, sessions, lobby", ("server/",)),
+    ("dataclasses and other stdlib", ("dataclasses.py", "<string>", "copy.py", "enum.py")),
+)
+
 
 def py_spy() -> str | None:
     """The py-spy executable beside this Python, or on PATH; None if it is not installed."""
@@ -47,8 +69,10 @@ def summarize(raw: Path, top: int = 15) -> dict[str, Any]:
     except OSError:
         return {}
     own: Counter[str] = Counter()
+    areas: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
     total = 0
+    worker = 0  # samples in other threads than trio's (SQLite's worker threads)
     for line in lines:
         stack, _, count_text = line.rpartition(" ")
         if not stack or not count_text.isdigit():
@@ -57,6 +81,10 @@ def summarize(raw: Path, top: int = 15) -> dict[str, Any]:
         total += count
         frames = stack.split(";")
         own[_short(frames[-1])] += count
+        if "Thread._bootstrap" in stack:
+            worker += count
+        else:
+            areas[_area(frames[-1])] += count
         for name in {_short(frame) for frame in frames}:
             inclusive[name] += count
     if not total:
@@ -68,9 +96,21 @@ def summarize(raw: Path, top: int = 15) -> dict[str, Any]:
 
     return {
         "samples": total,
+        # py-spy counts a thread blocked in fsync as busy: the worker's share is its wall time.
+        "worker_thread_share": round(worker / total, 3),
+        "trio_thread_by_area": [
+            f"{n / (total - worker) * 100:5.1f}% {area}" for area, n in areas.most_common()
+        ],
         "self": share(own, lambda f: True),
         "inclusive_project": share(inclusive, lambda f: any(p in f for p in PROJECT)),
     }
+
+
+def _area(frame: str) -> str:
+    for area, markers in AREAS:
+        if any(marker in frame for marker in markers):
+            return area
+    return "other"
 
 
 def _short(frame: str) -> str:

@@ -7,6 +7,9 @@ server without rules, validation or storage). A `join` frame puts the connection
 own `seq`, for each of the table's four seats. A `hello` frame is answered with a small `welcome` (so
 bench/connections.py can compare idle connections with the real server's), a `ping` with a `pong`.
 
+`--role echo` is a bare trio echo server instead (one task per connection), the floor for idle
+connections.
+
 Clients (`--role clients`): K tables of four connections; the seat after the one that acted answers each
 event with the next `act`, so each table has one action in flight, as at a real table. Same stdin/stdout
 protocol as `bench._load.players`: `ready N`, then `go START_EPOCH`, then one JSON line.
@@ -120,12 +123,25 @@ class RelayServer:
             seat_conn.deliver(HEADER.pack(len(body)) + body)
 
 
-async def serve() -> None:
+async def echo(stream: trio.SocketStream) -> None:
+    """A bare trio echo handler: one task per connection, bytes back as they came."""
+    while True:
+        try:
+            data = await stream.receive_some(RECEIVE_CHUNK)
+            if not data:
+                return
+            await stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+
+
+async def serve(role: str) -> None:
     relay = RelayServer()
+    handler = echo if role == "echo" else relay.handle
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, relay.handle, listeners)
+        nursery.start_soon(trio.serve_listeners, handler, listeners)
         print(f"port {port}", flush=True)
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
@@ -236,7 +252,7 @@ async def clients(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--role", choices=["server", "clients"], required=True)
+    parser.add_argument("--role", choices=["server", "echo", "clients"], required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tables", type=int, default=1)
     parser.add_argument("--warmup", type=float, default=2.0)
@@ -244,8 +260,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     raise_nofile()
-    if args.role == "server":
-        trio.run(serve)
+    if args.role in ("server", "echo"):
+        trio.run(serve, args.role)
         return
     print(json.dumps(trio.run(clients, args)), flush=True)
 

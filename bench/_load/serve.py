@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -32,15 +33,26 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=Limits.max_message_burst)
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument(
-        "--what-if-synchronous",
-        choices=["FULL", "NORMAL", "OFF"],
+        "--tracemalloc",
+        type=Path,
         default=None,
-        help="experiment: open the store with this PRAGMA synchronous instead of the server's FULL",
+        help="trace allocations; on SIGUSR1 write the top allocation sites to this file",
+    )
+    parser.add_argument(
+        "--what-if",
+        action="append",
+        choices=sorted(WHAT_IFS),
+        default=[],
+        help="experiment (never the default): patch the server as one of the recommended fixes",
     )
     args = parser.parse_args()
-    if args.what_if_synchronous is not None:
-        _what_if_synchronous(args.what_if_synchronous)
+    for name in args.what_if:
+        WHAT_IFS[name]()
     nofile = raise_nofile()
+    if args.tracemalloc is not None:
+        import tracemalloc
+
+        tracemalloc.start(1)
     configure_logging(LogFormat.console)
     config = ServerConfig(
         host="127.0.0.1",
@@ -58,8 +70,14 @@ def main() -> None:
         async with trio.open_nursery() as nursery:
             server = await nursery.start(serve, config)
             print(f"port {server.port} nofile {nofile}", flush=True)
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _signum in signals:
+            with trio.open_signal_receiver(
+                signal.SIGINT, signal.SIGTERM, signal.SIGUSR1
+            ) as signals:
+                async for signum in signals:
+                    if signum == signal.SIGUSR1:
+                        if args.tracemalloc is not None:
+                            _write_allocations(args.tracemalloc)
+                        continue
                     server.request_stop()
                     break
 
@@ -78,8 +96,29 @@ def main() -> None:
         print(f"profile written to {args.profile}", file=sys.stderr, flush=True)
 
 
-def _what_if_synchronous(level: str) -> None:
-    """A what-if for docs/performance.md, never the default: the same server, another fsync policy."""
+def _write_allocations(path: Path, top: int = 25) -> None:
+    """The live allocations by source line, biggest first (`tracemalloc`), written to `path`."""
+    import tracemalloc
+
+    snapshot = tracemalloc.take_snapshot()
+    stats = snapshot.statistics("lineno")
+    total = sum(stat.size for stat in stats)
+    lines = [f"total {total} bytes in {sum(stat.count for stat in stats)} blocks"]
+    for stat in stats[:top]:
+        frame = stat.traceback[0]
+        where = frame.filename.split("site-packages/")[-1].split("/work/main/")[-1]
+        lines.append(f"{stat.size} {stat.count} {where}:{frame.lineno}")
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.rename(path)
+
+
+# What-ifs: the fixes docs/performance.md recommends for server/, applied by patching at start-up so
+# their gain can be measured before anyone changes the server. Never used unless asked for.
+
+
+def _what_if_sync_normal() -> None:
+    """The store with `PRAGMA synchronous=NORMAL` (WAL): no fsync per commit."""
     import sqlite3
 
     from server import storage
@@ -88,10 +127,56 @@ def _what_if_synchronous(level: str) -> None:
 
     def patched(path: Path | str) -> sqlite3.Connection:
         conn = connect(path)
-        conn.execute(f"PRAGMA synchronous={level}")
+        conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
     storage.connect = patched
+
+
+def _what_if_coalesce() -> None:
+    """Each connection's writer sends every frame queued when it wakes in one `send_all`."""
+    from server import connection
+
+    async def run_writer(self: connection.Connection) -> None:
+        receive = self._receive
+        try:
+            async with receive:
+                async for data in receive:
+                    chunks = [data]
+                    while len(chunks) < 64:
+                        try:
+                            chunks.append(receive.receive_nowait())
+                        except (trio.WouldBlock, trio.EndOfChannel):
+                            break
+                    await self.stream.send_all(b"".join(chunks) if len(chunks) > 1 else data)
+                    self.frames_sent += len(chunks)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.abort("peer_gone")
+        finally:
+            with trio.move_on_after(connection.FLUSH_TIMEOUT) as scope:
+                scope.shield = True
+                await self.stream.aclose()
+            self.closed.set()
+            self.cancel_scope.cancel()
+
+    connection.Connection.run_writer = run_writer  # type: ignore[method-assign]
+
+
+def _what_if_cache_version() -> None:
+    """`project_version()` computed once instead of reading package metadata for every `welcome`."""
+    import functools
+
+    from server import session
+
+    name = "project_version"  # patched where the session looks it up
+    setattr(session, name, functools.cache(getattr(session, name)))
+
+
+WHAT_IFS: dict[str, Callable[[], None]] = {
+    "sync-normal": _what_if_sync_normal,
+    "coalesce": _what_if_coalesce,
+    "cache-version": _what_if_cache_version,
+}
 
 
 if __name__ == "__main__":
