@@ -1482,10 +1482,38 @@ def _text(card: object) -> str:
 
 
 class _Finished:
-    """A finished hand's raw facts, turned into a HandHistory on demand (lists are not mutated after
-    the hand ends: the next deal makes new ones)."""
+    """A finished hand's raw facts, turned into a HandHistory on demand. It keeps references to the
+    game's lists: they are never changed after the hand ends (the next deal makes new ones)."""
 
-    __slots__ = ("bags_before", "before", "forfeit", "game_state", "ruleset", "spade_winners")
+    __slots__ = (
+        "actions",
+        "bags_after",
+        "bags_before",
+        "before",
+        "bid_order",
+        "bids",
+        "claim",
+        "dead",
+        "dealer",
+        "dealt",
+        "discarded",
+        "face_up",
+        "forfeit",
+        "hand_number",
+        "hand_type",
+        "play_actions",
+        "players",
+        "plays",
+        "ruleset",
+        "score_after",
+        "seed",
+        "set_aside",
+        "sides",
+        "spade_winners",
+        "transfers",
+        "tricks",
+        "winners",
+    )
 
     def __init__(
         self,
@@ -1494,30 +1522,28 @@ class _Finished:
         bags_before: tuple[int, ...],
         spade_winners: frozenset[int],
     ) -> None:
-        self.game_state = (
-            game._hand_number,
-            game._dealer,
-            game._seed,
-            game._n,
-            game._hand_type,
-            game._dealt,
-            tuple(game._face_up),
-            game._set_aside,
-            game._discarded,
-            game._bid_order,
-            game._transfers,
-            game._plays,
-            game._winners,
-            tuple(game._tricks),
-            game._sides,
-            tuple(game._scores),
-            tuple(game._bags),
-            game._actions,
-            game._play_actions,
-            tuple(game._dead),
-            game._claim,
-            game._bids,
-        )
+        self.hand_number = game._hand_number
+        self.dealer = game._dealer
+        self.seed = game._seed
+        self.players = game._n
+        self.hand_type = game._hand_type
+        self.dealt = game._dealt
+        self.face_up = tuple(game._face_up)
+        self.set_aside = game._set_aside
+        self.discarded = game._discarded
+        self.bid_order = game._bid_order
+        self.transfers = game._transfers
+        self.plays = game._plays
+        self.winners = game._winners
+        self.tricks = tuple(game._tricks)
+        self.sides = game._sides
+        self.score_after = tuple(game._scores)
+        self.bags_after = tuple(game._bags)
+        self.actions = game._actions
+        self.play_actions = game._play_actions
+        self.dead = tuple(game._dead)
+        self.claim = game._claim
+        self.bids: list[Bid] = game._bids  # type: ignore[assignment]  # every seat has bid
         self.ruleset = game._ruleset
         self.before = before
         self.bags_before = bags_before
@@ -1525,79 +1551,55 @@ class _Finished:
         self.forfeit = frozenset(game._forfeit)
 
     def build(self) -> HandHistory:
-        (
-            hand_number,
-            dealer,
-            seed,
-            players,
-            hand_type,
-            dealt,
-            face_up,
-            set_aside,
-            discarded,
-            bid_order,
-            transfers,
-            plays,
-            winners,
-            tricks,
-            sides,
-            after,
-            bags,
-            pre_play,
-            play_actions,
-            dead,
-            claim,
-            _bids,
-        ) = self.game_state
-        actions: list[Action] = list(pre_play)
-        extra = sorted(play_actions, key=lambda item: item[0])
+        actions: list[Action] = list(self.actions)
+        extra = sorted(self.play_actions, key=lambda item: item[0])
         position = 0
-        for index, p in enumerate(plays):
+        for index, p in enumerate(self.plays):
             while position < len(extra) and extra[position][0] == index:
                 actions.append(extra[position][1])
                 position += 1
             actions.append(_PLAY_ACTIONS[p >> 6][p & 63])
         actions.extend(action for _, action in extra[position:])
-        notes = self.notes()
         return HandHistory(
-            hand_number=hand_number,
-            dealer=dealer,
-            seed=seed,
-            players=players,
-            hand_type=hand_type,
-            deal=dealt,
-            face_up=face_up,
-            set_aside=set_aside,
-            discarded=discarded,
-            bids=tuple(bid_order),
-            transfers=tuple(transfers),
-            plays=tuple((p >> 6, p & 63) for p in plays),
-            trick_winners=tuple(winners),
-            tricks=tricks,
-            sides=sides,
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            seed=self.seed,
+            players=self.players,
+            hand_type=self.hand_type,
+            deal=self.dealt,
+            face_up=self.face_up,
+            set_aside=self.set_aside,
+            discarded=self.discarded,
+            bids=tuple(self.bid_order),
+            transfers=tuple(self.transfers),
+            plays=tuple((p >> 6, p & 63) for p in self.plays),
+            trick_winners=tuple(self.winners),
+            tricks=self.tricks,
+            sides=self.sides,
             score_before=self.before,
-            score_delta=tuple(a - b for a, b in zip(after, self.before, strict=True)),
-            score_after=after,
-            bags_after=bags,
+            score_delta=self.delta(),
+            score_after=self.score_after,
+            bags_after=self.bags_after,
             actions=tuple(actions),
-            dead_deals=dead,
-            claim=claim,
-            notes=notes,
+            dead_deals=self.dead,
+            claim=self.claim,
+            notes=self.notes(),
         )
+
+    def delta(self) -> tuple[int, ...]:
+        return tuple(a - b for a, b in zip(self.score_after, self.before, strict=True))
 
     def notes(self) -> tuple[str, ...]:
         """The scoring remarks for people, by scoring the hand again with explanations."""
-        state = self.game_state
-        sides, bids, tricks, winners = state[14], state[21], state[13], state[12]
         notes: list[str] = []
-        for index, seats in enumerate(sides):
+        for index, seats in enumerate(self.sides):
             notes.extend(
                 scoring.score_side(
                     self.ruleset,
                     seats,
-                    bids,  # type: ignore[arg-type]  # every seat has bid
-                    tricks,
-                    winners,
+                    self.bids,
+                    self.tricks,
+                    self.winners,
                     score=self.before[index],
                     bags=self.bags_before[index],
                     spade_winners=self.spade_winners,
@@ -1609,16 +1611,14 @@ class _Finished:
 
     def scored_event(self) -> HandScored:
         """The HandScored event, without building the whole history."""
-        state = self.game_state
-        after = state[15]
         return HandScored(
-            hand_number=state[0],
-            sides=state[14],
-            tricks=state[13],
+            hand_number=self.hand_number,
+            sides=self.sides,
+            tricks=self.tricks,
             before=self.before,
-            delta=tuple(a - b for a, b in zip(after, self.before, strict=True)),
-            after=after,
-            bags_after=state[16],
-            seed=state[2].hex(),
+            delta=self.delta(),
+            after=self.score_after,
+            bags_after=self.bags_after,
+            seed=self.seed.hex(),
             notes=self.notes(),
         )
