@@ -1,34 +1,33 @@
-"""One client connection: a reader that feeds the protocol decoder, a writer that drains a bounded outbox.
+"""The sending half of one client connection: a bounded outbox and the writer task that drains it.
 
-The connection knows frames and msgpack maps, not what they mean (that is `server.session`). Sending
-never blocks the sender: `send()` puts an encoded frame in the outbox or, when the outbox is full,
+(The reading half, which feeds the protocol's `MessageDecoder`, is the session's own task; see
+`server.session`.) The connection knows msgpack maps, not what they mean. Sending never blocks the
+sender: `send()` puts an encoded frame in the outbox or, when the outbox is full,
 declares the peer a slow consumer and aborts the connection, so a stalled reader can never hold up
 a table. The peer may reconnect and resync from a snapshot.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import structlog
 import trio
 
-from protocol.codec import pack_body, unpack_body
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.framing import FrameDecoder, frame
+from protocol.codec import pack_body
+from protocol.errors import ErrorCode
+from protocol.framing import frame
 
 log = structlog.get_logger("server.connection")
 
-RECEIVE_CHUNK = 16 * 1024
 FLUSH_TIMEOUT = 2.0  # how long a closing connection may take to flush its last frames
 
 
 class Connection:
-    """A framed, bounded, msgpack-map connection over a trio stream.
+    """A framed, bounded outbox of msgpack maps over a trio stream.
 
-    Run `run_writer()` in the connection's nursery, iterate `maps()` for incoming messages; call
-    `abort()` to drop it at once, or `finish()` to flush what is queued and then close.
+    Run `run_writer()` in the connection's nursery; call `abort()` to drop it at once, or
+    `finish()` to flush what is queued and then close.
     """
 
     def __init__(
@@ -36,19 +35,15 @@ class Connection:
         stream: trio.abc.Stream,
         *,
         outbox_size: int,
-        max_frame_bytes: int,
         peer: str = "?",
     ) -> None:
         self.stream = stream
         self.peer = peer
         self._send, self._receive = trio.open_memory_channel[bytes](outbox_size)
-        self._decoder = FrameDecoder(max_frame_bytes)
         self.cancel_scope = trio.CancelScope()
         self.close_reason: str | None = None
         self.frames_sent = 0
         self.closed = trio.Event()
-
-    # Outgoing
 
     def send(self, message: dict[str, Any]) -> bool:
         """Queue one message; False if the connection is closing or was just dropped as too slow.
@@ -101,35 +96,3 @@ class Connection:
             self.closed.set()
             # The reader has nothing more to do once the writer has hung up.
             self.cancel_scope.cancel()
-
-    # Incoming
-
-    async def maps(self) -> AsyncIterator[dict[str, Any] | ProtocolError]:
-        """Yield each incoming message map, or a ProtocolError for a refused one.
-
-        A fatal error (bad framing or msgpack) is yielded last: nothing after it can be trusted.
-        The iteration ends when the peer closes its side.
-        """
-        decoder = self._decoder
-        while True:
-            try:
-                data = await self.stream.receive_some(RECEIVE_CHUNK)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return
-            decoder.receive_data(data)
-            while True:
-                try:
-                    body = decoder.next_frame()
-                except ProtocolError as exc:
-                    yield exc
-                    return
-                if body is None:
-                    break
-                try:
-                    yield unpack_body(body)
-                except ProtocolError as exc:
-                    yield exc
-                    if exc.fatal:
-                        return
-            if decoder.eof:
-                return

@@ -115,7 +115,6 @@ class Session:
         self.connection = Connection(
             stream,
             outbox_size=limits.outbox_size,
-            max_frame_bytes=limits.max_frame_bytes,
             peer=peer,
         )
         self.decoder = MessageDecoder(Sender.CLIENT, max_frame_size=limits.max_frame_bytes)

@@ -215,7 +215,7 @@ async def test_silent_client_times_out(
 async def test_a_stalled_reader_is_dropped_not_waited_for() -> None:
     # A lockstep stream blocks every send until the peer reads: the peer never reads.
     server_side, _client_side = trio.testing.lockstep_stream_pair()
-    connection = Connection(server_side, outbox_size=4, max_frame_bytes=1024)
+    connection = Connection(server_side, outbox_size=4)
     with trio.fail_after(5):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(connection.run_writer)
