@@ -323,18 +323,19 @@ class Session:
             return
         self.kind = hello.kind
         name = None
+        refused: AccountError | None = None
         if hello.token is not None:
             try:
                 self.account = await accounts.login(self.server.store, hello.token)
                 name = self.account.name
             except AccountError as exc:
-                self.connection.finish(
-                    to_wire(Error(id=hello.id, code=exc.code, message=exc.message)),
-                    reason="bad_token",
-                )
-                return
+                refused = exc
         self.hello_done = True
         self.deliver(self._welcome(hello.id, name))
+        if refused is not None:
+            # Welcomed without a user (docs/protocol.md, Handshake); the client may log in,
+            # register or play as a guest next.
+            self.deliver(Error(code=refused.code, message=refused.message))
         self.log = self.log.bind(account=name)
         self.log.info("hello", client=hello.client, kind=hello.kind.value)
         if self.account is not None:

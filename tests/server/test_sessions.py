@@ -301,3 +301,14 @@ async def test_stalled_spectator_is_dropped_and_the_game_goes_on(tmp_path: Path)
             while (message := await stalled.receive()) is not None:
                 assert not isinstance(message, GameOver)
             await stalled.aclose()
+
+
+async def test_hello_with_a_bad_token_is_welcomed_without_a_user(server: Server) -> None:
+    with trio.fail_after(10):
+        client = await WireClient.connect(server.port)
+        welcome = await client.hello(token="42.nope")
+        assert welcome.user is None
+        refused = await client.expect(Error)
+        assert refused.code == "bad_token"
+        assert isinstance(await client.request(Guest()), LoggedIn)
+        await client.aclose()
