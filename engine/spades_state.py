@@ -531,9 +531,12 @@ class SpadesState:
             self._finish_hand()
 
     def play_to_end(self, choose: Callable[[CardMask], Card]) -> None:
-        """Play the rest of the hand, `choose(legal_mask)` picking each card."""
+        """Play the rest of the hand, `choose(legal_mask)` picking each card (`playout(rng)` is the
+        faster way to play uniformly at random)."""
+        legal = self.legal_play_mask
+        play = self.play_fast
         while self._phase is PLAYING:
-            self.play_fast(choose(self.legal_play_mask(self._turn)))
+            play(choose(legal(self._turn)))
 
     def playout(self, rng: random.Random) -> None:
         """Play uniformly random legal cards to the end of the hand (and score it): a Monte Carlo
