@@ -90,7 +90,7 @@ def seat_panel(state: TableState, seat: int, width: int) -> list[Text]:
     if v.get("dealer") == seat and v.get("hand_number"):
         name.append(" (D)", style="dim")
     if seat in (v.get("to_act") or []) and state.turn is None and seat != state.seat:
-        name.append(" …", style="yellow")
+        name.append(" ◆", style="yellow")  # to act (known from a snapshot only)
     bits: list[str] = []
     bids = v.get("bids") or []
     if state.game == "spades":

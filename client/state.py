@@ -197,9 +197,12 @@ class TableState:
             return
         self.turn = Turn(msg.version, list(msg.legal), now + msg.deadline_ms / 1000, msg.bank_ms)
         self.view["version"] = msg.version
+        self.view["to_act"] = [msg.seat]
 
     def _game_event(self, msg: m.GameEvent) -> None:
         self.view["version"] = msg.version
+        # Events do not say who acts next; the snapshot's `to_act` is only true until one arrives.
+        self.view["to_act"] = []
         if self.turn is not None and msg.version > self.turn.version:
             self.turn = None  # the game moved on: that turn is spent (or was played for us)
             self.notice = ""

@@ -165,3 +165,25 @@ def test_not_your_turn_and_watching_are_said_plainly() -> None:
     watcher = TableState(table="t1", seat=None)
     problem = read_line("qs", watcher)
     assert isinstance(problem, Problem) and "watching" in problem.message
+
+
+def test_who_is_to_act_is_only_shown_while_known() -> None:
+    table = EngineTable(Ruleset.from_preset("standard"), seat=None)
+    state = TableState()
+    table.deal(b"watch-seed")
+    for message in table.take():
+        state.apply(message, 0.0)
+    snapshot = m.Snapshot(
+        table="t1",
+        version=table.game.version,
+        seat=None,
+        view=table.game.spectator_view().to_dict(),
+    )
+    state.apply(snapshot, 0.0)
+    acting = table.game.to_act()[0]
+    assert state.view["to_act"] == [acting]
+    assert f"{state.name(acting)} ◆" in screen_text(state)
+    table._tell(table.game.apply(table.game.legal_actions(acting)[0]))
+    feed(state, table)
+    assert state.view["to_act"] == []
+    assert "◆" not in screen_text(state)
