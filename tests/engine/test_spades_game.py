@@ -280,3 +280,43 @@ def test_play_fast_counts_in_the_version_so_cached_legality_never_goes_stale() -
     rng = random.Random(0)
     game.playout(rng)
     assert game.version == version + 52
+
+
+@pytest.mark.parametrize("preset", ["standard", "joker", "three-player", "deuces-high"])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_position_built_from_the_facts_plays_out_like_the_game(preset: str, seed: int) -> None:
+    rng = random.Random(seed)
+    game = spades(preset)
+    game.deal(bytes([seed, 1]))
+    while game.phase is not Phase.PLAYING:
+        game.apply(game.legal_actions(game.to_act()[0])[-1])
+    history: list[tuple[tuple[int, int], ...]] = []
+    for _ in range(rng.randrange(1, 30)):
+        seat = game.to_act()[0]
+        for event in game.apply(rng.choice(game.legal_actions(seat))):
+            if isinstance(event, TrickWon):
+                history.append(event.plays)
+    view = game.spectator_view()
+    built = SpadesGame.position(
+        game.ruleset,
+        hands=[game.hand(s) for s in range(game.players)],
+        dealer=game.dealer,
+        bids=[b for b in game.bids if b is not None],
+        leader=view.leader,
+        trick=view.trick,
+        history=history,
+        broken=view.broken,
+        hand_number=game.hand_number,
+        scores=game.scores,
+        bags=game.bags,
+    )
+    assert built.to_act() == game.to_act()
+    assert built.legal_play_mask(game.to_act()[0]) == game.legal_play_mask(game.to_act()[0])
+    assert built.tricks == game.tricks and built.played == game.played
+    twin = game.copy()
+    twin.playout(random.Random(seed))
+    built.playout(random.Random(seed))
+    assert built.scores == twin.scores
+    assert built.histories[-1].plays == twin.histories[-1].plays
+    with pytest.raises(IllegalAction):
+        SpadesGame.position(game.ruleset, hands=[0] * game.players, dealer=0, bids=[], leader=0)
