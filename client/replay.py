@@ -36,13 +36,14 @@ class ReplayHand:
     deal: list[list[str]] | None
     bids: list[tuple[int, str]]
     passes: list[tuple[int, int, list[str] | None]]
-    tricks: list[tuple[list[tuple[int, str]], int | None]]
+    tricks: list[tuple[list[tuple[int, str]], int | None, int]]  # plays, winner, trick number
     sides: list[list[int]]
     delta: list[int]
     after: list[int]
     bags_after: list[int]
     notes: list[str]
     check: str
+    missed: list[int]  # tricks the client did not see (it was disconnected)
 
 
 def _ruleset(record: dict[str, Any]) -> Ruleset | None:
@@ -103,12 +104,18 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
         names.append("You" if s == seat else (str(name) if name else word))
     plays = [(int(p[0]), str(p[1])) for p in record.get("plays", [])]
     winners = [int(w) for w in record.get("trick_winners", [])]
+    numbers = [int(n) for n in record.get("tricks_seen") or range(1, len(winners) + 1)]
     tricks = []
     for index in range(0, len(plays), players):
-        number = index // players
+        at = index // players
         tricks.append(
-            (plays[index : index + players], winners[number] if number < len(winners) else None)
+            (
+                plays[index : index + players],
+                winners[at] if at < len(winners) else None,
+                numbers[at] if at < len(numbers) else at + 1,
+            )
         )
+    missed = [int(n) for n in record.get("missed_tricks") or []]
     transfers = list(record.get("passes") or []) + list(record.get("exchanges") or [])
     score = record.get("score") or {}
     deal = record.get("deal")
@@ -129,6 +136,7 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
         bags_after=list(score.get("bags_after", [])),
         notes=[str(n) for n in record.get("notes", [])],
         check=check_record(record),
+        missed=missed,
     )
 
 
@@ -160,6 +168,9 @@ def hand_intro(hand: ReplayHand) -> list[Text]:
     if hand.bids:
         bids = ", ".join(f"{hand.names[s]} {text}" for s, text in hand.bids)
         lines.append(Text(f"   bids: {bids}"))
+    if hand.missed:
+        tricks = ", ".join(str(n) for n in hand.missed)
+        lines.append(Text(f"   (not seen while disconnected: trick {tricks})", style="yellow"))
     for giver, receiver, passed in hand.passes:
         shown = " ".join(passed) if passed else "(unseen cards)"
         lines.append(Text(f"   {hand.names[giver]} passed {shown} to {hand.names[receiver]}"))
@@ -176,8 +187,8 @@ def _card_order(card: str) -> int:
 
 
 def trick_line(hand: ReplayHand, index: int) -> Text:
-    plays, winner = hand.tricks[index]
-    line = Text(f"   trick {index + 1:>2}: ")
+    plays, winner, number = hand.tricks[index]
+    line = Text(f"   trick {number:>2}: ")
     for position, (seat, card) in enumerate(plays):
         if position:
             line.append(", ")

@@ -251,7 +251,7 @@ class TableState:
             commitment=self._commitments.get(msg.hand_number),
             my_cards=tuple(cards) if cards is not None else None,
         )
-        self._pending_hand = {"bids": [], "passes": [], "trick_winners": []}
+        self._pending_hand = {"bids": [], "passes": [], "tricks": []}
         self.say(f"Hand {msg.hand_number}: {self.name(msg.dealer)} dealt.")
 
     def _hand_looked(self, msg: m.HandLooked, now: float) -> None:
@@ -331,7 +331,14 @@ class TableState:
             if msg.seat < len(points):
                 points[msg.seat] += penalty_points(taken, jd)
         if self._pending_hand is not None:
-            self._pending_hand["trick_winners"].append(msg.seat)
+            # Each trick_won carries its whole trick, so the record survives missed card_played.
+            self._pending_hand["tricks"].append(
+                {
+                    "number": msg.trick_number,
+                    "plays": [list(p) for p in msg.plays],
+                    "winner": msg.seat,
+                }
+            )
         cards = " ".join(label(card) for _, card in msg.plays)
         self.say(f"{self.name(msg.seat)} won trick {msg.trick_number} ({cards}).")
 
@@ -438,7 +445,10 @@ class TableState:
         self, evidence: HandEvidence, seed: str, scored: m.HandScored, result: DealCheck
     ) -> None:
         """Keep the finished hand in the `spades-client-hand/1` shape (client/journal.py)."""
-        pending = self._pending_hand or {"bids": [], "passes": [], "trick_winners": []}
+        pending = self._pending_hand or {"bids": [], "passes": [], "tricks": []}
+        tricks = sorted(pending["tricks"], key=lambda t: int(t["number"]))
+        seen = {int(t["number"]) for t in tricks}
+        missed = [n for n in range(1, max(seen, default=0) + 1) if n not in seen]
         info = self.info
         self.finished_hands.append(
             {
@@ -459,8 +469,10 @@ class TableState:
                 "my_cards": list(evidence.my_cards) if evidence.my_cards else None,
                 "bids": pending["bids"],
                 "passes": pending["passes"],
-                "plays": [[s, c] for s, c in evidence.plays],
-                "trick_winners": pending["trick_winners"],
+                "plays": [play for trick in tricks for play in trick["plays"]],
+                "trick_winners": [trick["winner"] for trick in tricks],
+                "tricks_seen": [trick["number"] for trick in tricks],
+                "missed_tricks": missed,  # tricks played while the client was disconnected
                 "tricks": list(scored.tricks),
                 "score": {
                     "sides": [list(s) for s in scored.sides],

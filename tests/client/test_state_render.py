@@ -187,3 +187,44 @@ def test_who_is_to_act_is_only_shown_while_known() -> None:
     feed(state, table)
     assert state.view["to_act"] == []
     assert "◆" not in screen_text(state)
+
+
+def test_tricks_missed_while_away_are_marked_in_the_record() -> None:
+    from client.replay import hand_intro, to_hand, trick_line
+
+    ruleset = Ruleset.from_preset("standard")
+    table = EngineTable(ruleset)
+    state = TableState(ruleset=ruleset)
+    table.deal(b"gap-seed")
+    feed(state, table)
+    away = False
+    for _ in range(60):
+        if not table.others_until_mine():
+            break
+        if table.game.view(0).played.bit_count() >= 8 and not away:
+            table.take()  # trick 2 and the start of 3 never reach us ...
+            for _ in range(2):
+                table.act(to_map(table.legal()[0]))
+                assert table.others_until_mine()
+            table.take()
+            view = table.game.view(0).to_dict()  # ... then the resync
+            state.apply(m.Snapshot(table="t1", version=table.game.version, seat=0, view=view), 0)
+            table.others_until_mine()
+            away = True
+        feed(state, table)
+        assert state.turn is not None
+        table.act(to_map(state.turn.legal[0]))
+        feed(state, table)
+    feed(state, table)
+    assert away
+    record = state.finished_hands[0]
+    assert (
+        record["missed_tricks"] and len(record["tricks_seen"]) + len(record["missed_tricks"]) == 13
+    )
+    hand = to_hand(record)
+    assert "not seen while disconnected" in " ".join(str(line) for line in hand_intro(hand))
+    numbers = [
+        int(str(trick_line(hand, i)).split(":")[0].split()[-1]) for i in range(len(hand.tricks))
+    ]
+    assert numbers == record["tricks_seen"]
+    assert state.checks[1].verdict is Verdict.VERIFIED  # what was seen still checks out
