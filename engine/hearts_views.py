@@ -59,9 +59,9 @@ class HeartsViews:
     def view(self: "_Viewable", seat: int) -> SeatView:
         """What `seat` may know: the public view plus its own hand, the cards it passed, the cards it
         received (only once every seat has passed) and the cards it may play. Like the Spades views,
-        `legal` does not list the hundreds of ways to pass: while passing, the seat to act chooses any
-        `hearts_pass_count` cards of `hand`. Raises IllegalAction("bad_seat") for a seat that is not at
-        the table; nothing changes."""
+        `legal` does not list the hundreds of ways to pass: while a seat is to pass, `choose_cards` is
+        `(hearts_pass_count,)` and it may pass any that many cards of `hand`. Raises
+        IllegalAction("bad_seat") for a seat that is not at the table; nothing changes."""
         if not 0 <= seat < self._n:
             raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
         given = self._given[seat] or ()
@@ -70,13 +70,16 @@ class HeartsViews:
             # Passed cards lie face down, out of the hand, until everyone has passed.
             hand &= ~mask_of(given)
         received = self._received[seat]
+        passing = self._phase is Phase.PASSING
+        to_pass = passing and self._given[seat] is None
         return SeatView(
             **_public_fields(self),
             seat=seat,
             hand=hand,
             given=given,
             received=tuple(cards_in(received)),
-            legal=tuple(self.legal_actions(seat)) if self._phase is Phase.PLAYING else (),
+            legal=tuple(self.legal_actions(seat)) if not passing else (),
+            choose_cards=(self._ruleset.hearts_pass_count,) if to_pass else (),
         )
 
 

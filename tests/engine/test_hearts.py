@@ -750,7 +750,12 @@ def test_passing_views_list_no_pass_combinations() -> None:
     game = hearts()
     game.deal(b"legal")
     assert game.view(0).legal == ()
+    assert game.view(0).choose_cards == (3,)
+    assert game.view(0).to_dict()["choose_cards"] == [3]
     assert len(game.legal_actions(0)) == 286
+    game.apply(PassCards(0, lowest(game.hand(0), 3)))
+    assert game.view(0).choose_cards == ()
+    assert game.view(1).choose_cards == (3,)
 
 
 def test_hearts_game_is_a_game() -> None:
