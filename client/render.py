@@ -18,7 +18,7 @@ the same with `NO_COLOR` set (rich honours it in the console).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.console import Group
 from rich.text import Text
@@ -41,8 +41,7 @@ class Screen:
 
     buffer: str = ""
     overlay: str = ""  # "", "help", "scores", "last", "verify"
-    title: str = ""  # e.g. "Spades table ab12 on 192.168.1.20:7777"
-    extra: list[str] = field(default_factory=list)
+    title: str = ""  # the server's address
 
 
 def card_text(card: str, *, bold: bool = False, dim: bool = False) -> Text:
@@ -239,7 +238,7 @@ def turn_line(state: TableState, now: float, width: int) -> Text:
     if "play" in kinds:
         what = "play a card: its number, or QS / 10h / Q♠"
     elif "bid" in kinds:
-        what = "bid: a number, nil" + (", blind nil" if _offers_blind(state) else "")
+        what = "bid: " + ", ".join(_bid_hints(state))
     elif kinds & {"pass", "exchange", "discard"}:
         count = next((len(a.cards or []) for a in turn.legal if a.cards), 0)
         verb = next(iter(kinds & {"pass", "exchange", "discard"}))
@@ -258,8 +257,17 @@ def turn_line(state: TableState, now: float, width: int) -> Text:
     return _fit(out, width)
 
 
-def _offers_blind(state: TableState) -> bool:
-    return any(a.blind for a in (state.turn.legal if state.turn else []))
+def _bid_hints(state: TableState) -> list[str]:
+    """The kinds of bid on offer, from the legal list: a number, nil, blind nil."""
+    legal = [a for a in (state.turn.legal if state.turn else []) if a.kind.value == "bid"]
+    hints = ["a number"] if any(a.tricks and not a.blind for a in legal) else []
+    if any(a.tricks == 0 and not a.blind and not a.moe for a in legal):
+        hints.append("nil")
+    if any(a.tricks == 0 and a.blind for a in legal):
+        hints.append("blind nil")
+    if any(a.tricks and a.blind for a in legal):
+        hints.append("'3 blind'")
+    return hints or ["see /help"]
 
 
 def hand_lines(state: TableState, width: int) -> list[Text]:

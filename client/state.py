@@ -134,9 +134,6 @@ class TableState:
             return [list(side) for side in sides]
         return [[seat] for seat in range(self.players)]
 
-    def my_turn(self) -> bool:
-        return self.turn is not None
-
     def pass_receiver(self) -> int | None:
         """Hearts: the seat our pass goes to this hand (the engine's pass_target), if known."""
         direction = self.view.get("pass_direction")
