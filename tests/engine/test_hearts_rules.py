@@ -1,6 +1,8 @@
 """The pure Hearts rules: pass directions, legal plays, trick winners, points, the moon, the game's end."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, mask_of, parse_card
 from engine.hearts_rules import (
@@ -227,3 +229,45 @@ def test_game_ends_at_the_target_and_the_lowest_wins() -> None:
     assert game_over([120, 10, 20, 30], 100)
     assert winners([100, 10, 20, 30]) == (1,)
     assert winners([100, 10, 10, 30]) == (1, 2)
+
+
+def test_the_worked_example_of_docs_rules_hearts() -> None:
+    # docs/rules-hearts.md: North 40, East 52, South 31, West 60; South shoots, East takes the JD.
+    before = [40, 52, 31, 60]
+    taken = moon_taken(2, jack_to=1)
+
+    def after(moon: str, jack: bool) -> list[int]:
+        return [b + p for b, p in zip(before, hand_points(taken, moon, jack), strict=True)]
+
+    assert after("off", False) == [40, 52, 57, 60]
+    assert after("add_to_others", False) == [66, 78, 31, 86]
+    assert after("subtract_self", False) == [40, 52, 5, 60]
+    assert after("add_to_others", True) == [66, 68, 31, 86]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hand=st.integers(min_value=1, max_value=(1 << 52) - 1),
+    led=st.sampled_from([None, 0, 1, 2, 3]),
+    first=st.booleans(),
+    broken=st.booleans(),
+    no_points=st.booleans(),
+    must_break=st.booleans(),
+)
+def test_legal_plays_is_a_non_empty_part_of_the_hand(
+    hand: int,
+    led: int | None,
+    first: bool,
+    broken: bool,
+    no_points: bool,
+    must_break: bool,
+) -> None:
+    legal = legal_plays(
+        hand, led, first, broken, no_points_first_trick=no_points, must_break=must_break
+    )
+    assert legal
+    assert not legal & ~hand
+    if led is not None and hand & SUIT_MASKS[led]:
+        assert legal == hand & SUIT_MASKS[led]
+    if led is None and not first and must_break and not broken and hand & ~HEARTS_MASK:
+        assert not legal & HEARTS_MASK
