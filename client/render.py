@@ -239,6 +239,8 @@ def turn_line(state: TableState, now: float, width: int) -> Text:
         what = "play a card: its number, or QS / 10h / Q♠"
     elif "bid" in kinds:
         what = "bid: " + ", ".join(_bid_hints(state))
+        if "look" in kinds:
+            what += "; or 'look' at your cards"
     elif kinds & {"pass", "exchange", "discard"}:
         count = next((len(a.cards or []) for a in turn.legal if a.cards), 0)
         verb = next(iter(kinds & {"pass", "exchange", "discard"}))
@@ -260,6 +262,10 @@ def turn_line(state: TableState, now: float, width: int) -> Text:
 def _bid_hints(state: TableState) -> list[str]:
     """The kinds of bid on offer, from the legal list: a number, nil, blind nil."""
     legal = [a for a in (state.turn.legal if state.turn else []) if a.kind.value == "bid"]
+    if len(legal) <= 4:  # few choices: name them in the engine's words
+        from client.commands import bid_words
+
+        return [f"'{bid_words(a)}'" for a in legal]
     hints = ["a number"] if any(a.tricks and not a.blind for a in legal) else []
     if any(a.tricks == 0 and not a.blind and not a.moe for a in legal):
         hints.append("nil")
@@ -300,8 +306,13 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
         else:
             numbers.append("·   " if legal_cards else "    ", style="dim")
     received = state.view.get("received") or []
+    drawn = state.view.get("drawn")
     extra = Text("")
-    if received:
+    if isinstance(drawn, str):
+        extra = Text("      drawn: ")
+        extra.append_text(card_text(drawn, bold=True))
+        extra.append("   keep it, or discard it and take the next", style="dim")
+    elif received:
         extra = Text(f"      received: {' '.join(card_label(c) for c in received)}", style="dim")
     return [_fit(cards_row, width), _fit(numbers, width), _fit(extra, width)]
 

@@ -356,6 +356,7 @@ class TableState:
     def _drawn(self, msg: m.CardDrawn | m.DrawResolved | m.CardsDiscarded, now: float) -> None:
         self._game_event(msg)
         if isinstance(msg, m.DrawResolved):
+            self._resize(msg.seat, 1)
             if msg.seat == self.seat and msg.taken is not None:
                 self.view["hand"] = sort_cards([*self.hand(), msg.taken])
             self.view.setdefault("discards", []).append(msg.discarded)
