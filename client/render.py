@@ -247,10 +247,10 @@ def turn_line(state: TableState, now: float, width: int) -> Text:
         receiver = state.pass_receiver() if verb == "pass" else None
         to = f" to {state.name(receiver)}" if receiver is not None else ""
         what = f"{verb} {count} cards{to}: e.g. '1 2 3' or 'QS AH KH'"
+    elif "keep_drawn" in kinds:
+        what = "'keep' the drawn card, or 'discard' it and take the next"
     else:
-        what = "you may: " + ", ".join(
-            sorted(k.replace("keep_drawn", "keep/discard") for k in kinds)
-        )
+        what = "you may: " + ", ".join(f"'{kind}'" for kind in sorted(kinds))
     clock = f"{left} s" + (f" + bank {turn.bank_ms // 1000} s" if turn.bank_ms else "")
     out = Text()
     out.append("YOUR TURN ", style="bold reverse")
