@@ -92,6 +92,8 @@ class Table:
     spectators: set[Any] = field(default_factory=set)
     actions_persisted: int = 0
     deals_persisted: int = 0
+    current_seed: bytes = b""  # the seed of the deal in play, revealed when it is over
+    current_hand: int = 0
     on_change: Callable[[Table], None] | None = None
     finished: bool = False
     _nursery: trio.Nursery | None = None
@@ -410,15 +412,17 @@ class Table:
                 return None if shown is None else game_event(self.table_id, version, shown)
 
             self._tell_all(build)
-            if event.kind == "hand_scored":
-                data = event.to_dict()
-                seed = DealSeed(
-                    table=self.table_id,
-                    version=version,
-                    hand_number=data["hand_number"],
-                    seed=data["seed"],
+            # The seed is revealed once its deal is over: scored, or declared dead.
+            if event.kind in ("hand_scored", "deal_declared_dead") and self.current_seed:
+                self._tell_same(
+                    DealSeed(
+                        table=self.table_id,
+                        version=version,
+                        hand_number=self.current_hand,
+                        seed=self.current_seed.hex(),
+                    )
                 )
-                self._tell_same(seed)
+                self.current_seed = b""
 
     def _snapshot(self, seat: int | None) -> Snapshot:
         view = self.game.view(seat) if seat is not None else self.game.spectator_view()
@@ -484,6 +488,7 @@ class Table:
             commitment=digest,
         )
         self._tell_same(notice)
+        self.current_seed, self.current_hand = seed, notice.hand_number
         self._broadcast(self.game.deal(seed))
         self.log.info("hand_dealt", hand=self.game.hand_number, commitment=digest[:12])
 
@@ -577,7 +582,6 @@ class Table:
         """
         self.game_id = stored.id
         self.log = self.log.bind(game=stored.id)
-        hands = {h.first_seq: h for h in stored.hands}
         deals = sorted(stored.hands, key=lambda h: h.hand_no)
         dealt = 0
         for action in stored.actions:
@@ -588,7 +592,10 @@ class Table:
         while dealt < len(deals):
             self.game.deal(bytes.fromhex(deals[dealt].seed))
             dealt += 1
-        del hands
+        if deals and self.game.phase not in (Phase.DEALING, Phase.GAME_OVER):
+            # A deal still in play: its seed is revealed when it ends, as if nothing had happened.
+            self.current_seed = bytes.fromhex(deals[-1].seed)
+            self.current_hand = self.game.hand_number
         self.actions_persisted = len(stored.actions)
         self.deals_persisted = len(stored.hands)
 

@@ -1,11 +1,16 @@
 """Tables of built-in bots play whole games through the table task, persisting every hand."""
 
+import hashlib
+
 import trio
 
 from protocol.messages import (
     CreateTable,
+    DealCommitment,
+    DealSeed,
     GameOver,
     Guest,
+    HandDealt,
     LoggedIn,
     Spectate,
     TableClosed,
@@ -35,4 +40,19 @@ async def test_hearts_bots_game_spectated(server: Server) -> None:
         assert end.table == created.table
         records = await server.store.get(lambda c: list(queries.hand_records(c)))
         assert records
+        # Fair deals: each commitment came before its deal, each seed after its hand, and the
+        # seed hashes to the commitment.
+        commitments: dict[int, str] = {}
+        revealed = 0
+        for message in client.received:
+            if isinstance(message, DealCommitment):
+                commitments[message.hand_number] = message.commitment
+            elif isinstance(message, HandDealt) and message.hand_number in commitments:
+                assert commitments[message.hand_number] == message.commitment
+            elif isinstance(message, DealSeed) and message.hand_number in commitments:
+                digest = hashlib.sha256(bytes.fromhex(message.seed)).hexdigest()
+                assert digest == commitments[message.hand_number]
+                revealed += 1
+        # (We began watching after the first deal's commitment had gone out.)
+        assert revealed == len(commitments) >= len(records) - 1 > 0
         await client.aclose()

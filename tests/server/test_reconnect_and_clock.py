@@ -80,9 +80,9 @@ async def test_disconnect_mid_hand_then_reconnect_with_snapshot(server: Server) 
 
 @pytest.fixture
 def lazy_autojump_clock() -> trio.testing.MockClock:
-    # Jump virtual time only after 50 ms of real idleness, so loopback I/O and the store's
+    # Jump virtual time only after 200 ms of real idleness, so loopback I/O and the store's
     # thread finish first; the 30 s turn clock then expires in a moment of real time.
-    return trio.testing.MockClock(autojump_threshold=0.05)
+    return trio.testing.MockClock(autojump_threshold=0.2)
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ async def test_clock_expiry_plays_the_fallback_and_says_so(
     clocked_server: Server, lazy_autojump_clock: trio.testing.MockClock
 ) -> None:
     server = clocked_server
-    with trio.fail_after(300):
+    with trio.fail_after(3600):
         client = await WireClient.connect(server.port)
         await client.hello()
         await client.request(Register(name="sleepy"))
@@ -108,12 +108,15 @@ async def test_clock_expiry_plays_the_fallback_and_says_so(
         turn = await client.expect(YourTurn)
         assert turn.seat == 0 and turn.deadline_ms == 30_000
         started = trio.current_time()
-        notice = await client.expect(ChatMessage)
-        assert notice.name == "server" and "clock ran out" in notice.text
+        while True:  # bounded by fail_after; a loaded machine may also run out a bot's clock
+            notice = await client.expect(ChatMessage)
+            if notice.text.startswith("sleepy's clock ran out"):
+                break
+        assert notice.name == "server"
         assert "heuristic" in notice.text or "first legal action" in notice.text
-        given = await client.expect(CardsGiven)
-        assert given.seat == 0
         assert trio.current_time() - started >= 29.9
+        while (await client.expect(CardsGiven)).seat != 0:
+            pass  # the fallback's pass for seat 0 follows the notice
         game_id = server.lobby.tables[created.table].game_id
         assert game_id is not None
         stored = await server.store.get(queries.load_game, game_id)

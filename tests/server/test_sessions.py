@@ -193,7 +193,7 @@ async def test_private_tables_need_their_code(server: Server) -> None:
 
 @pytest.fixture
 def lazy_autojump_clock() -> trio.testing.MockClock:
-    return trio.testing.MockClock(autojump_threshold=0.05)
+    return trio.testing.MockClock(autojump_threshold=0.2)
 
 
 @pytest.fixture
