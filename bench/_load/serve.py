@@ -33,6 +33,12 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=Limits.max_message_burst)
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument(
+        "--cprofile",
+        type=Path,
+        default=None,
+        help="run under cProfile and dump its stats here on the way out (call counts per action)",
+    )
+    parser.add_argument(
         "--tracemalloc",
         type=Path,
         default=None,
@@ -81,6 +87,15 @@ def main() -> None:
                     server.request_stop()
                     break
 
+    if args.cprofile is not None:
+        import cProfile
+
+        counting = cProfile.Profile()
+        try:
+            counting.runcall(trio.run, run)
+        finally:
+            counting.dump_stats(str(args.cprofile))
+        return
     if args.profile is None:
         trio.run(run)
         return
