@@ -1,7 +1,8 @@
-"""A real server on 127.0.0.1 (port 0, SQLite in tmp_path) with the ladder wired in.
+"""A real server on 127.0.0.1 (port 0, SQLite in tmp_path) for the ladder's tests.
 
-The two session handlers are pointed at `server.ladder.hooks` exactly as the one-line integration in
-`server/session.py` will do, so these tests exercise the real request path.
+The server's own ladder is switched off (`ladder=False`) so each test runs one with fast settings
+through `server.ladder.hooks.run_ladder`; the session's ladder requests reach it through the same
+hook the server wires for its own ladder.
 """
 
 from collections.abc import AsyncIterator, Callable
@@ -11,28 +12,16 @@ from typing import Any
 import pytest
 
 from server.app import Server, local_config, running_server
-from server.ladder import hooks
-from server.session import Session
-
-
-async def _on_ladder(self: Session, request: Any) -> None:
-    await hooks.on_ladder_request(self, request)
-
-
-@pytest.fixture
-def wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Session, "_on_ladder", _on_ladder)
-    monkeypatch.setattr(Session, "_on_standings", _on_ladder)
-
 
 ServerFactory = Callable[..., Any]
 
 
 @pytest.fixture
-def make_server(tmp_path: Path, wired: None) -> ServerFactory:
+def make_server(tmp_path: Path) -> ServerFactory:
     """`async with make_server(bot_clock=...) as server:` a real server with overrides."""
 
     def make(**overrides: Any) -> Any:
+        overrides.setdefault("ladder", False)
         return running_server(local_config(tmp_path / "ladder.db", **overrides))
 
     return make

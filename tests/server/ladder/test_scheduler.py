@@ -35,7 +35,7 @@ def candidates(draw: st.DrawFn) -> list[Candidate]:
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(candidates(), st.integers(0, 2**32))
 def test_invariants(pool: list[Candidate], seed: int) -> None:
     matches = form_matches(pool, seed=seed)
@@ -54,7 +54,7 @@ def test_invariants(pool: list[Candidate], seed: int) -> None:
         assert chosen[0] == best[0]  # no avoidable repeated partnership
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(candidates(), st.integers(0, 2**32))
 def test_whoever_played_least_plays(pool: list[Candidate], seed: int) -> None:
     by_account: dict[int, list[Candidate]] = {}

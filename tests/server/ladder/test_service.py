@@ -203,3 +203,16 @@ async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server:
             assert isinstance(refused, Error) and refused.code == "not_authenticated"
             nursery.cancel_scope.cancel()
         await client.aclose()
+
+
+async def test_the_server_runs_its_own_ladder_by_default(make_server: ServerFactory) -> None:
+    with trio.fail_after(20):
+        async with make_server(ladder=True) as server:
+            service = hooks.service_of(server)
+            assert service is not None and service.settings == LadderSettings()
+            token = await register_bot(server, "solo")
+            client = await WireClient.connect(server.port)
+            await client.hello(token=token, kind=ClientKind.BOT)
+            assert isinstance(await client.request(LadderEnter()), Ok)
+            assert service.entrants
+            await client.aclose()
