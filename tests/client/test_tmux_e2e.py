@@ -91,8 +91,8 @@ class Pane:
         )
         return done.stdout
 
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "e2e")
+    def screen(self, *, styles: bool = False) -> str:
+        return self.tmux("capture-pane", "-p", *(["-e"] if styles else []), "-t", "e2e")
 
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "e2e", "-l", text)
@@ -125,14 +125,16 @@ def card_left(hand: str) -> Callable[[str], bool]:
     return lambda screen: "hand 2" in screen or hand_and_numbers(screen)[0] != hand
 
 
-def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
+def client_env(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
+    """Config and data dirs of its own, and the server remembered (`spades connect`)."""
     env = {
         "SPADES_CONFIG_DIR": str(tmp_path / "config"),
         "SPADES_DATA_DIR": str(tmp_path / "data"),
         "TERM": "xterm-256color",
+        **extra,
     }
     connected = subprocess.run(
-        [str(BIN / "spades"), "connect", f"127.0.0.1:{server_port}"],
+        [str(BIN / "spades"), "connect", f"127.0.0.1:{port}"],
         env={**os.environ, **env},
         check=False,
         capture_output=True,
@@ -140,9 +142,29 @@ def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
         timeout=30,
     )
     assert connected.returncode == 0, connected.stderr
+    return env
+
+
+def test_no_color_means_no_colour(server_port: int, tmp_path: Path) -> None:
+    env = client_env(tmp_path, server_port, NO_COLOR="1")
+    pane = Pane(f"{BIN / 'spades'} create --preset hearts --bots 3", env)
+    try:
+        pane.wait(lambda s: "YOUR TURN" in s, "the first turn")
+        styled = pane.screen(styles=True)
+        assert "\x1b[" not in styled, styled
+        assert re.search(r"[♣♦♥♠]", styled) and "pass 3 cards" in styled
+        pane.type("/quit")
+        pane.wait(lambda s: "CLIENT-EXITED 0" in s, "the client to exit cleanly")
+    finally:
+        pane.close()
+
+
+def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
+    env = client_env(tmp_path, server_port)
     pane = Pane(f"{BIN / 'spades'} create --preset standard --bots 3", env)
     try:
         pane.wait(lambda s: "YOUR TURN" in s, "the first turn")
+        assert "\x1b[" in pane.screen(styles=True)  # colour and styles by default
         saw_trick = saw_suits = False
         for _ in range(40):
             screen = pane.wait(
