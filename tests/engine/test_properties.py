@@ -11,6 +11,7 @@ through the `Game` interface only:
 - no view and no event meant for a seat (or a spectator) holds a card that seat may not know, where
   what it may know is worked out independently from the full events: its own dealt cards once it has
   looked, cards passed or exchanged to it, cards drawn by it, and everything played or laid face up;
+- `copy()` is independent: playing on a copy leaves the original exactly as it was;
 - replaying the finished hands (their seeds, dead deals and actions) through a fresh engine reproduces
   every hand history and the final scores, and so does `engine.records.replay` on the hands' records
   after a JSON round trip (which also gives back each history exactly).
@@ -396,3 +397,29 @@ def test_hand_records_round_trip_and_replay_to_the_same_scores(name: str, seed: 
     for record, history in zip(records, game.histories, strict=True):
         assert record_to_hand(record) == (history, ruleset)
     assert replay(records) == game.scores
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+@settings(max_examples=3, deadline=None, derandomize=True)
+@given(seed=seeds)
+def test_a_copy_is_independent_of_its_original(name: str, seed: int) -> None:
+    rng = random.Random(seed)
+    forks = random.Random(seed ^ 0xC0FFEE)
+
+    def fork(game: Game, seat: int) -> None:
+        if forks.random() > 0.1:
+            return
+        before = canonical(game)
+        twin = game.copy()
+        assert canonical(twin) == before
+        for _ in range(forks.randrange(1, 30)):
+            if twin.is_over:
+                break
+            if twin.phase is Phase.DEALING:
+                twin.deal(forks.randbytes(8))
+                continue
+            acting = forks.choice(twin.to_act())
+            twin.apply(forks.choice(twin.legal_actions(acting)))
+        assert canonical(game) == before, "playing on a copy changed the original"
+
+    play_game(capped(name), rng, on_turn=fork)
