@@ -4,8 +4,12 @@ For each card decision, until its time is up: deal the unseen cards consistently
 shown and weighed by what the bids said (`world.plausible_hands`), set the engine up in that position,
 and for every legal card play the hand out with the heuristic at every seat; score the hand with the
 engine's own scoring. Every legal card is tried in the same sampled worlds, so the comparison is paired
-and the noise of the deal cancels. The card with the best mean result is played. Bids, passes and the
-rest are the heuristic's.
+and the noise of the deal cancels. The card with the best mean result is played.
+
+Bids (plain four-handed Spades) are checked the same way: in sampled worlds the rest of the bidding
+and the play are simulated with the heuristic; the tricks my side took then score every bid near the
+heuristic's with the engine's own scoring, and a nil gets playouts of its own. Passes and the other
+decisions are the heuristic's.
 
 The result of a playout is the hand's points for my side minus the best other side's (Spades), or the
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
