@@ -179,6 +179,7 @@ class Lobby:
             bots=bots,
             human_turn_ms=turn_ms if turn_ms else int(cfg.human_clock * 1000),
             bot_turn_ms=turn_ms if turn_ms else int(cfg.bot_clock * 1000),
+            bank_ms=request.clock.bank_ms if request.clock is not None else 0,
             private=request.private,
             code="".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
             if request.private

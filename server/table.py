@@ -138,7 +138,7 @@ class Table:
             preset=self.config.preset,
             options=self.config.options,
             seats=seats,
-            clock=Clock(turn_ms=self.config.human_turn_ms, bank_ms=0),
+            clock=Clock(turn_ms=self.config.human_turn_ms, bank_ms=self.config.bank_ms),
             private=self.config.private,
             status=self.status,
             spectators=len(self.spectators),
@@ -501,28 +501,47 @@ class Table:
         now = trio.current_time()
         acting = set(self.game.to_act())
         for seat, state in enumerate(self.seats):
+            turn_s = self._turn_ms(state) / 1000
             if seat not in acting:
-                state.turn_deadline = None
+                self._charge_bank(state, now, turn_s)
                 state.turn_version = -1
                 continue
+            bank_s = self._bank_left_ms(state) / 1000
             if state.abandoned:
                 state.turn_deadline = now  # nobody will come back: the fallback plays at once
             elif state.turn_deadline is None:
-                state.turn_deadline = now + self._turn_ms(state) / 1000
+                state.turn_started = now
+                state.turn_deadline = now + turn_s + bank_s
             if state.turn_version == self.game.version or state.occupant is None:
                 continue
             state.turn_version = self.game.version
-            legal = wire_legal(self.game.legal_actions(seat))
-            left_ms = max(0, math.ceil((state.turn_deadline - now) * 1000))
+            started = state.turn_started if state.turn_started is not None else now
+            turn_left = max(0.0, started + turn_s - now)
+            total_left = max(0.0, state.turn_deadline - now)
             state.occupant.deliver(
                 YourTurn(
                     table=self.table_id,
                     version=self.game.version,
                     seat=seat,
-                    legal=legal,
-                    deadline_ms=left_ms,
+                    legal=wire_legal(self.game.legal_actions(seat)),
+                    deadline_ms=math.ceil(turn_left * 1000),
+                    bank_ms=max(0, math.ceil((total_left - turn_left) * 1000)),
                 )
             )
+
+    def _bank_left_ms(self, state: SeatState) -> int:
+        if state.bank_left_ms is None:
+            state.bank_left_ms = self.config.bank_ms
+        return state.bank_left_ms
+
+    def _charge_bank(self, state: SeatState, now: float, turn_s: float) -> None:
+        """The seat's decision is over: what it took beyond the turn's time comes off its bank."""
+        if state.turn_started is not None:
+            overrun_ms = math.ceil((now - state.turn_started - turn_s) * 1000)
+            if overrun_ms > 0:
+                state.bank_left_ms = max(0, self._bank_left_ms(state) - overrun_ms)
+        state.turn_started = None
+        state.turn_deadline = None
 
     def _next_deadline(self) -> float:
         times = [s.turn_deadline for s in self.seats if s.turn_deadline is not None]

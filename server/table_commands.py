@@ -26,6 +26,7 @@ class TableConfig:
     bots: tuple[int, ...]
     human_turn_ms: int
     bot_turn_ms: int
+    bank_ms: int = 0  # a time bank per seat for the whole game, drained once a turn's time is up
     private: bool = False
     code: str | None = None
     grace_s: float = 120.0
@@ -42,6 +43,7 @@ class TableConfig:
             "bots": list(self.bots),
             "human_turn_ms": self.human_turn_ms,
             "bot_turn_ms": self.bot_turn_ms,
+            "bank_ms": self.bank_ms,
             "private": self.private,
             "code": self.code,
             "grace_s": self.grace_s,
@@ -67,7 +69,9 @@ class SeatState:
     bot: BuiltinBot | None = None
     dropped_at: float | None = None  # trio time the remote player disconnected
     abandoned: bool = False  # the grace period ran out: the fallback plays for this seat
-    turn_deadline: float | None = None  # trio time by which the seat must act
+    turn_deadline: float | None = None  # trio time by which the seat must act (turn + bank)
+    turn_started: float | None = None  # trio time the seat's current decision began
+    bank_left_ms: int | None = None  # what is left of the seat's bank (None: not drawn on yet)
     turn_version: int = -1  # game version of the last your_turn sent
 
     @property

@@ -23,7 +23,7 @@ from protocol.messages import (
     Welcome,
     YourTurn,
 )
-from protocol.types import ActionKind, Game, TableStatus
+from protocol.types import ActionKind, Clock, Game, TableStatus
 from server import queries
 from server.app import Server, local_config, running_server
 from tests.server.players import play_until_over, random_choice
@@ -151,3 +151,34 @@ async def test_a_dropped_seat_at_a_waiting_table_is_freed_after_the_grace(
         assert trio.current_time() - dropped_at >= 119.9
         assert change.table.status is TableStatus.WAITING
         await lobby.aclose()
+
+
+async def test_the_bank_drains_after_the_turn_time(
+    clocked_server: Server, lazy_autojump_clock: trio.testing.MockClock
+) -> None:
+    server = clocked_server
+    with trio.fail_after(3600):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        await client.request(Register(name="banker"))
+        created = await client.request(
+            CreateTable(
+                game=Game.HEARTS,
+                preset="hearts",
+                bots=[1, 2, 3],
+                sit=0,
+                clock=Clock(turn_ms=1000, bank_ms=2000),
+            )
+        )
+        assert isinstance(created, TableCreated)
+        turn = await client.expect(YourTurn)
+        assert (turn.deadline_ms, turn.bank_ms) == (1000, 2000)
+        started = trio.current_time()
+        while not (await client.expect(ChatMessage)).text.startswith("banker's clock ran out"):
+            pass
+        assert trio.current_time() - started >= 2.999
+        # The bank is spent: the next decision has only its turn time.
+        while (turn := await client.expect(YourTurn)).seat != 0:
+            pass
+        assert (turn.deadline_ms, turn.bank_ms) == (1000, 0)
+        await client.aclose()
