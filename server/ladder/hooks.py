@@ -110,8 +110,8 @@ def add_house_bots_command(db_path: Path, specs: Sequence[str] = ()) -> str:
     """`spades-server ladder add-house-bots [SPEC...]`: enter sample bots; returns what to print.
 
     Works on the database file directly (with the server stopped or running: SQLite serialises the
-    writers); a running ladder picks new house bots up at its next start. Raises `ValueError` for a
-    spec that names no bot, and `server.storage.StorageError` for a bad database file.
+    writers); a running ladder picks new house bots up within `LadderSettings.house_poll` seconds.
+    Raises `ValueError` for a spec that names no bot, `server.storage.StorageError` for a bad file.
     """
     from server.storage import connect
 

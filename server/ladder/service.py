@@ -69,6 +69,7 @@ class LadderSettings:
     max_timeouts: int = 3  # clock expiries in one half that forfeit the match
     max_per_owner: int = 8  # entrants one network address may have on the ladder at once
     cooldown: float = 60.0  # seconds a timeout forfeiter sits out
+    house_poll: float = 5.0  # seconds between looks for house bots the CLI entered meanwhile
     house_only: bool = False  # may four house bots play each other (burns CPU for little)
     partner_memory: int = 8  # recent partnerships remembered for rotation
     seed: int | None = None  # fixed: reproducible schedules and deals (tests); None: secret
@@ -161,12 +162,23 @@ class LadderService:
         log.info("ladder_started", voided=voided, house=len(house), rated=len(self.ratings))
         async with trio.open_nursery() as nursery:
             task_status.started()
+            next_house_check = trio.current_time() + self.settings.house_poll
             # Bounded by the server's life: each pass waits for a wake-up or the interval.
             while True:
+                if trio.current_time() >= next_house_check:
+                    # `spades-server ladder add-house-bots` writes the file while we run.
+                    next_house_check = trio.current_time() + self.settings.house_poll
+                    await self._load_house()
                 self._schedule(nursery)
                 with trio.move_on_after(self.settings.interval):
                     await self._wake.wait()
                 self._wake = trio.Event()
+
+    async def _load_house(self) -> None:
+        house = await self.server.store.get(ladder_store.house_entrants)
+        for account_id, name, spec in house:
+            if account_id not in self.entrants:
+                self._add(Entrant(Account(account_id, name, True, False), None, house_spec=spec))
 
     def wake(self) -> None:
         self._wake.set()

@@ -1,5 +1,6 @@
 """The ladder on a real server: eight remote bots through the SDK runner, house bots, forfeits."""
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Callable
@@ -139,22 +140,24 @@ def queries_hand_count(conn: sqlite3.Connection, game: int) -> tuple[int, int]:
 async def test_house_bots_give_a_lone_bot_opponents(
     make_server: ServerFactory, tmp_path: Path
 ) -> None:
-    # The host enters the house bots before the server starts, as the CLI does.
-    message = hooks.add_house_bots_command(
-        tmp_path / "ladder.db", ["random", "heuristic", "search,ms=5"]
-    )
-    assert message.startswith("entered on the ladder: house:random")
+    # The host enters house bots with the CLI's function: before the server starts, and while the
+    # ladder runs (it looks for new ones every `house_poll` seconds).
+    path = tmp_path / "ladder.db"
+    message = hooks.add_house_bots_command(path, ["random", "heuristic"])
+    assert message == "entered on the ladder: house:random, house:heuristic"
+    settings = dataclasses.replace(FAST, house_poll=0.05)
     with trio.fail_after(60):
         async with make_server() as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
+            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
             token = await register_bot(server, "lonely")
             nursery.start_soon(runner_for(server, "heuristic", token, seed=1).run)
+            await trio.to_thread.run_sync(hooks.add_house_bots_command, path, ["search,ms=5"])
             await service.wait_rated(2)
             nursery.cancel_scope.cancel()
-    conn = connect(tmp_path / "ladder.db")
+    conn = connect(path)
     for match in ladder_store.matches(conn):
         names = {n for team in match["teams"] for n in team}
-        assert "lonely" in names and len(names) == 4
+        assert names == {"lonely", "house:random", "house:heuristic", "house:search,ms=5"}
 
 
 async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: ServerFactory) -> None:
