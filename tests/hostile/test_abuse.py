@@ -7,6 +7,7 @@ the connection cap, the outbox or the rate limits, so the tests read them from `
 
 from __future__ import annotations
 
+import resource
 from pathlib import Path
 
 import msgpack
@@ -44,12 +45,23 @@ async def limits_of(port: int) -> Welcome:
         return peer.welcome
 
 
+def enough_file_descriptors(count: int) -> None:
+    """Raise our soft descriptor limit (the server subprocess inherits it) or skip the test."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= count:
+        return
+    if hard != resource.RLIM_INFINITY and hard < count:
+        pytest.skip(f"needs {count} file descriptors, the hard limit is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (count, hard))
+
+
 async def test_a_thousand_silent_connections_are_closed_by_the_handshake_timeout(
     tmp_path: Path,
 ) -> None:
     """1,000 connections that never say hello: each is refused (`server_full`) or timed out
     (`timeout`) within the advertised handshake timeout; then the server welcomes again, with its
     memory and file descriptors back where they were."""
+    enough_file_descriptors(2048)
     with ServerProcess(tmp_path / "s.db") as server:
         welcome = await limits_of(server.port)
         handshake_s = welcome.limits.handshake_timeout_ms / 1000
@@ -99,6 +111,7 @@ async def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
     """Idle connections from one address must not lock out a client on another address.
 
     Both addresses are loopback (127.0.0.0/8): the test never leaves the machine."""
+    enough_file_descriptors(1024)
     with ServerProcess(tmp_path / "s.db") as server, trio.fail_after(60):
         hogs: list[Peer] = []
         try:
