@@ -3,7 +3,8 @@
 It is the server's table in every other respect (one task owns the game, write-ahead persistence,
 per-seat views, clocks and the fallback), with four changes that a rated duplicate match needs:
 
-- each deal's seed comes from the match's `DuplicatePlan` (both halves get the same cards);
+- each deal's seed comes from the match's `DuplicatePlan` (both halves get the same cards), so the
+  commitment, the deal and the seed's reveal after the hand are the base table's own;
 - house seats are sample bots of a named spec, deciding in a worker thread so that a search bot does
   not stall the server while it thinks;
 - an entrant that disconnects or leaves mid-match, or whose clock runs out `max_timeouts` times,
@@ -27,10 +28,9 @@ import trio
 
 from engine.actions import Action as EngineAction
 from engine.actions import action_to_dict
-from engine.deal import commitment
 from protocol.errors import ErrorCode
-from protocol.messages import DealCommitment, Message, Ok
-from server import queries
+from protocol.messages import Message, Ok
+from server import table as table_module
 from server.seats import ActCommand, BuiltinBot, make_decider
 from server.table import Command, LeaveCommand, Table, error_for
 
@@ -162,34 +162,49 @@ class LadderTable(Table):
 
     # ---------------------------------------------------------------- dealing
 
-    async def _deal(self) -> None:
-        """`Table._deal` with the plan's seed for this deal number instead of a fresh one."""
+    def next_seed(self) -> bytes:
+        """The seed of the next deal: the plan's for this deal number (the hook `Table` should call)."""
         if self.deal_seed is None:
+            return secrets.token_bytes(32)
+        return self.deal_seed(self.deals_persisted)
+
+    async def _deal(self) -> None:
+        """`Table._deal`, with the plan's seed instead of a fresh one.
+
+        Once `Table._deal` takes its seed from `self.next_seed()` this is a plain call. Until then the
+        base's one call for a seed (`secrets.token_bytes(32)`, before its first `await`) is answered
+        with the planned seed by a stand-in for `server.table.secrets` that puts the real module back
+        on that very call, so no other table can ever draw from it. Copying the base's body instead
+        would drift from it (it already has once).
+        """
+        if self.deal_seed is None or "next_seed" in vars(Table):
             await super()._deal()
             return
-        assert self.game_id is not None
-        seed = self.deal_seed(self.deals_persisted)
-        digest = commitment(seed)
-        game_id, deal_no, first_seq = self.game_id, self.deals_persisted, self.actions_persisted
+        planned = self.next_seed()
+        stand_in = _OneSeed(planned)
+        setattr(table_module, _SECRETS, stand_in)
+        try:
+            await super()._deal()
+        finally:
+            setattr(table_module, _SECRETS, secrets)
+        if not stand_in.used:  # pragma: no cover - only if Table._deal changes shape
+            self.log.error("ladder_seed_not_used", deal=self.deals_persisted)
 
-        def persist(conn: Any) -> None:
-            queries.insert_hand(
-                conn,
-                game_id,
-                hand_no=deal_no,
-                seed=seed.hex(),
-                commitment=digest,
-                first_seq=first_seq,
-            )
 
-        await self.store.call(persist)
-        self.deals_persisted += 1
-        notice = DealCommitment(
-            table=self.table_id,
-            version=self.game.version,
-            hand_number=self.game.hand_number + 1,
-            commitment=digest,
-        )
-        self._tell_same(notice)
-        self._broadcast(self.game.deal(seed))
-        self.log.info("hand_dealt", hand=self.game.hand_number, commitment=digest[:12])
+_SECRETS = "secrets"  # the name `server.table` imports the secrets module under
+
+
+class _OneSeed:
+    """Stands in for the `secrets` module for exactly one `token_bytes` call, then steps aside."""
+
+    def __init__(self, seed: bytes) -> None:
+        self.seed = seed
+        self.used = False
+
+    def token_bytes(self, nbytes: int | None = None) -> bytes:
+        setattr(table_module, _SECRETS, secrets)
+        self.used = True
+        return self.seed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(secrets, name)

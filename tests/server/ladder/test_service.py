@@ -118,6 +118,12 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(server: 
         assert len(match["games"]) == 2
         for game in match["games"]:
             assert queries_hand_count(conn, game) == (1, 1)
+        # Duplicate: the second half was dealt from the very seeds of the first.
+        seeds = [
+            [r[0] for r in conn.execute("SELECT seed FROM hands WHERE game_id = ?", (game,))]
+            for game in match["games"]
+        ]
+        assert seeds[0] == seeds[1] and seeds[0]
         assert len(match["changes"]) == 4
         seats = {tuple(t) for t in match["teams"]}
         assert len({n for t in seats for n in t}) == 4  # one account, one seat
