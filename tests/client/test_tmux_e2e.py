@@ -98,15 +98,29 @@ class Pane:
         self.tmux("send-keys", "-t", "e2e", "-l", text)
         self.tmux("send-keys", "-t", "e2e", "Enter")
 
-    def wait(self, check: Callable[[str], bool], what: str, limit: float = 30.0) -> str:
+    def wait(
+        self, check: Callable[[str], bool], what: str, limit: float = 30.0, *, styles: bool = False
+    ) -> str:
         deadline = time.monotonic() + limit
         screen = ""
         while time.monotonic() < deadline:
-            screen = self.screen()
+            screen = self.screen(styles=styles)
             if check(screen):
                 return screen
             time.sleep(0.05)  # the pace of polling, not synchronisation: the deadline bounds it
         raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
+
+    def settled(self, limit: float = 10.0) -> str:
+        """A screen seen twice in a row: never a frame caught half drawn."""
+        deadline = time.monotonic() + limit
+        previous = self.screen()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            current = self.screen()
+            if current == previous:
+                return current
+            previous = current
+        return previous
 
     def close(self) -> None:
         self.tmux("kill-server")
@@ -122,7 +136,14 @@ def hand_and_numbers(screen: str) -> tuple[str, list[str]]:
 
 
 def card_left(hand: str) -> Callable[[str], bool]:
-    return lambda screen: "hand 2" in screen or hand_and_numbers(screen)[0] != hand
+    """Our card left the hand, or the move was refused (the line above the prompt says why)."""
+
+    def check(screen: str) -> bool:
+        lines = screen.rstrip("\n").splitlines()
+        refused = len(lines) >= 2 and lines[-1].strip() == ">" and lines[-2].strip() != ""
+        return "hand 2" in screen or hand_and_numbers(screen)[0] != hand or refused
+
+    return check
 
 
 def client_env(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
@@ -149,10 +170,10 @@ def test_no_color_means_no_colour(server_port: int, tmp_path: Path) -> None:
     env = client_env(tmp_path, server_port, NO_COLOR="1")
     pane = Pane(f"{BIN / 'spades'} create --preset hearts --bots 3", env)
     try:
-        pane.wait(lambda s: "YOUR TURN" in s, "the first turn")
-        styled = pane.screen(styles=True)
+        # A capture can catch a frame half drawn, so wait for a whole one, then look at its styles.
+        styled = pane.wait(lambda s: "pass 3 cards" in s, "the pass", styles=True)
         assert "\x1b[" not in styled, styled
-        assert re.search(r"[♣♦♥♠]", styled) and "pass 3 cards" in styled
+        assert re.search(r"[♣♦♥♠]", styled)
         pane.type("/quit")
         pane.wait(lambda s: "CLIENT-EXITED 0" in s, "the client to exit cleanly")
     finally:
@@ -163,8 +184,7 @@ def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
     env = client_env(tmp_path, server_port)
     pane = Pane(f"{BIN / 'spades'} create --preset standard --bots 3", env)
     try:
-        pane.wait(lambda s: "YOUR TURN" in s, "the first turn")
-        assert "\x1b[" in pane.screen(styles=True)  # colour and styles by default
+        pane.wait(lambda s: "YOUR TURN" in s and "\x1b[" in s, "a styled first turn", styles=True)
         saw_trick = saw_suits = False
         for _ in range(40):
             screen = pane.wait(
@@ -172,6 +192,7 @@ def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
             )
             if "hand 2" in screen:
                 break
+            screen = pane.settled()
             assert len(screen.splitlines()) <= 24
             assert all(len(line) <= 80 for line in screen.splitlines())
             hand, numbers = hand_and_numbers(screen)
@@ -179,7 +200,7 @@ def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
             saw_trick = saw_trick or bool(re.search(r"\[(10|[2-9JQKA])[♣♦♥♠]\]", screen))
             if "bid:" in screen:
                 pane.type("3")
-                pane.wait(lambda s: "bid 3" in s, "our bid on the table")
+                pane.wait(lambda s: "You bid 3." in s, "our bid on the table")
                 continue
             assert numbers, f"no legal card numbered on:\n{screen}"
             pane.type(numbers[0])
