@@ -504,6 +504,7 @@ class LadderService:
                 if e.session is None
             },
             max_timeouts=settings.max_timeouts,
+            reserved={s: e.account.id for s, e in enumerate(seats) if e.session is not None},
         )
         await adopt_table(self.lobby, table)
         names = [e.account.name[:32] for e in seats]

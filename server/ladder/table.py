@@ -32,7 +32,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import Message, Ok
 from server import table as table_module
 from server.seats import ActCommand, BuiltinBot, make_decider
-from server.table import Command, LeaveCommand, Table, error_for
+from server.table import Command, JoinCommand, LeaveCommand, Table, error_for
 
 
 class HouseBot(BuiltinBot):
@@ -66,6 +66,7 @@ class LadderTable(Table):
     deal_seed: Callable[[int], bytes] | None = None
     house: dict[int, tuple[str, Any]] = field(default_factory=dict)  # seat -> (spec, account)
     max_timeouts: int = 3
+    reserved: dict[int, int] = field(default_factory=dict)  # seat -> the entrant's account id
     forfeits: dict[int, str] = field(default_factory=dict)  # seat -> "disconnected" | ...
     timeouts: dict[int, int] = field(default_factory=dict)
     game_over: trio.Event = field(default_factory=trio.Event)
@@ -132,6 +133,18 @@ class LadderTable(Table):
                 )
             )
             return
+        if isinstance(command, JoinCommand) and not command.reattach:
+            wanted = self.reserved.get(command.seat) if command.seat is not None else None
+            if wanted != command.account.id:
+                # A ladder table is listed (anyone may watch) but its seats are the match's.
+                command.reply(
+                    error_for(
+                        ErrorCode.TABLE_FULL,
+                        "this is a ladder match: its seats are taken",
+                        command.request_id,
+                    )
+                )
+                return
         if isinstance(command, LeaveCommand) and not self.game.is_over:
             seats = [i for i, s in enumerate(self.seats) if s.occupant is command.occupant]
             if seats:

@@ -12,6 +12,8 @@ from bots.registry import make_bot
 from bots.sdk.runner import BotRunner, RunnerConfig
 from protocol.messages import (
     Error,
+    Join,
+    Joined,
     LadderEnter,
     LadderLeave,
     LadderStandings,
@@ -21,6 +23,7 @@ from protocol.messages import (
     Ok,
     Register,
     Registered,
+    Spectate,
     Standings,
     YourTurn,
 )
@@ -181,6 +184,14 @@ async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: Serve
             assert isinstance(again, Error) and again.code == "already_on_ladder"
             started = await client.expect(MatchStarted)
             assert "silent" in started.players
+            # Anyone may watch a ladder table; nobody else may sit at it.
+            other = await WireClient.connect(server.port)
+            await other.hello(token=await register_bot(server, "intruder"))
+            for seat in range(4):
+                refused = await other.request(Join(table=started.table, seat=seat))
+                assert isinstance(refused, Error) and refused.code == "table_full", refused
+            assert isinstance(await other.request(Spectate(table=started.table)), Joined)
+            await other.aclose()
             await service.wait_rated(1)
             (silent,) = [e for e in service.entrants.values() if e.account.name == "silent"]
             assert silent.benched_until > trio.current_time()  # sits out after a forfeit
