@@ -357,6 +357,9 @@ class Table:
 
         await self.store.call(persist)
         self.actions_persisted += 1
+        # The actor's decision is over (even if it must decide again at once): charge its bank.
+        actor = self.seats[seat]
+        self._charge_bank(actor, trio.current_time(), self._turn_ms(actor) / 1000)
         self.log.debug("action_applied", game=game_id, seat=seat, seq=seq, source=source)
         self._broadcast(events)
         if self.game.is_over:
@@ -584,8 +587,8 @@ class Table:
                 text=f"{name}'s clock ran out; the server played the {self.fallback_name} for seat {seat}.",
             )
             self._tell_same(notice)
-            state.turn_deadline = None
-            await self._apply(action, seat, "fallback", reject=lambda m: None)
+            if not await self._apply(action, seat, "fallback", reject=self._log_refusal):
+                self._charge_bank(state, now, self._turn_ms(state) / 1000)  # never loop on it
             return  # one at a time: the next deadline is computed afresh
 
     def _changed(self) -> None:
