@@ -1,12 +1,11 @@
 """The ladder's entry points for code it does not own: each is one line at its call site.
 
-- `server/app.py`, in `serve()` after `await server.lobby.start(tables_nursery)`:
-  `await tables_nursery.start(ladder_hooks.run_ladder, server)`
-- `server/session.py`, `Session._on_ladder` and `Session._on_standings` bodies:
-  `await ladder_hooks.on_ladder_request(self, request)`
-- `server/session.py`, at the end of `Session._detach`: `ladder_hooks.on_session_closed(self)`
-- `server/cli.py`, a `ladder add-house-bots` command body:
-  `typer.echo(ladder_hooks.add_house_bots_command(db_path, specs))`
+Wired by the server (server/app.py, server/session.py, server/cli.py):
+
+- `serve()` starts `run_ladder(server)` beside the tables when `ServerConfig.ladder` is on;
+- `Session._on_ladder` / `_on_standings` call `on_ladder_request(self, request)`;
+- `Session._detach` calls `on_session_closed(self)`;
+- `spades-server ladder add-house-bots` calls `add_house_bots_command(db_path, specs)`.
 
 The service of a running server is found through `service_of(server)`, so neither `Server` nor
 `Session` needs a new attribute.

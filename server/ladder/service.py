@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("server.ladder")
 
+TABLE_CLOSE_WAIT = 5.0  # seconds a finished half's table may take to close before the next opens
+
 
 @dataclass(frozen=True)
 class LadderSettings:
@@ -128,7 +130,7 @@ class LadderService:
         self.running = 0
         self._rng = random.Random(self.settings.seed)
         self._wake = trio.Event()
-        self._rated_changed = trio.Event()
+        self._settled = trio.Event()  # set (and replaced) whenever a match is rated or voided
         self._lock = trio.Lock()  # one rating update at a time, in the order they are stored
 
     @property
@@ -186,7 +188,16 @@ class LadderService:
     async def wait_rated(self, count: int) -> None:
         """Until at least `count` matches have been rated since start (for tests and tools)."""
         while self.rated < count:
-            await self._rated_changed.wait()
+            await self._settled.wait()
+
+    async def wait_voided(self, count: int) -> None:
+        """Until at least `count` matches have been voided since start."""
+        while self.voided < count:
+            await self._settled.wait()
+
+    def _match_settled(self) -> None:
+        self._settled.set()
+        self._settled = trio.Event()
 
     # ---------------------------------------------------------------- entrants
 
@@ -312,7 +323,9 @@ class LadderService:
 
     def _schedule(self, nursery: trio.Nursery) -> None:
         self._prune()
-        room = self.settings.max_matches - self.running
+        # A match holds one table at a time; leave the lobby's last free tables to it.
+        free_tables = self.server.config.limits.max_tables - len(self.lobby.tables)
+        room = min(self.settings.max_matches - self.running, free_tables)
         if room <= 0:
             return
         planned = form_matches(
@@ -370,12 +383,17 @@ class LadderService:
         for half in (0, 1):
             order = DuplicatePlan.seating([str(i) for i in range(4)], half)
             at_seats = [seated[int(i)] for i in order]
-            played = await self._play_half(match, half, at_seats, plan)
+            try:
+                played = await self._play_half(match, half, at_seats, plan)
+            except TableError as exc:  # no room for a table: nothing was played
+                log.warning("match_not_played", match=match, error=exc.message)
+                played = None
             if played is None:
                 await self.server.store.call(
-                    lambda c: ladder_store.void_match(c, match, "a table stopped mid-game")
+                    lambda c: ladder_store.void_match(c, match, "a table could not finish")
                 )
                 self.voided += 1
+                self._match_settled()
                 log.warning("match_void", match=match)
                 return
             result, lost = played
@@ -389,6 +407,7 @@ class LadderService:
                 lambda c: ladder_store.void_match(c, match, "the server stopped")
             )
             self.voided += 1
+            self._match_settled()
             return
         str_teams = ((str(ids[0]), str(ids[2])), (str(ids[1]), str(ids[3])))
         outcome = MatchOutcome(
@@ -430,8 +449,7 @@ class LadderService:
             if forfeits.get(entrant.account.id) == "timeouts":
                 entrant.benched_until = now + self.settings.cooldown
         self.rated += 1
-        self._rated_changed.set()
-        self._rated_changed = trio.Event()
+        self._match_settled()
         log.info(
             "match_rated",
             match=outcome.match_id,
@@ -529,7 +547,12 @@ class LadderService:
             if finished:
                 with _closed_table_ok():
                     await self.lobby.submit(table, LeaveCommand(occupant=session))
-        if not finished:
+        if finished:
+            # Its seat in the lobby is free once the table's task ends (spectators may hold it
+            # open a little longer; the next half does not wait for them for long).
+            with trio.move_on_after(TABLE_CLOSE_WAIT):
+                await table.ended.wait()
+        else:
             return None
         game_id = table.game_id
         assert game_id is not None

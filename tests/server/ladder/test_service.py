@@ -236,3 +236,25 @@ async def test_the_server_runs_its_own_ladder_by_default(make_server: ServerFact
             assert isinstance(await client.request(LadderEnter()), Ok)
             assert service.entrants
             await client.aclose()
+
+
+async def test_matches_wait_for_room_and_one_table_at_a_time_is_enough(
+    make_server: ServerFactory,
+) -> None:
+    from server.config import Limits
+
+    with trio.fail_after(40):
+        async with (
+            make_server(limits=Limits(max_tables=1)) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
+            for spec in ("random", "heuristic", "search,ms=5"):
+                await service.add_house_bot(spec)
+            token = await register_bot(server, "roomy")
+            nursery.start_soon(runner_for(server, "random", token, seed=3).run)
+            await service.wait_rated(2)
+            nursery.cancel_scope.cancel()
+    conn = connect(server.config.db_path)
+    assert {m["status"] for m in ladder_store.matches(conn, limit=1000)} <= {"rated", "void"}
+    assert service.voided == 0
