@@ -272,7 +272,7 @@ async def test_tables_per_account_and_spectators_are_bounded(tmp_path: Path) -> 
 
 async def test_stalled_spectator_is_dropped_and_the_game_goes_on(tmp_path: Path) -> None:
     limits = Limits(outbox_size=8)
-    with trio.fail_after(60):
+    with trio.fail_after(100):
         async with running_server(local_config(tmp_path / "s.db", limits=limits)) as srv:
             sock = trio.socket.socket()
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
@@ -287,7 +287,7 @@ async def test_stalled_spectator_is_dropped_and_the_game_goes_on(tmp_path: Path)
                 CreateTable(
                     game=Game.HEARTS,
                     preset="hearts",
-                    options={"target_score": 100},
+                    options={"target_score": 200},
                     bots=[0, 1, 2, 3],
                 )
             )
