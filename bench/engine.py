@@ -14,6 +14,8 @@ stdout is one JSON object (bench/report.py) with, at least:
   chance actions, then `legal_actions` / `apply_action` to the end of the hand (OpenSpiel plays one deal
   a game); None with `openspiel` saying why when the optional `open-spiel` wheel is missing;
 - `ratio_vs_openspiel`: hands_per_s / openspiel_hands_per_s (and `fast_ratio_vs_openspiel`);
+- `harness_floor_hands_per_s`: the `hands_per_s` loop over a game that does nothing (56 constant
+  actions a hand): what the Python loop itself costs, the ceiling for any engine driven through it;
 - `hearts_*`: the same figures for the `hearts` preset (passes included) against OpenSpiel's `hearts`.
 
 Choices come from a seeded `random.Random`, so two runs play the same games; the figures are wall-clock
@@ -195,6 +197,50 @@ def openspiel_step(game_name: str) -> tuple[Step | None, str]:
     return hand, f"pyspiel {version}".strip()
 
 
+class _NullGame:
+    """A game that does nothing: 4 bids and 52 plays of a constant action. Timing the same loop over
+    it gives the harness's own cost, the ceiling any engine driven this way can reach."""
+
+    __slots__ = ("_actions", "_count", "_phase")
+
+    def __init__(self) -> None:
+        self._phase = Phase.DEALING
+        self._count = 0
+        self._actions: list[Any] = [0, 1, 2, 3, 4, 5, 6]
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def hand_number(self) -> int:
+        return 0
+
+    def deal(self, seed: bytes) -> list[Any]:
+        self._phase = Phase.PLAYING
+        self._count = 0
+        return []
+
+    def to_act(self) -> tuple[int, ...]:
+        return (0,)
+
+    def legal_actions(self, seat: int) -> list[Any]:
+        return self._actions
+
+    def apply(self, action: Any) -> list[Any]:
+        self._count += 1
+        if self._count == 56:
+            self._phase = Phase.DEALING
+        return [action]
+
+
+def null_step() -> Step:
+    table = Table("standard")
+    table.game = _NullGame()
+    rng = random.Random(1)
+    return lambda: hand_through_api(table, rng)
+
+
 def measure(steps: dict[str, Step | None], seconds: float, rounds: int) -> dict[str, float | None]:
     """Each step's best rate over `rounds` short runs, the steps taking turns round by round so that
     a busy moment on a shared machine hurts every figure alike rather than one of them."""
@@ -238,7 +284,13 @@ def main() -> None:
     openspiel, openspiel_note = openspiel_step("spades")
     openspiel_hearts, _ = openspiel_step("hearts")
     spades = measure(
-        {**our_steps("standard"), "openspiel_hands_per_s": openspiel}, seconds, args.rounds
+        {
+            **our_steps("standard"),
+            "openspiel_hands_per_s": openspiel,
+            "harness_floor_hands_per_s": null_step(),
+        },
+        seconds,
+        args.rounds,
     )
     hearts = measure(
         {**our_steps("hearts"), "openspiel_hands_per_s": openspiel_hearts}, seconds, args.rounds
