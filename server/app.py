@@ -62,6 +62,9 @@ class Server:
         self.sessions.add(session)
         try:
             await session.run()
+        except Exception:
+            # One connection's failure is its own; the listener and the tables go on.
+            log.exception("session_failed", peer=peer)
         finally:
             self.sessions.discard(session)
 

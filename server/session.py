@@ -62,6 +62,7 @@ from server.accounts import Account, AccountError
 from server.connection import FLUSH_TIMEOUT, Connection
 from server.ladder import hooks as ladder_hooks
 from server.seats import ActCommand
+from server.storage import StorageError
 from server.table import ChatCommand, JoinCommand, LeaveCommand, SpectateCommand, TableError
 
 if TYPE_CHECKING:
@@ -293,6 +294,21 @@ class Session:
             self.deliver(Error(id=rid, code=exc.code.value, message=exc.message, detail=exc.detail))
         except (TableError, AccountError) as exc:
             self.deliver(Error(id=rid, code=str(exc.code), message=exc.message))
+        except StorageError as exc:
+            self.log.error("storage_failed", request=item.TYPE, error=str(exc))
+            self.deliver(
+                Error(
+                    id=rid, code=ErrorCode.INTERNAL.value, message="the server could not save that"
+                )
+            )
+        except Exception:
+            # A bug in one handler must not take the session (or the server) down.
+            self.log.exception("handler_failed", request=item.TYPE)
+            self.deliver(
+                Error(
+                    id=rid, code=ErrorCode.INTERNAL.value, message="a server bug; not carried out"
+                )
+            )
         # A refused hello ends the connection.
         return not (isinstance(item, Hello) and not self.hello_done)
 

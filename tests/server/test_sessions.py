@@ -312,3 +312,22 @@ async def test_hello_with_a_bad_token_is_welcomed_without_a_user(server: Server)
         assert refused.code == "bad_token"
         assert isinstance(await client.request(Guest()), LoggedIn)
         await client.aclose()
+
+
+async def test_a_handler_bug_is_answered_internal_and_contained(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.session import Session
+
+    async def broken(self: Session, request: ListTables) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Session, "_on_list_tables", broken)
+    with trio.fail_after(10):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        await client.request(Guest())
+        failed = await client.request(ListTables())
+        assert isinstance(failed, Error) and failed.code == "internal"
+        assert isinstance(await client.request(Ping()), Pong)
+        await client.aclose()
