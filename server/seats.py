@@ -23,7 +23,6 @@ import trio
 
 from engine.actions import Action as EngineAction
 from engine.actions import action_to_dict
-from engine.errors import EngineError
 from engine.game import Game
 from engine.ruleset import Ruleset
 from engine.views import SeatView
@@ -77,7 +76,7 @@ def make_decider(name: str, seed: int, ruleset: Ruleset) -> tuple[str, Decider]:
     """
     try:
         from bots.registry import BotSpecError, make_bot
-        from bots.sdk.bot import AsyncBot, BotError
+        from bots.sdk.bot import AsyncBot
         from bots.sdk.view import BotView
     except ImportError:
         return "random-legal", _random_decider(seed)
@@ -94,7 +93,7 @@ def make_decider(name: str, seed: int, ruleset: Ruleset) -> tuple[str, Decider]:
     def decide(view: SeatView, legal: list[EngineAction]) -> EngineAction:
         try:
             action = bot.decide(BotView.from_dict(view.to_dict(), ruleset))
-        except (BotError, ValueError, KeyError, EngineError) as exc:
+        except Exception as exc:  # BotError, or any bug in a sample bot
             # A sample bot's bug must not stall the table; note it and play a legal action.
             log.warning("builtin_bot_failed", bot=name, error=str(exc))
             return spare.choice(legal)
