@@ -9,7 +9,7 @@ spades broken and the play rule), and `play_fast(card)` plays a card without che
 """
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Final, Self, TypeAlias
 
 from engine import scoring
@@ -216,98 +216,6 @@ class SpadesState:
         self._discard_turns: list[int] = []
         self._claim: tuple[int, bool] | None = None
         self._forfeit: set[int] = set()
-
-    @classmethod
-    def position(
-        cls,
-        ruleset: Ruleset,
-        *,
-        hands: Sequence[CardMask],
-        dealer: int,
-        bids: Sequence[Bid],
-        leader: int,
-        trick: Sequence[tuple[int, Card]] = (),
-        tricks_won: Sequence[int] | None = None,
-        winners: Sequence[int] | None = None,
-        history: Sequence[Sequence[tuple[int, Card]]] = (),
-        broken: bool = False,
-        hand_number: int = 1,
-        scores: Sequence[int] | None = None,
-        bags: Sequence[int] | None = None,
-        face_up: Sequence[CardMask] | None = None,
-        exposed: Sequence[CardMask] | None = None,
-    ) -> Self:
-        """A game in the play phase at a given position, e.g. a bot's guess at the hidden hands
-        (determinization), to search with `copy()`, `legal_play_mask`, `play_fast` and `playout`.
-
-        `hands` are the cards each seat still holds; `trick` the trick in progress led by `leader`;
-        `history` the finished tricks as (seat, card) plays (optional) and `winners` their winners in
-        order (else derived from `history`, else from `tricks_won` in seat order: only Moe, Bemo and
-        "no spade trumps" scoring look at the order). Raises IllegalAction("bad_position") when the
-        card counts do not add up.
-        """
-        game = cls(ruleset, dealer=dealer)
-        n = game._n
-        done_plays = [seat << 6 | card for plays in history for seat, card in plays]
-        order_winners = list(winners) if winners is not None else []
-        if winners is None and history:
-            for plays in history:
-                cards = [card for _, card in plays]
-                order_winners.append(plays[game._order.trick_winner_index(cards)][0])
-        won = list(tricks_won) if tricks_won is not None else [0] * n
-        if tricks_won is None:
-            for winner in order_winners:
-                won[winner] += 1
-        if not order_winners:
-            order_winners = [seat for seat in range(n) for _ in range(won[seat])]
-        played = 0
-        for _, card in [*(p for plays in history for p in plays), *trick]:
-            played |= 1 << card
-        sizes = [hand.bit_count() for hand in hands]
-        left = game._tricks_per_hand - len(order_winners)
-        expected = [left - (1 if any(s == seat for s, _ in trick) else 0) for seat in range(n)]
-        if (
-            len(hands) != n
-            or len(bids) != n
-            or sum(won) != len(order_winners)
-            or sizes != expected
-            or len(trick) >= n
-        ):
-            raise IllegalAction("bad_position", "the hands, tricks and trick do not add up")
-        game._hand_number = hand_number
-        game._hand_type = ruleset.hand_type(hand_number)
-        game._bid_rule, game._play_rule = ruleset.rules_for_hand(hand_number)
-        game._seed = b"position"
-        game._scores = list(scores) if scores is not None else [0] * len(game._sides)
-        game._bags = list(bags) if bags is not None else [0] * len(game._sides)
-        game._hands = list(hands)
-        dealt = list(hands)
-        for seat, card in [*(p for plays in history for p in plays), *trick]:
-            dealt[seat] |= 1 << card
-        game._dealt = tuple(dealt)
-        game._face_up = list(face_up) if face_up is not None else [0] * n
-        game._exposed = list(exposed) if exposed is not None else [0] * n
-        game._bids = list(bids)
-        game._bid_order = list(bids)
-        game._tricks = won
-        game._winners = order_winners
-        game._plays = (
-            done_plays
-            if len(done_plays) == len(order_winners) * n
-            else [0] * (len(order_winners) * n)
-        ) + [seat << 6 | card for seat, card in trick]
-        game._played = played
-        game._broken = broken
-        game._leader = leader
-        game._trick = [card for _, card in trick]
-        game._led = game._suit[trick[0][1]] if trick else -1
-        game._turn = (leader + len(trick)) % n
-        if history:
-            last = history[-1]
-            game._last_trick = [card for _, card in last]
-            game._last_leader = last[0][0]
-        game._phase = PLAYING
-        return game
 
     def copy(self) -> Self:
         """An independent copy for search: a few ints and short lists (about 3 us mid-play).
