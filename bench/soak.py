@@ -82,6 +82,7 @@ class Observer:
         self.send, self.receive = trio.open_memory_channel[str](1024)
         self.watching: set[str] = set()
         self.asked: dict[int, str] = {}  # request id of a spectate -> its table
+        self.sending = trio.Lock()  # two tasks send on the one stream
         self.peer: Peer | None = None
 
     async def run(self, done: trio.Event) -> None:
@@ -132,13 +133,16 @@ class Observer:
 
     async def _leave(self, peer: Peer, table: str) -> None:
         self.watching.discard(table)
-        await peer.send(Leave(table=table))
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            async with self.sending:
+                await peer.send(Leave(table=table))
 
     async def _spectate(self, peer: Peer, table: str) -> None:
         rid = peer.next_id()
         self.asked[rid] = table
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await peer.send(Spectate(id=rid, table=table))
+            async with self.sending:
+                await peer.send(Spectate(id=rid, table=table))
 
     async def _subscribe(self) -> None:
         async for table in self.receive:
