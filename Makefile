@@ -31,7 +31,9 @@ pytest: $(STAMP)
 	$(BIN)/pytest -q
 
 bench: $(STAMP)
-	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	@for script in $(filter-out bench/__init__.py bench/report.py,$(wildcard bench/*.py)); do \
+		echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build *.egg-info
