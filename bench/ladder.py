@@ -15,7 +15,8 @@ entrant's, and every heuristic entrant's above every random entrant's. The last 
 JSON object (bench/report.py): `reached`, `matches` (until the order held, or played when it did not),
 `wall_s`, `ordered_by_rating_since` (the match from which the conservative estimates alone have stood in
 that order, a weaker test; None if they do not at the end), `standings` (best first, with mu, sigma,
-conservative rating and matches), and the settings.
+conservative rating and matches), `first_separated_at_z` (the first match at which bands of mu +- z
+sigma were in order, for z = 1, 2, 3), and the settings.
 """
 
 import argparse
@@ -54,6 +55,14 @@ def ordered(ratings: dict[str, Rating], names: list[str]) -> bool:
     )
 
 
+def ordered_at_z(ratings: dict[str, Rating], names: list[str], z: float) -> bool:
+    """`ordered` with bands of mu +- z sigma (z = 3 is the standings' own band)."""
+    r = {n: ratings.get(n, Rating()) for n in names}
+    low = {k: min(r[n].mu - z * r[n].sigma for n in names if n.startswith(k)) for k in KINDS}
+    high = {k: max(r[n].mu + z * r[n].sigma for n in names if n.startswith(k)) for k in KINDS}
+    return all(low[u] > high[lo] for u, lo in itertools.pairwise(KINDS))
+
+
 def by_conservative(ratings: dict[str, Rating], names: list[str]) -> bool:
     """The weaker figure: each kind's conservative estimates all above the next kind's."""
     value = {n: ratings.get(n, Rating()).conservative for n in names}
@@ -71,17 +80,19 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=600.0)
     parser.add_argument("--max-matches", type=int, default=100_000)
     parser.add_argument("--hands", type=int, default=4, help="hands per half")
-    parser.add_argument("--ms", type=float, default=10.0, help="search budget per decision")
+    parser.add_argument("--ms", type=float, default=50.0, help="search budget per decision")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (halves at once)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--beta", type=float, default=None, help="model beta (default sigma/2)")
+    parser.add_argument("--tau", type=float, default=None, help="model tau (default mu/300)")
     args = parser.parse_args()
 
     specs = entrants(args.ms)
     names = sorted(specs)
     ruleset = Ruleset.from_preset(args.preset, target_score=0, max_hands=args.hands).to_dict()
-    model = RatingModel(beta=args.beta)
+    model = RatingModel(beta=args.beta, tau=args.tau)
+    first_at_z: dict[str, int | None] = {"1": None, "2": None, "3": None}
     ratings: dict[str, Rating] = {}
     partners: dict[str, list[str]] = {n: [] for n in names}
     matches = 0
@@ -126,6 +137,9 @@ def main() -> None:
                 partners[a].insert(0, b)
                 partners[b].insert(0, a)
             matches += 1
+            for z, seen in list(first_at_z.items()):
+                if seen is None and ordered_at_z(ratings, names, float(z)):
+                    first_at_z[z] = matches
             in_order = by_conservative(ratings, names)
             ordered_at = (ordered_at or matches) if in_order else None
             if ordered(ratings, names):
@@ -141,6 +155,7 @@ def main() -> None:
         "matches": reached_at if reached_at is not None else matches,
         "wall_s": round(wall, 2),
         "ordered_by_rating_since": ordered_at,
+        "first_separated_at_z": first_at_z,
         "s_per_match": round(wall / max(1, matches), 3),
         "standings": [
             {
@@ -162,6 +177,7 @@ def main() -> None:
             "max_seconds": args.max_seconds,
             "band": "mu +- 3 sigma",
             "beta": model.model.beta,
+            "tau": model.model.tau,
         },
     }
     emit(figures)
