@@ -21,13 +21,16 @@ from protocol.messages import (
     CreateTable,
     Error,
     GameOver,
+    Guest,
     Hello,
     Join,
     Joined,
+    Leave,
     ListTables,
     Ok,
     Ping,
     Pong,
+    Spectate,
     TableCreated,
     Welcome,
     YourTurn,
@@ -362,3 +365,39 @@ async def test_another_major_version_is_refused_and_closed(shared_server: Server
         finally:
             await peer.aclose()
         assert [(e.code, e.detail) for e in errors(got)] == [("version_mismatch", "1.0")], got
+
+
+async def test_one_account_cannot_open_every_table_and_others_still_can(tmp_path: Path) -> None:
+    """Tables cost the server a task each: one account may keep 64 open (default), no more."""
+    with ServerProcess(tmp_path / "s.db") as server, trio.fail_after(60):
+        hog = await welcomed(server.port, "table-hog")
+        waiting = CreateTable(game=Game.SPADES, preset="standard")  # nobody sits: it stays open
+        for _ in range(64):
+            assert isinstance(await hog.request(waiting), TableCreated)
+        refused = await hog.request(waiting)
+        assert isinstance(refused, Error) and refused.code == "rate_limited", refused
+        other = await welcomed(server.port, "someone-else")
+        assert isinstance(await other.request(waiting), TableCreated)
+        assert errors(await round_trip(hog)) == []
+
+
+async def test_a_table_takes_only_so_many_spectators(tmp_path: Path) -> None:
+    """Spectators cost the table a copy of every event: 64 per table (default), then table_full."""
+    with ServerProcess(tmp_path / "s.db") as server, trio.fail_after(60):
+        owner = await welcomed(server.port, "owner")
+        created = await owner.request(CreateTable(game=Game.SPADES, preset="standard"))
+        assert isinstance(created, TableCreated)
+        watchers: list[Peer] = []
+        for _ in range(64):
+            watcher = await welcomed(server.port)
+            await watcher.request(Guest())
+            reply = await watcher.request(Spectate(table=created.table))
+            assert isinstance(reply, Joined), reply
+            watchers.append(watcher)
+        late = await welcomed(server.port)
+        await late.request(Guest())
+        reply = await late.request(Spectate(table=created.table))
+        assert isinstance(reply, Error) and reply.code == "table_full", reply
+        # The table still takes players, and one spectator leaving makes room.
+        await watchers[0].request(Leave(table=created.table))
+        assert isinstance(await late.request(Spectate(table=created.table)), Joined)
