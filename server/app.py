@@ -52,11 +52,19 @@ class Server:
     async def handle_connection(self, stream: trio.SocketStream) -> None:
         """The task of one connection (one task group: reader here, writer inside the session)."""
         try:
-            peer = "{}:{}".format(*stream.socket.getpeername()[:2])
+            host, port = stream.socket.getpeername()[:2]
         except OSError:
-            peer = "?"
-        session = Session(self, stream, peer)
-        if self.stopping or len(self.sessions) >= self.config.limits.max_connections:
+            host, port = "?", 0
+        session = Session(self, stream, f"{host}:{port}")
+        session.host = str(host)
+        limits = self.config.limits
+        from_there = sum(1 for other in self.sessions if other.host == session.host)
+        if (
+            self.stopping
+            or len(self.sessions) >= limits.max_connections
+            or from_there >= limits.max_connections_per_address
+        ):
+            # One address cannot take every connection and lock the others out.
             await session.refuse_and_close()
             return
         self.sessions.add(session)
@@ -64,7 +72,7 @@ class Server:
             await session.run()
         except Exception:
             # One connection's failure is its own; the listener and the tables go on.
-            log.exception("session_failed", peer=peer)
+            log.exception("session_failed", peer=session.peer)
         finally:
             self.sessions.discard(session)
 

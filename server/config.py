@@ -32,6 +32,7 @@ class Limits:
     """Bounds that keep one client from costing the server more than its share."""
 
     max_connections: int = 256
+    max_connections_per_address: int = 64
     max_tables: int = 256
     max_tables_per_account: int = 64  # open tables one account may have created
     max_spectators: int = 64  # per table

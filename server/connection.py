@@ -40,6 +40,8 @@ class Connection:
         self.stream = stream
         self.peer = peer
         self._send, self._receive = trio.open_memory_channel[bytes](outbox_size)
+        self._size = outbox_size
+        self._room = trio.Event()
         self.cancel_scope = trio.CancelScope()
         self.close_reason: str | None = None
         self.frames_sent = 0
@@ -63,6 +65,16 @@ class Connection:
             return False
         return True
 
+    async def wait_for_room(self) -> None:
+        """Wait while the outbox is at least half full (or until the connection closes)."""
+        while self.close_reason is None and self._used() * 2 >= self._size:
+            if self._room.is_set():
+                self._room = trio.Event()
+            await self._room.wait()
+
+    def _used(self) -> int:
+        return self._send.statistics().current_buffer_used
+
     def finish(self, last: dict[str, Any] | None = None, reason: str = "closed") -> None:
         """Queue `last` (if room), then close the outbox: the writer flushes it and hangs up."""
         if self.close_reason is not None:
@@ -72,12 +84,14 @@ class Connection:
         if self.close_reason is None:
             self.close_reason = reason
         self._send.close()
+        self._room.set()
 
     def abort(self, reason: str) -> None:
         """Drop the connection now, without flushing: its task group is cancelled."""
         if self.close_reason is None:
             self.close_reason = reason
         self._send.close()
+        self._room.set()
         self.cancel_scope.cancel()
 
     async def run_writer(self) -> None:
@@ -87,6 +101,8 @@ class Connection:
                 async for data in self._receive:
                     await self.stream.send_all(data)
                     self.frames_sent += 1
+                    if self._used() * 2 < self._size:
+                        self._room.set()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.abort("peer_gone")
         finally:
@@ -94,5 +110,6 @@ class Connection:
                 scope.shield = True
                 await self.stream.aclose()
             self.closed.set()
+            self._room.set()
             # The reader has nothing more to do once the writer has hung up.
             self.cancel_scope.cancel()

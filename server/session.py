@@ -113,6 +113,7 @@ class Session:
         self.server = server
         self.id = secrets.token_hex(4)
         self.peer = peer
+        self.host = peer.rsplit(":", 1)[0]
         self.connection = Connection(
             stream,
             outbox_size=limits.outbox_size,
@@ -228,51 +229,43 @@ class Session:
         return self._pending.popleft()
 
     async def _serve(self) -> None:
-        limits = self.server.config.limits
-        first: Message | ProtocolError | None = None
-        with trio.move_on_after(limits.handshake_timeout):
-            first = await self._receive()
-            if first is None:
-                return
-        if first is None:
-            self.connection.finish(
-                to_wire(Error(code=ErrorCode.TIMEOUT.value, message="no hello in time")),
-                reason="handshake_timeout",
-            )
-            return
-        if not isinstance(first, Hello):
-            if isinstance(first, ProtocolError) and first.fatal:
-                self.connection.finish(to_wire(error_message(first)), reason=first.code.value)
-                return
-            rid = getattr(first, "id", None) if not isinstance(first, ProtocolError) else None
-            self.connection.finish(
-                to_wire(
-                    Error(
-                        id=rid,
-                        code=ErrorCode.UNEXPECTED_MESSAGE.value,
-                        message="the first message must be hello",
-                    )
-                ),
-                reason="no_hello",
-            )
-            return
-        if not await self._dispatch(first):
-            return
+        deadline = trio.current_time() + self.server.config.limits.handshake_timeout
         # Bounded by the connection's life: each pass consumes one message (or the end of stream).
         while True:
-            item = await self._receive()
+            item: Message | ProtocolError | None = None
+            if self.hello_done:
+                item = await self._receive()
+            else:
+                # Until `hello`, everything else is refused (the connection goes on), and the
+                # whole handshake must finish in time.
+                with trio.move_on_at(deadline) as handshake:
+                    item = await self._receive()
+                if handshake.cancelled_caught:
+                    self.connection.finish(
+                        to_wire(Error(code=ErrorCode.TIMEOUT.value, message="no hello in time")),
+                        reason="handshake_timeout",
+                    )
+                    return
             if item is None:
                 return
+            # Backpressure for the client's own requests: while its outbox is half full, read
+            # no more from it (pushes from tables still have the other half).
+            await self.connection.wait_for_room()
             if not await self._dispatch(item):
                 return
 
     async def _dispatch(self, item: Message | ProtocolError) -> bool:
         """Handle one message; False when the connection must close."""
         if isinstance(item, ProtocolError):
-            self.deliver(error_message(item))
             if item.fatal:
+                self.deliver(error_message(item))
                 self.connection.finish(reason=item.code.value)
                 return False
+            if not self._requests.take():  # malformed messages count against the rate too
+                item = ProtocolError(
+                    ErrorCode.RATE_LIMITED, "too many messages", request_id=item.request_id
+                )
+            self.deliver(error_message(item))
             return True
         if isinstance(item, Bye):
             self.connection.finish(reason="client_bye")

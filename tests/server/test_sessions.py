@@ -32,6 +32,7 @@ from protocol.messages import (
     Spectate,
     TableCreated,
     Tables,
+    Welcome,
 )
 from protocol.types import ChatScope, ClientKind, Game
 from protocol.wire import encode
@@ -49,11 +50,45 @@ async def closed_after_error(client: WireClient) -> Error:
     return message
 
 
-async def test_first_message_must_be_hello(server: Server) -> None:
+async def test_requests_before_hello_are_refused_and_the_handshake_goes_on(
+    server: Server,
+) -> None:
     with trio.fail_after(10):
         client = await WireClient.connect(server.port)
-        await client.send(Ping())
-        assert (await closed_after_error(client)).code == "unexpected_message"
+        early = await client.request(ListTables())
+        assert isinstance(early, Error) and early.code == "unexpected_message"
+        assert isinstance(await client.request(Ping()), Pong)  # a ping is always answered
+        assert isinstance(await client.hello(), Welcome)
+        await client.aclose()
+
+
+async def test_pipelined_requests_wait_for_the_outbox_instead_of_overflowing_it(
+    server: Server,
+) -> None:
+    with trio.fail_after(20):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        # 400 pings in one write, then read: more replies than the outbox holds (256).
+        body = b"".join(encode(Ping(id=i)) for i in range(1, 401))
+        await client.send_raw(body)
+        replies = [await client.receive() for _ in range(400)]
+        assert all(isinstance(r, Pong | Error) for r in replies)
+        assert any(isinstance(r, Error) and r.code == "rate_limited" for r in replies)
+        await client.aclose()
+
+
+async def test_malformed_messages_count_against_the_rate(server: Server) -> None:
+    with trio.fail_after(20):
+        client = await WireClient.connect(server.port)
+        await client.hello()
+        body = b"".join(
+            struct.pack(">I", len(b := msgpack.packb({"t": "nope", "id": i}))) + b
+            for i in range(1, 201)
+        )
+        await client.send_raw(body)
+        codes = [getattr(await client.receive(), "code", None) for _ in range(200)]
+        assert "unknown_type" in codes and "rate_limited" in codes
+        await client.aclose()
 
 
 async def test_protocol_version_mismatch_closes(server: Server) -> None:
@@ -331,3 +366,22 @@ async def test_a_handler_bug_is_answered_internal_and_contained(
         assert isinstance(failed, Error) and failed.code == "internal"
         assert isinstance(await client.request(Ping()), Pong)
         await client.aclose()
+
+
+async def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
+    limits = Limits(max_connections=8, max_connections_per_address=4)
+    with trio.fail_after(20):
+        async with running_server(local_config(tmp_path / "s.db", limits=limits)) as srv:
+            hogs = [await WireClient.connect(srv.port) for _ in range(4)]
+            for hog in hogs:
+                await hog.hello()
+            refused = await WireClient.connect(srv.port)
+            assert (await closed_after_error(refused)).code == "server_full"
+            # From another loopback address (127.0.0.2, to 127.0.0.1: never leaving the machine).
+            sock = trio.socket.socket()
+            await sock.bind(("127.0.0.2", 0))
+            await sock.connect(("127.0.0.1", srv.port))
+            other = WireClient(trio.SocketStream(sock))
+            assert isinstance(await other.hello(), Welcome)
+            for client in (*hogs, other):
+                await client.aclose()
