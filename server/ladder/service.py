@@ -45,7 +45,7 @@ from server.ladder import store as ladder_store
 from server.ladder.duplicate import DuplicatePlan, HalfResult, team_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, apply_match
 from server.ladder.scheduler import Candidate, PlannedMatch, SchedulerSettings, form_matches
-from server.ladder.table import LadderTable
+from server.ladder.table import LadderTable, adopt_table, closed_table_ok, first_of
 from server.storage import StorageError
 from server.table import JoinCommand, LeaveCommand, TableConfig, TableError
 
@@ -530,7 +530,7 @@ class LadderService:
         for _seat, _entrant, session in remote:
             session.deliver(MatchStarted(match=match, table=table.table_id, players=names))
         for seat, entrant, session in remote:
-            with _closed_table_ok():
+            with closed_table_ok():
                 await self.lobby.submit(
                     table,
                     JoinCommand(
@@ -540,12 +540,12 @@ class LadderService:
             if not self._connected(entrant):
                 # Gone before it sat down: its session will not tell the table, so we do.
                 self.lobby.submit_later(table, LeaveCommand(occupant=session, disconnected=True))
-        await _first_of(table.game_over, table.ended)
+        await first_of(table.game_over, table.ended)
         finished = table.game.is_over and table.game_id is not None
         for _seat, _entrant, session in remote:
             session.seats.pop(table.table_id, None)
             if finished:
-                with _closed_table_ok():
+                with closed_table_ok():
                     await self.lobby.submit(table, LeaveCommand(occupant=session))
         if finished:
             # Its seat in the lobby is free once the table's task ends (spectators may hold it
@@ -566,44 +566,3 @@ class LadderService:
         )
         lost = {seats[s].account.id: why for s, why in table.forfeits.items()}
         return result, lost
-
-
-class _closed_table_ok:
-    """Suppress `TableError` from a table that closed under us (it is over either way)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
-        return isinstance(exc, TableError)
-
-
-async def _first_of(*events: trio.Event) -> None:
-    """Return as soon as any of `events` is set."""
-    async with trio.open_nursery() as nursery:
-
-        async def wait(event: trio.Event) -> None:
-            await event.wait()
-            nursery.cancel_scope.cancel()
-
-        for event in events:
-            nursery.start_soon(wait, event)
-
-
-async def adopt_table(lobby: Lobby, table: LadderTable) -> None:
-    """Open `table` as the lobby's own: stored, listed, and run in the lobby's tables nursery.
-
-    Mirrors the tail of `Lobby.create` (which builds its own `Table`); it reaches into the lobby's
-    private members until the lobby offers `adopt(table)` (see docs/ladder.md, integration).
-    """
-    if len(lobby.tables) >= lobby.server.config.limits.max_tables:
-        raise TableError(ErrorCode.SERVER_FULL, "the server has no room for a ladder table")
-    config = table.config
-    await lobby.server.store.call(
-        lambda conn: queries.insert_table(conn, config.table_id, config.to_json())
-    )
-    table.on_change = lobby._table_changed
-    lobby.tables[config.table_id] = table
-    assert lobby._nursery is not None
-    await lobby._nursery.start(lobby._run_table, table)
-    lobby._table_changed(table)

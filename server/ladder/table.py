@@ -13,8 +13,8 @@ per-seat views, clocks and the fallback), with four changes that a rated duplica
   that seat are refused from then on;
 - `game_over` and the end of the task are events the ladder can wait on.
 
-The hooks it overrides are the table's private methods; see the report of this package for the
-small public seams (`Table.deal_seed`, `Lobby.adopt`) that would let it stop doing so.
+The hooks it overrides are the table's private methods; docs/ladder.md names the small public seams
+(`Table.next_seed()`, `Lobby.adopt(table)`) that would let it stop doing so.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -30,9 +30,13 @@ from engine.actions import Action as EngineAction
 from engine.actions import action_to_dict
 from protocol.errors import ErrorCode
 from protocol.messages import Message, Ok
+from server import queries
 from server import table as table_module
 from server.seats import ActCommand, BuiltinBot, make_decider
-from server.table import Command, JoinCommand, LeaveCommand, Table, error_for
+from server.table import Command, JoinCommand, LeaveCommand, Table, TableError, error_for
+
+if TYPE_CHECKING:
+    from server.lobby import Lobby
 
 
 class HouseBot(BuiltinBot):
@@ -221,3 +225,44 @@ class _OneSeed:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(secrets, name)
+
+
+class closed_table_ok:
+    """Suppress `TableError` from a table that closed under us (it is over either way)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
+        return isinstance(exc, TableError)
+
+
+async def first_of(*events: trio.Event) -> None:
+    """Return as soon as any of `events` is set."""
+    async with trio.open_nursery() as nursery:
+
+        async def wait(event: trio.Event) -> None:
+            await event.wait()
+            nursery.cancel_scope.cancel()
+
+        for event in events:
+            nursery.start_soon(wait, event)
+
+
+async def adopt_table(lobby: Lobby, table: LadderTable) -> None:
+    """Open `table` as the lobby's own: stored, listed, and run in the lobby's tables nursery.
+
+    Mirrors the tail of `Lobby.create` (which builds its own `Table`); it reaches into the lobby's
+    private members until the lobby offers `adopt(table)` (see docs/ladder.md, integration).
+    """
+    if len(lobby.tables) >= lobby.server.config.limits.max_tables:
+        raise TableError(ErrorCode.SERVER_FULL, "the server has no room for a ladder table")
+    config = table.config
+    await lobby.server.store.call(
+        lambda conn: queries.insert_table(conn, config.table_id, config.to_json())
+    )
+    table.on_change = lobby._table_changed
+    lobby.tables[config.table_id] = table
+    assert lobby._nursery is not None
+    await lobby._nursery.start(lobby._run_table, table)
+    lobby._table_changed(table)
