@@ -31,11 +31,11 @@ from engine.ruleset import Ruleset
 from engine.spades_phases import SpadesPhases
 from engine.spades_state import (
     CARD_PLAYED,
-    PLAY_ACTIONS,
     PLAYING,
-    RANKS_IN,
+    SUIT_PLAYS,
     TWO_HANDED_DISCARD,
     card_or_repr,
+    suit_plays,
 )
 from engine.views import PublicView, SeatView
 
@@ -142,20 +142,26 @@ class SpadesGame(SpadesPhases):
         phase = self._phase
         if phase is PLAYING:
             mask = self.legal_play_mask(seat)
-            if mask:
-                self._mask_version = self._version  # apply() will ask again
-                self._mask_value = mask
-            plays = PLAY_ACTIONS[seat]
-            actions: list[Action] = []
-            base = ((mask & -mask).bit_length() - 1) // 13 * 13 if mask else 0
-            rest = mask >> base
-            while rest:  # a suit (13 bits) at a time, through the table of each suit's ranks
-                chunk = rest & 8191
-                if chunk:
-                    actions += [plays[base + rank] for rank in RANKS_IN[chunk]]
-                rest >>= 13
-                base += 13
-            if mask and self._ruleset.tram and not self._trick and self._claim is None:
+            if not mask:
+                return []
+            self._mask_version = self._version  # apply() will ask again
+            self._mask_value = mask
+            # A suit (13 bits) at a time, through the shared tuples of each suit holding's plays.
+            suit = ((mask & -mask).bit_length() - 1) // 13
+            rest = mask >> suit * 13
+            key = seat << 16 | suit << 13
+            actions: list[Action]
+            if rest < 8192:  # one suit: following suit, or a one-suit hand
+                actions = list(SUIT_PLAYS.get(key | rest) or suit_plays(key | rest))
+            else:
+                actions = []
+                while rest:
+                    chunk = rest & 8191
+                    if chunk:
+                        actions += SUIT_PLAYS.get(key | chunk) or suit_plays(key | chunk)
+                    rest >>= 13
+                    key += 8192
+            if self._ruleset.tram and not self._trick and self._claim is None:
                 actions.append(Claim(seat))
             return actions
         if phase is Phase.BIDDING:
@@ -197,15 +203,32 @@ class SpadesGame(SpadesPhases):
         """Apply `action` and return its events. Raises IllegalAction (code + sentence) when the rules
         do not allow it now; the state is then exactly as before."""
         # Fast lanes for the two common actions, by the seat whose turn it is.
-        if type(action) is PlayCard and self._phase is PLAYING and action.seat == self._turn:
-            return self._apply_play(action)
+        if type(action) is PlayCard and self._phase is PLAYING:
+            seat = action.seat
+            card = action.card
+            # The card checked against the mask legal_actions() just computed for this version.
+            if (
+                seat == self._turn
+                and self._mask_version == self._version
+                and type(card) is int
+                and 0 <= card < 54
+                and self._mask_value >> card & 1
+            ):
+                done = len(self._winners)
+                was_broken = self._broken
+                self.play_fast(card)  # counts the version
+                if len(self._winners) == done and self._broken == was_broken:
+                    return [CARD_PLAYED[seat][card][done]]
+                return self._play_events(seat, card, done, was_broken)
+            if seat == self._turn:
+                return self._apply_play(action)
         if type(action) is Bid and self._phase is Phase.BIDDING and action.seat == self._turn:
             return self._apply_bid(action)
         if self._outcome is not None:
             raise IllegalAction("game_over", "the game is over")
-        seat = getattr(action, "seat", None)
-        if not isinstance(seat, int) or not 0 <= seat < self._n:
-            raise IllegalAction("bad_seat", f"there is no seat {seat!r} at this table")
+        who = getattr(action, "seat", None)
+        if not isinstance(who, int) or not 0 <= who < self._n:
+            raise IllegalAction("bad_seat", f"there is no seat {who!r} at this table")
         if isinstance(action, PlayCard):
             return self._apply_play(action)
         if isinstance(action, Bid):
@@ -240,10 +263,13 @@ class SpadesGame(SpadesPhases):
         done = len(self._winners)
         was_broken = self._broken
         self.play_fast(card)  # counts the version
-        played = CARD_PLAYED[seat][card][done]
         if len(self._winners) == done and self._broken == was_broken:
-            return [played]
-        events: list[Event] = [played]
+            return [CARD_PLAYED[seat][card][done]]
+        return self._play_events(seat, card, done, was_broken)
+
+    def _play_events(self, seat: int, card: Card, done: int, was_broken: bool) -> list[Event]:
+        """The events of a play that broke spades or ended a trick (`done` tricks before it)."""
+        events: list[Event] = [CARD_PLAYED[seat][card][done]]
         if self._broken and not was_broken:
             events.append(SpadesBroken(seat))
         if len(self._winners) > done:
