@@ -59,6 +59,7 @@ from server.seats import (
     make_decider,
     wire_legal,
 )
+from server.storage import StorageError
 from server.table_commands import (
     ChatCommand,
     Command,
@@ -334,17 +335,20 @@ class Table:
         reject: Callable[[Message], None],
         request_id: int | None = None,
     ) -> bool:
-        """Apply, persist, broadcast. False (and `reject` told) if the engine refused it."""
+        """Apply, persist, broadcast. False (and `reject` told) if the engine refused it or it
+        could not be stored; either way the game is exactly as it was and nobody was told."""
         assert self.game_id is not None
+        # Applied to a copy first: the table's game changes only once the action is on disk.
+        candidate = self.game.copy()
         try:
-            events = self.game.apply(action)
+            events = candidate.apply(action)
         except EngineError as exc:
             reject(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, request_id, detail=exc.code))
             return False
         seq = self.actions_persisted
         game_id = self.game_id
-        record_rows = self._finished_hand_records(events)
-        outcome = self._results() if self.game.is_over else None
+        record_rows = self._finished_hand_records(candidate, events)
+        outcome = self._results(candidate) if candidate.is_over else None
         wire = action_to_dict(action)
 
         def persist(conn: sqlite3.Connection) -> None:
@@ -355,7 +359,19 @@ class Table:
                 queries.finish_game(conn, game_id, "finished", outcome)
                 queries.close_table(conn, self.table_id)
 
-        await self.store.call(persist)
+        try:
+            await self.store.call(persist)
+        except StorageError as exc:
+            self.log.error("action_not_stored", game=game_id, seat=seat, error=str(exc))
+            reject(
+                error_for(
+                    ErrorCode.INTERNAL,
+                    "the server could not save this action, so it was not applied",
+                    request_id,
+                )
+            )
+            return False
+        self.game = candidate
         self.actions_persisted += 1
         # The actor's decision is over (even if it must decide again at once): charge its bank.
         actor = self.seats[seat]
@@ -368,17 +384,18 @@ class Table:
             self._changed()
         return True
 
-    def _finished_hand_records(self, events: list[EngineEvent]) -> list[tuple[int, Any]]:
+    def _finished_hand_records(
+        self, game: Game, events: list[EngineEvent]
+    ) -> list[tuple[int, Any]]:
         rows = []
         if any(e.kind == "hand_scored" for e in events):
-            history = self.game.histories[-1]
+            history = game.histories[-1]
             assert self.game_id is not None
-            record = hand_to_record(history, self.game.ruleset, game_id=str(self.game_id))
+            record = hand_to_record(history, game.ruleset, game_id=str(self.game_id))
             rows.append((history.hand_number, record))
         return rows
 
-    def _results(self) -> list[tuple[int, int | None, int, int]]:
-        game = self.game
+    def _results(self, game: Game) -> list[tuple[int, int | None, int, int]]:
         scores = game.scores
         sides = game.ruleset.sides
         rows = []

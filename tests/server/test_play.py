@@ -1,5 +1,6 @@
 """Whole games through the protocol: four clients, and bots with one client; refused actions."""
 
+import pytest
 import trio
 
 from protocol.messages import (
@@ -171,3 +172,42 @@ async def test_a_player_who_leaves_mid_game_is_played_by_the_fallback(server: Se
         assert over.table == created.table
         for client in (quitter, watcher):
             await client.aclose()
+
+
+async def test_an_action_that_cannot_be_stored_is_refused_and_not_applied(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    with trio.fail_after(30):
+        client, _ = await seated_client(server, None, "careful")
+        created = await client.request(
+            CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
+        )
+        assert isinstance(created, TableCreated)
+        turn = await client.expect(YourTurn)
+        while turn.seat != 0:
+            turn = await client.expect(YourTurn)
+        table = server.lobby.tables[created.table]
+        version = table.game.version
+        real_insert = queries.insert_action
+
+        def failing_insert(*args: object, **kwargs: object) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        monkeypatch.setattr(queries, "insert_action", failing_insert)
+        seen = len(client.received)
+        refused = await client.request(
+            Act(table=created.table, version=turn.version, action=turn.legal[0])
+        )
+        assert isinstance(refused, Error) and refused.code == "internal", refused
+        assert table.game.version == version
+        # Nothing about the action was told to anyone.
+        assert [m for m in client.received[seen:] if hasattr(m, "version")] == []
+        monkeypatch.setattr(queries, "insert_action", real_insert)
+        accepted = await client.request(
+            Act(table=created.table, version=turn.version, action=turn.legal[0])
+        )
+        assert not isinstance(accepted, Error), accepted
+        assert table.game.version == version + 1
+        await client.aclose()
