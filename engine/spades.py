@@ -31,13 +31,29 @@ from engine.ruleset import Ruleset
 from engine.spades_phases import SpadesPhases
 from engine.spades_state import (
     CARD_PLAYED,
+    PLAY_ACTIONS,
+    PLAY_PAIRS,
     PLAYING,
-    SUIT_PLAYS,
+    RANKS_IN,
     TWO_HANDED_DISCARD,
     card_or_repr,
-    suit_plays,
 )
 from engine.views import PublicView, SeatView
+
+_new = object.__new__
+_SET_SEAT = vars(TrickWon)["seat"].__set__
+_SET_NUMBER = vars(TrickWon)["trick_number"].__set__
+_SET_PLAYS = vars(TrickWon)["plays"].__set__
+
+
+def trick_won(seat: int, trick_number: int, plays: tuple[tuple[int, Card], ...]) -> TrickWon:
+    """TrickWon(seat, trick_number, plays), built through its slots: the frozen dataclass's __init__
+    (which only stores the three fields) costs twice as much, and thirteen are made every hand."""
+    event: TrickWon = _new(TrickWon)
+    _SET_SEAT(event, seat)
+    _SET_NUMBER(event, trick_number)
+    _SET_PLAYS(event, plays)
+    return event
 
 
 class SpadesGame(SpadesPhases):
@@ -142,26 +158,20 @@ class SpadesGame(SpadesPhases):
         phase = self._phase
         if phase is PLAYING:
             mask = self.legal_play_mask(seat)
-            if not mask:
-                return []
-            self._mask_version = self._version  # apply() will ask again
-            self._mask_value = mask
-            # A suit (13 bits) at a time, through the shared tuples of each suit holding's plays.
-            suit = ((mask & -mask).bit_length() - 1) // 13
-            rest = mask >> suit * 13
-            key = seat << 16 | suit << 13
-            actions: list[Action]
-            if rest < 8192:  # one suit: following suit, or a one-suit hand
-                actions = list(SUIT_PLAYS.get(key | rest) or suit_plays(key | rest))
-            else:
-                actions = []
-                while rest:
-                    chunk = rest & 8191
-                    if chunk:
-                        actions += SUIT_PLAYS.get(key | chunk) or suit_plays(key | chunk)
-                    rest >>= 13
-                    key += 8192
-            if self._ruleset.tram and not self._trick and self._claim is None:
+            if mask:
+                self._mask_version = self._version  # apply() will ask again
+                self._mask_value = mask
+            plays = PLAY_ACTIONS[seat]
+            actions: list[Action] = []
+            base = ((mask & -mask).bit_length() - 1) // 13 * 13 if mask else 0
+            rest = mask >> base
+            while rest:  # a suit (13 bits) at a time, through the table of each suit's ranks
+                chunk = rest & 8191
+                if chunk:
+                    actions += [plays[base + rank] for rank in RANKS_IN[chunk]]
+                rest >>= 13
+                base += 13
+            if mask and self._ruleset.tram and not self._trick and self._claim is None:
                 actions.append(Claim(seat))
             return actions
         if phase is Phase.BIDDING:
@@ -273,15 +283,14 @@ class SpadesGame(SpadesPhases):
         if self._broken and not was_broken:
             events.append(SpadesBroken(seat))
         if len(self._winners) > done:
-            events.append(TrickWon(self._winners[-1], done + 1, self._trick_plays(done + 1)))
+            events.append(trick_won(self._winners[-1], done + 1, self._trick_plays(done + 1)))
         if self._phase is not PLAYING:
             events.extend(self._hand_end_events())
         return events
 
     def _trick_plays(self, trick_number: int) -> tuple[tuple[int, Card], ...]:
         start = (trick_number - 1) * self._n
-        plays = self._plays[start : start + self._n]
-        return tuple((p >> 6, p & 63) for p in plays)
+        return tuple(map(PLAY_PAIRS.__getitem__, self._plays[start : start + self._n]))
 
     def _play_error(self, seat: int, card: Card) -> IllegalAction:
         hand = self._hands[seat]

@@ -36,22 +36,8 @@ CARD_PLAYED: Final = tuple(
 )
 # The PlayCard actions, made once (legal_actions hands out shared frozen objects).
 PLAY_ACTIONS: Final = tuple(tuple(PlayCard(seat, card) for card in range(54)) for seat in range(4))
-# The legal plays of one suit holding, by key seat << 16 | suit << 13 | the suit's 13 bits: shared
-# tuples of the actions above, made as they are first met (a pure cache, cleared when it grows large).
-SUIT_PLAYS: Final[dict[int, tuple[PlayCard, ...]]] = {}
-SUIT_PLAYS_LIMIT: Final = 1 << 16
-
-
-def suit_plays(key: int) -> tuple[PlayCard, ...]:
-    """The plays of SUIT_PLAYS[key], made and remembered."""
-    if len(SUIT_PLAYS) >= SUIT_PLAYS_LIMIT:
-        SUIT_PLAYS.clear()
-    plays = PLAY_ACTIONS[key >> 16]
-    base = (key >> 13 & 7) * 13
-    found = SUIT_PLAYS[key] = tuple(plays[base + rank] for rank in RANKS_IN[key & 8191])
-    return found
-
-
+# (seat, card) of each packed play seat << 6 | card, made once.
+PLAY_PAIRS: Final = tuple((p >> 6, p & 63) for p in range(256))
 # Opponents per seat: partnerships in four-handed play, everyone else otherwise.
 OPPONENTS: Final = {
     4: ((1, 3), (0, 2), (1, 3), (0, 2)),
