@@ -18,7 +18,9 @@ from engine.deal import shuffled
 from engine.ordering import card_order
 from engine.ruleset import Ruleset
 
-_BITS: Final = tuple(1 << card for card in range(54))
+# Each deck's cards as bits (1 << card), in canonical order: shuffling these instead of the card
+# numbers applies the same permutation, and a hand is then the plain sum of its slice.
+_BIT_DECKS: Final[dict[str, tuple[CardMask, ...]]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +42,13 @@ def canonical_deck(ruleset: Ruleset) -> list[Card]:
 def deal_hands(ruleset: Ruleset, seed: bytes, dealer: int) -> DealtHands:
     """Deal a hand from a seed (the same seed always gives the same deal)."""
     n = ruleset.players
-    cards = shuffled(seed, card_order(ruleset.deck).cards)
+    deck = card_order(ruleset.deck).cards
     if n == 2:
-        return DealtHands((0, 0), (0, 0), 0, tuple(cards))
+        return DealtHands((0, 0), (0, 0), 0, tuple(shuffled(seed, deck)))
+    bit_deck = _BIT_DECKS.get(ruleset.deck)
+    if bit_deck is None:
+        bit_deck = _BIT_DECKS[ruleset.deck] = tuple(1 << card for card in deck)
+    bits = shuffled(seed, bit_deck)  # bits[i] is 1 << (card i of the shuffled deck)
     hands = [0] * n
     face_up = [0] * n
     dealt = n * ruleset.tricks_per_hand
@@ -51,13 +57,13 @@ def deal_hands(ruleset: Ruleset, seed: bytes, dealer: int) -> DealtHands:
         # Card i goes to seat (dealer + 1 + i) mod n: seat (dealer + 1 + k) gets cards k, k + n, ...
         # (a sum of distinct bits is their union).
         seat = (dealer + 1 + k) % n
-        hands[seat] = sum(map(_BITS.__getitem__, cards[k:dealt:n]))
+        hands[seat] = sum(bits[k:dealt:n])
         if up:
-            face_up[seat] = sum(map(_BITS.__getitem__, cards[k:up:n]))
+            face_up[seat] = sum(bits[k:up:n])
     set_aside = 0
-    for card in cards[dealt:]:
+    for bit in bits[dealt:]:
         if ruleset.deck == "jokers":
-            hands[dealer] |= 1 << card
+            hands[dealer] |= bit
         else:
-            set_aside |= 1 << card
+            set_aside |= bit
     return DealtHands(tuple(hands), tuple(face_up), set_aside, ())

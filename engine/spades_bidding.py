@@ -135,7 +135,7 @@ class SpadesBidding(SpadesState):
     def _start_bidding(self) -> None:
         self._phase = Phase.BIDDING
         self._turn = (self._dealer + 1) % self._n
-        if all(b is not None for b in self._bids):
+        if None not in self._bids:
             self._after_bidding()
             return
         while self._bids[self._turn] is not None:
