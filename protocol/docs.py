@@ -71,6 +71,10 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "ladder_leave",
         "ladder_standings",
         "standings",
+        "ladder_matches",
+        "matches",
+        "ladder_show",
+        "entrant",
         "match_started",
         "match_ended",
     ),
@@ -182,6 +186,9 @@ def render(name: str) -> str:
         "TableInfo": wire_types.TableInfo,
         "Standing": wire_types.Standing,
         "MatchResult": wire_types.MatchResult,
+        "LadderMatch": wire_types.LadderMatch,
+        "LadderHalf": wire_types.LadderHalf,
+        "RatingMove": wire_types.RatingMove,
     }
     kind, _, arg = name.partition(":")
     if kind == "message":

@@ -47,6 +47,8 @@ class ErrorCode(StrEnum):
     # Ladder.
     NOT_ON_LADDER = "not_on_ladder"
     ALREADY_ON_LADDER = "already_on_ladder"
+    LADDER_LIMIT = "ladder_limit"
+    NO_SUCH_ENTRANT = "no_such_entrant"
     # The server itself.
     TIMEOUT = "timeout"
     SLOW_CONSUMER = "slow_consumer"
@@ -121,8 +123,16 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False,
         "The engine refused the action; `detail` is the engine's code, `message` its sentence.",
     ),
-    ErrorCode.NOT_ON_LADDER: ErrorInfo(False, "The bot is not entered on the ladder."),
-    ErrorCode.ALREADY_ON_LADDER: ErrorInfo(False, "The bot is already entered on the ladder."),
+    ErrorCode.NOT_ON_LADDER: ErrorInfo(
+        False, "The account is not entered on the ladder (or the server runs no ladder)."
+    ),
+    ErrorCode.ALREADY_ON_LADDER: ErrorInfo(
+        False, "The account is already entered on the ladder (one entry per account)."
+    ),
+    ErrorCode.LADDER_LIMIT: ErrorInfo(
+        False, "This network address already has as many entrants on the ladder as it may."
+    ),
+    ErrorCode.NO_SUCH_ENTRANT: ErrorInfo(False, "No account has this name."),
     ErrorCode.TIMEOUT: ErrorInfo(True, "The handshake did not finish in time."),
     ErrorCode.SLOW_CONSUMER: ErrorInfo(
         True, "The peer did not read its messages fast enough; reconnect and resync."

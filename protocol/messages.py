@@ -52,9 +52,11 @@ from protocol.types import (
     ChatScope,
     ClientKind,
     Clock,
+    Count,
     Game,
     GameVersion,
     Label,
+    LadderMatch,
     MatchResult,
     Millis,
     Name,
@@ -322,7 +324,10 @@ class Act(Request):
 @register("ladder_enter", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LadderEnter(Request):
-    """Enter this bot account on the rated ladder. Answered with ``ok``."""
+    """Enter this account (a bot, or a registered person) on the rated ladder. Answered with ``ok``.
+
+    The entry lasts while this connection does.
+    """
 
 
 @register("ladder_leave", C)
@@ -347,10 +352,66 @@ class Standings(Reply):
     entries: Annotated[list[Standing], Doc("best first")]
 
 
+@register("ladder_matches", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderMatches(Request):
+    """Ask for the ladder's finished matches, newest first, optionally one entrant's only."""
+
+    entrant: Annotated[Name | None, Doc("only this entrant's matches; nil for everyone's")] = None
+    limit: Annotated[Annotated[int, Range(1, 100)], Doc("at most this many matches")] = 20
+
+
+@register("matches", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Matches(Reply):
+    """The ladder's finished matches, newest first (none for a name that never played)."""
+
+    matches: Annotated[list[LadderMatch], Doc("newest first")]
+
+
+@register("ladder_show", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderShow(Request):
+    """Ask for one entrant's rating, record and recent matches. Answered with `entrant`."""
+
+    name: Annotated[Name, Doc("the entrant's account name")]
+
+
+@register("entrant", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entrant(Reply):
+    """One ladder entrant. An account that never played a rated match has the starting rating.
+
+    `wins`, `draws` and `losses` count its rated matches by their result (a forfeit loses for the
+    forfeiter's team); `forfeits` counts the matches it forfeited itself.
+    """
+
+    name: Annotated[Name, Doc("the account name")]
+    kind: Annotated[ClientKind, Doc("a bot or a person")]
+    rank: Annotated[
+        Annotated[int, Range(1, 2**31 - 1)] | None,
+        Doc("its place in the standings; nil if unrated"),
+    ] = None
+    rating: Annotated[float, Doc("the displayed rating (conservative estimate `mu - 3 sigma`)")]
+    mu: Annotated[float, Doc("the rating model's mean")]
+    sigma: Annotated[float, Doc("the rating model's uncertainty")]
+    games: Annotated[Count, Doc("rated matches played")]
+    wins: Annotated[Count, Doc("rated matches its team won")] = 0
+    draws: Annotated[Count, Doc("rated matches drawn")] = 0
+    losses: Annotated[Count, Doc("rated matches its team lost")] = 0
+    forfeits: Annotated[Count, Doc("matches it forfeited")] = 0
+    recent: Annotated[
+        Annotated[list[LadderMatch], Length(0, 10)], Doc("its last matches, newest first")
+    ] = field(default_factory=list)
+
+
 @register("match_started", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MatchStarted(Event):
-    """The ladder seated this bot in a rated match; a ``snapshot`` of the table follows."""
+    """The ladder seated this entrant in a rated match; a ``snapshot`` of the table follows.
+
+    Sent once per half: a match is two tables, one after the other (see the Ladder section).
+    """
 
     match: Annotated[Label, Doc("the match id")]
     table: Annotated[TableId, Doc("the table it is played at")]
@@ -435,6 +496,7 @@ __all__ = [
     "DealDeclaredDead",
     "DealSeed",
     "DrawResolved",
+    "Entrant",
     "Error",
     "Event",
     "GameEvent",
@@ -448,6 +510,8 @@ __all__ = [
     "Joined",
     "LadderEnter",
     "LadderLeave",
+    "LadderMatches",
+    "LadderShow",
     "LadderStandings",
     "Leave",
     "ListTables",
@@ -455,6 +519,7 @@ __all__ = [
     "Login",
     "MatchEnded",
     "MatchStarted",
+    "Matches",
     "Message",
     "Ok",
     "Ping",

@@ -87,6 +87,13 @@ class TableStatus(StrEnum):
     FINISHED = "finished"
 
 
+class MatchStatus(StrEnum):
+    """How a finished ladder match stands."""
+
+    RATED = "rated"
+    VOID = "void"
+
+
 class ChatScope(StrEnum):
     """Where a chat line goes: everyone in the lobby, or one table's players and spectators."""
 
@@ -225,6 +232,61 @@ class MatchResult:
     rating_after: Annotated[float, Doc("rating after the match")]
 
 
+TeamNames = Annotated[list[Name], Length(2, 2)]
+TeamPoints = Annotated[list[int], Length(2, 2)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderHalf:
+    """One half of a ladder match: the game played, and each team's points in it."""
+
+    game: Annotated[Count | None, Doc("the game's id (`spades-server export --game`)")] = None
+    table: Annotated[TableId | None, Doc("the table it was played at")] = None
+    points: Annotated[TeamPoints, Doc("team 0's points, then team 1's")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingMove:
+    """One entrant's rating before and after a match (conservative estimates)."""
+
+    name: Annotated[Name, Doc("the entrant")]
+    before: Annotated[float, Doc("rating before the match")]
+    after: Annotated[float, Doc("rating after the match")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderMatch:
+    """One finished ladder match (a duplicate pair), as `ladder_matches` and `entrant` list it.
+
+    Team 0 sat at seats 0 and 2 of the first half, team 1 at seats 1 and 3. A `void` match was cut
+    short (a table stopped, the server stopped) and is never rated: it has no points and no winner.
+    """
+
+    match: Annotated[Label, Doc("the match id")]
+    status: Annotated[MatchStatus, Doc("`rated`, or `void` (not rated)")]
+    time: Annotated[
+        Annotated[int, Range(0, MAX_SAFE_INT)] | None, Doc("when it ended, Unix seconds")
+    ] = None
+    preset: Annotated[Label, Doc("the ruleset preset")]
+    teams: Annotated[Annotated[list[TeamNames], Length(2, 2)], Doc("the two partnerships")]
+    halves: Annotated[
+        Annotated[list[LadderHalf], Length(0, 2)], Doc("the halves played, in order")
+    ] = field(default_factory=list)
+    points: Annotated[
+        TeamPoints | None, Doc("each team's points over both halves; nil when void")
+    ] = None
+    winner: Annotated[
+        Annotated[int, Range(0, 1)] | None,
+        Doc("the winning team (0 or 1); nil for a draw or a void match"),
+    ] = None
+    forfeits: Annotated[
+        Annotated[list[Name], Length(0, 4)], Doc("who forfeited (their team lost)")
+    ] = field(default_factory=list)
+    ratings: Annotated[
+        Annotated[list[RatingMove], Length(0, 4)], Doc("the ratings the match moved")
+    ] = field(default_factory=list)
+
+
 __all__ = [
     "CARD_TEXTS",
     "MAX_SAFE_INT",
@@ -243,12 +305,16 @@ __all__ = [
     "GameVersion",
     "HandNumber",
     "Label",
+    "LadderHalf",
+    "LadderMatch",
     "MatchResult",
+    "MatchStatus",
     "Millis",
     "Name",
     "OptionValue",
     "Options",
     "ProtocolVersion",
+    "RatingMove",
     "RequestId",
     "Seat",
     "SeatInfo",
@@ -259,6 +325,8 @@ __all__ = [
     "TableId",
     "TableInfo",
     "TableStatus",
+    "TeamNames",
+    "TeamPoints",
     "Text",
     "Token",
     "Tricks",

@@ -37,6 +37,8 @@ from protocol.messages import (
     Joined,
     LadderEnter,
     LadderLeave,
+    LadderMatches,
+    LadderShow,
     LadderStandings,
     Leave,
     ListTables,
@@ -146,6 +148,8 @@ class Session:
             LadderEnter: self._on_ladder,
             LadderLeave: self._on_ladder,
             LadderStandings: self._on_standings,
+            LadderMatches: self._on_standings,
+            LadderShow: self._on_standings,
             Ping: self._on_ping,
             Pong: self._on_pong,
         }

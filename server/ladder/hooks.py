@@ -3,7 +3,8 @@
 Wired by the server (server/app.py, server/session.py, server/cli.py):
 
 - `serve()` starts `run_ladder(server)` beside the tables when `ServerConfig.ladder` is on;
-- `Session._on_ladder` / `_on_standings` call `on_ladder_request(self, request)`;
+- `Session._on_ladder` / `_on_standings` call `on_ladder_request(self, request)` (the handler map
+  sends `ladder_matches` and `ladder_show` to `_on_standings` too);
 - `Session._detach` calls `on_session_closed(self)`;
 - `spades-server ladder add-house-bots` calls `add_house_bots_command(db_path, specs)`.
 
@@ -13,17 +14,30 @@ The service of a running server is found through `service_of(server)`, so neithe
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from protocol.errors import ErrorCode
-from protocol.messages import Error, LadderEnter, LadderLeave, LadderStandings, Standings
-from protocol.types import Standing
+from protocol.messages import (
+    Entrant,
+    Error,
+    LadderEnter,
+    LadderLeave,
+    LadderMatches,
+    LadderShow,
+    LadderStandings,
+    Matches,
+    Message,
+    Standings,
+)
+from protocol.types import ClientKind, LadderHalf, LadderMatch, MatchStatus, RatingMove, Standing
 from server.ladder import store as ladder_store
+from server.ladder.ratings import Rating
 from server.ladder.service import LadderService, LadderSettings
 
 if TYPE_CHECKING:
@@ -58,10 +72,16 @@ async def run_ladder(
         _services.pop(server, None)
 
 
-async def on_ladder_request(
-    session: Session, request: LadderEnter | LadderLeave | LadderStandings
-) -> None:
-    """Answer a ladder request (`ladder_enter`, `ladder_leave`, `ladder_standings`)."""
+LadderRequest = LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow
+
+
+async def on_ladder_request(session: Session, request: LadderRequest) -> None:
+    """Answer a ladder request (`ladder_enter`, `ladder_leave`, `ladder_standings`,
+    `ladder_matches`, `ladder_show`)."""
+    if isinstance(request, LadderMatches | LadderShow):
+        # What was stored: the same with or without a running ladder.
+        session.deliver(await _stored_answer(session, request))
+        return
     service = service_of(session.server)
     if service is not None:
         session.deliver(await service.handle(session, request))
@@ -77,6 +97,83 @@ async def on_ladder_request(
             code=ErrorCode.NOT_ON_LADDER.value,
             message="the rated ladder does not run on this server",
         )
+    )
+
+
+async def _stored_answer(session: Session, request: LadderMatches | LadderShow) -> Message:
+    """`matches` or `entrant` from the database, read in the store's worker thread."""
+    store = session.server.store
+    if isinstance(request, LadderMatches):
+        found = await store.get(_stored_matches, request.entrant, request.limit)
+        return Matches(id=request.id, matches=found)
+    entrant = await store.get(_stored_entrant, request.name)
+    if entrant is None:
+        return Error(
+            id=request.id,
+            code=ErrorCode.NO_SUCH_ENTRANT.value,
+            message=f"no account is called {request.name!r}",
+        )
+    return dataclasses.replace(entrant, id=request.id)
+
+
+def _stored_matches(conn: object, entrant: str | None, limit: int) -> list[LadderMatch]:
+    import sqlite3
+
+    assert isinstance(conn, sqlite3.Connection)
+    ladder_store.ensure_schema(conn)
+    return [wire_match(row) for row in ladder_store.matches(conn, entrant, limit)]
+
+
+def _stored_entrant(conn: object, name: str) -> Entrant | None:
+    import sqlite3
+
+    assert isinstance(conn, sqlite3.Connection)
+    ladder_store.ensure_schema(conn)
+    detail = ladder_store.entrant_detail(conn, name, recent=10)
+    if detail is None:
+        return None
+    start = Rating()
+    return Entrant(
+        name=detail["name"][:32],
+        kind=ClientKind.BOT if detail["bot"] else ClientKind.HUMAN,
+        rank=detail["rank"],
+        rating=float(detail.get("rating", start.conservative)),
+        mu=float(detail.get("mu", start.mu)),
+        sigma=float(detail.get("sigma", start.sigma)),
+        games=int(detail.get("matches", 0)),
+        wins=detail["wins"],
+        draws=detail["draws"],
+        losses=detail["losses"],
+        forfeits=detail["forfeits"],
+        recent=[wire_match(row) for row in detail["recent"]],
+    )
+
+
+def wire_match(row: dict[str, Any]) -> LadderMatch:
+    """One of `server.ladder.store.matches`' rows as the wire's `LadderMatch`."""
+    changes: dict[str, dict[str, dict[str, float]]] = row["changes"]
+    finished = row.get("finished_at")
+    return LadderMatch(
+        match=row["match"],
+        status=MatchStatus(row["status"]),
+        time=int(finished) if finished is not None else None,
+        preset=row["preset"][:64],
+        teams=[[name[:32] for name in team] for team in row["teams"]],
+        halves=[
+            LadderHalf(game=half["game"], table=half["table"], points=list(half["points"]))
+            for half in row["halves"]
+        ],
+        points=list(row["points"]) if row["points"] is not None else None,
+        winner=row["winner"],
+        forfeits=[name[:32] for name in row["forfeits"]],
+        ratings=[
+            RatingMove(
+                name=name[:32],
+                before=float(move["before"]["rating"]),
+                after=float(move["after"]["rating"]),
+            )
+            for name, move in changes.items()
+        ],
     )
 
 

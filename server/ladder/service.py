@@ -257,7 +257,7 @@ class LadderService:
         if mine >= self.settings.max_per_owner:
             return Error(
                 id=rid,
-                code=ErrorCode.SERVER_FULL.value,
+                code=ErrorCode.LADDER_LIMIT.value,
                 message=f"{owner} already has {mine} entrants on the ladder (the limit)",
             )
         if entrant is not None:  # leaving after its match, and back again: stay

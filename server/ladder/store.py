@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from server import queries
+from server.ladder.duplicate import HalfResult
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, recompute
 
 #: The `game` column of the server's `ratings` table for ladder ratings.
@@ -263,8 +264,10 @@ def matches(
 ) -> list[dict[str, Any]]:
     """Recent finished matches (newest first) as plain data, optionally only one entrant's.
 
-    Each: `match`, `status`, `teams` (names), `points`, `forfeits` (names), `games` (the half games,
-    whose hand records `spades-server export --game` writes), `changes` (name: before/after).
+    Each: `match`, `status`, `preset`, `teams` (names), `points`, `winner` (0, 1, or None for a
+    draw or a void match), `forfeits` (names), `games` (the half games, whose hand records
+    `spades-server export --game` writes), `halves` (each half's game, table and per-team points),
+    `changes` (name: before/after), `finished_at`.
     """
     account: int | None = None
     if entrant is not None:
@@ -290,14 +293,19 @@ def matches(
                 (match_id(row["seq"]),),
             )
         ]
+        points = json.loads(row["points"]) if row["points"] else None
+        forfeits = [int(x) for x in json.loads(row["forfeits"] or "[]")]
         out.append(
             {
                 "match": match_id(row["seq"]),
                 "status": row["status"],
+                "preset": row["preset"],
                 "teams": [[names[a] for a in team] for team in teams],
-                "points": json.loads(row["points"]) if row["points"] else None,
-                "forfeits": [names.get(int(x), x) for x in json.loads(row["forfeits"] or "[]")],
+                "points": points,
+                "winner": _winner(teams, points, forfeits) if row["status"] == "rated" else None,
+                "forfeits": [names.get(x, f"#{x}") for x in forfeits],
                 "games": games,
+                "halves": _halves(teams, row["halves"]),
                 "changes": {names.get(int(k), k): v for k, v in changes.items()},
                 "finished_at": row["finished_at"],
             }
@@ -305,6 +313,54 @@ def matches(
         if len(out) >= limit:
             break
     return out
+
+
+def _winner(teams: list[list[int]], points: list[int] | None, forfeits: list[int]) -> int | None:
+    """The winning team of a rated match (0 or 1), None for a draw: a forfeit loses for its team."""
+    if forfeits:
+        lost = {0 if f in teams[0] else 1 for f in forfeits}
+        return None if len(lost) == 2 else 1 - lost.pop()
+    if points is None or points[0] == points[1]:
+        return None
+    return 0 if points[0] > points[1] else 1
+
+
+def _halves(teams: list[list[int]], stored: str | None) -> list[dict[str, Any]]:
+    """Each half played: its game, table and each team's points (none for a void match)."""
+    halves = json.loads(stored) if stored else []
+    if not isinstance(halves, list):
+        return []  # a void match keeps only its reason
+    keys = [tuple(str(a) for a in team) for team in teams]
+    out = []
+    for half in halves:
+        result = HalfResult(
+            seats=tuple(half["seats"]),
+            sides=tuple(tuple(side) for side in half["sides"]),
+            scores=tuple(half["scores"]),
+        )
+        out.append(
+            {
+                "game": half.get("game"),
+                "table": half.get("table"),
+                "points": [result.points_of(keys[0]), result.points_of(keys[1])],
+            }
+        )
+    return out
+
+
+def record(conn: sqlite3.Connection, name: str) -> dict[str, int]:
+    """An entrant's rated matches by result (`wins`, `draws`, `losses`) and its own `forfeits`."""
+    tally = {"wins": 0, "draws": 0, "losses": 0, "forfeits": 0}
+    for match in matches(conn, name, limit=1_000_000):
+        if match["status"] != "rated":
+            continue
+        team = 0 if name in match["teams"][0] else 1
+        winner = match["winner"]
+        key = "draws" if winner is None else ("wins" if winner == team else "losses")
+        tally[key] += 1
+        if name in match["forfeits"]:
+            tally["forfeits"] += 1
+    return tally
 
 
 def entrant_detail(conn: sqlite3.Connection, name: str, recent: int = 10) -> dict[str, Any] | None:
@@ -323,6 +379,7 @@ def entrant_detail(conn: sqlite3.Connection, name: str, recent: int = 10) -> dic
                         partners[other] = partners.get(other, 0) + 1
     mine = matches(conn, name, limit=recent)
     result: dict[str, Any] = {"name": row.name, "rank": rank, "bot": row.is_bot}
+    result.update(record(conn, row.name))
     if rating is not None:
         mu, sigma, games = rating
         result.update(Rating(mu, sigma, games).as_dict())

@@ -1,0 +1,66 @@
+"""Ladder history written straight into a database, for tests of what the ladder shows."""
+
+import sqlite3
+from collections.abc import Sequence
+
+from server import queries
+from server.ladder import store
+from server.ladder.duplicate import DuplicatePlan, HalfResult, team_points
+from server.ladder.ratings import MatchOutcome, RatingModel, apply_match
+
+
+def account(conn: sqlite3.Connection, name: str, *, bot: bool = True) -> int:
+    """The id of account `name`, created when missing."""
+    row = queries.account_by_name(conn, name)
+    if row is not None:
+        return row.id
+    return queries.insert_account(conn, name, None, None, is_bot=bot, is_guest=False)
+
+
+def rated_match(
+    conn: sqlite3.Connection,
+    names: Sequence[str],
+    half_scores: Sequence[tuple[int, int]],
+    *,
+    forfeits: Sequence[str] = (),
+    humans: Sequence[str] = (),
+) -> str:
+    """A rated match of `names` (team 0: names[0], names[2]) whose halves scored `half_scores`
+    (team 0's side, team 1's side). Returns its id; the ratings move as the ladder's would."""
+    ids = [account(conn, name, bot=name not in humans) for name in names]
+    teams = ((ids[0], ids[2]), (ids[1], ids[3]))
+    match = store.insert_match(conn, preset="standard", options={}, hands=1, teams=teams)
+    keys = [str(i) for i in ids]
+    halves = []
+    for half, (a, b) in enumerate(half_scores):
+        seats = DuplicatePlan.seating(keys, half)
+        # Side 0 is seats 0 and 2: in the second half team 1 sits there.
+        side0_is_team0 = seats[0] in (keys[0], keys[2])
+        scores = (a, b) if side0_is_team0 else (b, a)
+        halves.append(HalfResult(seats=seats, sides=((0, 2), (1, 3)), scores=scores, game_id=None))
+    str_teams = ((keys[0], keys[2]), (keys[1], keys[3]))
+    outcome = MatchOutcome(
+        match_id=match,
+        teams=str_teams,
+        points=team_points(halves, str_teams),
+        forfeits=frozenset(keys[names.index(n)] for n in forfeits),
+    )
+    ratings = {str(k): v for k, v in store.current_ratings(conn).items()}
+    moves = apply_match(RatingModel(), ratings, outcome)
+    store.finish_match(
+        conn,
+        match,
+        outcome=outcome,
+        halves=[h.to_dict() for h in halves],
+        moves={int(k): v for k, v in moves.items()},
+    )
+    return match
+
+
+def void_match(conn: sqlite3.Connection, names: Sequence[str]) -> str:
+    ids = [account(conn, name) for name in names]
+    match = store.insert_match(
+        conn, preset="standard", options={}, hands=1, teams=((ids[0], ids[2]), (ids[1], ids[3]))
+    )
+    store.void_match(conn, match, "a table could not finish")
+    return match
