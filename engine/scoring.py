@@ -35,13 +35,6 @@ class SideResult:
     boston: bool
 
 
-class _Discard(list[str]):
-    """A list that ignores appends: scoring remarks nobody asked for cost nothing but the call."""
-
-    def append(self, item: str) -> None:
-        pass
-
-
 def longest_run(winners: Sequence[int], seats: Sequence[int]) -> int:
     """The longest stretch of consecutive tricks won by these seats."""
     best = run = 0
@@ -69,7 +62,7 @@ def score_side(
     `explain`: also write the remarks for people (`notes`), which the hot path does without."""
     r = ruleset
     delta = 0
-    notes: list[str] = _Discard() if not explain else []
+    notes: list[str] = []  # written only when `explain`: the f-strings cost more than the scoring
     contract = pool = loose_bags = doubled = 0
     ten = bag_free = nst_failed = False
     for seat in seats:
@@ -79,7 +72,8 @@ def score_side(
             made = longest_run(winners, seats) >= need
             delta += value if made else -value
             bag_free = bag_free or made
-            notes.append(f"seat {seat} {bid.describe()} {'made' if made else 'failed'}")
+            if explain:
+                notes.append(f"seat {seat} {bid.describe()} {'made' if made else 'failed'}")
             pool += took
         elif bid.is_nil:
             if bid.double_nil:
@@ -87,7 +81,8 @@ def score_side(
             else:
                 gain = loss = r.blind_nil_value if bid.blind else r.nil_value
             delta += gain if took == 0 else -loss
-            notes.append(f"seat {seat} {bid.describe()} {'made' if took == 0 else 'failed'}")
+            if explain:
+                notes.append(f"seat {seat} {bid.describe()} {'made' if took == 0 else 'failed'}")
             if r.nil_scored_independently:
                 pass
             elif r.nil_tricks_help_partner:
@@ -104,7 +99,8 @@ def score_side(
                 pool += took - bid.tricks
             else:
                 delta -= base + r.blind_bid_bonus
-            notes.append(f"seat {seat} {bid.describe()} took {took}")
+            if explain:
+                notes.append(f"seat {seat} {bid.describe()} took {took}")
         elif bid.ten_for_200:
             ten = True
             pool += took
@@ -125,7 +121,8 @@ def score_side(
             over = pool - contract
         else:
             delta -= value
-        notes.append(f"contract {contract} {'made' if made else 'set'} with {pool}")
+        if explain:
+            notes.append(f"contract {contract} {'made' if made else 'set'} with {pool}")
     else:
         over = pool
     for seat in seats:
@@ -134,7 +131,8 @@ def score_side(
             need, value = BEMO[bemo]
             made = contract > 0 and pool >= contract and all(w in seats for w in winners[:need])
             delta += value if made else -value
-            notes.append(f"seat {seat} {bemo.replace('_', ' ')} {'made' if made else 'failed'}")
+            if explain:
+                notes.append(f"seat {seat} {bemo.replace('_', ' ')} {'made' if made else 'failed'}")
     over = 0 if bag_free else over + loose_bags
     delta += r.overtrick_points * over
     if r.bags == "counted":
@@ -142,12 +140,13 @@ def score_side(
         while bags >= r.bag_limit:
             bags -= r.bag_limit
             delta -= r.bag_penalty
-            notes.append(f"{r.bag_limit} bags: -{r.bag_penalty}")
+            if explain:
+                notes.append(f"{r.bag_limit} bags: -{r.bag_penalty}")
     elif r.bags == "last_digit":
         crossings = (score % 10 + over) // 10
         delta -= r.bag_penalty * crossings
         bags = (score + delta) % 10
-        if crossings:
+        if crossings and explain:
             notes.append(f"last digit passed 9: -{r.bag_penalty * crossings}")
     else:
         bags = 0
