@@ -277,7 +277,7 @@ def play(
 # ---------------------------------------------------------------- the ladder
 
 ladder_app = typer.Typer(
-    help="The rated bot ladder of the current server.", no_args_is_help=True, add_completion=False
+    help="The rated ladder of the current server.", no_args_is_help=True, add_completion=False
 )
 app.add_typer(ladder_app, name="ladder")
 
@@ -297,9 +297,82 @@ def ladder_standings(
         typer.echo(json.dumps([lobby.table_dict(entry) for entry in entries], indent=2))
         return
     if not entries:
-        typer.echo(f"no bots on the ladder of {address.key} yet")
+        typer.echo(f"nobody on the ladder of {address.key} yet")
         return
     Console(highlight=False).print(lobby.standings_view(entries))
+
+
+@ladder_app.command("matches")
+def ladder_matches(
+    entrant: Annotated[
+        str | None, typer.Argument(help="Only this entrant's matches (an account name).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    limit: Annotated[int, typer.Option(help="At most this many matches (1..100).")] = 20,
+) -> None:
+    """The ladder's finished matches, newest first."""
+    config = ClientConfig()
+    address = server_address(config)
+    if not 1 <= limit <= 100:
+        raise fail("--limit is 1..100", 2)
+    found = run(lambda: lobby.ladder_matches(address, token_for(config, address), entrant, limit))
+    if as_json:
+        typer.echo(json.dumps([lobby.table_dict(match) for match in found], indent=2))
+        return
+    if not found:
+        whose = f" for {entrant}" if entrant else ""
+        typer.echo(f"no ladder matches{whose} on {address.key} yet")
+        return
+    title = f"Ladder matches of {entrant}" if entrant else "Ladder matches"
+    Console(highlight=False).print(lobby.matches_view(found, title))
+
+
+@ladder_app.command("show")
+def ladder_show(
+    entrant: Annotated[str, typer.Argument(help="The entrant's account name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """One entrant: rating, record, recent matches."""
+    config = ClientConfig()
+    address = server_address(config)
+    detail = run(lambda: lobby.ladder_show(address, token_for(config, address), entrant))
+    if as_json:
+        shown = lobby.table_dict(detail)
+        shown.pop("t", None)
+        shown.pop("id", None)
+        typer.echo(json.dumps(shown, indent=2))
+        return
+    console = Console(highlight=False)
+    for line in lobby.entrant_lines(detail):
+        console.print(line)
+    if detail.recent:
+        console.print(lobby.matches_view(list(detail.recent), "Recent matches"))
+
+
+@ladder_app.command("enter")
+def ladder_enter() -> None:
+    """Enter the ladder with your account and play the matches it seats you in, until /quit."""
+    from client.play import ladder_session
+
+    config = ClientConfig()
+    address = server_address(config)
+    token = token_for(config, address)
+    if token is None:
+        raise fail(f"guests cannot enter the ladder: `spades register NAME` on {address.key} first")
+    message = run(lambda: ladder_session(address, token))
+    typer.echo(message)
+
+
+@ladder_app.command("leave")
+def ladder_leave() -> None:
+    """Take your account off the ladder (after a match in progress), e.g. from another terminal."""
+    config = ClientConfig()
+    address = server_address(config)
+    token = token_for(config, address)
+    if token is None:
+        raise fail("not logged in on this server, so not on its ladder")
+    name = run(lambda: lobby.ladder_leave(address, token))
+    typer.echo(f"{name} leaves the ladder of {address.key} (after any match in progress)")
 
 
 # ---------------------------------------------------------------- history

@@ -16,7 +16,7 @@ from client.journal import GameSummary
 from engine.ruleset import PRESETS, Ruleset
 from protocol import messages as m
 from protocol.schema import to_map
-from protocol.types import Game, Standing, TableInfo, TableStatus
+from protocol.types import Game, LadderMatch, MatchStatus, Standing, TableInfo, TableStatus
 
 
 async def check_server(address: ServerAddress, token: str | None) -> m.Welcome:
@@ -50,6 +50,29 @@ async def standings(address: ServerAddress, token: str | None, limit: int) -> li
     async with open_connection(address, token=token) as conn:
         reply = await conn.expect(m.LadderStandings(limit=limit), m.Standings)
     return list(reply.entries)
+
+
+async def ladder_matches(
+    address: ServerAddress, token: str | None, entrant: str | None, limit: int
+) -> list[LadderMatch]:
+    """The ladder's finished matches, newest first (one entrant's, when named)."""
+    async with open_connection(address, token=token) as conn:
+        reply = await conn.expect(m.LadderMatches(entrant=entrant, limit=limit), m.Matches)
+    return list(reply.matches)
+
+
+async def ladder_show(address: ServerAddress, token: str | None, name: str) -> m.Entrant:
+    """One entrant's rating, record and recent matches; `ServerError` `no_such_entrant` if unknown."""
+    async with open_connection(address, token=token) as conn:
+        return await conn.expect(m.LadderShow(name=name), m.Entrant)
+
+
+async def ladder_leave(address: ServerAddress, token: str) -> str:
+    """Take this account off the ladder (after any match in progress); returns the account name."""
+    async with open_connection(address, token=token) as conn:
+        assert conn.welcome is not None
+        await conn.expect(m.LadderLeave(), m.Ok)
+        return conn.welcome.user or ""
 
 
 async def logged_in(conn: Connection) -> str:
@@ -150,7 +173,7 @@ def create_request(
 # ---------------------------------------------------------------- showing answers
 
 
-def table_dict(info: TableInfo | Standing) -> dict[str, Any]:
+def table_dict(info: TableInfo | Standing | LadderMatch | m.Entrant) -> dict[str, Any]:
     """A wire structure as plain JSON-ready data."""
     return to_map(info)
 
@@ -176,8 +199,8 @@ def tables_view(infos: list[TableInfo]) -> Table:
 
 def standings_view(entries: list[Standing]) -> Table:
     view = Table(title="Ladder", title_justify="left")
-    for column in ("rank", "bot", "rating", "μ", "σ", "games"):
-        view.add_column(column, justify="left" if column == "bot" else "right")
+    for column in ("rank", "entrant", "rating", "μ", "σ", "games"):
+        view.add_column(column, justify="left" if column == "entrant" else "right")
     for entry in entries:
         view.add_row(
             str(entry.rank),
@@ -187,8 +210,53 @@ def standings_view(entries: list[Standing]) -> Table:
             f"{entry.sigma:.2f}",
             str(entry.games),
         )
-    view.caption = "bots enter with `spades-bot run` (see docs/bots.md)"
+    view.caption = "bots enter with `spades-bot run --ladder`, people with `spades ladder enter`"
     return view
+
+
+def match_result(match: LadderMatch) -> str:
+    """`A won 362:21`, `draw 40:40` or `void`, with any forfeit named."""
+    if match.status is MatchStatus.VOID or match.points is None:
+        return "void"
+    a, b = match.points
+    text = f"draw {a}:{b}" if match.winner is None else f"{'AB'[match.winner]} won {a}:{b}"
+    if match.forfeits:
+        text += f" ({', '.join(match.forfeits)} forfeited)"
+    return text
+
+
+def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> Table:
+    view = Table(title=title, title_justify="left")
+    for column in ("match", "ended", "team A", "team B", "halves", "result"):
+        view.add_column(column, no_wrap=column in ("match", "ended", "halves"))
+    for match in matches:
+        when = (
+            time.strftime("%m-%d %H:%M", time.localtime(match.time))
+            if match.time is not None
+            else "—"
+        )
+        halves = " ".join(f"{h.points[0]}:{h.points[1]}" for h in match.halves) or "—"
+        view.add_row(
+            match.match,
+            when,
+            "+".join(match.teams[0]),
+            "+".join(match.teams[1]),
+            halves,
+            match_result(match),
+        )
+    view.caption = "halves: team A's points:team B's in each half · a void match is not rated"
+    return view
+
+
+def entrant_lines(entrant: m.Entrant) -> list[str]:
+    """The head of `spades ladder show`: who, where, how sure, how it went."""
+    rank = f"rank {entrant.rank}" if entrant.rank is not None else "unrated"
+    return [
+        f"{entrant.name} ({entrant.kind.value}) · {rank}",
+        f"rating {entrant.rating:.1f}  (μ {entrant.mu:.2f}, σ {entrant.sigma:.2f}, μ - 3σ shown)",
+        f"{entrant.games} rated matches: {entrant.wins} won, {entrant.draws} drawn, "
+        f"{entrant.losses} lost; {entrant.forfeits} forfeited",
+    ]
 
 
 def history_view(games: list[GameSummary]) -> Table:

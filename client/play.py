@@ -44,6 +44,21 @@ async def play_session(address: ServerAddress, token: str | None, seating: Seati
     return await run_session(session, terminal)
 
 
+async def ladder_session(address: ServerAddress, token: str | None) -> str:
+    """`spades ladder enter`: on the ladder while the screen is up, playing the matches it seats."""
+    terminal = Terminal()
+    session = PlaySession(
+        address=address,
+        token=token,
+        seating=Seating(Mode.LADDER),
+        display=terminal,
+        journal=Journal(address.key),
+    )
+    with terminal.session():
+        await session.run()
+    return f"Left the ladder of {address.key}."
+
+
 async def play_local(config: ClientConfig, request: m.CreateTable) -> str:
     """`spades play`: a local server, your local account, a table with bots, the play screen."""
     db_path, log_path = local_paths()

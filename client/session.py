@@ -51,6 +51,7 @@ class Mode(enum.Enum):
     JOIN = "join"
     WATCH = "watch"
     RESUME = "resume"  # sit back down at the seat the account holds, or create (spades play)
+    LADDER = "ladder"  # enter the rated ladder and play the matches it seats us in
 
 
 @dataclass
@@ -97,6 +98,7 @@ class PlaySession:
     connected: trio.Event = field(default_factory=trio.Event)
     seated: trio.Event = field(default_factory=trio.Event)  # the table's first snapshot is in
     reconnects: int = 0
+    _ladder_match: str = ""  # the ladder match being played (its halves share the id)
 
     # ---------------------------------------------------------------- the whole session
 
@@ -145,7 +147,7 @@ class PlaySession:
                 self.connected = trio.Event()
             if self.quitting:
                 return
-            if self.state.game_over is not None:
+            if self.state.game_over is not None and self.seating.mode is not Mode.LADDER:
                 self.state.status = f"The server closed the connection ({reason})."
                 self.redraw()
                 return
@@ -173,6 +175,9 @@ class PlaySession:
     async def _enter(self, conn: Connection) -> None:
         await self._login(conn)
         seating, state = self.seating, self.state
+        if seating.mode is Mode.LADDER:
+            await self._enter_ladder(conn)
+            return
         if seating.mode is Mode.RESUME and await self._resume(conn):
             pass
         elif seating.mode in (Mode.CREATE, Mode.RESUME):
@@ -215,7 +220,51 @@ class PlaySession:
                     return True
         return False
 
+    async def _enter_ladder(self, conn: Connection) -> None:
+        """Enter the ladder; the matches come as `match_started` (see `_ladder_event`)."""
+        if self.token is None:
+            raise SessionError(
+                "guests cannot enter the ladder: `spades register NAME` (or `spades login`) first"
+            )
+        try:
+            await conn.expect(m.LadderEnter(), m.Ok)
+        except ServerError as exc:
+            if exc.code != "already_on_ladder" or self.reconnects == 0:
+                raise
+        self.state.say(f"{self.name} is on the rated ladder: waiting for a match.")
+        self.state.say("/quit leaves the ladder (in a match, that forfeits it).")
+        self.seated.set()  # nothing to sit at yet, but typed lines (/quit) are read from now on
+
+    async def _ladder_event(self, conn: Connection, message: m.Message) -> None:
+        """A match's half begins (a fresh table to follow) or the match is over."""
+        if isinstance(message, m.MatchStarted) and message.table != self.state.table:
+            half = 2 if message.match == self._ladder_match else 1
+            self._ladder_match = message.match
+            log = list(self.state.log)[-4:]
+            self.state = TableState()
+            self.state.log.extend(log)
+            self.state.table = message.table
+            self.state.say(
+                f"Rated match {message.match}, half {half} of 2, at table {message.table}: "
+                + ", ".join(message.players)
+            )
+            await self._refresh_info(conn)
+        elif isinstance(message, m.MatchEnded):
+            mine = [r for r in message.results if r.name == self.name]
+            if mine:
+                r = mine[0]
+                level = all(other.place == r.place for other in message.results)
+                outcome = "lost" if r.place != 1 else ("drew" if level else "won")
+                self.state.say(
+                    f"Match {message.match} over: your team {outcome} with {r.score} points; "
+                    f"rating {r.rating_before:.1f} → {r.rating_after:.1f}. Waiting for the next."
+                )
+
     async def _reenter(self, conn: Connection) -> None:
+        if self.seating.mode is Mode.LADDER:
+            await self._enter_ladder(conn)
+            self.state.say("Reconnected and entered the ladder again.")
+            return
         if self.token is None:
             raise SessionError("guests cannot get a seat back after a lost connection")
         if self.state.seat is None:
@@ -233,6 +282,8 @@ class PlaySession:
 
     async def _pump(self, conn: Connection) -> None:
         async for message in conn.events:
+            if isinstance(message, m.MatchStarted | m.MatchEnded):
+                await self._ladder_event(conn, message)
             self.state.apply(message, trio.current_time())
             self._write_journal()
             if isinstance(message, m.TableClosed) and message.table == self.state.table:
