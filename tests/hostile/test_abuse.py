@@ -17,6 +17,7 @@ import trio
 from protocol.framing import frame
 from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
+    Act,
     Chat,
     CreateTable,
     Error,
@@ -105,11 +106,6 @@ async def test_a_thousand_silent_connections_are_closed_by_the_handshake_timeout
         assert server.open_fds() <= fds_before + 10
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: no per-address connection limit; 300 idle connections from 127.0.0.1 fill the "
-    "global max_connections (256) and a client from 127.0.0.2 is refused with server_full",
-)
 async def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
     """Idle connections from one address must not lock out a client on another address.
 
@@ -179,9 +175,9 @@ async def test_a_byte_a_second_handshake_is_cut_off_and_others_are_served(
 async def test_a_client_that_never_reads_is_dropped_and_its_table_plays_on(
     tmp_path: Path,
 ) -> None:
-    """B sits at A's table and floods pings without ever reading: its outbox fills, the server
-    drops it (`slow_consumer` in the log), and the game still finishes for A (B's turns are played
-    by the clock's fallback)."""
+    """B sits at A's table and watches six busy bot tables, and never reads a byte: the events
+    pushed to it fill its outgoing queue, the server drops it (`slow_consumer` in the log), and
+    A's game still finishes (B's turns are played by the clock's fallback)."""
     with (
         ServerProcess(
             tmp_path / "s.db", "--human-clock", "0.5", "--reconnect-grace", "0"
@@ -200,45 +196,52 @@ async def test_a_client_that_never_reads_is_dropped_and_its_table_plays_on(
         )
         assert isinstance(created, TableCreated), created
         table = created.table
+        busy = []
+        for _ in range(6):
+            reply = await a.request(
+                CreateTable(
+                    game=Game.SPADES,
+                    preset="standard",
+                    options={"target_score": 500},
+                    bots=[0, 1, 2, 3],
+                )
+            )
+            assert isinstance(reply, TableCreated), reply
+            busy.append(reply.table)
         b = await Peer.connect(server.port, rcvbuf=4096)
         await b.hello()
         await b.register("never-reads")
         joined = await b.request(Join(table=table, seat=1))
         assert isinstance(joined, Joined), joined
         rss_before = server.rss_kib()
+        # From here on B only writes: six spectate requests, then nothing, and never reads.
+        for watched in busy:
+            await b.send(Spectate(table=watched))
 
         async def play_a() -> GameOver:
-            from protocol.messages import Act
-
             while True:
                 message = await a.receive()
                 assert message is not None, "A was disconnected"
-                if isinstance(message, GameOver):
+                if isinstance(message, GameOver) and message.table == table:
                     return message
-                if isinstance(message, YourTurn):
+                if isinstance(message, YourTurn) and message.table == table:
                     await a.send(Act(table=table, version=message.version, action=message.legal[0]))
                 elif isinstance(message, Error):
                     assert message.code == "stale_version", message
 
-        dropped = False
-        over: list[GameOver] = []
-        async with trio.open_nursery() as nursery:
+        def b_dropped() -> bool:
+            return '"slow_consumer"' in server.logs()  # B is the only client that does not read
 
-            async def run_a() -> None:
-                over.append(await play_a())
-
-            nursery.start_soon(run_a)
-            pings = b"".join(encode(Ping(id=i % 1000)) for i in range(2000))
-            for _ in range(2000):  # at most ~24 MB of pings
-                try:
-                    await b.send_raw(pings)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    dropped = True
-                    break
-        await b.aclose()
-        assert dropped, "the server kept a client that never reads"
-        assert over and over[0].table == table
-        assert "slow_consumer" in server.logs()
+        over = await play_a()
+        assert over.table == table
+        for _ in range(600):  # up to 30 s for the pushes to overflow B's queue
+            if b_dropped():
+                break
+            await trio.sleep(0.05)
+        assert b_dropped(), "the server kept a client that never reads"
+        # B's end: everything it had not read, then the end of the stream.
+        got = await b.drain_until_closed()
+        assert b.closed and len(got) < 100_000
         assert server.rss_kib() - rss_before < 60 * MiB
         assert errors(await round_trip(a)) == []
         await a.aclose()
@@ -299,12 +302,6 @@ async def _flood_pings(peer: Peer, count: int) -> None:
         assert limited > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: a client that pipelines 400 pings in one write, then reads, is disconnected as "
-    "slow_consumer: the session dispatches every message of a received chunk without yielding, so "
-    "400 replies (pong or rate_limited) overflow the 256-frame outbox before the writer runs",
-)
 async def test_pipelined_requests_beyond_the_outbox_are_not_a_slow_consumer(
     shared_server: ServerProcess,
 ) -> None:
@@ -313,33 +310,33 @@ async def test_pipelined_requests_beyond_the_outbox_are_not_a_slow_consumer(
             await _flood_pings(peer, count=400)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: refused (malformed) messages bypass the rate limit: 250 back-to-back frames "
-    "{'t': 'nope', 'id': i} get 250 unknown_type errors and not one rate_limited",
-)
 async def test_a_flood_of_malformed_messages_is_rate_limited_too(
     shared_server: ServerProcess,
 ) -> None:
-    """docs/protocol.md (Limits, Rate): a message above the rate is answered `rate_limited`."""
+    """docs/protocol.md (Limits, Rate): a message above the rate is answered `rate_limited`,
+    a malformed one too; each frame still gets exactly one answer, in order."""
     with trio.fail_after(30):
         async with await welcomed(shared_server.port) as peer:
-            # Under the outbox size (256), so only the rate limit is tested.
-            count = 250
-            assert count > peer.welcome.limits.rate_burst
+            rate, burst = peer.welcome.limits.rate_per_second, peer.welcome.limits.rate_burst
+            count = 250  # under the outbox size, so only the rate limit is tested
+            assert count > burst
+            start = trio.current_time()
             await peer.send_raw(
                 b"".join(frame(msgpack.packb({"t": "nope", "id": i})) for i in range(count))
             )
-            codes = [e.code for e in errors(await round_trip(peer))]
-        assert len(codes) == count
+            replies = [await peer.receive() for _ in range(count)]
+            took = trio.current_time() - start
+        found = errors([m for m in replies if m is not None])
+        assert [e.id for e in found] == list(range(count))
+        codes = [e.code for e in found]
+        assert set(codes) <= {"unknown_type", "rate_limited"}, set(codes)
+        assert codes.count("unknown_type") <= burst + rate * took + 2, (
+            codes.count("unknown_type"),
+            took,
+        )
         assert "rate_limited" in codes
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: a first message other than hello (list_tables) is answered unexpected_message "
-    "and the connection is closed; docs/protocol.md lists unexpected_message as not closing",
-)
 async def test_a_request_before_hello_is_refused_and_the_connection_goes_on(
     shared_server: ServerProcess,
 ) -> None:
@@ -388,13 +385,14 @@ async def test_a_table_takes_only_so_many_spectators(tmp_path: Path) -> None:
         created = await owner.request(CreateTable(game=Game.SPADES, preset="standard"))
         assert isinstance(created, TableCreated)
         watchers: list[Peer] = []
-        for _ in range(64):
-            watcher = await welcomed(server.port)
+        for number in range(64):
+            # Several loopback addresses: the server allows 64 connections per address.
+            watcher = await welcomed(server.port, source=f"127.0.1.{1 + number % 8}")
             await watcher.request(Guest())
             reply = await watcher.request(Spectate(table=created.table))
             assert isinstance(reply, Joined), reply
             watchers.append(watcher)
-        late = await welcomed(server.port)
+        late = await welcomed(server.port, source="127.0.2.1")
         await late.request(Guest())
         reply = await late.request(Spectate(table=created.table))
         assert isinstance(reply, Error) and reply.code == "table_full", reply

@@ -242,12 +242,6 @@ async def test_an_unwritable_database_refuses_new_games_with_a_clear_error(
 
 
 @pytest.mark.parametrize("kind", sorted(FAULTS))
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: when the write of an action fails, the table task crashes (table_crashed): the "
-    "act is never answered (no ok, no error) and the seat is sent table_closed; the action should "
-    "be refused with an error and the game stay as it was",
-)
 async def test_an_action_that_cannot_be_stored_is_refused_not_lost(
     tmp_path: Path, kind: str
 ) -> None:
