@@ -183,7 +183,9 @@ async def test_random_garbage_gets_an_error_and_nobody_else_notices(
 
         async def spray(seed: int) -> None:
             local = random.Random(seed)
-            size = local.choice([1, 3, 4, 5, 64, 1000, 20_000])
+            # At most one read of the server (16 KiB): bytes left unread when it closes would make the
+            # kernel answer with a reset, which can overtake the error (see the report).
+            size = local.choice([1, 3, 4, 5, 64, 1000, 12_000])
             data = local.randbytes(size)
             if local.random() < 0.5 and size > 8:
                 # A plausible length prefix, so the body reaches the msgpack decoder.
