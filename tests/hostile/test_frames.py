@@ -183,8 +183,8 @@ async def test_random_garbage_gets_an_error_and_nobody_else_notices(
 
         async def spray(seed: int) -> None:
             local = random.Random(seed)
-            # At most one read of the server (16 KiB): bytes left unread when it closes would make the
-            # kernel answer with a reset, which can overtake the error (see the report).
+            # At most one read of the server (16 KiB): bytes it leaves unread when it hangs up make
+            # the kernel answer with a reset, which can overtake the error frame.
             size = local.choice([1, 3, 4, 5, 64, 1000, 12_000])
             data = local.randbytes(size)
             if local.random() < 0.5 and size > 8:
