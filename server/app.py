@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 import trio
@@ -26,6 +26,10 @@ from server.config import LogFormat, ServerConfig, configure_logging
 from server.lobby import Lobby
 from server.session import Session
 from server.storage import Store, open_store
+from server.tls import server_context
+
+if TYPE_CHECKING:
+    import ssl
 
 log = structlog.get_logger("server.app")
 
@@ -35,8 +39,11 @@ SHUTDOWN_FLUSH = 2.0  # seconds given to clients to receive `bye` before their s
 class Server:
     """Shared state of a running server. Owned by `serve()`; sessions and tables hold a reference."""
 
-    def __init__(self, config: ServerConfig, store: Store) -> None:
+    def __init__(
+        self, config: ServerConfig, store: Store, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.config = config
+        self.tls = tls  # set: every accepted stream is wrapped in TLS (server side)
         self.store = store
         self.sessions: set[Session] = set()
         self.lobby = Lobby(self)
@@ -55,7 +62,12 @@ class Server:
             host, port = stream.socket.getpeername()[:2]
         except OSError:
             host, port = "?", 0
-        session = Session(self, stream, f"{host}:{port}")
+        # The TLS handshake itself happens on the first read or write, under the session's
+        # handshake deadline (or the refusal's flush timeout), so it cannot pin a connection.
+        wrapped: trio.abc.Stream = (
+            stream if self.tls is None else trio.SSLStream(stream, self.tls, server_side=True)
+        )
+        session = Session(self, wrapped, f"{host}:{port}")
         session.host = str(host)
         limits = self.config.limits
         from_there = sum(1 for other in self.sessions if other.host == session.host)
@@ -86,13 +98,19 @@ async def serve(
     """Run a server until `request_stop()` (or cancellation); `task_status.started(server)`.
 
     The bound port is `server.port` (useful with port 0). Raises `OSError` if the address cannot
-    be bound and `StorageError` if the database cannot be opened; nothing is left running then.
+    be bound, `StorageError` if the database cannot be opened and `TLSConfigError` if
+    `tls_cert`/`tls_key` cannot be loaded; nothing is left running then.
     """
     if not structlog.is_configured():
         # Embedded without a logging setup (tests, tools): log to the process's stderr.
         configure_logging(LogFormat.console, process_stderr=True)
+    tls = None
+    if config.tls_cert is not None or config.tls_key is not None:
+        if config.tls_cert is None or config.tls_key is None:
+            raise ValueError("TLS needs both tls_cert and tls_key")
+        tls = server_context(config.tls_cert, config.tls_key)
     async with open_store(config.db_path) as store:
-        server = Server(config, store)
+        server = Server(config, store, tls)
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
             if config.ladder:
@@ -112,7 +130,11 @@ async def serve(
                             )
                         )
                         log.info(
-                            "listening", host=config.host, port=server.port, db=str(config.db_path)
+                            "listening",
+                            host=config.host,
+                            port=server.port,
+                            db=str(config.db_path),
+                            tls=tls is not None,
                         )
                         task_status.started(server)
                         await server.wait_stopped()
@@ -135,7 +157,9 @@ async def _start_ladder(server: Server, nursery: trio.Nursery) -> None:
 
     async def guarded(*, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            await ladder_hooks.run_ladder(server, task_status=task_status)
+            await ladder_hooks.run_ladder(
+                server, settings=server.config.ladder_settings, task_status=task_status
+            )
         except Exception:
             log.exception("ladder_stopped")
 

@@ -6,6 +6,7 @@ import json
 import signal
 import socket
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +15,14 @@ import trio
 import typer
 
 from engine.version import project_version
-from server.config import DEFAULT_PORT, LogFormat, ServerConfig, configure_logging, default_db_path
+from server.config import (
+    DEFAULT_PORT,
+    Limits,
+    LogFormat,
+    ServerConfig,
+    configure_logging,
+    default_db_path,
+)
 
 app = typer.Typer(
     name="spades-server",
@@ -25,6 +33,8 @@ app = typer.Typer(
 )
 
 log = structlog.get_logger("server.cli")
+
+DEFAULT_LIMITS = Limits()
 
 
 @app.callback()
@@ -70,10 +80,26 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = 120.0,
     guests: Annotated[bool, typer.Option(help="Allow guests (no account).")] = True,
     ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
+    tls_cert: Annotated[
+        Path | None, typer.Option(help="PEM certificate (chain): serve over TLS (with --tls-key).")
+    ] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option(help="PEM private key (unencrypted) of --tls-cert.")
+    ] = None,
+    max_connections: Annotated[
+        int, typer.Option(help="Connections open at once; more are refused server_full.")
+    ] = DEFAULT_LIMITS.max_connections,
+    max_per_address: Annotated[
+        int, typer.Option(help="Connections open at once from one IP address.")
+    ] = DEFAULT_LIMITS.max_connections_per_address,
+    max_tables: Annotated[int, typer.Option(help="Tables open at once.")] = (
+        DEFAULT_LIMITS.max_tables
+    ),
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
     from server.storage import StorageError
+    from server.tls import TLSConfigError, server_context
 
     if not 0 <= port <= 65535:
         typer.echo(f"error: port {port} is not in 0..65535", err=True)
@@ -81,7 +107,28 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
+    if min(max_connections, max_per_address, max_tables) < 1:
+        typer.echo(
+            "error: --max-connections, --max-per-address and --max-tables must be >= 1", err=True
+        )
+        raise typer.Exit(2)
+    if (tls_cert is None) != (tls_key is None):
+        typer.echo("error: give both --tls-cert and --tls-key (or neither)", err=True)
+        raise typer.Exit(2)
+    if tls_cert is not None and tls_key is not None:
+        try:
+            server_context(tls_cert, tls_key)  # checked here: one line, no traceback
+        except TLSConfigError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+    raise_open_files_limit()
     configure_logging(log_format)
+    limits = replace(
+        DEFAULT_LIMITS,
+        max_connections=max_connections,
+        max_connections_per_address=max_per_address,
+        max_tables=max_tables,
+    )
     config = ServerConfig(
         host=host,
         port=port,
@@ -91,6 +138,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         reconnect_grace=reconnect_grace,
         allow_guests=guests,
         ladder=ladder,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        limits=limits,
     )
 
     async def main() -> None:
@@ -101,8 +151,10 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                 server = await nursery.start(run_server, config)
                 shown = lan_address() if host in ("0.0.0.0", "") else host
                 # stdout, flushed: people read it, and scripts (and tests) wait for this line.
+                scheme = "tls://" if tls_cert is not None else ""
                 print(
-                    f"spades-server listening; join with: spades join {shown}:{server.port}",
+                    "spades-server listening; join with: "
+                    f"spades join {scheme}{shown}:{server.port}",
                     flush=True,
                 )
                 async for signum in signals:
@@ -115,9 +167,22 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     except OSError as exc:
         typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1) from None
-    except StorageError as exc:
+    except (StorageError, TLSConfigError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+def raise_open_files_limit() -> None:
+    """Raise the soft limit on open files to the hard one (each connection is a descriptor);
+    where that is not allowed or not supported, keep the limit as it is."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ImportError, OSError, ValueError):
+        pass
 
 
 @app.command()

@@ -7,10 +7,13 @@ import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 import structlog
+
+if TYPE_CHECKING:
+    from server.ladder.service import LadderSettings
 
 DEFAULT_PORT = 7777
 
@@ -62,6 +65,9 @@ class ServerConfig:
     builtin_bot: str = "heuristic"  # sample bot seated in built-in bot seats (bots.registry name)
     fallback_bot: str = "heuristic"  # plays for a seat whose clock ran out
     ladder: bool = True  # run the rated bot ladder (server/ladder/) beside the tables
+    ladder_settings: LadderSettings | None = None  # None: the ladder's defaults
+    tls_cert: Path | None = None  # both set: every accepted stream is wrapped in TLS
+    tls_key: Path | None = None
     server_name: str = "spades-table"
     limits: Limits = field(default_factory=Limits)
 

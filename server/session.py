@@ -110,7 +110,7 @@ Handler = Callable[[Any], Awaitable[None]]
 class Session:
     """The server side of one connection."""
 
-    def __init__(self, server: Server, stream: trio.SocketStream, peer: str) -> None:
+    def __init__(self, server: Server, stream: trio.abc.Stream, peer: str) -> None:
         limits = server.config.limits
         self.server = server
         self.id = secrets.token_hex(4)
@@ -234,6 +234,10 @@ class Session:
 
     async def _serve(self) -> None:
         deadline = trio.current_time() + self.server.config.limits.handshake_timeout
+        if isinstance(self.connection.stream, trio.SSLStream) and not await self._tls_handshake(
+            deadline
+        ):
+            return
         # Bounded by the connection's life: each pass consumes one message (or the end of stream).
         while True:
             item: Message | ProtocolError | None = None
@@ -257,6 +261,22 @@ class Session:
             await self.connection.wait_for_room()
             if not await self._dispatch(item):
                 return
+
+    async def _tls_handshake(self, deadline: float) -> bool:
+        """The TLS handshake, within the same deadline as `hello`; False (and the connection
+        dropped: nothing can be said to a peer that does not speak TLS) when it fails or stalls."""
+        stream = self.connection.stream
+        assert isinstance(stream, trio.SSLStream)
+        with trio.move_on_at(deadline):
+            try:
+                await stream.do_handshake()
+            except trio.BrokenResourceError as exc:
+                self.log.info("tls_failed", error=str(exc.__cause__ or exc))
+                self.connection.abort("tls_failed")
+                return False
+            return True
+        self.connection.abort("handshake_timeout")
+        return False
 
     async def _dispatch(self, item: Message | ProtocolError) -> bool:
         """Handle one message; False when the connection must close."""

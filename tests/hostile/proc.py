@@ -22,7 +22,7 @@ from typing import IO
 
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 15.0
-PORT_LINE = re.compile(rb"join with: spades join [^\s:]+:(\d+)")
+PORT_LINE = re.compile(rb"join with: spades join (?:tls://)?[^\s:/]+:(\d+)")
 
 
 def server_command() -> list[str]:

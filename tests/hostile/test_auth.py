@@ -215,10 +215,6 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: `spades-server serve` has no --tls-cert/--tls-key options (no TLS listener)",
-)
 async def test_a_whole_hand_over_tls(tmp_path: Path) -> None:
     cert, key = make_certificate(tmp_path)
     server = ServerProcess(tmp_path / "tls.db", "--tls-cert", str(cert), "--tls-key", str(key))
