@@ -36,6 +36,7 @@ class ErrorCode(StrEnum):
     NO_SUCH_TABLE = "no_such_table"
     BAD_OPTIONS = "bad_options"
     TABLE_FULL = "table_full"
+    TABLE_LIMIT = "table_limit"
     SEAT_TAKEN = "seat_taken"
     PRIVATE_TABLE = "private_table"
     ALREADY_SEATED = "already_seated"
@@ -108,6 +109,9 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.TABLE_FULL: ErrorInfo(
         False, "The table has no free seat (or no room for spectators)."
+    ),
+    ErrorCode.TABLE_LIMIT: ErrorInfo(
+        False, "The server has as many open tables as it may; try again when one has closed."
     ),
     ErrorCode.SEAT_TAKEN: ErrorInfo(False, "The seat asked for is occupied."),
     ErrorCode.PRIVATE_TABLE: ErrorInfo(False, "The table is private and the join code is wrong."),

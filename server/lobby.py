@@ -136,10 +136,12 @@ class Lobby:
         return infos[:200]
 
     async def create(self, request: CreateTable, creator: Account) -> Table:
-        """Open a table; raises `TableError` (bad_options, server_full) with nothing opened."""
+        """Open a table; raises `TableError` (bad_options, table_limit, rate_limited) with nothing
+        opened."""
         limits = self.server.config.limits
         if len(self.tables) >= limits.max_tables:
-            raise TableError(ErrorCode.SERVER_FULL, "the server has no room for another table")
+            # Not server_full: that code closes the connection, and a full lobby should not.
+            raise TableError(ErrorCode.TABLE_LIMIT, "the server has no room for another table")
         mine = sum(1 for t in self.tables if self.creators.get(t) == creator.id)
         if mine >= limits.max_tables_per_account:
             raise TableError(
