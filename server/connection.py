@@ -9,6 +9,7 @@ a table. The peer may reconnect and resync from a snapshot.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import structlog
@@ -21,6 +22,10 @@ from protocol.framing import frame
 log = structlog.get_logger("server.connection")
 
 FLUSH_TIMEOUT = 2.0  # how long a closing connection may take to flush its last frames
+# After the last frame, a closing connection half-closes and reads (and drops) what the peer still
+# sends, for at most this long or this many bytes, before it closes the socket.
+LINGER_TIME = 1.0
+LINGER_BYTES = 64 * 1024
 
 
 class Connection:
@@ -96,6 +101,7 @@ class Connection:
 
     async def run_writer(self) -> None:
         """Drain the outbox into the stream until it is closed and empty, then close the stream."""
+        flushed = False
         try:
             async with self._receive:
                 async for data in self._receive:
@@ -103,13 +109,42 @@ class Connection:
                     self.frames_sent += 1
                     if self._used() * 2 < self._size:
                         self._room.set()
+            flushed = True
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.abort("peer_gone")
         finally:
             with trio.move_on_after(FLUSH_TIMEOUT) as scope:
                 scope.shield = True
+                if flushed:
+                    await self._linger()
                 await self.stream.aclose()
             self.closed.set()
             self._room.set()
             # The reader has nothing more to do once the writer has hung up.
             self.cancel_scope.cancel()
+
+    async def _linger(self) -> None:
+        """Half-close, then drain the peer's input briefly (`LINGER_TIME`, `LINGER_BYTES`).
+
+        Closing a socket with unread input makes the kernel answer with a reset, which can destroy
+        the frames not yet delivered (the `error` that says why we hang up) before the peer reads
+        them. The peer sees the end of the stream after our last frame; we read until its own end,
+        or the bounds, and only then close. Not for TLS (which cannot half-close) or when another
+        task is still reading (the session reads until it stops for good).
+        """
+        stream = self.stream
+        if not isinstance(stream, trio.abc.HalfCloseableStream):
+            return
+        with (
+            trio.move_on_after(LINGER_TIME),
+            contextlib.suppress(
+                trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError
+            ),
+        ):
+            await stream.send_eof()
+            drained = 0
+            while drained < LINGER_BYTES:
+                data = await stream.receive_some(16 * 1024)
+                if not data:
+                    return
+                drained += len(data)
