@@ -191,16 +191,28 @@ class Lobby:
             fallback_bot=cfg.fallback_bot,
         )
         table = self._new_table(config)
+        self.creators[config.table_id] = creator.id  # counted at once, as the table opens
+        try:
+            await self.adopt(table)
+        except BaseException:
+            self.creators.pop(config.table_id, None)
+            raise
+        log.info("table_created", table=config.table_id, game=config.game, bots=list(bots))
+        return table
+
+    async def adopt(self, table: Table) -> None:
+        """Open `table` (built here or by the ladder) as the lobby's own: stored, listed, run in
+        the tables nursery, and announced (`table_changed`). Raises what the store raises
+        (`StorageError`) with nothing opened. Limits are the caller's to check."""
+        config = table.config
         await self.server.store.call(
             lambda conn: queries.insert_table(conn, config.table_id, config.to_json())
         )
+        table.on_change = self._table_changed
         self.tables[config.table_id] = table
-        self.creators[config.table_id] = creator.id
         assert self._nursery is not None
         await self._nursery.start(self._run_table, table)
-        log.info("table_created", table=config.table_id, game=config.game, bots=list(bots))
         self._table_changed(table)
-        return table
 
     def _new_id(self) -> str:
         for _ in range(16):  # bounded; 48 random bits make a clash vanishingly rare

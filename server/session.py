@@ -169,6 +169,11 @@ class Session:
             message = dataclasses.replace(message, seq=self._seq)
         self.connection.send(to_wire(message))
 
+    def release_seat(self, table_id: str) -> None:
+        """Forget the seat held at `table_id` (its table has let the seat go, as a ladder match
+        does when it ends). Nothing is sent to the client or the table; unknown tables are ignored."""
+        self.seats.pop(table_id, None)
+
     def say_bye(self, reason: str) -> None:
         """Tell the client we are closing, flush, hang up."""
         self.connection.finish(to_wire(Bye(reason=reason)), reason="bye")

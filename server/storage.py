@@ -23,6 +23,7 @@ import structlog
 import trio
 
 from server import queries
+from server.ladder.store import LADDER_MIGRATION
 
 log = structlog.get_logger("server.storage")
 
@@ -104,6 +105,9 @@ MIGRATIONS: tuple[str, ...] = (
         changes     TEXT NOT NULL
     );
     """,
+    # The ladder's own tables (server/ladder/store.py). Written with IF NOT EXISTS: a database from
+    # before this migration already has them, made by the ladder at its start.
+    LADDER_MIGRATION,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

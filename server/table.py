@@ -483,9 +483,14 @@ class Table:
         self.log.info("game_started", seats=[s.account.name for s in self.seats if s.account])
         self._changed()
 
+    def next_seed(self) -> bytes:
+        """The seed of the next deal: 32 bytes from `secrets` (a subclass may plan its deals, as
+        the ladder's duplicate matches do). Called once per deal, before anything is stored."""
+        return secrets.token_bytes(32)
+
     async def _deal(self) -> None:
         assert self.game_id is not None
-        seed = secrets.token_bytes(32)
+        seed = self.next_seed()
         digest = commitment(seed)
         game_id, deal_no, first_seq = self.game_id, self.deals_persisted, self.actions_persisted
 

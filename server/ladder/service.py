@@ -543,7 +543,7 @@ class LadderService:
         await first_of(table.game_over, table.ended)
         finished = table.game.is_over and table.game_id is not None
         for _seat, _entrant, session in remote:
-            session.seats.pop(table.table_id, None)
+            session.release_seat(table.table_id)
             if finished:
                 with closed_table_ok():
                     await self.lobby.submit(table, LeaveCommand(occupant=session))

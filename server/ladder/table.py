@@ -13,8 +13,8 @@ per-seat views, clocks and the fallback), with four changes that a rated duplica
   that seat are refused from then on;
 - `game_over` and the end of the task are events the ladder can wait on.
 
-The hooks it overrides are the table's private methods; docs/ladder.md names the small public seams
-(`Table.next_seed()`, `Lobby.adopt(table)`) that would let it stop doing so.
+Its seeds come through the table's public seam `Table.next_seed()`, and `adopt_table` opens it with
+`Lobby.adopt(table)`; the seat, command and apply hooks it overrides are still the table's own.
 """
 
 from __future__ import annotations
@@ -30,8 +30,6 @@ from engine.actions import Action as EngineAction
 from engine.actions import action_to_dict
 from protocol.errors import ErrorCode
 from protocol.messages import Message, Ok
-from server import queries
-from server import table as table_module
 from server.seats import ActCommand, BuiltinBot, make_decider
 from server.table import Command, JoinCommand, LeaveCommand, Table, TableError, error_for
 
@@ -180,51 +178,11 @@ class LadderTable(Table):
     # ---------------------------------------------------------------- dealing
 
     def next_seed(self) -> bytes:
-        """The seed of the next deal: the plan's for this deal number (the hook `Table` should call)."""
+        """The seed of the next deal: the plan's for this deal number (both halves of a match get
+        the same cards); a fresh one without a plan. `Table._deal` commits to it and reveals it."""
         if self.deal_seed is None:
-            return secrets.token_bytes(32)
+            return super().next_seed()
         return self.deal_seed(self.deals_persisted)
-
-    async def _deal(self) -> None:
-        """`Table._deal`, with the plan's seed instead of a fresh one.
-
-        Once `Table._deal` takes its seed from `self.next_seed()` this is a plain call. Until then the
-        base's one call for a seed (`secrets.token_bytes(32)`, before its first `await`) is answered
-        with the planned seed by a stand-in for `server.table.secrets` that puts the real module back
-        on that very call, so no other table can ever draw from it. Copying the base's body instead
-        would drift from it (it already has once).
-        """
-        if self.deal_seed is None or "next_seed" in vars(Table):
-            await super()._deal()
-            return
-        planned = self.next_seed()
-        stand_in = _OneSeed(planned)
-        setattr(table_module, _SECRETS, stand_in)
-        try:
-            await super()._deal()
-        finally:
-            setattr(table_module, _SECRETS, secrets)
-        if not stand_in.used:  # pragma: no cover - only if Table._deal changes shape
-            self.log.error("ladder_seed_not_used", deal=self.deals_persisted)
-
-
-_SECRETS = "secrets"  # the name `server.table` imports the secrets module under
-
-
-class _OneSeed:
-    """Stands in for the `secrets` module for exactly one `token_bytes` call, then steps aside."""
-
-    def __init__(self, seed: bytes) -> None:
-        self.seed = seed
-        self.used = False
-
-    def token_bytes(self, nbytes: int | None = None) -> bytes:
-        setattr(table_module, _SECRETS, secrets)
-        self.used = True
-        return self.seed
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(secrets, name)
 
 
 class closed_table_ok:
@@ -250,19 +208,9 @@ async def first_of(*events: trio.Event) -> None:
 
 
 async def adopt_table(lobby: Lobby, table: LadderTable) -> None:
-    """Open `table` as the lobby's own: stored, listed, and run in the lobby's tables nursery.
-
-    Mirrors the tail of `Lobby.create` (which builds its own `Table`); it reaches into the lobby's
-    private members until the lobby offers `adopt(table)` (see docs/ladder.md, integration).
-    """
+    """Open `table` as the lobby's own (`Lobby.adopt`: stored, listed, and run in the lobby's
+    tables nursery); raises `TableError` (server_full) with nothing opened when the server has
+    no room for another table."""
     if len(lobby.tables) >= lobby.server.config.limits.max_tables:
         raise TableError(ErrorCode.SERVER_FULL, "the server has no room for a ladder table")
-    config = table.config
-    await lobby.server.store.call(
-        lambda conn: queries.insert_table(conn, config.table_id, config.to_json())
-    )
-    table.on_change = lobby._table_changed
-    lobby.tables[config.table_id] = table
-    assert lobby._nursery is not None
-    await lobby._nursery.start(lobby._run_table, table)
-    lobby._table_changed(table)
+    await lobby.adopt(table)

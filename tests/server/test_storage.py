@@ -9,7 +9,16 @@ import pytest
 import trio
 
 from server import queries
-from server.storage import SCHEMA_VERSION, StorageError, StoreClosed, _Job, connect, open_store
+from server.ladder import store as ladder_store
+from server.storage import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    StorageError,
+    StoreClosed,
+    _Job,
+    connect,
+    open_store,
+)
 
 
 def test_connect_migrates_and_uses_wal(tmp_path: Path) -> None:
@@ -20,6 +29,30 @@ def test_connect_migrates_and_uses_wal(tmp_path: Path) -> None:
     # Opening again finds the schema current and changes nothing.
     conn = connect(tmp_path / "a" / "s.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+def test_the_ladder_tables_are_a_migration_and_an_older_file_with_them_moves_on(
+    tmp_path: Path,
+) -> None:
+    assert MIGRATIONS[-1] == ladder_store.LADDER_MIGRATION
+    fresh = connect(tmp_path / "fresh.db")
+    names = {row[0] for row in fresh.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"ladder_matches", "ladder_entrants", "ladder_games"} <= names
+    fresh.close()
+    # A file from before: schema 1, the ladder's tables made by the ladder itself at its start.
+    path = tmp_path / "old.db"
+    raw = sqlite3.connect(path, isolation_level=None)
+    for statement in MIGRATIONS[0].split(";"):
+        if statement.strip():
+            raw.execute(statement)
+    raw.execute("PRAGMA user_version = 1")
+    ladder_store.ensure_schema(raw)
+    raw.execute("INSERT INTO ladder_entrants (account_id, house_spec, added_at) VALUES (1, 'x', 0)")
+    raw.close()
+    conn = connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT house_spec FROM ladder_entrants").fetchall()[0][0] == "x"
     conn.close()
 
 
