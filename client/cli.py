@@ -308,13 +308,13 @@ def ladder_matches(
         str | None, typer.Argument(help="Only this entrant's matches (an account name).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
-    limit: Annotated[int, typer.Option(help="At most this many matches (1..100).")] = 20,
+    limit: Annotated[int, typer.Option(help="At most this many matches (1..50).")] = 20,
 ) -> None:
     """The ladder's finished matches, newest first."""
     config = ClientConfig()
     address = server_address(config)
-    if not 1 <= limit <= 100:
-        raise fail("--limit is 1..100", 2)
+    if not 1 <= limit <= 50:
+        raise fail("--limit is 1..50", 2)
     found = run(lambda: lobby.ladder_matches(address, token_for(config, address), entrant, limit))
     if as_json:
         typer.echo(json.dumps([lobby.table_dict(match) for match in found], indent=2))

@@ -242,6 +242,7 @@ class PlaySession:
             self._ladder_match = message.match
             log = list(self.state.log)[-4:]
             self.state = TableState()
+            self._journaled = 0  # the new table's hands go to the history from the first
             self.state.log.extend(log)
             self.state.table = message.table
             self.state.say(

@@ -341,7 +341,10 @@ class LadderLeave(Request):
 class LadderStandings(Request):
     """Ask for the ladder's standings, best first."""
 
-    limit: Annotated[Annotated[int, Range(1, 1000)], Doc("at most this many lines")] = 100
+    limit: Annotated[
+        Annotated[int, Range(1, 1000)],
+        Doc("at most this many lines (the server sends at most 500: they fit one frame)"),
+    ] = 100
 
 
 @register("standings", S)
@@ -358,7 +361,7 @@ class LadderMatches(Request):
     """Ask for the ladder's finished matches, newest first, optionally one entrant's only."""
 
     entrant: Annotated[Name | None, Doc("only this entrant's matches; nil for everyone's")] = None
-    limit: Annotated[Annotated[int, Range(1, 100)], Doc("at most this many matches")] = 20
+    limit: Annotated[Annotated[int, Range(1, 50)], Doc("at most this many matches")] = 20
 
 
 @register("matches", S)

@@ -38,7 +38,7 @@ from protocol.messages import (
 from protocol.types import ClientKind, LadderHalf, LadderMatch, MatchStatus, RatingMove, Standing
 from server.ladder import store as ladder_store
 from server.ladder.ratings import Rating
-from server.ladder.service import LadderService, LadderSettings
+from server.ladder.service import MAX_STANDINGS, LadderService, LadderSettings
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -88,7 +88,7 @@ async def on_ladder_request(session: Session, request: LadderRequest) -> None:
         return
     if isinstance(request, LadderStandings):
         # No ladder task, but the standings of past ladders are still in the database.
-        rows = await session.server.store.get(_stored_standings, request.limit)
+        rows = await session.server.store.get(_stored_standings, min(request.limit, MAX_STANDINGS))
         session.deliver(Standings(id=request.id, entries=rows))
         return
     session.deliver(

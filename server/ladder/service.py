@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("server.ladder")
 
+#: The most standings lines sent at once: 500 of the longest fit one 64 KiB frame, 1000 do not.
+MAX_STANDINGS = 500
 TABLE_CLOSE_WAIT = 5.0  # seconds a finished half's table may take to close before the next opens
 
 
@@ -228,7 +230,8 @@ class LadderService:
         """The reply to a ladder request from `session` (the session delivers it)."""
         rid = request.id
         if isinstance(request, LadderStandings):
-            return Standings(id=rid, entries=await self.standings(request.limit))
+            limit = min(request.limit, MAX_STANDINGS)
+            return Standings(id=rid, entries=await self.standings(limit))
         account = session.account
         if account is None or account.is_guest:
             return Error(

@@ -182,6 +182,9 @@ async def test_the_ladder_screen_plays_both_halves_of_a_match(
                 )
             assert said("over: your team"), session.state.log
             assert said("half 2 of 2"), session.state.log  # a fresh table for the second half
+            # Both halves are in the history, one game each.
+            games = sorted((tmp_path / "history").glob("*/*.jsonl"))
+            assert len(games) == 2, games
             await display.type("/quit")
         assert session.quitting
     await service.wait_rated(1)
