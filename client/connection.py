@@ -271,7 +271,7 @@ async def open_connection(
                 conn.welcome = welcome
                 idle_ms = welcome.limits.idle_timeout_ms
                 if idle_ms > 0:
-                    nursery.start_soon(conn.keepalive, max(1.0, idle_ms / 3000))
+                    nursery.start_soon(conn.keepalive, max(0.1, idle_ms / 3000))
                 try:
                     yield conn
                 finally:

@@ -137,7 +137,11 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False, "This network address already has as many entrants on the ladder as it may."
     ),
     ErrorCode.NO_SUCH_ENTRANT: ErrorInfo(False, "No account has this name."),
-    ErrorCode.TIMEOUT: ErrorInfo(True, "The handshake did not finish in time."),
+    ErrorCode.TIMEOUT: ErrorInfo(
+        True,
+        "The handshake did not finish in time, or the connection sent no whole message for "
+        "`welcome.limits.idle_timeout_ms`.",
+    ),
     ErrorCode.SLOW_CONSUMER: ErrorInfo(
         True, "The peer did not read its messages fast enough; reconnect and resync."
     ),

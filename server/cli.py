@@ -95,6 +95,15 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     max_tables: Annotated[int, typer.Option(help="Tables open at once.")] = (
         DEFAULT_LIMITS.max_tables
     ),
+    handshake_timeout: Annotated[
+        float, typer.Option(help="Seconds a new connection has to send hello.")
+    ] = DEFAULT_LIMITS.handshake_timeout,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds without a message (pings count) before a client is let go; 0: never."
+        ),
+    ] = DEFAULT_LIMITS.idle_timeout,
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
@@ -110,6 +119,11 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if min(max_connections, max_per_address, max_tables) < 1:
         typer.echo(
             "error: --max-connections, --max-per-address and --max-tables must be >= 1", err=True
+        )
+        raise typer.Exit(2)
+    if handshake_timeout <= 0 or idle_timeout < 0:
+        typer.echo(
+            "error: --handshake-timeout must be positive and --idle-timeout not negative", err=True
         )
         raise typer.Exit(2)
     if (tls_cert is None) != (tls_key is None):
@@ -128,6 +142,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         max_connections=max_connections,
         max_connections_per_address=max_per_address,
         max_tables=max_tables,
+        handshake_timeout=handshake_timeout,
+        idle_timeout=idle_timeout,
     )
     config = ServerConfig(
         host=host,

@@ -42,6 +42,9 @@ class Limits:
     outbox_size: int = 256  # frames queued for one connection; full means a slow peer: disconnect
     table_inbox_size: int = 64
     handshake_timeout: float = 10.0
+    # Seconds without a whole message from a client (after `hello`) before it is let go; 0: never.
+    # Clients ping while idle (welcome.limits.idle_timeout_ms says how often they must).
+    idle_timeout: float = 300.0
     max_frame_bytes: int = 64 * 1024
     chat_max_chars: int = 300
     chat_burst: int = 5  # messages allowed back to back ...

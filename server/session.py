@@ -247,7 +247,22 @@ class Session:
         while True:
             item: Message | ProtocolError | None = None
             if self.hello_done:
-                item = await self._receive()
+                # Each whole message (a `ping` too) is activity; bytes that make no message are
+                # not. A silent client, or one sending a frame a byte at a time, is let go.
+                idle = self.server.config.limits.idle_timeout
+                with trio.move_on_after(idle if idle > 0 else float("inf")) as idling:
+                    item = await self._receive()
+                if idling.cancelled_caught:
+                    self.connection.finish(
+                        to_wire(
+                            Error(
+                                code=ErrorCode.TIMEOUT.value,
+                                message=f"idle for {idle:g} s (send ping to stay)",
+                            )
+                        ),
+                        reason="idle_timeout",
+                    )
+                    return
             else:
                 # Until `hello`, everything else is refused (the connection goes on), and the
                 # whole handshake must finish in time.
@@ -399,7 +414,7 @@ class Session:
                 rate_per_second=int(limits.max_messages_per_second),
                 rate_burst=limits.max_message_burst,
                 handshake_timeout_ms=int(limits.handshake_timeout * 1000),
-                idle_timeout_ms=0,
+                idle_timeout_ms=int(limits.idle_timeout * 1000),
                 clock=Clock(turn_ms=int(cfg.human_clock * 1000), bank_ms=0),
             ),
         )

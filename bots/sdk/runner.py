@@ -218,8 +218,16 @@ class BotRunner:
             await conn.send(LadderEnter())
         elif self.table is not None:
             await conn.send(Join(table=self.table, seat=self.seat))
+        # A bot waiting for its turn (or for a ladder match) is silent on the wire: ping a few
+        # times per idle timeout so the server does not take it for gone.
+        idle_ms = welcome.limits.idle_timeout_ms
+        ping_every = max(0.1, idle_ms / 3000) if idle_ms > 0 else float("inf")
         while True:
-            message = await conn.receive()
+            with trio.move_on_after(ping_every) as quiet:
+                message = await conn.receive()
+            if quiet.cancelled_caught:
+                await conn.send(Ping())
+                continue
             if message is None:
                 return False
             if self.on_message is not None:

@@ -10,8 +10,14 @@ from pathlib import Path
 
 import trio
 
-from protocol.messages import CreateTable, Error, TableCreated
+from bots.registry import make_bot
+from bots.sdk.runner import BotRunner, RunnerConfig
+from client.config import ServerAddress
+from client.connection import open_connection
+from protocol.framing import frame
+from protocol.messages import CreateTable, Error, Ping, Pong, TableCreated
 from protocol.types import Game
+from protocol.wire import encode
 from tests.hostile.peer import Peer, errors, round_trip, welcomed
 from tests.hostile.proc import ServerProcess
 
@@ -78,3 +84,68 @@ async def test_a_fatal_error_reaches_a_client_that_keeps_sending(
             assert [type(m).__name__ for m in got] == ["Error"], got
             assert isinstance(got[0], Error) and got[0].code == "bad_frame", got
             assert refused_after_end == 0 and after_end == 20
+
+
+async def test_an_idle_connection_is_let_go_and_a_pinging_one_is_kept(tmp_path: Path) -> None:
+    """After `hello`, a client that sends no whole message for the idle timeout (`--idle-timeout`,
+    announced in `welcome.limits.idle_timeout_ms`) is closed with `timeout`: a silent one, and one
+    sending a `ping` a byte at a time. A client that pings meanwhile stays."""
+    with ServerProcess(tmp_path / "s.db", "--no-ladder", "--idle-timeout", "1") as server:
+        with trio.fail_after(15):
+            silent = await welcomed(server.port)
+            assert silent.welcome.limits.idle_timeout_ms == 1000
+            dribbler = await welcomed(server.port)
+            pinger = await welcomed(server.port)
+            started = trio.current_time()
+
+            async def dribble() -> None:
+                data = frame(encode(Ping(id=1))[4:]) * 3
+                for byte in data:  # bounded: a few dozen bytes, one every 0.2 s
+                    if dribbler.closed:
+                        return
+                    try:
+                        await dribbler.send_raw(bytes([byte]))
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        return
+                    await trio.sleep(0.2)
+
+            async def keep_pinging() -> None:
+                for _ in range(10):  # 3 s, three idle timeouts, a ping every 0.3 s: kept
+                    assert errors(await round_trip(pinger)) == []
+                    await trio.sleep(0.3)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(dribble)
+                nursery.start_soon(keep_pinging)
+                for peer in (silent, dribbler):
+                    got = await peer.drain_until_closed(limit=10)
+                    assert [(type(m).__name__, getattr(m, "code", None)) for m in got][-1:] == [
+                        ("Error", "timeout")
+                    ], got
+                    assert trio.current_time() - started < 4
+                    assert not [m for m in got if isinstance(m, Pong)], got
+            assert errors(await round_trip(pinger)) == []
+
+
+async def test_idle_players_and_bots_ping_and_are_kept(tmp_path: Path) -> None:
+    """A person waiting at a table (the client library) and a bot waiting for players (the SDK's
+    runner) are silent on the wire but ping on their own, so a short idle timeout keeps them."""
+    with ServerProcess(tmp_path / "s.db", "--no-ladder", "--idle-timeout", "1") as server:
+        with trio.fail_after(15):
+            owner = await welcomed(server.port, "idle-owner")
+            created = await owner.request(CreateTable(game=Game.SPADES, preset="standard"))
+            assert isinstance(created, TableCreated)
+            bot_peer = await welcomed(server.port)
+            token = await bot_peer.register("idle-bot")
+            await bot_peer.aclose()
+            runner = BotRunner(
+                make_bot("heuristic", seed=1),
+                RunnerConfig(host="127.0.0.1", port=server.port, token=token, table=created.table),
+            )
+            address = ServerAddress(host="127.0.0.1", port=server.port)
+            async with open_connection(address) as person, trio.open_nursery() as nursery:
+                nursery.start_soon(runner.run)
+                await trio.sleep(3)  # three idle timeouts
+                assert not person.closed.is_set(), person.close_reason
+                assert runner.stats.connections == 1
+                nursery.cancel_scope.cancel()
