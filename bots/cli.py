@@ -133,6 +133,10 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         str, typer.Argument(help="module:Class, or a sample name (random, heuristic, search)")
     ],
     server: Annotated[str, typer.Option(help="the server, HOST:PORT")] = "127.0.0.1:7777",
+    tls: Annotated[bool, typer.Option(help="speak TLS (a server run with --tls-cert)")] = False,
+    ca: Annotated[
+        str | None, typer.Option(help="PEM file the server's TLS certificate chains to")
+    ] = None,
     token: Annotated[str, typer.Option(help="the bot account's token", envvar="SPADES_TOKEN")] = "",
     table: Annotated[str | None, typer.Option(help="take a seat at this table")] = None,
     seat: Annotated[int | None, typer.Option(help="the seat wanted (default: any free)")] = None,
@@ -158,6 +162,8 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         raise typer.BadParameter("give exactly one of --table ID and --ladder")
     if not token:
         raise typer.BadParameter("give --token (or set SPADES_TOKEN)")
+    if ca is not None and not tls:
+        raise typer.BadParameter("--ca goes with --tls")
     try:
         host, port = parse_address(server)
         player = make_bot(bot, seed)
@@ -175,6 +181,8 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         seat=seat,
         ladder=ladder,
         games=0 if ladder and games == 1 else games,
+        tls=tls,
+        ca=ca,
     )
     try:
         stats = trio.run(BotRunner(player, config).run)

@@ -7,9 +7,11 @@ kept in the user's config dir (client/config.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import trio
@@ -91,7 +93,19 @@ def token_for(config: ClientConfig, address: ServerAddress) -> str | None:
 
 @app.command()
 def connect(
-    server: Annotated[str, typer.Argument(help="HOST or HOST:PORT (port 7777 if left out).")],
+    server: Annotated[
+        str,
+        typer.Argument(
+            help="HOST or HOST:PORT (port 7777 if left out); tls://HOST:PORT for a TLS server."
+        ),
+    ],
+    ca: Annotated[
+        Path | None,
+        typer.Option(
+            help="PEM file of the CA (or self-signed certificate) a tls:// server's certificate "
+            "must chain to; default: the system's CAs."
+        ),
+    ] = None,
 ) -> None:
     """Check a server answers, and remember it for the other commands."""
     config = ClientConfig()
@@ -99,12 +113,18 @@ def connect(
         address = ServerAddress.parse(server)
     except ConfigError as exc:
         raise fail(str(exc), 2) from None
+    if ca is not None:
+        if not address.tls:
+            raise fail("--ca is for a TLS server: write the address as tls://HOST:PORT", 2)
+        if not ca.is_file():
+            raise fail(f"no CA file at {ca}", 2)
+        address = dataclasses.replace(address, ca=str(ca.resolve()))
     welcome = run(lambda: lobby.check_server(address, token_for(config, address)))
     config.set_current_server(address)
     who = f", logged in as {welcome.user}" if welcome.user else ""
     guests = "guests welcome" if welcome.guests else "accounts only"
     typer.echo(
-        f"connected to {welcome.server} ({welcome.server_version}) at {address.key}{who}; {guests}"
+        f"connected to {welcome.server} ({welcome.server_version}) at {address.text}{who}; {guests}"
     )
 
 

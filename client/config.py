@@ -4,6 +4,7 @@ Everything lives in the user's config directory (platformdirs), or in `$SPADES_C
 (tests point it at a temporary directory). Layout:
 
     client.json              {"server": "192.168.1.20:7777"}        the server `spades connect` chose
+                             (`tls://...`, and "ca": a PEM path, for a server behind TLS)
     servers/<host_port>.json {"server": ..., "name": ..., "token": ...}  mode 0600: a token is a secret
 
 A token file is written to a temporary file created with mode 0600 and renamed over the old one, so a
@@ -12,6 +13,7 @@ crash never leaves a half-written or world-readable token behind.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -24,6 +26,7 @@ import platformdirs
 APP_NAME = "spades-table"
 ENV_CONFIG_DIR = "SPADES_CONFIG_DIR"
 ENV_DATA_DIR = "SPADES_DATA_DIR"
+TLS_SCHEME = "tls://"
 DEFAULT_PORT = 7777  # the server's default (server.config.DEFAULT_PORT); kept here so the client
 # needs no server import to parse an address
 
@@ -34,21 +37,34 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ServerAddress:
-    """A server to dial."""
+    """A server to dial: over TLS when `tls` (the address was written `tls://HOST:PORT`), checking
+    its certificate against the system's CAs, or against the PEM file `ca` when given."""
 
     host: str
     port: int
+    tls: bool = False
+    ca: str | None = None
 
     @property
     def key(self) -> str:
-        """The address as text, the key its token is filed under."""
+        """The address as text, the key its token is filed under (the same with or without TLS)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{host}:{self.port}"
 
+    @property
+    def text(self) -> str:
+        """The address as the user writes it: `key`, with `tls://` in front for TLS."""
+        return f"{TLS_SCHEME}{self.key}" if self.tls else self.key
+
     @classmethod
     def parse(cls, text: str) -> ServerAddress:
-        """`HOST`, `HOST:PORT` or `[IPv6]:PORT`; raises ConfigError with a sentence otherwise."""
+        """`HOST`, `HOST:PORT` or `[IPv6]:PORT`, each optionally after `tls://`; raises ConfigError
+        with a sentence otherwise."""
         text = text.strip()
+        if text.lower().startswith(TLS_SCHEME):
+            return dataclasses.replace(cls.parse(text[len(TLS_SCHEME) :]), tls=True)
+        if "://" in text:
+            raise ConfigError(f"{text!r}: the only scheme is tls://, as in tls://myhost:7777")
         if not text:
             raise ConfigError("give a server address, like 192.168.1.20 or myhost:7777")
         host, port_text = text, ""
@@ -137,14 +153,21 @@ class ClientConfig:
 
     def current_server(self) -> ServerAddress | None:
         """The server `spades connect` remembered, if any."""
-        text = _read_json(self._main_file).get("server")
+        data = _read_json(self._main_file)
+        text, ca = data.get("server"), data.get("ca")
         if not isinstance(text, str):
             return None
-        return ServerAddress.parse(text)
+        address = ServerAddress.parse(text)
+        if address.tls and isinstance(ca, str) and ca:
+            address = dataclasses.replace(address, ca=ca)
+        return address
 
     def set_current_server(self, address: ServerAddress) -> None:
         data = _read_json(self._main_file)
-        data["server"] = address.key
+        data["server"] = address.text
+        data.pop("ca", None)
+        if address.ca is not None:
+            data["ca"] = str(Path(address.ca).resolve())
         _write_private(self._main_file, data)
 
     def credentials(self, key: str) -> Credentials | None:

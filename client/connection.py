@@ -1,4 +1,4 @@
-"""The client's side of one TCP connection: hello, requests matched to replies, events in order.
+"""The client's side of one TCP (or TLS) connection: hello, requests matched to replies, events in order.
 
 `open_connection(address, token=...)` connects, says `hello`, waits for `welcome` and yields a
 `Connection` whose reader task runs in the background:
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import ssl
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import TypeVar
@@ -233,6 +234,53 @@ class Connection:
                 return
 
 
+def tls_context(ca: str | None) -> ssl.SSLContext:
+    """A client context that checks the server's certificate and name: against the system's CAs,
+    or against the PEM file `ca` alone. Raises `ConnectionLost` if `ca` cannot be read."""
+    try:
+        return ssl.create_default_context(cafile=ca)
+    except (OSError, ssl.SSLError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ConnectionLost(f"cannot use the CA file {ca}: {reason}") from None
+
+
+async def open_stream(
+    address: ServerAddress, connect_timeout: float = CONNECT_TIMEOUT
+) -> trio.abc.Stream:
+    """A TCP stream to `address`, wrapped in TLS (handshake done) for a `tls://` address.
+
+    Raises `ConnectionLost` with a sentence when the server cannot be reached in time or its
+    certificate is not trusted; nothing is left open then.
+    """
+    context = tls_context(address.ca) if address.tls else None
+    try:
+        with trio.fail_after(connect_timeout):
+            tcp = await trio.open_tcp_stream(address.host, address.port)
+            if context is None:
+                return tcp
+            stream = trio.SSLStream(tcp, context, server_hostname=address.host)
+            try:
+                await stream.do_handshake()
+            except BaseException:
+                await trio.aclose_forcefully(tcp)
+                raise
+            return stream
+    except trio.TooSlowError:
+        raise ConnectionLost(
+            f"no answer from {address.text} within {connect_timeout:.0f} s"
+        ) from None
+    except trio.BrokenResourceError as exc:
+        cause = exc.__cause__
+        reason = getattr(cause, "verify_message", None) or getattr(cause, "reason", None)
+        raise ConnectionLost(
+            f"TLS with {address.text} failed: {reason or cause or 'the server hung up'}"
+            " (is it serving TLS, and is its certificate trusted? see --ca)"
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ConnectionLost(f"cannot reach {address.text}: {reason}") from None
+
+
 @asynccontextmanager
 async def open_connection(
     address: ServerAddress,
@@ -246,16 +294,7 @@ async def open_connection(
     Raises `ConnectionLost` when the server cannot be reached or refuses the hello (the server's
     sentence is the message: a bad token, a protocol version it does not speak, a full server).
     """
-    try:
-        with trio.fail_after(connect_timeout):
-            stream = await trio.open_tcp_stream(address.host, address.port)
-    except trio.TooSlowError:
-        raise ConnectionLost(
-            f"no answer from {address.key} within {connect_timeout:.0f} s"
-        ) from None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ConnectionLost(f"cannot reach {address.key}: {reason}") from None
+    stream = await open_stream(address, connect_timeout)
     conn = Connection(stream)
     try:
         with lone_errors():

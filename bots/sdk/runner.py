@@ -13,6 +13,7 @@ from reading; async bots are awaited. Either way the decision is cut at the dead
 import dataclasses
 import logging
 import random
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,6 +85,8 @@ class RunnerConfig:
     connect_timeout: float = 10.0
     max_reconnects: int = 30
     backoff: tuple[float, float] = (0.2, 5.0)  # first and longest wait between reconnects
+    tls: bool = False  # speak TLS (a server started with --tls-cert/--tls-key)
+    ca: str | None = None  # PEM file the server's certificate must chain to (default: system CAs)
 
 
 @dataclass
@@ -99,7 +102,7 @@ class RunStats:
 class _Connection:
     """One TCP connection with the protocol codec: send messages, receive validated ones."""
 
-    def __init__(self, stream: trio.SocketStream) -> None:
+    def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         self.decoder = MessageDecoder(Sender.SERVER, max_frame_size=1 << 20)
         self.next_id = 1
@@ -147,11 +150,15 @@ class BotRunner:
         self._early: list[Message] = []  # game messages that came before the ruleset was known
         self._tables_request: int | None = None
         self._hand = 0
-        self._stream: trio.SocketStream | None = None
+        self._stream: trio.SocketStream | None = None  # the TCP stream (under TLS, if any)
+        self._tls: ssl.SSLContext | None = None
 
     # -- the outer loop: connect, play, reconnect ----------------------------------------------------
     async def run(self) -> RunStats:
-        """Play until done. Raises RunnerError when the server refuses us or keeps dropping."""
+        """Play until done. Raises RunnerError when the server refuses us or keeps dropping, or
+        (with `tls`) its certificate is not trusted or the CA file cannot be read."""
+        if self.config.tls:
+            self._tls = client_tls_context(self.config.ca)
         drops = 0
         delay = self.config.backoff[0]
         while True:
@@ -187,15 +194,19 @@ class BotRunner:
         """One connection's life; True when the run is complete, False when the line dropped."""
         cfg = self.config
         with trio.fail_after(cfg.connect_timeout):
-            stream = await trio.open_tcp_stream(cfg.host, cfg.port)
-        self._stream = stream
-        self.stats.connections += 1
-        conn = _Connection(stream)
+            tcp = await trio.open_tcp_stream(cfg.host, cfg.port)
+        stream: trio.abc.Stream = tcp
+        self._stream = tcp
         try:
-            return await self._converse(conn)
+            if self._tls is not None:
+                stream = trio.SSLStream(tcp, self._tls, server_hostname=cfg.host)
+                with trio.fail_after(cfg.connect_timeout):
+                    await _tls_handshake(stream)
+            self.stats.connections += 1
+            return await self._converse(_Connection(stream))
         finally:
             self._stream = None
-            await stream.aclose()
+            await trio.aclose_forcefully(stream)
 
     async def _converse(self, conn: _Connection) -> bool:
         cfg = self.config
@@ -353,6 +364,29 @@ class BotRunner:
         log.warning("the bot ran out of time (%.2f s); playing a legal fallback", budget)
         self.stats.fallbacks += 1
         return fallback_action(view, self.rng)
+
+
+def client_tls_context(ca: str | None) -> ssl.SSLContext:
+    """A context that checks the server's certificate and name (against `ca` alone when given).
+    Raises RunnerError when the CA file cannot be used."""
+    try:
+        return ssl.create_default_context(cafile=ca)
+    except (OSError, ssl.SSLError) as exc:
+        raise RunnerError(f"cannot use the CA file {ca}: {exc}") from None
+
+
+async def _tls_handshake(stream: trio.SSLStream[trio.SocketStream]) -> None:
+    """The handshake; an untrusted certificate is a RunnerError (retrying cannot help), any
+    other failure a lost connection (BrokenResourceError) like a dropped line."""
+    try:
+        await stream.do_handshake()
+    except trio.BrokenResourceError as exc:
+        if isinstance(exc.__cause__, ssl.SSLCertVerificationError):
+            raise RunnerError(
+                f"the server's TLS certificate is not trusted: {exc.__cause__.verify_message}"
+                " (give its CA with --ca)"
+            ) from None
+        raise
 
 
 def _plain(action: dict[str, Any]) -> dict[str, Any]:
