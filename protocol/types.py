@@ -179,6 +179,15 @@ class ServerLimits:
         Millis, Doc("silence after which the server closes; send `ping` to stay")
     ]
     clock: Annotated[Clock, Doc("the default clock of a new table")]
+    chat_max_chars: Annotated[
+        Count | None, Doc("longest `chat` line, characters; nil: not announced")
+    ] = None
+    chat_burst: Annotated[
+        Count | None, Doc("`chat` lines a client may send at once; nil: not announced")
+    ] = None
+    chat_per_second: Annotated[
+        float | None, Doc("`chat` lines a second on average after a burst; nil: not announced")
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -416,6 +416,9 @@ class Session:
                 handshake_timeout_ms=int(limits.handshake_timeout * 1000),
                 idle_timeout_ms=int(limits.idle_timeout * 1000),
                 clock=Clock(turn_ms=int(cfg.human_clock * 1000), bank_ms=0),
+                chat_max_chars=limits.chat_max_chars,
+                chat_burst=limits.chat_burst,
+                chat_per_second=limits.chat_per_second,
             ),
         )
 

@@ -15,8 +15,8 @@ from bots.sdk.runner import BotRunner, RunnerConfig
 from client.config import ServerAddress
 from client.connection import open_connection
 from protocol.framing import frame
-from protocol.messages import CreateTable, Error, Ping, Pong, TableCreated
-from protocol.types import Game
+from protocol.messages import Chat, CreateTable, Error, Ok, Ping, Pong, TableCreated
+from protocol.types import ChatScope, Game
 from protocol.wire import encode
 from tests.hostile.peer import Peer, errors, round_trip, welcomed
 from tests.hostile.proc import ServerProcess
@@ -149,3 +149,31 @@ async def test_idle_players_and_bots_ping_and_are_kept(tmp_path: Path) -> None:
                 assert not person.closed.is_set(), person.close_reason
                 assert runner.stats.connections == 1
                 nursery.cancel_scope.cancel()
+
+
+async def test_welcome_announces_the_chat_limits_the_server_enforces(
+    shared_server: ServerProcess, fresh_name: str
+) -> None:
+    """`welcome.limits` carries the chat limits (and the idle timeout); a line of
+    `chat_max_chars` is taken, one character more is refused, and `chat_burst` lines at once are
+    taken before `rate_limited`."""
+    with trio.fail_after(10):
+        peer = await welcomed(shared_server.port, fresh_name)
+        limits = peer.welcome.limits
+        assert (limits.chat_max_chars, limits.chat_burst, limits.chat_per_second) == (300, 5, 1.0)
+        assert limits.idle_timeout_ms == 300_000
+        longest = await peer.request(Chat(scope=ChatScope.LOBBY, text="x" * 300))
+        assert isinstance(longest, Ok), longest
+        too_long = await peer.request(Chat(scope=ChatScope.LOBBY, text="x" * 301))
+        assert isinstance(too_long, Error) and too_long.code == "invalid_field", too_long
+        started = trio.current_time()
+        replies = [
+            await peer.request(Chat(scope=ChatScope.LOBBY, text=f"line {n}")) for n in range(8)
+        ]
+        elapsed = trio.current_time() - started
+        codes = [getattr(reply, "code", "ok") for reply in replies]
+        # The longest line took one of the burst; the rest of the burst (and what the rate refills
+        # meanwhile) is taken, the others are refused.
+        assert codes[:4] == ["ok"] * 4, codes
+        assert set(codes) <= {"ok", "rate_limited"}, codes
+        assert codes.count("ok") <= 4 + int(elapsed) + 1, (codes, elapsed)
