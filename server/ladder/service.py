@@ -518,6 +518,7 @@ class LadderService:
             store=self.server.store,
             bot_account=self.lobby.bot_account,
             inbox_size=cfg.limits.table_inbox_size,
+            max_spectators=cfg.limits.max_spectators,
             deal_seed=plan.deal_seed,
             house={
                 s: (e.house_spec or "random", e.account)

@@ -89,11 +89,15 @@ async def test_a_fatal_error_reaches_a_client_that_keeps_sending(
 async def test_an_idle_connection_is_let_go_and_a_pinging_one_is_kept(tmp_path: Path) -> None:
     """After `hello`, a client that sends no whole message for the idle timeout (`--idle-timeout`,
     announced in `welcome.limits.idle_timeout_ms`) is closed with `timeout`: a silent one, and one
-    sending a `ping` a byte at a time. A client that pings meanwhile stays."""
-    with ServerProcess(tmp_path / "s.db", "--no-ladder", "--idle-timeout", "1") as server:
+    sending a `ping` a byte at a time. A client that pings meanwhile stays. (`--handshake-timeout`
+    is a flag too: a connection that never says `hello` is closed with `timeout` after it.)"""
+    args = ("--no-ladder", "--idle-timeout", "1", "--handshake-timeout", "1")
+    with ServerProcess(tmp_path / "s.db", *args) as server:
         with trio.fail_after(15):
+            mute = await Peer.connect(server.port)  # never says hello: the handshake timeout
             silent = await welcomed(server.port)
             assert silent.welcome.limits.idle_timeout_ms == 1000
+            assert silent.welcome.limits.handshake_timeout_ms == 1000
             dribbler = await welcomed(server.port)
             pinger = await welcomed(server.port)
             started = trio.current_time()
@@ -117,7 +121,7 @@ async def test_an_idle_connection_is_let_go_and_a_pinging_one_is_kept(tmp_path: 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(dribble)
                 nursery.start_soon(keep_pinging)
-                for peer in (silent, dribbler):
+                for peer in (mute, silent, dribbler):
                     got = await peer.drain_until_closed(limit=10)
                     assert [(type(m).__name__, getattr(m, "code", None)) for m in got][-1:] == [
                         ("Error", "timeout")
