@@ -60,7 +60,13 @@ def run(config: ArenaConfig, label: str) -> dict[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("match", choices=("heuristic-vs-random", "search-vs-heuristic"))
+    parser.add_argument(
+        "match",
+        nargs="?",
+        default="heuristic-vs-random",
+        choices=("heuristic-vs-random", "search-vs-heuristic"),
+        help="which match (default: heuristic-vs-random, the quick one, for `make bench`)",
+    )
     parser.add_argument("--games", type=int, default=200, help="duplicate games (to 500)")
     parser.add_argument("--pairs", type=int, default=300, help="duplicate hand pairs")
     parser.add_argument("--ms", type=float, default=50.0, help="search time per decision")
