@@ -1,6 +1,6 @@
 """Authentication and privacy: tokens are kept only as salted hashes, a wrong token says nothing about
-which accounts exist, a private table is neither joined nor watched without its code, and (once the
-server has `--tls-cert/--tls-key`) a whole hand can be played over TLS."""
+which accounts exist, a private table is neither joined nor watched without its code, and (with the
+server's `--tls-cert/--tls-key`) a whole hand can be played over TLS."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import hashlib
 import sqlite3
 import ssl
 import statistics
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -40,6 +39,7 @@ from protocol.types import ChatScope, ClientKind, Game
 from protocol.wire import MessageDecoder, encode
 from tests.hostile.peer import Peer, round_trip, welcomed
 from tests.hostile.proc import ServerProcess
+from tests.tls_certs import make_certificate
 
 
 def stored_accounts(db: Path, names: list[str]) -> tuple[bytes, dict[str, tuple[bytes, bytes]]]:
@@ -184,35 +184,6 @@ async def test_a_private_table_needs_its_code_to_join_or_watch(
         assert isinstance(reply, Joined) and reply.seat is None, reply
         snapshot = await stranger.expect(Snapshot)
         assert snapshot.table == table and snapshot.view.get("hand") is None
-
-
-def make_certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (openssl; trustme is not installed)."""
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-    return cert, key
 
 
 async def test_a_whole_hand_over_tls(tmp_path: Path) -> None:
