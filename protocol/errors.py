@@ -143,7 +143,10 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         "`welcome.limits.idle_timeout_ms`.",
     ),
     ErrorCode.SLOW_CONSUMER: ErrorInfo(
-        True, "The peer did not read its messages fast enough; reconnect and resync."
+        True,
+        "The peer did not read its messages fast enough. Never received: the server, its queue for the "
+        "peer full, closes the connection without a word (the code names the reason in its log); "
+        "reconnect and resync.",
     ),
     ErrorCode.INTERNAL: ErrorInfo(False, "A bug in the server; the request was not carried out."),
     ErrorCode.SHUTTING_DOWN: ErrorInfo(True, "The server is stopping."),

@@ -46,6 +46,12 @@ class HandDealt(GameEvent):
     face_up: Annotated[list[Cards], Doc("per seat: cards dealt face up")]
     hidden: Annotated[list[Seat], Doc("seats that have not looked at their cards")]
     cards: Annotated[Cards | None, Doc("the receiver's cards, if it may see them")] = None
+    pass_direction: Annotated[
+        Literal["left", "right", "across", "none"] | None,
+        Doc(
+            "Hearts: where this hand's pass goes (the table adds it; the engine's view has it too)"
+        ),
+    ] = None
 
 
 @register("hand_looked", S)

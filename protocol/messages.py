@@ -9,7 +9,7 @@ is a new major protocol version (docs/protocol.md, Versioning).
 """
 
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Literal
 
 from protocol.envelope import (
     MESSAGE_TYPES,
@@ -53,6 +53,7 @@ from protocol.types import (
     ClientKind,
     Clock,
     Count,
+    Digest,
     Game,
     GameVersion,
     Label,
@@ -292,6 +293,10 @@ class Snapshot(GameEvent):
 
     seat: Annotated[Seat | None, Doc("the seat this view is for; nil for a spectator")] = None
     view: Annotated[View, Doc("the view (see Game views)")]
+    commitment: Annotated[
+        Digest | None,
+        Doc("SHA-256 of the seed of the deal in play (as `hand_dealt` said); nil between deals"),
+    ] = None
 
 
 @register("your_turn", S)
@@ -305,6 +310,51 @@ class YourTurn(GameEvent):
     ]
     deadline_ms: Annotated[Millis, Doc("time left for this decision, from when it was sent")]
     bank_ms: Annotated[Millis, Doc("time bank left after that")] = 0
+
+
+@register("turn", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Turn(GameEvent):
+    """Who must act now, and their clocks: sent to every seat and spectator each time the game reaches
+    a version at which someone must act (after the events that led there, before ``your_turn``), and
+    to a session that (re)joins, after its ``snapshot``. Carries no cards and no legal actions.
+
+    ``deadline_ms[i]`` and ``bank_ms[i]`` are the clock of seat ``to_act[i]``, from when this was sent."""
+
+    to_act: Annotated[Annotated[list[Seat], Length(1, 4)], Doc("the seats that must act now")]
+    deadline_ms: Annotated[
+        Annotated[list[Millis], Length(1, 4)],
+        Doc("per seat of `to_act`: time left for its decision"),
+    ]
+    bank_ms: Annotated[
+        Annotated[list[Millis], Length(1, 4)],
+        Doc("per seat of `to_act`: time bank left after that"),
+    ]
+
+    def invariant(self) -> tuple[str, str] | None:
+        """One clock per seat to act, each seat once."""
+        if len(self.deadline_ms) != len(self.to_act):
+            return ("deadline_ms", "must have one entry per seat of to_act")
+        if len(self.bank_ms) != len(self.to_act):
+            return ("bank_ms", "must have one entry per seat of to_act")
+        if len(set(self.to_act)) != len(self.to_act):
+            return ("to_act", "names a seat twice")
+        return None
+
+
+@register("clock_expired", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockExpired(GameEvent):
+    """A seat's time (bank included) ran out at ``version``, or it left the game: the server acted
+    for it. Sent to every seat and spectator just before the events of that action, which are the
+    fallback's, not the player's."""
+
+    seat: Annotated[Seat, Doc("the seat the server acted for")]
+    fallback: Annotated[Label, Doc("what chose the action: `NAME bot`, or `first legal action`")]
+    reason: Annotated[
+        Literal["clock", "abandoned"],
+        Doc("`clock`: its time ran out; `abandoned`: its player left the game"),
+    ] = "clock"
 
 
 @register("act", C)
@@ -494,6 +544,7 @@ __all__ = [
     "Chat",
     "ChatMessage",
     "ClaimMade",
+    "ClockExpired",
     "CreateTable",
     "DealCommitment",
     "DealDeclaredDead",
@@ -542,6 +593,7 @@ __all__ = [
     "TableCreated",
     "Tables",
     "TrickWon",
+    "Turn",
     "Welcome",
     "YourTurn",
 ]

@@ -9,7 +9,8 @@ its task, in order: `act`, join, leave, spectate, reattach. For each applied act
    on disk, so a crash can never take back what a player has seen;
 3. turns each engine event into per-recipient messages with `event.for_seat(seat)` (spectators get
    `for_seat(None)`), so nobody receives a card they may not know;
-4. sends `your_turn` (legal actions and a deadline) to every seat that must act.
+4. sends `turn` (who must act, and their clocks) to everyone, then `your_turn` (legal actions and
+   a deadline) to every seat that must act. A fallback's action is preceded by `clock_expired`.
 
 Each hand's seed comes from `secrets`; its SHA-256 commitment is persisted and sent before the deal,
 the seed itself after the hand (in `hand_scored`, and `deal_seed`).
@@ -23,7 +24,7 @@ import secrets
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import structlog
 import trio
@@ -37,17 +38,19 @@ from engine.game import Game, Phase, new_game
 from engine.records import hand_to_record
 from protocol.errors import ErrorCode
 from protocol.messages import (
-    ChatMessage,
+    ClockExpired,
     DealCommitment,
     DealSeed,
     Error,
+    HandDealt,
     Joined,
     Message,
     Ok,
     Snapshot,
+    Turn,
     YourTurn,
 )
-from protocol.types import ChatScope, Clock, SeatInfo, TableInfo, TableStatus
+from protocol.types import Clock, SeatInfo, TableInfo, TableStatus
 from protocol.wire import game_event
 from server import queries
 from server.seats import (
@@ -77,6 +80,9 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("server.table")
 
+PassDirection = Literal["left", "right", "across", "none"]
+PASS_DIRECTIONS: tuple[str, ...] = ("left", "right", "across", "none")
+
 
 @dataclass
 class Table:
@@ -97,6 +103,8 @@ class Table:
     current_hand: int = 0
     on_change: Callable[[Table], None] | None = None
     finished: bool = False
+    _turn_told: tuple[int, tuple[int, ...]] | None = None  # the (version, to_act) last told
+    _preface: Message | None = None  # told before the next applied action's events (clock_expired)
     _nursery: trio.Nursery | None = None
 
     def __post_init__(self) -> None:
@@ -227,6 +235,7 @@ class Table:
             self.spectators.add(command.occupant)
             command.reply(Joined(id=command.request_id, table=self.table_id, seat=None))
             command.occupant.deliver(self._snapshot(None))
+            self._tell_turn_to(command.occupant)
             self._changed()
         elif isinstance(command, LeaveCommand):
             await self._leave(command)
@@ -269,6 +278,7 @@ class Table:
         else:
             command.reply(Joined(id=command.request_id, table=self.table_id, seat=seat))
         command.occupant.deliver(self._snapshot(seat))
+        self._tell_turn_to(command.occupant)
         self.log.info("seat_taken", seat=seat, account=command.account.name)
         self._changed()
 
@@ -335,8 +345,9 @@ class Table:
         reject: Callable[[Message], None],
         request_id: int | None = None,
     ) -> bool:
-        """Apply, persist, broadcast. False (and `reject` told) if the engine refused it or it
-        could not be stored; either way the game is exactly as it was and nobody was told."""
+        """Apply, persist, broadcast (`self._preface` first, if set, to everyone). False (and
+        `reject` told) if the engine refused it or it could not be stored; either way the game is
+        exactly as it was and nobody was told."""
         assert self.game_id is not None
         # Applied to a copy first: the table's game changes only once the action is on disk.
         candidate = self.game.copy()
@@ -377,6 +388,9 @@ class Table:
         actor = self.seats[seat]
         self._charge_bank(actor, trio.current_time(), self._turn_ms(actor) / 1000)
         self.log.debug("action_applied", game=game_id, seat=seat, seq=seq, source=source)
+        if self._preface is not None:
+            self._tell_same(self._preface)
+            self._preface = None
         self._broadcast(events)
         if self.game.is_over:
             self.log.info("game_over", game=game_id, scores=list(self.game.scores))
@@ -426,10 +440,20 @@ class Table:
     def _broadcast(self, events: list[EngineEvent]) -> None:
         version = self.game.version
         for event in events:
+            direction = self._pass_direction() if event.kind == "hand_dealt" else None
 
-            def build(seat: int | None, event: EngineEvent = event) -> Message | None:
+            def build(
+                seat: int | None,
+                event: EngineEvent = event,
+                direction: PassDirection | None = direction,
+            ) -> Message | None:
                 shown = event.for_seat(seat)
-                return None if shown is None else game_event(self.table_id, version, shown)
+                if shown is None:
+                    return None
+                message = game_event(self.table_id, version, shown)
+                if direction is not None and isinstance(message, HandDealt):
+                    message = dataclasses.replace(message, pass_direction=direction)
+                return message
 
             self._tell_all(build)
             # The seed is revealed once its deal is over: scored, or declared dead.
@@ -444,10 +468,24 @@ class Table:
                 )
                 self.current_seed = b""
 
+    def _pass_direction(self) -> PassDirection | None:
+        """Hearts: where the hand in play passes, as the engine's game says (it chose it on the deal)."""
+        direction = getattr(self.game, "pass_direction", None)
+        if self.config.game != "hearts" or direction not in PASS_DIRECTIONS:
+            return None
+        return cast("PassDirection", direction)
+
     def _snapshot(self, seat: int | None) -> Snapshot:
         view = self.game.view(seat) if seat is not None else self.game.spectator_view()
+        # The deal in play's commitment (its seed is kept until the deal is over), so a hand joined
+        # or resumed midway can still be checked once the seed is revealed.
+        digest = commitment(self.current_seed) if self.current_seed else None
         return Snapshot(
-            table=self.table_id, version=self.game.version, seat=seat, view=view.to_dict()
+            table=self.table_id,
+            version=self.game.version,
+            seat=seat,
+            view=view.to_dict(),
+            commitment=digest,
         )
 
     # ---------------------------------------------------------------- dealing, turns, clocks
@@ -525,6 +563,7 @@ class Table:
             return
         now = trio.current_time()
         acting = set(self.game.to_act())
+        yours: list[tuple[Occupant, YourTurn]] = []
         for seat, state in enumerate(self.seats):
             turn_s = self._turn_ms(state) / 1000
             if seat not in acting:
@@ -540,19 +579,57 @@ class Table:
             if state.turn_version == self.game.version or state.occupant is None:
                 continue
             state.turn_version = self.game.version
-            started = state.turn_started if state.turn_started is not None else now
-            turn_left = max(0.0, started + turn_s - now)
-            total_left = max(0.0, state.turn_deadline - now)
-            state.occupant.deliver(
-                YourTurn(
-                    table=self.table_id,
-                    version=self.game.version,
-                    seat=seat,
-                    legal=wire_legal(self.game.legal_actions(seat)),
-                    deadline_ms=math.ceil(turn_left * 1000),
-                    bank_ms=max(0, math.ceil((total_left - turn_left) * 1000)),
-                )
+            deadline_ms, bank_ms = self._clock_ms(state, now)
+            your_turn = YourTurn(
+                table=self.table_id,
+                version=self.game.version,
+                seat=seat,
+                legal=wire_legal(self.game.legal_actions(seat)),
+                deadline_ms=deadline_ms,
+                bank_ms=bank_ms,
             )
+            yours.append((state.occupant, your_turn))
+        # Everyone hears who must act (once per version), before the actors get their `your_turn`.
+        told = (self.game.version, tuple(sorted(acting)))
+        if acting and told != self._turn_told:
+            turn = self._turn_message(now)
+            if turn is not None:
+                self._turn_told = told
+                self._tell_same(turn)
+        for occupant, your_turn in yours:
+            occupant.deliver(your_turn)
+
+    def _clock_ms(self, state: SeatState, now: float) -> tuple[int, int]:
+        """A seat's clock as (time left for this decision, bank left after that), in ms."""
+        turn_s = self._turn_ms(state) / 1000
+        started = state.turn_started if state.turn_started is not None else now
+        total_left = turn_s + self._bank_left_ms(state) / 1000
+        if state.turn_deadline is not None:
+            total_left = max(0.0, state.turn_deadline - now)
+        turn_left = min(total_left, max(0.0, started + turn_s - now))
+        return math.ceil(turn_left * 1000), max(0, math.ceil((total_left - turn_left) * 1000))
+
+    def _turn_message(self, now: float) -> Turn | None:
+        """Who must act now and their clocks (nothing else: no cards, no legal actions)."""
+        if self.game_id is None or self.game.is_over:
+            return None
+        acting = sorted(set(self.game.to_act()))
+        if not acting:
+            return None
+        clocks = [self._clock_ms(self.seats[seat], now) for seat in acting]
+        return Turn(
+            table=self.table_id,
+            version=self.game.version,
+            to_act=acting,
+            deadline_ms=[deadline for deadline, _ in clocks],
+            bank_ms=[bank for _, bank in clocks],
+        )
+
+    def _tell_turn_to(self, occupant: Occupant) -> None:
+        """After a snapshot: who must act, so a (re)joining session can show the clocks at once."""
+        turn = self._turn_message(trio.current_time())
+        if turn is not None:
+            occupant.deliver(turn)
 
     def _bank_left_ms(self, state: SeatState) -> int:
         if state.bank_left_ms is None:
@@ -600,16 +677,22 @@ class Table:
                 state.turn_deadline = None
                 continue
             action = fallback_action(self.game, seat, self.fallback)
-            name = state.account.name if state.account else f"seat {seat}"
             self.log.info("clock_expired", seat=seat, fallback=self.fallback_name)
-            notice = ChatMessage(
-                scope=ChatScope.TABLE,
+            # Told just before the action's events (and only if it is applied): they are the fallback's.
+            notice = ClockExpired(
                 table=self.table_id,
-                name="server",
-                text=f"{name}'s clock ran out; the server played the {self.fallback_name} for seat {seat}.",
+                version=self.game.version,
+                seat=seat,
+                fallback=self.fallback_name,
+                reason="abandoned" if state.abandoned else "clock",
             )
-            self._tell_same(notice)
-            if not await self._apply(action, seat, "fallback", reject=self._log_refusal):
+            # (Passed beside `_apply`, not through it: subclasses override `_apply`'s signature.)
+            self._preface = notice
+            try:
+                applied = await self._apply(action, seat, "fallback", reject=self._log_refusal)
+            finally:
+                self._preface = None
+            if not applied:
                 self._charge_bank(state, now, self._turn_ms(state) / 1000)  # never loop on it
             return  # one at a time: the next deadline is computed afresh
 

@@ -13,8 +13,9 @@ from typing import Any, Literal, Union
 
 from hypothesis import strategies as st
 
-from protocol.messages import MESSAGE_TYPES, Message
+from protocol.messages import MESSAGE_TYPES, Message, Turn
 from protocol.schema import Length, OneOf, Pattern, Range, schema_of
+from protocol.types import GameVersion, Millis, Seat, Seq, TableId
 
 SMALL_INT = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 KEYS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12)
@@ -86,8 +87,29 @@ def strategy_for(annotation: Any) -> st.SearchStrategy[Any]:
     raise TypeError(f"no strategy for {base!r}")
 
 
+def turn_strategy() -> st.SearchStrategy[Any]:
+    """`turn` messages: one clock per seat to act (filtering random lists would reject most)."""
+
+    def build(to_act: list[int]) -> st.SearchStrategy[Any]:
+        clocks = st.lists(strategy_for(Millis), min_size=len(to_act), max_size=len(to_act))
+        return st.builds(
+            Turn,
+            seq=strategy_for(Seq),
+            table=strategy_for(TableId),
+            version=strategy_for(GameVersion),
+            to_act=st.just(to_act),
+            deadline_ms=clocks,
+            bank_ms=clocks,
+        )
+
+    seats = st.lists(strategy_for(Seat), min_size=1, max_size=4, unique=True)
+    return seats.flatmap(build)
+
+
 def struct_strategy(cls: type) -> st.SearchStrategy[Any]:
     """Instances of a wire dataclass that pass its own invariant."""
+    if cls is Turn:
+        return turn_strategy()
     fields = {}
     for spec in schema_of(cls).fields:
         value = strategy_for(spec.annotation)

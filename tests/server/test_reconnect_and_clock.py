@@ -10,7 +10,7 @@ import trio.testing
 from protocol.messages import (
     Act,
     CardsGiven,
-    ChatMessage,
+    ClockExpired,
     CreateTable,
     Guest,
     Joined,
@@ -20,6 +20,7 @@ from protocol.messages import (
     Snapshot,
     TableChanged,
     TableCreated,
+    Turn,
     Welcome,
     YourTurn,
 )
@@ -105,18 +106,21 @@ async def test_clock_expiry_plays_the_fallback_and_says_so(
             CreateTable(game=Game.HEARTS, preset="hearts", bots=[1, 2, 3], sit=0)
         )
         assert isinstance(created, TableCreated)
+        everyone = await client.expect(Turn)  # told to all before the seat's own your_turn
+        assert everyone.to_act == [0, 1, 2, 3] and everyone.deadline_ms[0] == 30_000
         turn = await client.expect(YourTurn)
         assert turn.seat == 0 and turn.deadline_ms == 30_000
         started = trio.current_time()
         while True:  # bounded by fail_after; a loaded machine may also run out a bot's clock
-            notice = await client.expect(ChatMessage)
-            if notice.text.startswith("sleepy's clock ran out"):
+            notice = await client.expect(ClockExpired)
+            if notice.seat == 0:
                 break
-        assert notice.name == "server"
-        assert "heuristic" in notice.text or "first legal action" in notice.text
+        assert notice.reason == "clock"
+        assert "heuristic" in notice.fallback or "first legal action" in notice.fallback
         assert trio.current_time() - started >= 29.9
-        while (await client.expect(CardsGiven)).seat != 0:
-            pass  # the fallback's pass for seat 0 follows the notice
+        # The fallback's pass for seat 0 is the very next message: nothing else comes between.
+        given = await client.receive()
+        assert isinstance(given, CardsGiven) and given.seat == 0, given
         game_id = server.lobby.tables[created.table].game_id
         assert game_id is not None
         stored = await server.store.get(queries.load_game, game_id)
@@ -174,7 +178,7 @@ async def test_the_bank_drains_after_the_turn_time(
         turn = await client.expect(YourTurn)
         assert (turn.deadline_ms, turn.bank_ms) == (1000, 2000)
         started = trio.current_time()
-        while not (await client.expect(ChatMessage)).text.startswith("banker's clock ran out"):
+        while (await client.expect(ClockExpired)).seat != 0:
             pass
         assert trio.current_time() - started >= 2.999
         # The bank is spent: the next decision has only its turn time.
