@@ -1,8 +1,8 @@
 """Abusive clients: idle connections by the thousand, a byte a second, a client that never reads,
 floods of chat and requests. Each is cut off or refused by a documented limit; nobody else notices.
 
-The limits are the server's defaults: `spades-server serve` has no flags for the handshake timeout,
-the connection cap, the outbox or the rate limits, so the tests read them from `welcome.limits`.
+The limits are the server's defaults (`spades-server serve` has no flags for the outbox or the rate
+limits), so the tests read them from `welcome.limits`.
 """
 
 from __future__ import annotations

@@ -159,9 +159,13 @@ function main() {
       expectedSeq = m.seq + 1;
     }
     switch (m.t) {
-      case "welcome":
+      case "welcome": {
+        // Waiting for players is silence on the wire: ping often enough to outlast the idle timeout.
+        const idle = m.limits && m.limits.idle_timeout_ms;
+        if (idle > 0) setInterval(() => send({ t: "ping" }), Math.max(100, idle / 3)).unref();
         send({ t: "join", table: args.table });
         break;
+      }
       case "joined":
         console.log(`seated at ${m.table}, seat ${m.seat}`);
         break;
