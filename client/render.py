@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from rich.console import Group
 from rich.text import Text
 
-from client.state import TableState
+from client.state import SeatClock, TableState
 from client.state import label as card_label
 
 WIDTH = 80
@@ -78,7 +78,26 @@ def positions(state: TableState) -> dict[int, str]:
     return {(me + i) % n: places[i] for i in range(n) if i < len(places)}
 
 
-def seat_panel(state: TableState, seat: int, width: int) -> list[Text]:
+def clock_text(clock: SeatClock, now: float) -> str:
+    """A seat's time left, `23s`, or `+41s` once it is into its bank."""
+    left = clock.deadline - now
+    if left > 0 or clock.bank_ms == 0:
+        return f"{max(0, math.ceil(left))}s"
+    return f"+{clock.seconds_left(now)}s"
+
+
+def waiting_for(state: TableState, now: float) -> str:
+    """Who the table waits for, with their clocks: `West 23s, North +41s`."""
+    parts = []
+    for seat in state.acting():
+        if seat == state.seat:
+            continue
+        clock = state.clocks.get(seat)
+        parts.append(state.name(seat) + (f" ⏱ {clock_text(clock, now)}" if clock else ""))
+    return ", ".join(parts)
+
+
+def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> list[Text]:
     """Two lines: the name (with the dealer's mark) and the bid, tricks and points."""
     v = state.view
     name = Text()
@@ -88,8 +107,11 @@ def seat_panel(state: TableState, seat: int, width: int) -> list[Text]:
         name.append(f" · {player}")
     if v.get("dealer") == seat and v.get("hand_number"):
         name.append(" (D)", style="dim")
-    if seat in (v.get("to_act") or []) and state.turn is None and seat != state.seat:
-        name.append(" ◆", style="yellow")  # to act (known from a snapshot only)
+    if seat in state.acting() and seat != state.seat:
+        name.append(" ◆", style="yellow")  # to act (from `turn`, or the snapshot)
+        clock = state.clocks.get(seat)
+        if clock is not None:
+            name.append(f" {clock_text(clock, now)}", style="yellow")
     bits: list[str] = []
     bids = v.get("bids") or []
     if state.game == "spades":
@@ -115,7 +137,7 @@ def trick_cells(state: TableState, plays: list[list[object]]) -> dict[str, Text]
     return out
 
 
-def table_area(state: TableState, screen: Screen, width: int) -> list[Text]:
+def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) -> list[Text]:
     """The eleven lines of the table, or of the overlay that replaces it."""
     if screen.overlay:
         lines = overlay_lines(state, screen.overlay)
@@ -125,10 +147,10 @@ def table_area(state: TableState, screen: Screen, width: int) -> list[Text]:
     where = {place: seat for seat, place in positions(state).items()}
     centre = width - 2 * SIDE
     blank = [Text(""), Text("")]
-    top = seat_panel(state, where["top"], centre) if "top" in where else blank
-    left = seat_panel(state, where["left"], SIDE) if "left" in where else blank
-    right = seat_panel(state, where["right"], SIDE) if "right" in where else blank
-    bottom = seat_panel(state, where["bottom"], centre) if "bottom" in where else blank
+    top = seat_panel(state, where["top"], centre, now) if "top" in where else blank
+    left = seat_panel(state, where["left"], SIDE, now) if "left" in where else blank
+    right = seat_panel(state, where["right"], SIDE, now) if "right" in where else blank
+    bottom = seat_panel(state, where["bottom"], centre, now) if "bottom" in where else blank
     trick = state.view.get("trick") or []
     cells = trick_cells(state, trick)
     caption = Text("")
@@ -228,10 +250,14 @@ def turn_line(state: TableState, now: float, width: int) -> Text:
         return _fit(Text(state.status, style="bold yellow"), width)
     turn = state.turn
     if turn is None:
+        others = waiting_for(state, now)
         if state.seat is None:
-            return _fit(Text("Watching.", style="dim"), width)
+            text = f"Watching. To act: {others}" if others else "Watching."
+            return _fit(Text(text, style="dim"), width)
         if not state.view.get("hand_number"):
             return _fit(Text("Waiting for the game to start…", style="dim"), width)
+        if others:
+            return _fit(Text(f"Waiting for {others}", style="dim"), width)
         return _fit(Text("Waiting for the other players…", style="dim"), width)
     left = max(0, math.ceil(turn.deadline - now))
     kinds = turn.kinds()
@@ -347,7 +373,7 @@ def render(
     if screen.title:
         header.append(f" · {screen.title}", style="dim")
     lines.append(_fit(header, width))
-    lines.extend(table_area(state, screen, width))
+    lines.extend(table_area(state, screen, width, now))
     lines.append(scores_line(state, width))
     lines.append(turn_line(state, now, width))
     lines.extend(hand_lines(state, width))

@@ -10,6 +10,7 @@ from `your_turn`, Hearts points from the engine's `penalty_points`, deals from t
 from __future__ import annotations
 
 import copy
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from client.verify import DealCheck, HandEvidence, Verdict, check_hand
 from engine.cards import SUIT_LETTERS, SUIT_SYMBOLS, mask_of, parse_card
 from engine.errors import EngineError
-from engine.hearts_rules import pass_direction, pass_target, penalty_points
+from engine.hearts_rules import pass_target, penalty_points
 from engine.ruleset import Ruleset
 from protocol import messages as m
 from protocol.types import Action, TableInfo
@@ -65,6 +66,19 @@ class Turn:
         return {action.kind.value for action in self.legal}
 
 
+@dataclass(frozen=True, slots=True)
+class SeatClock:
+    """Another seat's (or our) clock from `turn`: its decision's deadline (trio clock seconds), then
+    the bank it has left after that."""
+
+    deadline: float
+    bank_ms: int
+
+    def seconds_left(self, now: float) -> int:
+        """Whole seconds left, bank included (the bank drains once the deadline has passed)."""
+        return max(0, math.ceil(self.deadline + self.bank_ms / 1000 - now))
+
+
 @dataclass(slots=True)
 class HandSummary:
     """What `hand_scored` said, kept for the scores panel and `/scores`."""
@@ -88,6 +102,7 @@ class TableState:
     info: TableInfo | None = None
     ruleset: Ruleset | None = None
     turn: Turn | None = None
+    clocks: dict[int, SeatClock] = field(default_factory=dict)  # from `turn`: every seat to act
     log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     notice: str = ""  # the last refusal or warning, shown above the prompt until the next action
     alarm: str = ""  # a deal that did not verify: shown loudly until the game ends
@@ -133,6 +148,11 @@ class TableState:
         if isinstance(sides, list) and sides:
             return [list(side) for side in sides]
         return [[seat] for seat in range(self.players)]
+
+    def acting(self) -> list[int]:
+        """The seats that must act now (from `turn`, or the snapshot until one comes)."""
+        to_act = self.view.get("to_act")
+        return [int(seat) for seat in to_act] if isinstance(to_act, list) else []
 
     def pass_receiver(self) -> int | None:
         """Hearts: the seat our pass goes to this hand (the engine's pass_target), if known."""
@@ -185,21 +205,75 @@ class TableState:
         self.seat = msg.seat
         self.view = copy.deepcopy(msg.view)
         self.turn = None
+        self.clocks = {}
         if before:
             for line in meanwhile(before, self.view):
                 self.say(line)
+        hand_number = int(self.view.get("hand_number") or 0)
+        if msg.commitment is not None and hand_number:
+            # Joined or resumed during a hand: the snapshot carries the deal's commitment, so the
+            # hand can still be checked when its seed is revealed (the cards as dealt are unknown
+            # unless we saw the deal ourselves; every card seen played from now on is checked).
+            self._commitments.setdefault(hand_number, msg.commitment)
+            evidence = self.evidence
+            if evidence is None or evidence.hand_number != hand_number:
+                self.evidence = HandEvidence(
+                    hand_number=hand_number,
+                    dealer=int(self.view.get("dealer") or 0),
+                    seat=self.seat,
+                    commitment=msg.commitment,
+                    transfers=self._possible_transfers(),
+                    joined_midway=True,
+                )
+                self._pending_hand = {"bids": [], "passes": [], "tricks": []}
+            elif evidence.commitment is None:
+                evidence.commitment = msg.commitment
+
+    def _possible_transfers(self) -> list[tuple[int, int]]:
+        """Cards that may have changed hands before we joined: the Hearts pass (its direction is in
+        the view) and partners' exchanges (Spades), so a card played after one is no false alarm."""
+        n = self.players
+        direction = str(self.view.get("pass_direction") or "none")
+        if self.game == "hearts":
+            if direction == "none":
+                return []
+            try:
+                return [(giver, pass_target(giver, direction, n)) for giver in range(n)]
+            except KeyError:
+                return [(giver, receiver) for giver in range(n) for receiver in range(n)]
+        pairs = [side for side in self.sides() if len(side) == 2]
+        return [(a, b) for a, b in pairs] + [(b, a) for a, b in pairs]
+
+    def _turn_for_all(self, msg: m.Turn, now: float) -> None:
+        self.view["version"] = msg.version
+        self.view["to_act"] = list(msg.to_act)
+        self.clocks = {
+            seat: SeatClock(now + deadline / 1000, bank)
+            for seat, deadline, bank in zip(msg.to_act, msg.deadline_ms, msg.bank_ms, strict=True)
+        }
+
+    def _clock_expired(self, msg: m.ClockExpired, now: float) -> None:
+        who = "Your" if msg.seat == self.seat else f"{self.name(msg.seat)}'s"
+        if msg.reason == "abandoned":
+            self.say(f"{self.name(msg.seat)} left the game; the server plays the {msg.fallback}.")
+        else:
+            self.say(f"{who} clock ran out; the server played the {msg.fallback}.")
+        self.clocks.pop(msg.seat, None)
 
     def _your_turn(self, msg: m.YourTurn, now: float) -> None:
         if self.seat is not None and msg.seat != self.seat:
             return
         self.turn = Turn(msg.version, list(msg.legal), now + msg.deadline_ms / 1000, msg.bank_ms)
         self.view["version"] = msg.version
-        self.view["to_act"] = [msg.seat]
+        acting = self.acting()
+        if msg.seat not in acting:  # a server without `turn`: at least we are to act
+            self.view["to_act"] = [*acting, msg.seat]
 
     def _game_event(self, msg: m.GameEvent) -> None:
         self.view["version"] = msg.version
-        # Events do not say who acts next; the snapshot's `to_act` is only true until one arrives.
+        # Events do not say who acts next: the `turn` that follows them does.
         self.view["to_act"] = []
+        self.clocks = {}
         if self.turn is not None and msg.version > self.turn.version:
             self.turn = None  # the game moved on: that turn is spent (or was played for us)
             self.notice = ""
@@ -231,11 +305,10 @@ class TableState:
             given=[],
             received=[],
         )
-        if self.game == "hearts" and self.ruleset is not None:
-            # The engine's own cycle says which way this hand passes (the event does not).
-            v["pass_direction"] = pass_direction(
-                msg.hand_number - 1, self.ruleset.hearts_pass_cycle
-            )
+        if msg.pass_direction is not None:
+            v["pass_direction"] = (
+                msg.pass_direction
+            )  # Hearts: the server says where this hand passes
         if self.seat is not None:
             v["hand"] = cards
         if cards is not None:
@@ -395,6 +468,7 @@ class TableState:
         self._game_event(msg)
         self.game_over = msg
         self.turn = None
+        self.clocks = {}
         winners = ", ".join(self.name(s) for s in msg.winners)
         self.say(f"Game over: {winners} won ({msg.reason}).")
 
@@ -523,6 +597,8 @@ def meanwhile(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 _HANDLERS: dict[type[m.Message], Any] = {
     m.Snapshot: TableState._snapshot,
     m.YourTurn: TableState._your_turn,
+    m.Turn: TableState._turn_for_all,
+    m.ClockExpired: TableState._clock_expired,
     m.DealCommitment: TableState._commitment,
     m.HandDealt: TableState._hand_dealt,
     m.HandLooked: TableState._hand_looked,

@@ -53,6 +53,7 @@ class HandEvidence:
     my_cards: tuple[str, ...] | None = None  # as dealt, before any pass or exchange
     plays: list[tuple[int, str]] = field(default_factory=list)
     transfers: list[tuple[int, int]] = field(default_factory=list)  # (giver, receiver)
+    joined_midway: bool = False  # from a snapshot's commitment: the deal itself was not seen
 
 
 def engine_deal(ruleset: Ruleset, seed: bytes, dealer: int) -> tuple[tuple[str, ...], ...]:
@@ -98,6 +99,8 @@ def check_hand(evidence: HandEvidence, seed_hex: str, ruleset: Ruleset | None) -
     problems = _compare(evidence, deal)
     if problems:
         return DealCheck(n, Verdict.MISMATCH, tuple(lines + problems), deal)
+    if evidence.joined_midway:
+        lines.append("joined during the hand: the cards as dealt were not seen, only those played")
     if evidence.my_cards is not None and evidence.seat is not None:
         lines.append(f"the engine re-dealt your {len(evidence.my_cards)} cards exactly")
     lines.append(f"all {len(evidence.plays)} cards played were dealt to the seats that played them")

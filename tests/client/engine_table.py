@@ -1,11 +1,14 @@
 """A table run by the real engine in the test itself, telling one seat what the server would.
 
 It follows the server's recipe (server/table.py): a commitment before each deal, every engine event
-as `event.for_seat(seat)` through `protocol.wire.game_event`, `your_turn` with the legal actions, and
-the seed after the hand. Other seats play their first legal action.
+as `event.for_seat(seat)` through `protocol.wire.game_event` (with the Hearts pass direction on
+`hand_dealt`), then `turn` (who must act) to everyone, `your_turn` with the legal actions, and the seed
+after the hand. Other seats play their first legal action.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from engine.actions import action_to_dict
 from engine.deal import commitment
@@ -35,7 +38,11 @@ class EngineTable:
         for event in events:
             shown = event.for_seat(self.seat)
             if shown is not None:
-                self.outbox.append(game_event(self.table, self.game.version, shown))
+                message = game_event(self.table, self.game.version, shown)
+                direction = getattr(self.game, "pass_direction", None)
+                if isinstance(message, m.HandDealt) and direction is not None:
+                    message = dataclasses.replace(message, pass_direction=direction)
+                self.outbox.append(message)
             if event.kind == "hand_scored":
                 data = event.to_dict()
                 self.outbox.append(
@@ -46,6 +53,17 @@ class EngineTable:
                         seed=data["seed"],
                     )
                 )
+        acting = sorted(set(self.game.to_act()))
+        if acting and not self.game.is_over:
+            self.outbox.append(
+                m.Turn(
+                    table=self.table,
+                    version=self.game.version,
+                    to_act=acting,
+                    deadline_ms=[30000] * len(acting),
+                    bank_ms=[0] * len(acting),
+                )
+            )
 
     def deal(self, seed: bytes) -> None:
         self.seeds.append(seed)

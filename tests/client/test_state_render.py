@@ -168,6 +168,7 @@ def test_not_your_turn_and_watching_are_said_plainly() -> None:
 
 
 def test_who_is_to_act_is_only_shown_while_known() -> None:
+    # A server without `turn`: the snapshot's to_act holds until the next event.
     table = EngineTable(Ruleset.from_preset("standard"), seat=None)
     state = TableState()
     table.deal(b"watch-seed")
@@ -184,9 +185,113 @@ def test_who_is_to_act_is_only_shown_while_known() -> None:
     assert state.view["to_act"] == [acting]
     assert f"{state.name(acting)} ◆" in screen_text(state)
     table._tell(table.game.apply(table.game.legal_actions(acting)[0]))
-    feed(state, table)
+    for message in table.take():
+        if not isinstance(message, m.Turn):
+            state.apply(message, 0.0)
     assert state.view["to_act"] == []
     assert "◆" not in screen_text(state)
+
+
+def screen_at(state: TableState, now: float) -> str:
+    out = StringIO()
+    Console(file=out, width=80, height=24).print(render(state, Screen(), now=now))
+    return out.getvalue()
+
+
+def test_another_seats_turn_and_clock_are_shown_to_players_and_spectators() -> None:
+    for seat in (0, None):
+        table = EngineTable(Ruleset.from_preset("standard"), seat=seat)
+        state = TableState()
+        table.deal(b"turn-seed")
+        feed(state, table, now=100.0)
+        acting = table.game.to_act()
+        assert acting and acting[0] != 0  # the dealer is seat 0: seat 1 bids first
+        other = acting[0]
+        assert state.acting() == [other] and state.turn is None
+        text = screen_at(state, 107.2)  # 7.2 s after the `turn` came: 23 s left of 30
+        lines = text.rstrip("\n").split("\n")
+        assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
+        assert f"{state.name(other)} ◆ 23s" in text
+        waiting = "Watching. To act:" if seat is None else "Waiting for"
+        assert f"{waiting} {state.name(other)} ⏱ 23s" in text
+        # The next event moves play on; the `turn` after it names the next seat.
+        table._tell(table.game.apply(table.game.legal_actions(other)[0]))
+        feed(state, table, now=110.0)
+        assert state.acting() == list(table.game.to_act())
+        assert f"{state.name(other)} ◆" not in screen_at(state, 110.0)
+
+
+def test_a_clock_run_out_and_the_bank_are_shown() -> None:
+    state = TableState(table="t1", seat=0)
+    state.apply(
+        m.Turn(table="t1", version=3, to_act=[1, 2], deadline_ms=[0, 5000], bank_ms=[41000, 0]),
+        50.0,
+    )
+    text = screen_at(state, 50.0)
+    assert "West ◆ +41s" in text and "North ◆ 5s" in text
+    state.apply(
+        m.ClockExpired(table="t1", version=3, seat=2, fallback="random bot", reason="clock"), 56.0
+    )
+    assert state.log[-1] == "North's clock ran out; the server played the random bot."
+    state.apply(m.ClockExpired(table="t1", version=3, seat=0, fallback="random bot"), 56.0)
+    assert state.log[-1] == "Your clock ran out; the server played the random bot."
+
+
+def test_the_pass_direction_comes_from_hand_dealt() -> None:
+    # The table's rules are unknown here (no ruleset), yet the pass target is known from the event.
+    table = EngineTable(Ruleset.from_preset("hearts"))
+    state = TableState()
+    table.deal(b"pass-seed")
+    feed(state, table)
+    assert table.others_until_mine()
+    feed(state, table)
+    assert state.ruleset is None and state.view["pass_direction"] == "left"
+    assert state.pass_receiver() == 1
+    assert "pass 3 cards to West" in screen_at(state, 0.0)
+
+
+def test_a_hand_joined_midway_is_verified_from_the_snapshot_commitment() -> None:
+    from engine.deal import commitment
+
+    for ruleset, seed in [
+        (Ruleset.from_preset("standard"), b"midway-spades"),
+        (Ruleset.from_preset("hearts"), b"midway-hearts"),
+    ]:
+        table = EngineTable(ruleset, seat=None)
+        table.deal(seed)
+        for _ in range(9):  # bids (or the pass) and a few cards, before we come
+            acting = table.game.to_act()
+            table._tell(table.game.apply(table.game.legal_actions(acting[0])[0]))
+        table.take()
+        state = TableState(ruleset=ruleset)
+        view = table.game.spectator_view().to_dict()
+        state.apply(
+            m.Snapshot(
+                table="t1",
+                version=table.game.version,
+                seat=None,
+                view=view,
+                commitment=commitment(seed),
+            ),
+            0.0,
+        )
+        for _ in range(200):
+            if table.game.phase.value in ("dealing", "game_over"):
+                break
+            acting = table.game.to_act()
+            table._tell(table.game.apply(table.game.legal_actions(acting[0])[0]))
+        feed(state, table)
+        check = state.checks[1]
+        assert check.verdict is Verdict.VERIFIED, check.lines
+        assert any("joined during the hand" in line for line in check.lines)
+        assert state.alarm == ""
+        # The same hand joined with another commitment in the snapshot is caught.
+        liar = TableState(ruleset=ruleset)
+        liar.apply(
+            m.Snapshot(table="t1", version=1, seat=None, view=view, commitment="0" * 64), 0.0
+        )
+        liar.apply(m.DealSeed(table="t1", version=99, hand_number=1, seed=seed.hex()), 0.0)
+        assert liar.checks[1].verdict is Verdict.MISMATCH
 
 
 def test_tricks_missed_while_away_are_marked_in_the_record() -> None:
