@@ -12,6 +12,7 @@ from protocol.messages import (
     CardsGiven,
     ClockExpired,
     CreateTable,
+    DealCommitment,
     Guest,
     Joined,
     ListTables,
@@ -66,10 +67,19 @@ async def test_disconnect_mid_hand_then_reconnect_with_snapshot(server: Server) 
         welcome = await back.hello(token=registered.token)
         assert isinstance(welcome, Welcome) and welcome.user == "roamer"
         joined = await back.expect(Joined)
-        assert joined.table == table_id and joined.seat == 0
+        assert joined.table == table_id and joined.seat == 0 and joined.id is None  # unasked
         snapshot = await back.expect(Snapshot)
         assert snapshot.seat == 0 and snapshot.view == knew
         assert snapshot.version == turn.version
+        # The deal in play is the one committed to before it was dealt, so it can still be checked.
+        committed = [m for m in client.received if isinstance(m, DealCommitment)]
+        assert committed and snapshot.commitment == committed[-1].commitment
+        # Then who must act, with the clock, and our pending decision.
+        told = await back.receive()
+        assert isinstance(told, Turn) and told.to_act == [0] and told.version == turn.version
+        again = await back.receive()
+        assert isinstance(again, YourTurn) and again.version == turn.version
+        back.pending.appendleft(again)  # play_until_over answers it
         # The turn that was pending comes again, and the game completes.
         over = await play_until_over(back, table_id, choose)
         assert over.table == table_id
