@@ -191,10 +191,9 @@ class CardsGiven(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CardsExchanged(Event):
-    """Blind nil exchange: `receiver` picked up `cards` from `giver` (both partners see them)."""
+class _CardsHandedOver(Event):
+    """Cards that went face down from `giver` to `receiver`: only those two may see which."""
 
-    kind: ClassVar[str] = "cards_exchanged"
     giver: int
     receiver: int
     cards: tuple[Card, ...]
@@ -215,27 +214,17 @@ class CardsExchanged(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CardsPassed(Event):
+class CardsExchanged(_CardsHandedOver):
+    """Blind nil exchange: `receiver` picked up `cards` from `giver` (both partners see them)."""
+
+    kind: ClassVar[str] = "cards_exchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPassed(_CardsHandedOver):
     """Hearts: `receiver` picked up the cards `giver` passed (only those two see them)."""
 
     kind: ClassVar[str] = "cards_passed"
-    giver: int
-    receiver: int
-    cards: tuple[Card, ...]
-
-    def to_dict(self) -> EventDict:
-        return {
-            "kind": self.kind,
-            "giver": self.giver,
-            "receiver": self.receiver,
-            "cards": _cards(self.cards),
-        }
-
-    def for_seat(self, seat: int | None) -> EventDict | None:
-        out = self.to_dict()
-        if seat not in (self.giver, self.receiver):
-            out["count"] = len(out.pop("cards"))
-        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,7 +71,8 @@ def test_every_engine_event_kind_has_a_message() -> None:
     kinds = {
         cls.kind
         for cls in vars(ee).values()
-        if isinstance(cls, type) and issubclass(cls, ee.Event) and cls is not ee.Event
+        # Shared bases (like the one for cards handed over face down) keep the base's kind.
+        if isinstance(cls, type) and issubclass(cls, ee.Event) and cls.kind != ee.Event.kind
     }
     assert kinds == set(GAME_EVENT_TYPES)
     assert {type(event).kind for event in SAMPLE_EVENTS} == kinds
