@@ -283,6 +283,102 @@ class HeartsGame(HeartsSearch, HeartsViews):
             raise ValueError("the hands must hold every card of the deck exactly once")
         return self._begin_hand(bytes(seed), hands)
 
+    @classmethod
+    def position(
+        cls,
+        ruleset: Ruleset,
+        *,
+        hands: Sequence[CardMask],
+        dealer: int,
+        leader: int,
+        trick: Sequence[tuple[Seat, Card]] = (),
+        tricks_won: Sequence[int] | None = None,
+        winners: Sequence[Seat] | None = None,
+        history: Sequence[Sequence[tuple[Seat, Card]]] = (),
+        taken: Sequence[CardMask] | None = None,
+        played: CardMask | None = None,
+        broken: bool = False,
+        hand_number: int = 1,
+        scores: Sequence[int] | None = None,
+        pass_direction: str = "none",
+    ) -> "HeartsGame":
+        """A game in the play phase at a given position, e.g. a bot's guess at the hidden hands
+        (determinization), to search with `copy()`, `legal_play_mask`, `play_fast` and `play_to_end`:
+        the Hearts twin of `SpadesGame.position`.
+
+        `hands` are the cards each seat still holds; `trick` the trick in progress led by `leader`;
+        `history` the finished tricks as (seat, card) plays (optional) and `winners` their winners in
+        order (else derived from `history`, else from `tricks_won` in seat order). `taken` is the cards
+        each seat has won (else those of `history` by `winners`: pass it when the history is incomplete,
+        since the hand's points come from it), `played` every card played this hand (else the cards
+        of `history` and `trick`). Raises IllegalAction("bad_position") when the counts do not add up.
+        """
+        game = cls(ruleset, dealer=dealer)
+        n = game._n
+        order_winners = list(winners) if winners is not None else []
+        if winners is None:
+            for plays in history:
+                led = SUIT_MASKS[plays[0][1] // 13]
+                order_winners.append(max((c, s) for s, c in plays if led >> c & 1)[1])
+        won = list(tricks_won) if tricks_won is not None else [0] * n
+        if tricks_won is None:
+            for winner in order_winners:
+                won[winner] += 1
+        if not order_winners:
+            order_winners = [seat for seat in range(n) for _ in range(won[seat])]
+        done = len(order_winners)
+        sizes = [hand.bit_count() for hand in hands]
+        left = game._tricks_per_hand - done
+        expected = [left - (1 if any(s == seat for s, _ in trick) else 0) for seat in range(n)]
+        if (
+            len(hands) != n
+            or sum(won) != done
+            or sizes != expected
+            or len(trick) >= n
+            or (taken is not None and len(taken) != n)
+        ):
+            raise IllegalAction("bad_position", "the hands, tricks and trick do not add up")
+        if taken is None:
+            won_cards = [0] * n
+            for plays, winner in zip(history, order_winners, strict=False):
+                for _, card in plays:
+                    won_cards[winner] |= 1 << card
+        else:
+            won_cards = list(taken)
+        if played is None:
+            played = 0
+            for _, card in [*(p for plays in history for p in plays), *trick]:
+                played |= 1 << card
+        game._hand_number = hand_number
+        game._seed = b"position"
+        game._scores = list(scores) if scores is not None else [0] * n
+        game._hands = list(hands)
+        dealt = list(hands)
+        for seat, card in [*(p for plays in history for p in plays), *trick]:
+            dealt[seat] |= 1 << card
+        game._dealt = tuple(dealt)
+        game._direction = pass_direction
+        game._trick = [card for _, card in trick]
+        game._trick_mask = mask_of(card for _, card in trick)
+        if trick:
+            led = SUIT_MASKS[trick[0][1] // 13]
+            game._led_mask = led
+            game._best, game._best_seat = max((c, s) for s, c in trick if led >> c & 1)
+        game._leader = leader
+        game._turn = (leader + len(trick)) % n
+        game._trick_number = done + 1
+        game._broken = broken
+        game._tricks = won
+        game._played = played
+        game._trick_winners = order_winners
+        game._taken = won_cards
+        game._plays = [p for plays in history for p in plays] + list(trick)
+        if history:
+            game._last_trick = tuple(history[-1])
+            game._last_winner = order_winners[len(history) - 1]
+        game._phase = Phase.PLAYING
+        return game
+
     def _begin_hand(self, seed: bytes, hands: list[CardMask]) -> list[Event]:
         self._clear_hand()
         n = self._n

@@ -80,6 +80,7 @@ class SpadesGame(SpadesPhases):
         bags: Sequence[int] | None = None,
         face_up: Sequence[CardMask] | None = None,
         exposed: Sequence[CardMask] | None = None,
+        played: CardMask | None = None,
     ) -> Self:
         """A game in the play phase at a given position, e.g. a bot's guess at the hidden hands
         (determinization), to search with `copy()`, `legal_play_mask`, `play_fast` and `playout`.
@@ -87,8 +88,9 @@ class SpadesGame(SpadesPhases):
         `hands` are the cards each seat still holds; `trick` the trick in progress led by `leader`;
         `history` the finished tricks as (seat, card) plays (optional) and `winners` their winners in
         order (else derived from `history`, else from `tricks_won` in seat order: only Moe, Bemo and
-        "no spade trumps" scoring look at the order). Raises IllegalAction("bad_position") when the
-        card counts do not add up.
+        "no spade trumps" scoring look at the order). `played` is every card played this hand (else
+        the cards of `history` and `trick`: pass it when the history is incomplete). Raises
+        IllegalAction("bad_position") when the card counts do not add up.
         """
         game = cls(ruleset, dealer=dealer)
         n = game._n
@@ -104,9 +106,10 @@ class SpadesGame(SpadesPhases):
                 won[winner] += 1
         if not order_winners:
             order_winners = [seat for seat in range(n) for _ in range(won[seat])]
-        played = 0
-        for _, card in [*(p for plays in history for p in plays), *trick]:
-            played |= 1 << card
+        if played is None:
+            played = 0
+            for _, card in [*(p for plays in history for p in plays), *trick]:
+                played |= 1 << card
         sizes = [hand.bit_count() for hand in hands]
         left = game._tricks_per_hand - len(order_winners)
         expected = [left - (1 if any(s == seat for s, _ in trick) else 0) for seat in range(n)]

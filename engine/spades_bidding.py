@@ -35,13 +35,25 @@ class SpadesBidding(SpadesState):
         face_up: Sequence[CardMask] | None = None,
         set_aside: CardMask = 0,
         stock: Sequence[Card] = (),
+        hand_number: int | None = None,
+        scores: Sequence[int] | None = None,
+        bags: Sequence[int] | None = None,
     ) -> list[Event]:
         """Deal these exact hands (tests, puzzles, analysis) instead of a seeded deal; two-handed
         games take a `stock` instead. Such hands are not reproducible from their records' seed.
+        `hand_number`, `scores` and `bags` (per side) set up a hand later in a game, e.g. a bot's guess
+        at the hidden hands while bidding (they are otherwise the game's own).
         Raises IllegalAction outside DEALING or when the cards are not a proper deal."""
         if self._phase is not Phase.DEALING:
             raise IllegalAction("wrong_phase", "a hand is dealt only between hands")
         n = self._n
+        sides = len(self._sides)
+        if (scores is not None and len(scores) != sides) or (
+            bags is not None and len(bags) != sides
+        ):
+            raise IllegalAction("bad_deal", "scores and bags are one per side")
+        if hand_number is not None and hand_number < 1:
+            raise IllegalAction("bad_deal", "hands are numbered from 1")
         if n == 2:
             if sorted(stock) != list(self._order.cards):
                 raise IllegalAction("bad_deal", "the stock must hold the whole deck")
@@ -56,6 +68,12 @@ class SpadesBidding(SpadesState):
             if len(hands) != n or len(up) != n or total | set_aside != self._order.deck:
                 raise IllegalAction("bad_deal", "the hands must share out the whole deck")
             dealt = DealtHands(tuple(hands), up, set_aside, ())
+        if hand_number is not None:
+            self._hand_number = hand_number - 1
+        if scores is not None:
+            self._scores = list(scores)
+        if bags is not None:
+            self._bags = list(bags)
         return self._begin_hand(b"fixed", dealt)
 
     def _begin_hand(self, seed: bytes, dealt: DealtHands) -> list[Event]:
