@@ -153,7 +153,7 @@ class SearchBot(HeuristicBot):
                         view.sides[side],
                         bids,
                         game.tricks,
-                        game._winners,
+                        list(game.histories[-1].trick_winners),
                         score=view.scores[side],
                         bags=view.bags[side],
                     )

@@ -6,11 +6,11 @@ the cards known to be somewhere (face up, exposed, passed by me) stay there. The
 is filled first; when the constraints cannot all be met (rare: a void shown before a pass), they are
 dropped for that sample rather than looping.
 
-Position: the engine has no public "start from this position" constructor, so `build_world` creates a
-game with `new_game` and sets the state of the play phase on it. This is the one module of bots/ that
-knows the engines' private field names; `tests/bots/test_world.py` checks that a world built from a
-real game's view and real hands plays out exactly like a copy of that game, so a change in the engine
-shows up there first. A public `Game.position(view, hands)` in the engine would replace this.
+Position: `build_world` sets the engine up in the view's play position through the engines' public
+constructors, `SpadesGame.position` and `HeartsGame.position`; `build_bidding_world` through
+`deal_fixed` and `apply`. Nothing here touches the engines' private state (`tests/bots/test_world.py`
+checks both that and that a world built from a real game's view and real hands plays out exactly like a
+copy of that game).
 """
 
 import math
@@ -22,8 +22,10 @@ from bots.samples.situation import Situation
 from bots.sdk.view import BotView
 from engine.actions import Bid, LookAtHand
 from engine.cards import Card, CardMask
-from engine.game import Phase, new_game
+from engine.game import Phase
+from engine.hearts import HeartsGame
 from engine.ordering import card_order
+from engine.spades import SpadesGame
 
 HEARTS_ORDER = card_order("standard")
 
@@ -118,12 +120,9 @@ def build_world(view: BotView, hands: list[CardMask]) -> Any | None:
     """An engine game in the view's play position with these hands; None outside the play phase."""
     if view.phase != "playing" or not view.to_act:
         return None
-    game: Any = new_game(view.ruleset, dealer=view.dealer)
     if view.is_hearts:
-        _hearts_position(game, view, hands)
-    else:
-        _spades_position(game, view, hands)
-    return game
+        return _hearts_position(view, hands)
+    return _spades_position(view, hands)
 
 
 def _winners(view: BotView) -> list[int]:
@@ -140,79 +139,60 @@ def _winners(view: BotView) -> list[int]:
     return [seat for seat, count in enumerate(view.tricks_won) for _ in range(count)]
 
 
-def _spades_position(game: Any, view: BotView, hands: list[CardMask]) -> None:
-    n = view.players
-    bid_rule, play_rule = view.ruleset.rules_for_hand(view.hand_number)
-    game._phase = Phase.PLAYING
-    game._hand_number = view.hand_number
-    game._hand_type = view.hand_type
-    game._bid_rule = bid_rule
-    game._play_rule = play_rule
-    game._scores = list(view.scores)
-    game._bags = list(view.bags)
-    game._hands = list(hands)
-    game._dealt = tuple(hands)
-    game._face_up = list(view.face_up) or [0] * n
-    game._exposed = list(view.exposed) or [0] * n
-    game._bids = list(view.bids)
-    game._bid_order = [b for b in view.bids if b is not None]
-    game._looked = [True] * n
-    game._turn = view.to_act[0]
-    game._leader = view.leader
-    game._trick = [card for _, card in view.trick]
-    game._led = view.suit_of(view.trick[0][1]) if view.trick else -1
-    game._broken = view.broken
-    game._tricks = list(view.tricks_won)
-    game._played = view.played_mask
+def _spades_position(view: BotView, hands: list[CardMask]) -> SpadesGame | None:
+    bids = [bid for bid in view.bids if bid is not None]
+    if len(bids) != view.players:
+        return None
     winners = _winners(view)
-    game._winners = winners
-    plays: list[int] = []
-    for plays_of_trick in view.history[: len(winners)]:
-        plays.extend(seat << 6 | card for seat, card in plays_of_trick)
-    if len(plays) != len(winners) * n:
-        plays = [0] * (len(winners) * n)
-    game._plays = plays + [seat << 6 | card for seat, card in view.trick]
-    game._last_trick = [card for _, card in view.last_trick]
-    game._last_leader = view.last_trick[0][0] if view.last_trick else -1
-    game._forced_lead = -1
+    done = len(winners)
+    return SpadesGame.position(
+        view.ruleset,
+        hands=hands,
+        dealer=view.dealer,
+        bids=bids,
+        leader=view.leader,
+        trick=view.trick,
+        tricks_won=view.tricks_won,
+        winners=winners,
+        history=view.history[:done] if len(view.history) >= done else (),
+        broken=view.broken,
+        hand_number=view.hand_number,
+        scores=view.scores,
+        bags=view.bags,
+        face_up=view.face_up or None,
+        exposed=view.exposed or None,
+        played=view.played_mask,
+    )
 
 
-def _hearts_position(game: Any, view: BotView, hands: list[CardMask]) -> None:
+def _hearts_position(view: BotView, hands: list[CardMask]) -> HeartsGame:
     n = view.players
-    game._phase = Phase.PLAYING
-    game._hand_number = view.hand_number
-    game._scores = list(view.scores)
-    game._hands = list(hands)
-    game._dealt = tuple(hands)
-    game._direction = view.pass_direction or "none"
-    game._trick = [card for _, card in view.trick]
-    game._trick_mask = sum(1 << card for _, card in view.trick)
-    leading = view.trick_winner()
-    if view.trick and leading is not None:
-        game._led_mask = view.order.suit_masks[view.suit_of(view.trick[0][1])]
-        game._best_seat, game._best = leading
-    else:
-        game._led_mask, game._best, game._best_seat = 0, -1, -1
-    game._leader = view.leader
-    game._turn = view.to_act[0]
-    done = sum(view.tricks_won)
-    game._trick_number = done + 1
-    game._broken = view.broken
-    game._tricks = list(view.tricks_won)
-    game._played = view.played_mask
     winners = _winners(view)
-    game._trick_winners = winners
+    done = len(winners)
+    complete = len(view.history) >= done
     taken = [0] * n
-    if len(view.history) >= done:
+    if complete:
         for plays, winner in zip(view.history[:done], winners, strict=False):
             for _, card in plays:
                 taken[winner] |= 1 << card
     else:
         _taken_from_points(view, taken)
-    game._taken = taken
-    game._plays = [play for plays in view.history[:done] for play in plays] + list(view.trick)
-    game._last_trick = view.last_trick
-    game._last_winner = view.last_winner
+    return HeartsGame.position(
+        view.ruleset,
+        hands=hands,
+        dealer=view.dealer,
+        leader=view.leader,
+        trick=view.trick,
+        tricks_won=view.tricks_won,
+        winners=winners,
+        history=view.history[:done] if complete else (),
+        taken=taken,
+        played=view.played_mask,
+        broken=view.broken,
+        hand_number=view.hand_number,
+        scores=view.scores,
+        pass_direction=view.pass_direction or "none",
+    )
 
 
 def _taken_from_points(view: BotView, taken: list[CardMask]) -> None:
@@ -241,40 +221,22 @@ def _cards(mask: CardMask) -> list[Card]:
 
 
 def situation_in(
-    game: Any, seat: int, legal: CardMask, goals: dict[Any, str] | None = None
+    game: SpadesGame, seat: int, legal: CardMask, goals: dict[Any, str] | None = None
 ) -> Situation:
-    """The heuristic's view of `seat` in a simulated game (read from the game's state)."""
-    ruleset = game._ruleset
-    n = ruleset.players
-    if ruleset.game == "hearts":
-        leader = game._leader
-        trick = tuple(((leader + i) % n, card) for i, card in enumerate(game._trick))
-        return Situation(
-            ruleset=ruleset,
-            order=HEARTS_ORDER,
-            seat=seat,
-            players=n,
-            hand=game._hands[seat],
-            legal=legal,
-            trick=trick,
-            bids=(None,) * n,
-            tricks=tuple(game._tricks),
-            played=game._played,
-            bags=0,
-            voids=(0,) * n,
-        )
+    """The heuristic's view of `seat` in a simulated Spades game (read from the game's public state)."""
+    n = game.players
     return Situation(
-        ruleset=ruleset,
-        order=game._order,
+        ruleset=game.ruleset,
+        order=game.ruleset_order,
         seat=seat,
         players=n,
-        hand=game._hands[seat],
+        hand=game.hand(seat),
         legal=legal,
         trick=game.trick,
-        bids=tuple(game._bids),
-        tricks=tuple(game._tricks),
-        played=game._played,
-        bags=game._bags[game.side_of(seat)],
+        bids=game.bids,
+        tricks=game.tricks,
+        played=game.played,
+        bags=game.bags[game.side_of(seat)],
         voids=(0,) * n,
         goals=goals,
     )
@@ -283,25 +245,70 @@ def situation_in(
 def play_out(game: Any, first: Card, goals: dict[Any, str] | None = None) -> None:
     """Play `first` for the seat to act, then the rest of the hand with the heuristic for every seat
     (both engines' lean path: `legal_play_mask` and `play_fast`)."""
-    choose = (
-        hearts_policy.choose_play if game._ruleset.game == "hearts" else spades_policy.choose_play
-    )
+    if isinstance(game, HeartsGame):
+        _hearts_play_out(game, first)
+        return
     game.play_fast(first)
-    while game._phase is Phase.PLAYING:
-        seat = game._turn
+    while game.phase is Phase.PLAYING:
+        seat = game.turn
         legal = game.legal_play_mask(seat)
         if legal & (legal - 1) == 0:
             game.play_fast(legal.bit_length() - 1)
         else:
-            game.play_fast(choose(situation_in(game, seat, legal, goals)))
+            game.play_fast(spades_policy.choose_play(situation_in(game, seat, legal, goals)))
 
 
-def build_bidding_world(view: BotView, hands: list[CardMask]) -> Any | None:
+def _hearts_play_out(game: HeartsGame, first: Card) -> None:
+    """`play_out` for Hearts. The engine shows a Hearts game's trick, tricks and played cards only in
+    its views, so they are read once from the spectator view and then kept here as the cards fall
+    (no trumps: the highest card of the suit led wins, and a card's number grows with its rank)."""
+    public = game.spectator_view()
+    ruleset = game.ruleset
+    n = game.players
+    trick = list(public.trick)
+    tricks = list(public.tricks)
+    played = public.played
+    seat = game.to_act()[0]
+    card = first
+    while True:
+        game.play_fast(card)
+        trick.append((seat, card))
+        played |= 1 << card
+        if len(trick) == n:
+            led = trick[0][1] // 13
+            tricks[max((c, s) for s, c in trick if c // 13 == led)[1]] += 1
+            trick = []
+        if game.phase is not Phase.PLAYING:
+            return
+        seat = game.to_act()[0]
+        legal = game.legal_play_mask(seat)
+        if legal & (legal - 1) == 0:
+            card = legal.bit_length() - 1
+            continue
+        card = hearts_policy.choose_play(
+            Situation(
+                ruleset=ruleset,
+                order=HEARTS_ORDER,
+                seat=seat,
+                players=n,
+                hand=game.hand(seat),
+                legal=legal,
+                trick=tuple(trick),
+                bids=(None,) * n,
+                tricks=tuple(tricks),
+                played=played,
+                bags=0,
+                voids=(0,) * n,
+            )
+        )
+
+
+def build_bidding_world(view: BotView, hands: list[CardMask]) -> SpadesGame | None:
     """An engine game at this seat's bid, with these hands and the bids made so far; None for the
     variants this does not cover (only plain four-handed bidding with the standard deck is searched).
 
-    Public engine calls do the work (`deal_fixed`, `apply`); only the hand number, the scores and the
-    bags are set directly, since a fresh game starts at 0-0.
+    Public engine calls do the work: `deal_fixed` (with the view's hand number, scores and bags, since
+    a fresh game starts at 0-0) and `apply`.
     """
     r = view.ruleset
     plain = (
@@ -317,11 +324,8 @@ def build_bidding_world(view: BotView, hands: list[CardMask]) -> Any | None:
     )
     if not plain:
         return None
-    game: Any = new_game(r, dealer=view.dealer)
-    game._hand_number = view.hand_number - 1
-    game._scores = list(view.scores)
-    game._bags = list(view.bags)
-    game.deal_fixed(hands)
+    game = SpadesGame(r, dealer=view.dealer)
+    game.deal_fixed(hands, hand_number=view.hand_number, scores=view.scores, bags=view.bags)
     seat = (view.dealer + 1) % 4
     for _ in range(4):
         if seat == view.seat:
@@ -334,42 +338,44 @@ def build_bidding_world(view: BotView, hands: list[CardMask]) -> Any | None:
     return None
 
 
-def apply_bid(game: Any, bid: Any) -> None:
+def apply_bid(game: SpadesGame, bid: Bid) -> None:
     """Make a bid in a simulated game, looking at the hand first when the seat has not yet."""
-    if not bid.blind and not game._looked[bid.seat]:
+    if not bid.blind and LookAtHand(bid.seat) in game.legal_actions(bid.seat):
         game.apply(LookAtHand(bid.seat))
     game.apply(bid)
 
 
-def finish_bidding_and_play(game: Any) -> None:
+def finish_bidding_and_play(game: SpadesGame) -> None:
     """The other seats bid as the heuristic would, then everyone plays the hand out with it."""
-    order = game._order
+    order = game.ruleset_order
+    ruleset = game.ruleset
     for _ in range(8):
-        if game._phase is not Phase.BIDDING:
+        if game.phase is not Phase.BIDDING:
             break
-        seat = game._turn
+        seat = game.turn
         partner = (seat + 2) % 4
-        legal = [a for a in game.legal_actions(seat) if isinstance(a, Bid) and not a.blind]
+        actions = game.legal_actions(seat)
+        legal = [a for a in actions if isinstance(a, Bid) and not a.blind]
         if not legal:
             game.apply(LookAtHand(seat))
             continue
-        if not game._looked[seat]:
+        if LookAtHand(seat) in actions:
             game.apply(LookAtHand(seat))
         side = game.side_of(seat)
         chosen = spades_policy.choose_bid(
             legal,
-            game._hands[seat],
+            game.hand(seat),
             order,
             players=4,
-            partner_bid=game._bids[partner],
-            bags=game._bags[side],
-            bag_limit=game._ruleset.bag_limit,
-            bags_counted=game._ruleset.bags != "off",
+            partner_bid=game.bids[partner],
+            bags=game.bags[side],
+            bag_limit=ruleset.bag_limit,
+            bags_counted=ruleset.bags != "off",
         )
         game.apply(chosen)
     goals: dict[Any, str] = {}
-    while game._phase is Phase.PLAYING:
-        seat = game._turn
+    while game.phase is Phase.PLAYING:
+        seat = game.turn
         legal_mask = game.legal_play_mask(seat)
         if legal_mask & (legal_mask - 1) == 0:
             game.play_fast(legal_mask.bit_length() - 1)
