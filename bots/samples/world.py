@@ -268,21 +268,32 @@ def _hearts_play_out(game: HeartsGame, first: Card) -> None:
     trick = list(public.trick)
     tricks = list(public.tricks)
     played = public.played
+    led = trick[0][1] // 13 if trick else -1
+    best, best_seat = max(((c, s) for s, c in trick if c // 13 == led), default=(-1, -1))
     seat = game.to_act()[0]
     card = first
     while True:
         game.play_fast(card)
         trick.append((seat, card))
         played |= 1 << card
+        suit = card // 13
+        if led < 0:
+            led, best, best_seat = suit, card, seat
+        elif suit == led and card > best:
+            best, best_seat = card, seat
         if len(trick) == n:
-            led = trick[0][1] // 13
-            tricks[max((c, s) for s, c in trick if c // 13 == led)[1]] += 1
+            tricks[best_seat] += 1
             trick = []
-        if game.phase is not Phase.PLAYING:
-            return
-        seat = game.to_act()[0]
+            led = -1
+            seat = best_seat
+            if game.phase is not Phase.PLAYING:
+                return
+        else:
+            seat = seat + 1 if seat + 1 < n else 0
         legal = game.legal_play_mask(seat)
         if legal & (legal - 1) == 0:
+            if not legal:  # not this seat's turn: cannot happen while the tracking is right
+                raise RuntimeError(f"hearts playout lost track of the turn (seat {seat})")
             card = legal.bit_length() - 1
             continue
         card = hearts_policy.choose_play(
