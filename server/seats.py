@@ -8,12 +8,20 @@ from a bounded channel and sends `act` requests into the same inbox a session wo
 Built-in seats and the clock's fallback are the sample bots of `bots/` (`bots.registry.make_bot`),
 `heuristic` by default. When a sample cannot be loaded the seat plays a seeded random legal action
 and the fallback the engine's first legal action; the log and the table's notice say which.
+
+A sample bot may think for a while (`search`: 50-200 ms), so every built-in decision (a table's
+seats, the ladder's house seats, the clock's fallback) runs in a worker thread through
+`decide_off_loop`, at most one per CPU at once (`decision_limiter`), within the seat's deadline.
+Each decider keeps one `HandMemory` per seat for the game (it resets itself on a new hand), so
+bots that count cards or read voids see the whole hand's tricks, as under the SDK's runner.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,6 +39,19 @@ from protocol.schema import from_map
 from protocol.types import Action as WireAction
 
 log = structlog.get_logger("server.seats")
+
+# One limiter per trio run (a `CapacityLimiter` belongs to the run that made it).
+_LIMITER: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("decision_limiter")
+
+
+def decision_limiter() -> trio.CapacityLimiter:
+    """The worker threads built-in decisions may use at once: one per CPU, server-wide."""
+    try:
+        return _LIMITER.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(max(1, os.cpu_count() or 1))
+        _LIMITER.set(limiter)
+        return limiter
 
 
 class Occupant(Protocol):
@@ -77,7 +98,7 @@ def make_decider(name: str, seed: int, ruleset: Ruleset) -> tuple[str, Decider]:
     try:
         from bots.registry import BotSpecError, make_bot
         from bots.sdk.bot import AsyncBot
-        from bots.sdk.view import BotView
+        from bots.sdk.view import BotView, HandMemory
     except ImportError:
         return "random-legal", _random_decider(seed)
     try:
@@ -89,15 +110,29 @@ def make_decider(name: str, seed: int, ruleset: Ruleset) -> tuple[str, Decider]:
         # The table decides synchronously; asynchronous sample bots are not seated in-process.
         return "random-legal", _random_decider(seed)
     spare = random.Random(seed)
+    memories: dict[int, HandMemory] = {}  # seat -> the tricks of its hand in play
+    hands: dict[int, int] = {}  # seat -> the hand `on_hand_start` was last told
+    busy = threading.Lock()  # one decision at a time (an abandoned one may still be running)
 
     def decide(view: SeatView, legal: list[EngineAction]) -> EngineAction:
+        # `legal` is the engine's full `legal_actions(seat)` (a pass or an exchange spelled out
+        # card by card), never the view's list, which may omit the card-choosing actions.
+        if not busy.acquire(blocking=False):
+            log.warning("builtin_bot_busy", bot=name, seat=view.seat)
+            return spare.choice(legal)
         try:
-            action = bot.decide(BotView.from_dict(view.to_dict(), ruleset))
+            memory = memories.setdefault(view.seat, HandMemory())
+            seen = BotView.from_dict(view.to_dict(), ruleset, memory=memory)
+            if hands.get(view.seat) != seen.hand_number:
+                hands[view.seat] = seen.hand_number
+                bot.on_hand_start(seen)
+            return bot.decide(seen)
         except Exception as exc:  # BotError, or any bug in a sample bot
             # A sample bot's bug must not stall the table; note it and play a legal action.
             log.warning("builtin_bot_failed", bot=name, error=str(exc))
             return spare.choice(legal)
-        return action
+        finally:
+            busy.release()
 
     return name, decide
 
@@ -107,30 +142,61 @@ def _random_decider(seed: int) -> Decider:
     return lambda view, legal: rng.choice(legal)
 
 
-def fallback_action(game: Game, seat: int, decide: Decider | None) -> EngineAction:
-    """What the server plays for a seat whose clock ran out: the fallback bot's choice when one is
-    configured and loads, else the engine's first legal action. Either way the action is persisted
-    like any other, so a replay after a crash reaches the same state."""
+async def decide_off_loop(
+    decide: Decider, view: SeatView, legal: list[EngineAction], *, deadline: float
+) -> EngineAction | None:
+    """`decide(view, legal)` in a worker thread (at most one per CPU at once), so a bot that
+    thinks does not stall the server; None if it has not answered by `deadline` (trio time).
+
+    The caller takes `view` and `legal` in the trio thread; the worker gets only these copies,
+    never the live game. A thread that overruns is abandoned (it cannot be interrupted); it keeps
+    its limiter token until it ends, and its decider refuses to start another meanwhile."""
+    with trio.move_on_at(deadline):
+        return await trio.to_thread.run_sync(
+            decide, view, legal, limiter=decision_limiter(), abandon_on_cancel=True
+        )
+    return None
+
+
+async def fallback_action(
+    game: Game, seat: int, decide: Decider | None, *, within: float = 1.0
+) -> EngineAction:
+    """What the server plays for a seat whose clock ran out: the fallback bot's choice (thought in
+    a worker thread, for at most `within` seconds) when one is configured and loads, else the
+    engine's first legal action. Either way the action is persisted like any other, so a replay
+    after a crash reaches the same state. Called in the table task: the game cannot change
+    while the fallback thinks."""
     legal = game.legal_actions(seat)
     if decide is not None:
-        return decide(game.view(seat), legal)
+        deadline = trio.current_time() + within
+        action = await decide_off_loop(decide, game.view(seat), legal, deadline=deadline)
+        if action is not None:
+            return action
     return legal[0]
 
 
 @dataclass
 class BuiltinBot:
-    """An in-process bot seat: reads `your_turn`, answers with `act` through the table inbox."""
+    """An in-process bot seat: reads `your_turn`, answers with `act` through the table inbox.
+
+    It acts only on the current version: buffered `your_turn`s are skipped for the latest, the
+    decision (in a worker thread, `decide_off_loop`) must end before the seat's deadline, and a
+    decision that a newer version overtook while it was being thought (another seat's action in
+    a simultaneous phase, the clock's fallback) is dropped; the seat's next `your_turn` follows.
+    """
 
     seat: int
     name: str
     inbox: trio.MemorySendChannel[ActCommand]
     decide: Decider
     view_of: Callable[[], tuple[SeatView, list[EngineAction]]]
+    version_of: Callable[[], int] | None = None  # the game's version now (cheaper than a view)
+    margin_s: float = 0.05  # answer this long before the seat's deadline, so the act arrives first
     _send: trio.MemorySendChannel[Message] = field(init=False)
     _receive: trio.MemoryReceiveChannel[Message] = field(init=False)
 
     def __post_init__(self) -> None:
-        # Only the latest your_turn matters, so a small buffer is enough; older ones are dropped.
+        # Only the latest your_turn matters; older ones still buffered are skipped.
         self._send, self._receive = trio.open_memory_channel[Message](64)
 
     def deliver(self, message: Message) -> None:
@@ -139,17 +205,40 @@ class BuiltinBot:
             with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
                 self._send.send_nowait(message)
 
+    def _latest(self, turn: YourTurn) -> YourTurn:
+        """`turn`, or the newest `your_turn` buffered behind it."""
+        while True:
+            try:
+                newer = self._receive.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return turn
+            if isinstance(newer, YourTurn):
+                turn = newer
+
+    def _version(self) -> int:
+        if self.version_of is not None:
+            return self.version_of()
+        return self.view_of()[0].version
+
     async def run(self) -> None:
         """Answer each `your_turn` until the table closes our channel or cancels us."""
         async with self._receive:
-            async for turn in self._receive:
-                assert isinstance(turn, YourTurn)
+            async for message in self._receive:
+                assert isinstance(message, YourTurn)
+                turn = self._latest(message)
                 # The bot's own view: what this seat may know, nothing more (its hand, its legal
-                # actions with the cards of a pass spelled out).
+                # actions with the cards of a pass spelled out), taken here in the trio thread.
                 view, legal = self.view_of()
                 if view.version != turn.version or not legal:
                     continue  # a newer your_turn is on its way
-                action = self.decide(view, legal)
+                left_s = (turn.deadline_ms + turn.bank_ms) / 1000 - self.margin_s
+                deadline = trio.current_time() + max(0.0, left_s)
+                action = await decide_off_loop(self.decide, view, legal, deadline=deadline)
+                if action is None:
+                    log.info("builtin_bot_late", bot=self.name, seat=self.seat)
+                    continue  # the clock's fallback plays this turn
+                if self._version() != turn.version:
+                    continue  # overtaken while we thought; the new version's your_turn follows
                 command = ActCommand(
                     seat=self.seat,
                     version=turn.version,

@@ -206,6 +206,7 @@ class Table:
             inbox=self.send_inbox.clone(),
             decide=decide,
             view_of=lambda: (self.game.view(seat), self.game.legal_actions(seat)),
+            version_of=lambda: self.game.version,
         )
         state = self.seats[seat]
         state.bot = bot
@@ -308,6 +309,12 @@ class Table:
         game = self.game
         if self.game_id is None or game.is_over:
             reply(error_for(ErrorCode.NOT_YOUR_TURN, "the game is not in play", rid))
+            return
+        if command.version != game.version and command.source == "bot":
+            # A built-in seat checks its version before it sends, but another command queued
+            # ahead of it (a simultaneous phase's other seats) may still overtake it. Its decision
+            # is simply superseded: it has the new version's your_turn already.
+            self.log.debug("bot_action_superseded", seat=command.seat, version=command.version)
             return
         if command.version != game.version:
             reply(
@@ -676,7 +683,8 @@ class Table:
             if self.game.is_over or seat not in self.game.to_act():
                 state.turn_deadline = None
                 continue
-            action = fallback_action(self.game, seat, self.fallback)
+            within = self.config.bot_turn_ms / 1000
+            action = await fallback_action(self.game, seat, self.fallback, within=within)
             self.log.info("clock_expired", seat=seat, fallback=self.fallback_name)
             # Told just before the action's events (and only if it is applied): they are the fallback's.
             notice = ClockExpired(

@@ -5,8 +5,9 @@ per-seat views, clocks and the fallback), with four changes that a rated duplica
 
 - each deal's seed comes from the match's `DuplicatePlan` (both halves get the same cards), so the
   commitment, the deal and the seed's reveal after the hand are the base table's own;
-- house seats are sample bots of a named spec, deciding in a worker thread so that a search bot does
-  not stall the server while it thinks;
+- house seats are sample bots of a named spec (built-in seats: like every built-in decision they
+  think in a worker thread, `server.seats.decide_off_loop`, so a search bot does not stall the
+  server);
 - an entrant that disconnects or leaves mid-match, or whose clock runs out `max_timeouts` times,
   forfeits: the fallback bot takes the seat at once and finishes the game (the seat keeps the
   entrant's account, so the game's result is recorded against it), and the entrant's own `act`s to
@@ -27,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from engine.actions import Action as EngineAction
-from engine.actions import action_to_dict
 from protocol.errors import ErrorCode
 from protocol.messages import Message, Ok
 from server.seats import ActCommand, BuiltinBot, make_decider
@@ -35,30 +35,6 @@ from server.table import Command, JoinCommand, LeaveCommand, Table, TableError, 
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
-
-
-class HouseBot(BuiltinBot):
-    """A built-in bot that thinks in a worker thread (the table's own bots decide in the loop)."""
-
-    async def run(self) -> None:
-        async with self._receive:
-            async for turn in self._receive:
-                # The view and the legal actions are taken here, in the table's thread; the worker
-                # gets only these copies, never the live game.
-                view, legal = self.view_of()
-                if view.version != getattr(turn, "version", None) or not legal:
-                    continue
-                action = await trio.to_thread.run_sync(self.decide, view, legal)
-                command = ActCommand(
-                    seat=self.seat,
-                    version=view.version,
-                    action=action_to_dict(action, with_seat=False),
-                    source="bot",
-                )
-                try:
-                    await self.inbox.send(command)
-                except (trio.ClosedResourceError, trio.BrokenResourceError):
-                    return
 
 
 @dataclass
@@ -94,12 +70,13 @@ class LadderTable(Table):
             return
         spec, _account = self.house[seat]
         used, decide = make_decider(spec, secrets.randbits(64), self.game.ruleset)
-        bot = HouseBot(
+        bot = BuiltinBot(
             seat=seat,
             name=f"house:{used}",
             inbox=self.send_inbox.clone(),
             decide=decide,
             view_of=lambda: (self.game.view(seat), self.game.legal_actions(seat)),
+            version_of=lambda: self.game.version,
         )
         state = self.seats[seat]
         state.bot = bot
