@@ -29,9 +29,24 @@ class Event:
         """Everything the event holds (hidden cards included): for the server's log, not for players."""
         raise NotImplementedError
 
+    #: The one field of `to_dict()` that only `may_see_secret` seats learn (None: a public event),
+    #: and whether the others are told how many cards it held instead.
+    secret: ClassVar[str | None] = None
+    secret_counted: ClassVar[bool] = False
+
+    def may_see_secret(self, seat: int | None) -> bool:
+        """Whether `seat` may see the secret field: by default only the event's own `seat`."""
+        return seat is not None and seat == getattr(self, "seat", None)
+
     def for_seat(self, seat: int | None) -> EventDict | None:
-        """What `seat` (None = a spectator) may learn from this event; public events return to_dict()."""
-        return self.to_dict()
+        """What `seat` (None = a spectator) may learn from this event: everything but the secret field,
+        unless it is theirs to see."""
+        out = self.to_dict()
+        if self.secret is not None and not self.may_see_secret(seat):
+            hidden = out.pop(self.secret)
+            if self.secret_counted:
+                out["count"] = len(hidden)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,17 +91,12 @@ class HandLooked(Event):
     """A seat that could have bid blind looked at its cards (or bid blind and then picked them up)."""
 
     kind: ClassVar[str] = "hand_looked"
+    secret: ClassVar[str | None] = "cards"
     seat: int
     cards: CardMask
 
     def to_dict(self) -> EventDict:
         return {"kind": self.kind, "seat": self.seat, "cards": mask_text(self.cards)}
-
-    def for_seat(self, seat: int | None) -> EventDict | None:
-        out = self.to_dict()
-        if seat != self.seat:
-            del out["cards"]
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +104,12 @@ class CardDrawn(Event):
     """Two-handed draw: `seat` drew the top card of the stock (seen by that seat alone)."""
 
     kind: ClassVar[str] = "card_drawn"
+    secret: ClassVar[str | None] = "card"
     seat: int
     card: Card
 
     def to_dict(self) -> EventDict:
         return {"kind": self.kind, "seat": self.seat, "card": card_text(self.card)}
-
-    def for_seat(self, seat: int | None) -> EventDict | None:
-        out = self.to_dict()
-        if seat != self.seat:
-            del out["card"]
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +118,7 @@ class DrawResolved(Event):
     `discarded` went face up to the discard pile (public)."""
 
     kind: ClassVar[str] = "draw_resolved"
+    secret: ClassVar[str | None] = "taken"
     seat: int
     kept: bool
     taken: Card
@@ -127,29 +133,19 @@ class DrawResolved(Event):
             "discarded": card_text(self.discarded),
         }
 
-    def for_seat(self, seat: int | None) -> EventDict | None:
-        out = self.to_dict()
-        if seat != self.seat:
-            del out["taken"]
-        return out
-
 
 @dataclass(frozen=True, slots=True)
 class CardsDiscarded(Event):
     """Joker Spades: the dealer set two cards aside face down (seen by the dealer alone)."""
 
     kind: ClassVar[str] = "cards_discarded"
+    secret: ClassVar[str | None] = "cards"
+    secret_counted: ClassVar[bool] = True
     seat: int
     cards: tuple[Card, ...]
 
     def to_dict(self) -> EventDict:
         return {"kind": self.kind, "seat": self.seat, "cards": _cards(self.cards)}
-
-    def for_seat(self, seat: int | None) -> EventDict | None:
-        out = self.to_dict()
-        if seat != self.seat:
-            out["count"] = len(out.pop("cards"))
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +167,8 @@ class CardsGiven(Event):
     """`seat` put cards face down for an exchange or a pass; nobody else sees them yet."""
 
     kind: ClassVar[str] = "cards_given"
+    secret: ClassVar[str | None] = "cards"
+    secret_counted: ClassVar[bool] = True
     seat: int
     receiver: int
     cards: tuple[Card, ...]
@@ -183,16 +181,13 @@ class CardsGiven(Event):
             "cards": _cards(self.cards),
         }
 
-    def for_seat(self, seat: int | None) -> EventDict | None:
-        out = self.to_dict()
-        if seat != self.seat:
-            out["count"] = len(out.pop("cards"))
-        return out
-
 
 @dataclass(frozen=True, slots=True)
 class _CardsHandedOver(Event):
     """Cards that went face down from `giver` to `receiver`: only those two may see which."""
+
+    secret: ClassVar[str | None] = "cards"
+    secret_counted: ClassVar[bool] = True
 
     giver: int
     receiver: int
@@ -206,11 +201,8 @@ class _CardsHandedOver(Event):
             "cards": _cards(self.cards),
         }
 
-    def for_seat(self, seat: int | None) -> EventDict | None:
-        out = self.to_dict()
-        if seat not in (self.giver, self.receiver):
-            out["count"] = len(out.pop("cards"))
-        return out
+    def may_see_secret(self, seat: int | None) -> bool:
+        return seat is not None and seat in (self.giver, self.receiver)
 
 
 @dataclass(frozen=True, slots=True)
