@@ -1,5 +1,8 @@
 """Whole games through the protocol: four clients, and bots with one client; refused actions."""
 
+from collections.abc import AsyncIterator
+from pathlib import Path
+
 import pytest
 import trio
 
@@ -22,7 +25,8 @@ from protocol.messages import (
 )
 from protocol.types import Action, ActionKind, Game
 from server import queries
-from server.app import Server
+from server.app import Server, local_config, running_server
+from server.config import Limits
 from tests.server.players import heuristic_choice, play_until_over, random_choice
 from tests.server.wire_client import WireClient
 
@@ -38,7 +42,22 @@ async def seated_client(server: Server, table: str | None, name: str) -> tuple[W
     return client, registered.token
 
 
-async def test_four_clients_play_a_whole_game_to_500(server: Server) -> None:
+@pytest.fixture
+async def fast_play_server(tmp_path: Path) -> AsyncIterator[Server]:
+    """A server whose per-connection rate allows play at machine speed.
+
+    These clients answer every `your_turn` at once, so a whole game to 500 can take a couple of
+    seconds: over 250 requests from one connection, beyond the default 50/s after a burst of 100.
+    The rate limit has its own tests (tests/hostile/test_abuse.py); here it would only make the
+    outcome depend on how fast the machine is.
+    """
+    limits = Limits(max_messages_per_second=10_000.0, max_message_burst=10_000)
+    async with running_server(local_config(tmp_path / "server.db", limits=limits)) as srv:
+        yield srv
+
+
+async def test_four_clients_play_a_whole_game_to_500(fast_play_server: Server) -> None:
+    server = fast_play_server
     with trio.fail_after(100):
         first = await WireClient.connect(server.port)
         await first.hello()
