@@ -119,12 +119,6 @@ def main() -> None:
     parser.add_argument("--hold", type=float, default=5.0, help="seconds to hold before the check")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare trio comparison")
     parser.add_argument(
-        "--what-if",
-        action="append",
-        default=[],
-        help="experiment, not the server as shipped: cache-version (see bench/_load/serve.py)",
-    )
-    parser.add_argument(
         "--tracemalloc",
         action="store_true",
         help="also list the server's allocation sites at the largest step (inflates its RSS)",
@@ -143,14 +137,12 @@ def main() -> None:
             f"--db={logs / 'conn.db'}",
             f"--max-connections={max(steps) + 100}",
             *trace,
-            *(f"--what-if={name}" for name in args.what_if),
             stderr_path=logs / "server.err",
         )
         figures["server"] = measure(
             kids, server, steps, args.clients, args.hold, logs, "server", allocations
         )
         figures["tracemalloc"] = args.tracemalloc
-        figures["what_if"] = args.what_if
         server.stop()
         if not args.no_bare:
             for role, key in (("server", "bare_trio_relay"), ("echo", "bare_trio_echo")):

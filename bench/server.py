@@ -50,10 +50,10 @@ def main() -> None:
         help="per-connection message rate allowed by the server (default: the server's)",
     )
     parser.add_argument(
-        "--what-if",
-        action="append",
-        default=[],
-        help="experiment, not the server as shipped: sync-normal, coalesce, cache-version",
+        "--durability",
+        choices=["normal", "full"],
+        default="normal",
+        help="the server's --durability (normal, the default, or full: an fsync per commit)",
     )
     args = parser.parse_args()
     figures: dict[str, Any] = {"bench": "server", "load_before": load()}
@@ -61,8 +61,8 @@ def main() -> None:
     server_args: tuple[str, ...] = ()
     if args.server_rate is not None:
         server_args = (f"--rate={args.server_rate}", f"--burst={int(args.server_rate * 2)}")
-    server_args = (*server_args, *(f"--what-if={name}" for name in args.what_if))
-    figures["what_if"] = args.what_if
+    server_args = (*server_args, f"--durability={args.durability}")
+    figures["durability"] = args.durability
     with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp, Children() as kids:
         logs = Path(tmp)
         for k in (int(text) for text in args.tables.split(",") if text):

@@ -23,6 +23,7 @@ from server.config import (
     configure_logging,
     default_db_path,
 )
+from server.storage import Durability
 
 app = typer.Typer(
     name="spades-server",
@@ -70,6 +71,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     db: Annotated[
         Path | None, typer.Option(help="SQLite database file (default: under your data dir).")
     ] = None,
+    durability: Annotated[
+        Durability,
+        typer.Option(
+            help="normal: a commit survives a killed server process (no fsync per action); "
+            "full: it also survives power loss (an fsync of the WAL per group commit)."
+        ),
+    ] = Durability.normal,
     log_format: Annotated[
         LogFormat, typer.Option(help="console for people, json for machines.")
     ] = LogFormat.console,
@@ -149,6 +157,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         host=host,
         port=port,
         db_path=db if db is not None else default_db_path(),
+        durability=durability,
         human_clock=human_clock,
         bot_clock=bot_clock,
         reconnect_grace=reconnect_grace,

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 import structlog
 
+from server.storage import Durability
+
 if TYPE_CHECKING:
     from server.ladder.service import LadderSettings
 
@@ -61,6 +63,9 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = DEFAULT_PORT
     db_path: Path = field(default_factory=default_db_path)
+    # normal: a commit survives a killed server process; full: also power loss (an fsync per
+    # commit). See `server.storage.Durability` and docs/operations.md.
+    durability: Durability = Durability.normal
     human_clock: float = 30.0  # seconds per action
     bot_clock: float = 5.0
     reconnect_grace: float = 120.0

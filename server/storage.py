@@ -2,9 +2,15 @@
 
 Every write goes through `Store`, whose single writer task owns the connection. Requests queue in a
 bounded channel; the writer takes everything that is waiting and runs it in ONE transaction in a
-worker thread (group commit), so actions of many tables that arrive together cost one fsync. An
+worker thread (group commit), so actions of many tables that arrive together cost one commit. An
 `await store.append_action(...)` returns only once its transaction has committed: the table sends no
-event about an action before it is on disk.
+event about an action before it is committed.
+
+How far a commit survives is the `Durability` setting: `normal` (the default: WAL with
+`synchronous=NORMAL`; a committed transaction is in the WAL file when the call returns, so it survives
+the server process being killed, but an OS crash or power loss may lose the last commits) or `full`
+(`synchronous=FULL`: the WAL is fsynced at every commit, so a commit also survives power loss, at the
+cost of one fsync on every action's path).
 
 The SQL itself lives in plain functions over a `sqlite3.Connection` (`server.queries`), so the
 synchronous `export` command can use them without trio.
@@ -16,6 +22,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -113,6 +120,20 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+class Durability(StrEnum):
+    """How far a committed transaction survives (the SQLite `synchronous` pragma, in WAL mode)."""
+
+    # A commit survives a crash or kill of the server process; an OS crash or power loss may
+    # lose the last group commits (the WAL is fsynced at checkpoints, not at every commit).
+    normal = "normal"
+    # A commit also survives power loss: one fsync of the WAL per group commit.
+    full = "full"
+
+
+# What `PRAGMA synchronous` reads back for each setting.
+SYNCHRONOUS_LEVEL: dict[Durability, int] = {Durability.normal: 1, Durability.full: 2}
+
+
 class StorageError(Exception):
     """The database could not be opened, migrated or written; the message says which file and why."""
 
@@ -121,8 +142,8 @@ class StoreClosed(StorageError):
     """A request arrived after the store began shutting down; it was not written."""
 
 
-def connect(path: Path | str) -> sqlite3.Connection:
-    """Open (creating if needed) and migrate the database at `path`.
+def connect(path: Path | str, durability: Durability = Durability.normal) -> sqlite3.Connection:
+    """Open (creating if needed) and migrate the database at `path`, committing with `durability`.
 
     Raises `StorageError` for a file that is not a database or was written by a newer version; the
     file is left as it was.
@@ -135,9 +156,9 @@ def connect(path: Path | str) -> sqlite3.Connection:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA journal_mode=WAL")
-        # FULL: a committed transaction survives power loss, not only a killed process; group commit
-        # keeps the number of fsyncs small.
-        conn.execute("PRAGMA synchronous=FULL")
+        # See `Durability`: NORMAL survives a killed process, FULL also power loss (an fsync per
+        # commit; group commit keeps their number small).
+        conn.execute(f"PRAGMA synchronous={Durability(durability).value.upper()}")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA busy_timeout=5000")
         migrate(conn)
@@ -191,6 +212,8 @@ class Store:
 
     def __init__(self, conn: sqlite3.Connection, *, queue_size: int = 1024, max_batch: int = 512):
         self.conn = conn
+        # The `PRAGMA synchronous` level in effect (1 NORMAL, 2 FULL), read back from SQLite.
+        self.synchronous = int(conn.execute("PRAGMA synchronous").fetchone()[0])
         self._send, self._receive = trio.open_memory_channel[_Job](queue_size)
         self._max_batch = max_batch
         self.batches = 0  # committed transactions, for tests and stats
@@ -290,13 +313,15 @@ class Store:
 
 
 @asynccontextmanager
-async def open_store(path: Path | str) -> AsyncIterator[Store]:
+async def open_store(
+    path: Path | str, durability: Durability = Durability.normal
+) -> AsyncIterator[Store]:
     """`async with open_store(path) as store:` opens and migrates the file and runs the writer.
 
     On exit (also by cancellation or error) the writer first commits every queued request, then
     the WAL is checkpointed and the file closed, so the database is left whole.
     """
-    conn = await trio.to_thread.run_sync(connect, path)
+    conn = await trio.to_thread.run_sync(connect, path, durability)
     store = Store(conn)
     try:
         async with trio.open_nursery() as nursery:

@@ -1,8 +1,8 @@
 """The real server (`server.app.serve`) in this process, for the load benches.
 
-It is what `spades-server serve` runs, with three differences a bench needs and the CLI cannot set
-(see docs/performance.md): it raises its own open-file limit, and the connection, table and per-connection
-message-rate limits come from flags. It prints `port N` on stdout once listening, logs like the CLI
+It is what `spades-server serve` runs, with the settings a bench needs from flags: the connection
+caps (also per address: every bench connection is from 127.0.0.1), the table cap, the per-connection
+message rate and the durability. It prints `port N` on stdout once listening, logs like the CLI
 (console format, to stderr), and stops gracefully on SIGTERM. `--profile FILE` runs it under pyinstrument
 and writes a text profile there on the way out.
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -22,6 +21,7 @@ import trio
 from bench._load.procs import raise_nofile
 from server.app import serve
 from server.config import Limits, LogFormat, ServerConfig, configure_logging
+from server.storage import Durability
 
 
 def main() -> None:
@@ -45,15 +45,9 @@ def main() -> None:
         help="trace allocations; on SIGUSR1 write the top allocation sites to this file",
     )
     parser.add_argument(
-        "--what-if",
-        action="append",
-        choices=sorted(WHAT_IFS),
-        default=[],
-        help="experiment (never the default): patch the server as one of the recommended fixes",
+        "--durability", choices=[d.value for d in Durability], default=Durability.normal.value
     )
     args = parser.parse_args()
-    for name in args.what_if:
-        WHAT_IFS[name]()
     nofile = raise_nofile()
     if args.tracemalloc is not None:
         import tracemalloc
@@ -64,8 +58,11 @@ def main() -> None:
         host="127.0.0.1",
         port=0,
         db_path=args.db,
+        durability=Durability(args.durability),
         limits=Limits(
             max_connections=args.max_connections,
+            # Every bench connection comes from 127.0.0.1.
+            max_connections_per_address=args.max_connections,
             max_tables=args.max_tables,
             max_messages_per_second=args.rate,
             max_message_burst=args.burst,
@@ -126,72 +123,6 @@ def _write_allocations(path: Path, top: int = 25) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n")
     tmp.rename(path)
-
-
-# What-ifs: the fixes docs/performance.md recommends for server/, applied by patching at start-up so
-# their gain can be measured before anyone changes the server. Never used unless asked for.
-
-
-def _what_if_sync_normal() -> None:
-    """The store with `PRAGMA synchronous=NORMAL` (WAL): no fsync per commit."""
-    import sqlite3
-
-    from server import storage
-
-    connect = storage.connect
-
-    def patched(path: Path | str) -> sqlite3.Connection:
-        conn = connect(path)
-        conn.execute("PRAGMA synchronous=NORMAL")
-        return conn
-
-    storage.connect = patched
-
-
-def _what_if_coalesce() -> None:
-    """Each connection's writer sends every frame queued when it wakes in one `send_all`."""
-    from server import connection
-
-    async def run_writer(self: connection.Connection) -> None:
-        receive = self._receive
-        try:
-            async with receive:
-                async for data in receive:
-                    chunks = [data]
-                    while len(chunks) < 64:
-                        try:
-                            chunks.append(receive.receive_nowait())
-                        except (trio.WouldBlock, trio.EndOfChannel):
-                            break
-                    await self.stream.send_all(b"".join(chunks) if len(chunks) > 1 else data)
-                    self.frames_sent += len(chunks)
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self.abort("peer_gone")
-        finally:
-            with trio.move_on_after(connection.FLUSH_TIMEOUT) as scope:
-                scope.shield = True
-                await self.stream.aclose()
-            self.closed.set()
-            self.cancel_scope.cancel()
-
-    connection.Connection.run_writer = run_writer  # type: ignore[method-assign]
-
-
-def _what_if_cache_version() -> None:
-    """`project_version()` computed once instead of reading package metadata for every `welcome`."""
-    import functools
-
-    from server import session
-
-    name = "project_version"  # patched where the session looks it up
-    setattr(session, name, functools.cache(getattr(session, name)))
-
-
-WHAT_IFS: dict[str, Callable[[], None]] = {
-    "sync-normal": _what_if_sync_normal,
-    "coalesce": _what_if_coalesce,
-    "cache-version": _what_if_cache_version,
-}
 
 
 if __name__ == "__main__":

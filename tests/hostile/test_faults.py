@@ -146,6 +146,34 @@ async def test_kill_9_with_twenty_games_in_progress_loses_nothing(tmp_path: Path
         assert isinstance(last, dict)
 
 
+@pytest.mark.parametrize(
+    ("flags", "setting", "level"),
+    [
+        ((), "normal", 1),
+        (("--durability", "normal"), "normal", 1),
+        (("--durability", "full"), "full", 2),
+    ],
+    ids=["default", "normal", "full"],
+)
+async def test_the_durability_setting_is_the_pragma_in_effect(
+    tmp_path: Path, flags: tuple[str, ...], setting: str, level: int
+) -> None:
+    """`serve` commits with `synchronous=NORMAL` unless `--durability full` asks for FULL; the
+    `listening` line reports the level SQLite reads back on the writer's own connection."""
+    server = ServerProcess(tmp_path / "durable.db", *flags, "--no-ladder")
+    with server, trio.fail_after(30):
+        async with await welcomed(server.port, "durable") as peer:
+            reply = await peer.request(ListTables())
+            assert isinstance(reply, Tables)
+        listening = [
+            json.loads(line) for line in server.logs().splitlines() if '"listening"' in line
+        ]
+        assert server.stop() == 0
+    assert len(listening) == 1, server.logs()
+    assert listening[0]["durability"] == setting
+    assert listening[0]["synchronous"] == level
+
+
 # ---------------------------------------------------------------- a database that cannot be written
 
 

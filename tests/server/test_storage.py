@@ -13,6 +13,8 @@ from server.ladder import store as ladder_store
 from server.storage import (
     MIGRATIONS,
     SCHEMA_VERSION,
+    SYNCHRONOUS_LEVEL,
+    Durability,
     StorageError,
     StoreClosed,
     _Job,
@@ -30,6 +32,37 @@ def test_connect_migrates_and_uses_wal(tmp_path: Path) -> None:
     conn = connect(tmp_path / "a" / "s.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+
+
+def test_connect_commits_with_synchronous_normal_unless_asked_for_full(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "default.db")
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    conn.close()
+    for durability in Durability:
+        conn = connect(tmp_path / f"{durability.value}.db", durability)
+        level = conn.execute("PRAGMA synchronous").fetchone()[0]
+        assert level == SYNCHRONOUS_LEVEL[durability]
+        conn.close()
+    assert SYNCHRONOUS_LEVEL[Durability.normal] == 1
+    assert SYNCHRONOUS_LEVEL[Durability.full] == 2
+
+
+@pytest.mark.parametrize("durability", list(Durability))
+async def test_the_store_writes_with_the_durability_asked_for(
+    tmp_path: Path, durability: Durability
+) -> None:
+    path = tmp_path / "s.db"
+    with trio.fail_after(10):
+        async with open_store(path, durability) as store:
+            assert store.synchronous == SYNCHRONOUS_LEVEL[durability]
+            # The writer's own connection, read inside a batch: the level every commit uses.
+            level = await store.call(lambda c: c.execute("PRAGMA synchronous").fetchone()[0])
+            assert level == SYNCHRONOUS_LEVEL[durability]
+            game_id = await _make_game(store)
+            await store.append_action(game_id, 0, 1, {"card": "2C"}, "player")
+            other = sqlite3.connect(path)
+            assert other.execute("SELECT COUNT(*) FROM actions").fetchone()[0] == 1
+            other.close()
 
 
 def test_the_ladder_tables_are_a_migration_and_an_older_file_with_them_moves_on(
