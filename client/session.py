@@ -7,7 +7,8 @@
   bounded back-off; the server resumes a logged-in account's seat on `hello` and sends a fresh
   snapshot, and the state says what changed meanwhile;
 - the input loop: keys (or lines) into the prompt; a finished line becomes a command (commands.py);
-- the ticker: redraws once a second while a clock is running.
+- the ticker: redraws once a second while a clock is running, and within a quarter second of the
+  terminal being resized.
 
 Everything the screen shows is `render(state, screen, now)`; this module only moves messages and keys.
 """
@@ -39,6 +40,7 @@ from protocol.types import ChatScope, TableStatus
 
 MAX_RECONNECTS = 30  # with the back-off below, about two minutes of trying
 BACKOFF_CAP = 5.0
+RESIZE_POLL_S = 0.25  # how often the ticker looks for a resized terminal
 RESUME_WAIT = 3.0  # how long to wait for the server to hand back a held seat
 
 
@@ -99,6 +101,7 @@ class PlaySession:
     seated: trio.Event = field(default_factory=trio.Event)  # the table's first snapshot is in
     reconnects: int = 0
     _ladder_match: str = ""  # the ladder match being played (its halves share the id)
+    _drawn_size: tuple[int, int] | None = None  # the terminal's size at the last redraw
 
     # ---------------------------------------------------------------- the whole session
 
@@ -395,12 +398,20 @@ class PlaySession:
     # ---------------------------------------------------------------- drawing
 
     async def _ticker(self) -> None:
+        # Polling the size is what works everywhere (tmux, ssh, a test's fake display); a SIGWINCH
+        # receiver needs the main thread and a real tty. Four looks a second make a resize redraw
+        # within a quarter second, and the clock line still moves once a second.
+        looks = 0
         while True:
-            await trio.sleep(1.0)
-            if self.state.turn is not None or self.state.status:
+            await trio.sleep(RESIZE_POLL_S)
+            looks += 1
+            clock_due = looks % round(1 / RESIZE_POLL_S) == 0
+            resized = self._drawn_size is not None and self.display.size() != self._drawn_size
+            if resized or (clock_due and (self.state.turn is not None or self.state.status)):
                 self.redraw()
 
     def redraw(self) -> None:
         width, height = self.display.size()
+        self._drawn_size = (width, height)
         frame = render(self.state, self.screen, trio.current_time(), min(width, 120), height)
         self.display.draw(frame, min(width, 120))

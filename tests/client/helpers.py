@@ -19,10 +19,11 @@ class FakeDisplay:
     def __init__(self) -> None:
         self._send, self._receive = trio.open_memory_channel[str](16)
         self.frames: list[str] = []
+        self.width, self.height = 80, 24
         self._plain = Terminal(out=StringIO(), inp=StringIO())
 
     def size(self) -> tuple[int, int]:
-        return 80, 24
+        return self.width, self.height
 
     def draw(self, frame: Group, width: int) -> None:
         self.frames.append(self._plain.frame_text(frame, width))

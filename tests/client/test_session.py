@@ -93,3 +93,25 @@ async def test_a_dropped_connection_comes_back_by_itself(server: Server, tmp_pat
                 lambda: state.turn is None or state.turn.version != version, "a move after resync"
             )
             session.quit()
+
+
+async def test_a_resized_terminal_is_redrawn_without_waiting_for_an_event() -> None:
+    # No table and no clock: before this, nothing but a server event would redraw the screen.
+    display = FakeDisplay()
+    session = PlaySession(
+        address=ServerAddress("127.0.0.1", 1),
+        token=None,
+        seating=Seating(Mode.CREATE, create=create_request("standard", {}, -1, False, 0)),
+        display=display,
+    )
+    session.redraw()
+    assert max(len(line) for line in display.screen.splitlines()) <= 80
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(session._ticker)
+            await trio.sleep(0.6)
+            assert len(display.frames) == 1, "no redraw while nothing changes"
+            display.width, display.height = 100, 30
+            await wait_for(lambda: len(display.frames) == 2, "the redraw after a resize", 5.0)
+            nursery.cancel_scope.cancel()
+    assert max(len(line) for line in display.screen.splitlines()) > 80
