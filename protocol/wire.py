@@ -9,14 +9,22 @@ can go on (see ``protocol.errors``). Nothing here touches a socket or a clock.
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from protocol.codec import DEFAULT_LIMITS, Limits, pack_body, unpack_body
+from protocol.codec import (
+    DEFAULT_LIMITS,
+    Limits,
+    pack_body,
+    pack_map_header,
+    pack_value,
+    unpack_body,
+)
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.framing import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, frame
+from protocol.framing import DEFAULT_MAX_FRAME_SIZE, HEADER, FrameDecoder, frame
 from protocol.messages import (
     GAME_EVENT_TYPES,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     Error,
+    Event,
     GameEvent,
     Message,
     Sender,
@@ -37,6 +45,36 @@ def encode_body(message: Message) -> bytes:
 def encode(message: Message) -> bytes:
     """One whole frame: the 4-byte length, then the msgpack map."""
     return frame(encode_body(message))
+
+
+class EventFrames:
+    """One event's frame, encoded once, for any number of recipients: only ``seq`` differs.
+
+    A server sends the same event to every seat and spectator that may see the same thing, and each
+    connection numbers its events itself. The map is packed once, in two pieces around the value of
+    ``seq``; :meth:`frame` splices a connection's number in between. The bytes are exactly those of
+    ``encode(dataclasses.replace(message, seq=n))``, without walking the message again.
+    """
+
+    __slots__ = ("_head", "_tail", "message")
+
+    def __init__(self, message: Event) -> None:
+        self.message = message
+        items = list(to_wire(message).items())
+        at = next(i for i, (key, _) in enumerate(items) if key == "seq")
+        before, after = dict(items[:at]), dict(items[at + 1 :])
+        self._head = (
+            pack_map_header(len(items))
+            + pack_body(before)[len(pack_map_header(len(before))) :]
+            + pack_value("seq")
+        )
+        self._tail = pack_body(after)[len(pack_map_header(len(after))) :]
+
+    def frame(self, seq: int) -> bytes:
+        """The whole frame (length prefix included) with ``seq`` set to ``seq``."""
+        value = pack_value(seq)
+        length = len(self._head) + len(value) + len(self._tail)
+        return HEADER.pack(length) + self._head + value + self._tail
 
 
 def _request_id(data: dict[str, Any]) -> int | None:

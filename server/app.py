@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
+from engine.version import project_version
 from server.config import LogFormat, ServerConfig, configure_logging
 from server.lobby import Lobby
 from server.session import Session
@@ -43,6 +44,8 @@ class Server:
         self, config: ServerConfig, store: Store, tls: ssl.SSLContext | None = None
     ) -> None:
         self.config = config
+        # Read from the package metadata once: every `welcome` says it.
+        self.server_version = project_version()
         self.tls = tls  # set: every accepted stream is wrapped in TLS (server side)
         self.store = store
         self.sessions: set[Session] = set()
@@ -109,7 +112,7 @@ async def serve(
         if config.tls_cert is None or config.tls_key is None:
             raise ValueError("TLS needs both tls_cert and tls_key")
         tls = server_context(config.tls_cert, config.tls_key)
-    async with open_store(config.db_path) as store:
+    async with open_store(config.db_path, config.durability) as store:
         server = Server(config, store, tls)
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
@@ -134,6 +137,8 @@ async def serve(
                             host=config.host,
                             port=server.port,
                             db=str(config.db_path),
+                            durability=config.durability.value,
+                            synchronous=store.synchronous,
                             tls=tls is not None,
                         )
                         task_status.started(server)

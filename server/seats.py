@@ -74,9 +74,21 @@ class ActCommand:
     source: str = "player"
 
 
+# Engine action -> its wire form, for `your_turn` lists: there are few distinct actions (52 cards,
+# a few dozen bids) and each turn lists many. Bounded: Hearts passes (286 per hand) come and go.
+_WIRE_ACTIONS: dict[EngineAction, WireAction] = {}
+_WIRE_ACTIONS_LIMIT = 4096
+
+
 def wire_action(action: EngineAction) -> WireAction:
     """The protocol's `Action` for an engine action (the seat is implied by the recipient)."""
-    return from_map(WireAction, action_to_dict(action, with_seat=False))
+    found = _WIRE_ACTIONS.get(action)
+    if found is None:
+        found = from_map(WireAction, action_to_dict(action, with_seat=False))
+        if len(_WIRE_ACTIONS) >= _WIRE_ACTIONS_LIMIT:
+            _WIRE_ACTIONS.clear()
+        _WIRE_ACTIONS[action] = found
+    return found
 
 
 def wire_legal(actions: list[EngineAction]) -> list[WireAction]:

@@ -10,7 +10,6 @@ a fatal protocol error closes the connection after its `error`.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
-from engine.version import project_version
 from protocol.codec import DEFAULT_LIMITS
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -58,7 +56,14 @@ from protocol.messages import (
 )
 from protocol.schema import to_map
 from protocol.types import ChatScope, ClientKind, Clock, ServerLimits
-from protocol.wire import MessageDecoder, check_version, encode, error_message, to_wire
+from protocol.wire import (
+    EventFrames,
+    MessageDecoder,
+    check_version,
+    encode,
+    error_message,
+    to_wire,
+)
 from server import accounts
 from server.accounts import Account, AccountError
 from server.connection import FLUSH_TIMEOUT, Connection
@@ -106,6 +111,25 @@ class Refused(Exception):
 
 Handler = Callable[[Any], Awaitable[None]]
 
+# Events just encoded, by the identity of the message object. A table hands the same event object
+# to every recipient who may see the same thing (and `_tell_same` one object to all), one
+# recipient after another, so each is packed once and only its `seq` is stamped per connection
+# (`EventFrames`). Holding the message keeps its id from being reused while it is in here.
+_RECENT_LIMIT = 64
+_recent: dict[int, EventFrames] = {}
+
+
+def event_frames(message: Event) -> EventFrames:
+    """The shared encoding of `message` (made on its first recipient)."""
+    found = _recent.get(id(message))
+    if found is not None and found.message is message:
+        return found
+    frames = EventFrames(message)
+    if len(_recent) >= _RECENT_LIMIT:
+        del _recent[next(iter(_recent))]  # the oldest (dicts keep insertion order)
+    _recent[id(message)] = frames
+    return frames
+
 
 class Session:
     """The server side of one connection."""
@@ -133,26 +157,6 @@ class Session:
         self._requests = TokenBucket(limits.max_messages_per_second, limits.max_message_burst)
         self._chat = TokenBucket(limits.chat_per_second, limits.chat_burst)
         self.log = log.bind(session=self.id, peer=peer)
-        self.handlers: dict[type[Message], Handler] = {
-            Hello: self._on_hello,
-            Register: self._on_register,
-            Login: self._on_login,
-            Guest: self._on_guest,
-            ListTables: self._on_list_tables,
-            CreateTable: self._on_create_table,
-            Join: self._on_join,
-            Spectate: self._on_spectate,
-            Leave: self._on_leave,
-            Chat: self._on_chat,
-            Act: self._on_act,
-            LadderEnter: self._on_ladder,
-            LadderLeave: self._on_ladder,
-            LadderStandings: self._on_standings,
-            LadderMatches: self._on_standings,
-            LadderShow: self._on_standings,
-            Ping: self._on_ping,
-            Pong: self._on_pong,
-        }
 
     # ---------------------------------------------------------------- sending
 
@@ -166,7 +170,8 @@ class Session:
                 self.watching.add(message.table)
         if isinstance(message, Event):
             self._seq += 1
-            message = dataclasses.replace(message, seq=self._seq)
+            self.connection.send_frame(event_frames(message).frame(self._seq))
+            return
         self.connection.send(to_wire(message))
 
     def release_seat(self, table_id: str) -> None:
@@ -320,12 +325,13 @@ class Session:
                 Error(id=rid, code=ErrorCode.RATE_LIMITED.value, message="too many messages")
             )
             return True
-        handler = self.handlers.get(type(item))
+        name = HANDLERS.get(type(item))
         try:
-            if handler is None:
+            if name is None:
                 raise Refused(ErrorCode.UNEXPECTED_MESSAGE, f"a {item.TYPE} is not accepted here")
             if not isinstance(item, Hello | Ping | Pong) and not self.hello_done:
                 raise Refused(ErrorCode.UNEXPECTED_MESSAGE, "send hello first")
+            handler: Handler = getattr(self, name)
             await handler(item)
         except Refused as exc:
             self.deliver(Error(id=rid, code=exc.code.value, message=exc.message, detail=exc.detail))
@@ -400,7 +406,7 @@ class Session:
         return Welcome(
             id=request_id,
             server=cfg.server_name,
-            server_version=project_version(),
+            server_version=self.server.server_version,
             protocol=PROTOCOL_VERSION_TEXT,
             session=self.id,
             user=name,
@@ -603,3 +609,27 @@ class Session:
 
     async def _on_pong(self, request: Pong) -> None:
         return None
+
+
+# What each client message is handled by: one table for every session, naming the method (looked
+# up per message, so a session holds no bound handlers of its own).
+HANDLERS: dict[type[Message], str] = {
+    Hello: "_on_hello",
+    Register: "_on_register",
+    Login: "_on_login",
+    Guest: "_on_guest",
+    ListTables: "_on_list_tables",
+    CreateTable: "_on_create_table",
+    Join: "_on_join",
+    Spectate: "_on_spectate",
+    Leave: "_on_leave",
+    Chat: "_on_chat",
+    Act: "_on_act",
+    LadderEnter: "_on_ladder",
+    LadderLeave: "_on_ladder",
+    LadderStandings: "_on_standings",
+    LadderMatches: "_on_standings",
+    LadderShow: "_on_standings",
+    Ping: "_on_ping",
+    Pong: "_on_pong",
+}

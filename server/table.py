@@ -448,18 +448,27 @@ class Table:
         version = self.game.version
         for event in events:
             direction = self._pass_direction() if event.kind == "hand_dealt" else None
+            # One message per distinct view of the event (most events read the same for every
+            # seat): recipients who may see the same thing get the same object, which the sessions
+            # encode once between them (`server.session.event_frames`).
+            built: list[tuple[dict[str, Any], Message]] = []
 
             def build(
                 seat: int | None,
                 event: EngineEvent = event,
                 direction: PassDirection | None = direction,
+                built: list[tuple[dict[str, Any], Message]] = built,
             ) -> Message | None:
                 shown = event.for_seat(seat)
                 if shown is None:
                     return None
+                for seen, message in built:
+                    if seen == shown:
+                        return message
                 message = game_event(self.table_id, version, shown)
                 if direction is not None and isinstance(message, HandDealt):
                     message = dataclasses.replace(message, pass_direction=direction)
+                built.append((shown, message))
                 return message
 
             self._tell_all(build)
