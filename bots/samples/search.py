@@ -15,8 +15,12 @@ The result of a playout is the hand's points for my side minus the best other si
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
 
 Budget: `ms` milliseconds per decision (default 200), never more than half the time the clock leaves.
+Or `worlds=N`: exactly N sampled worlds per decision, whatever the time (still never more than half
+the clock left, when there is a clock). A fixed number of worlds makes the bot's play a function of
+its seed alone, and its strength the same on a loaded machine as on a quiet one (benchmarks).
 """
 
+import math
 import time
 from typing import Any
 
@@ -54,10 +58,18 @@ class SearchBot(HeuristicBot):
         max_worlds: int = 10_000,
         candidates: int = 4,
         clock: str = "wall",
+        *,
+        worlds: int | None = None,
     ) -> None:
         super().__init__(seed)
         if clock not in ("wall", "cpu"):
             raise ValueError("clock is 'wall' (the real deadline) or 'cpu' (this process's time)")
+        if worlds is not None and (isinstance(worlds, bool) or not isinstance(worlds, int)):
+            raise ValueError(f"worlds is a whole number of worlds per decision, not {worlds!r}")
+        if worlds is not None and worlds < 1:
+            raise ValueError(f"worlds is at least 1, not {worlds}")
+        # A fixed count of worlds replaces the time budget: `ms` is then unused.
+        self.fixed_worlds = worlds
         # "cpu" is for benchmarks on a shared machine: the same thinking whatever else runs.
         self.now = time.perf_counter if clock == "wall" else time.process_time
         self.budget = ms / 1000.0
@@ -77,14 +89,13 @@ class SearchBot(HeuristicBot):
         # One playout per group of equivalent cards (its lowest card stands for it): fewer
         # candidates, more worlds in the same time.
         candidates = [group[0] for group in groups]
-        budget = self.budget
-        if view.deadline is not None:
-            budget = min(budget, max(0.0, view.deadline * 0.5 - 0.05))
+        budget = self._budget(view)
         deadline = self.now() + budget
+        limit = self._world_limit()
         totals = dict.fromkeys(candidates, 0.0)
         self.goals: dict[Any, str] = {}  # the playouts' goal cache: valid for this decision only
         worlds = 0
-        while worlds < self.max_worlds and (worlds < MIN_WORLDS or self.now() < deadline):
+        while worlds < limit and (worlds < MIN_WORLDS or self.now() < deadline):
             hands = plausible_hands(view, self.random, self.candidates)
             if hands is None:
                 break
@@ -129,9 +140,10 @@ class SearchBot(HeuristicBot):
         if len(totals) <= 1:
             return base
         deadline = self.now() + self._budget(view)
+        limit = self._world_limit()
         worlds = 0
         side = view.my_side
-        while worlds < self.max_worlds and (worlds < MIN_WORLDS or self.now() < deadline):
+        while worlds < limit and (worlds < MIN_WORLDS or self.now() < deadline):
             hands = plausible_hands(view, self.random, self.candidates)
             world = None if hands is None else build_bidding_world(view, hands)
             if world is None:
@@ -166,10 +178,16 @@ class SearchBot(HeuristicBot):
         return plain[max(totals, key=lambda n: (totals[n], n))]
 
     def _budget(self, view: BotView) -> float:
-        budget = self.budget
+        """Seconds this decision may take: `ms`, or unbounded with `worlds`; at most half the clock."""
+        budget = self.budget if self.fixed_worlds is None else math.inf
         if view.deadline is not None:
             budget = min(budget, max(0.0, view.deadline * 0.5 - 0.05))
         return budget
+
+    def _world_limit(self) -> int:
+        if self.fixed_worlds is None:
+            return self.max_worlds
+        return min(self.fixed_worlds, self.max_worlds)
 
     def _value(self, view: BotView, game: object, card: Card) -> float:
         play_out(game, card, self.goals)

@@ -1,10 +1,11 @@
 """Every sample bot plays whole games of every preset without one illegal action."""
 
+import random
 from typing import Any
 
 import pytest
 
-from bots.arena.match import GameJob, play_game
+from bots.arena.match import GameJob, Seat, play_game
 from bots.registry import SAMPLES, BotSpecError, make_bot
 from bots.sdk import Bot
 from engine.ruleset import PRESETS
@@ -68,3 +69,50 @@ def test_registry() -> None:
         make_bot("no-such-bot")
     with pytest.raises(BotSpecError):
         make_bot("bots.registry:make_bot")
+
+
+def _search_decisions(spec: str, seed: int) -> tuple[list[object], list[int]]:
+    """One hand of plain Spades with `spec` at every seat: every decision, and the worlds each
+    searched decision sampled (decisions with one sensible choice sample none)."""
+    from engine.game import Phase, new_game
+    from engine.ruleset import Ruleset
+
+    ruleset = Ruleset.from_preset("standard", target_score=0, max_hands=1)
+    bots = [make_bot(spec, seed + s) for s in range(4)]
+    seats = [Seat(bot, s, ruleset, random.Random(s)) for s, bot in enumerate(bots)]
+    game = new_game(ruleset, dealer=0)
+    game.deal(b"search-worlds-test")
+    decisions: list[object] = []
+    worlds: list[int] = []
+    for _ in range(200):  # a hand is 4 bids and 52 cards
+        if game.phase is not Phase.BIDDING and game.phase is not Phase.PLAYING:
+            break
+        seat = game.to_act()[0]
+        bots[seat].last_worlds = 0  # type: ignore[union-attr]
+        action = seats[seat].decide(game)
+        worlds.append(bots[seat].last_worlds)  # type: ignore[union-attr]
+        decisions.append(action)
+        game.apply(action)
+    assert game.phase is not Phase.PLAYING
+    return decisions, worlds
+
+
+def test_search_with_a_fixed_number_of_worlds_samples_exactly_that_many() -> None:
+    # A budget of 1 ms would allow only a world or two: the fixed count overrides the time.
+    decisions, worlds = _search_decisions("search,worlds=5,ms=1", seed=3)
+    assert len(decisions) >= 52
+    searched = [w for w in worlds if w]
+    assert searched and set(searched) == {5}
+
+
+def test_search_with_a_fixed_number_of_worlds_is_a_function_of_its_seed() -> None:
+    first = _search_decisions("search,worlds=4", seed=9)
+    assert _search_decisions("search,worlds=4", seed=9) == first
+
+
+@pytest.mark.parametrize("worlds", ["0", "-3", "2.5", "many"])
+def test_search_refuses_a_number_of_worlds_that_is_not_a_positive_whole_number(
+    worlds: str,
+) -> None:
+    with pytest.raises(ValueError, match="worlds"):
+        make_bot(f"search,worlds={worlds}")
