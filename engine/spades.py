@@ -31,10 +31,11 @@ from engine.ruleset import Ruleset
 from engine.spades_phases import SpadesPhases
 from engine.spades_state import (
     CARD_PLAYED,
-    PLAY_ACTIONS,
+    CHUNK_OF_CARD,
     PLAY_PAIRS,
+    PLAY_ROWS,
     PLAYING,
-    RANKS_IN,
+    TAKE_RANKS,
     TWO_HANDED_DISCARD,
     card_or_repr,
 )
@@ -160,21 +161,29 @@ class SpadesGame(SpadesPhases):
     def legal_actions(self, seat: int) -> list[Action]:
         phase = self._phase
         if phase is PLAYING:
-            mask = self.legal_play_mask(seat)
-            if mask:
-                self._mask_version = self._version  # apply() will ask again
-                self._mask_value = mask
-            plays = PLAY_ACTIONS[seat]
-            actions: list[Action] = []
-            base = ((mask & -mask).bit_length() - 1) // 13 * 13 if mask else 0
-            rest = mask >> base
-            while rest:  # a suit (13 bits) at a time, through the table of each suit's ranks
-                chunk = rest & 8191
-                if chunk:
-                    actions += [plays[base + rank] for rank in RANKS_IN[chunk]]
-                rest >>= 13
-                base += 13
-            if mask and self._ruleset.tram and not self._trick and self._claim is None:
+            if seat != self._turn:
+                return []
+            trick = self._trick
+            # Following suit (most plays) needs no more than this; legal_play_mask does the rest.
+            mask = self._hands[seat] & self._suit_masks[self._led] if trick else 0
+            if not mask:
+                mask = self.legal_play_mask(seat)
+            self._mask_version = self._version  # apply() checks its card against this mask
+            self._mask_value = mask
+            # The shared PlayCard objects, a suit (13 bits) at a time; one suit (the usual case) is
+            # one itemgetter call.
+            rows = PLAY_ROWS[seat]
+            chunk = CHUNK_OF_CARD[(mask & -mask).bit_length() - 1]
+            rest = mask >> 13 * chunk
+            if rest < 8192:
+                actions: list[Action] = [*TAKE_RANKS[rest](rows[chunk])]
+            else:
+                actions = []
+                while rest:
+                    actions += TAKE_RANKS[rest & 8191](rows[chunk])
+                    rest >>= 13
+                    chunk += 1
+            if not trick and mask and self._ruleset.tram and self._claim is None:
                 actions.append(Claim(seat))
             return actions
         if phase is Phase.BIDDING:

@@ -10,6 +10,7 @@ spades broken and the play rule), and `play_fast(card)` plays a card without che
 
 import random
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Final, Self, TypeAlias
 
 from engine import scoring
@@ -36,6 +37,28 @@ CARD_PLAYED: Final = tuple(
 )
 # The PlayCard actions, made once (legal_actions hands out shared frozen objects).
 PLAY_ACTIONS: Final = tuple(tuple(PlayCard(seat, card) for card in range(54)) for seat in range(4))
+# Per seat, per 13-card chunk of the card numbers (a suit; the jokers are a fifth), that chunk's
+# PlayCard actions by rank; TAKE_RANKS[bits](row) is the tuple of the row's items at the ranks set
+# in `bits` (an itemgetter: one C call, three times faster than a comprehension).
+PLAY_ROWS: Final = tuple(
+    tuple(PLAY_ACTIONS[seat][13 * chunk : 13 * chunk + 13] for chunk in range(5))
+    for seat in range(4)
+)
+
+
+def _taker(ranks: tuple[int, ...]) -> Callable[[tuple[PlayCard, ...]], tuple[PlayCard, ...]]:
+    if len(ranks) > 1:
+        return itemgetter(*ranks)
+    # An itemgetter of one index returns the item, not a tuple; of none, it cannot be made.
+    if ranks:
+        rank = ranks[0]
+        return lambda row: (row[rank],)
+    return lambda row: ()
+
+
+TAKE_RANKS: Final = tuple(_taker(ranks) for ranks in RANKS_IN)
+# The chunk of each card (and of -1, the lowest bit of an empty mask: chunk 0).
+CHUNK_OF_CARD: Final = (*(card // 13 for card in range(54)), 0)
 # (seat, card) of each packed play seat << 6 | card, made once.
 PLAY_PAIRS: Final = tuple((p >> 6, p & 63) for p in range(256))
 # Opponents per seat: partnerships in four-handed play, everyone else otherwise.
@@ -512,13 +535,28 @@ class SpadesState:
             self._turn = 0 if seat == self._n else seat
             return
         keys = self._keys[self._led]
-        best = -2
-        index = 0
-        for i, played in enumerate(trick):
-            key = keys[played]
-            if key > best:
-                best = key
-                index = i
+        if count == 4:
+            # Four-handed (the usual game): the winner unrolled, a third of the loop's cost.
+            c0, c1, c2, c3 = trick
+            best = keys[c0]
+            index = 0
+            if keys[c1] > best:
+                best = keys[c1]
+                index = 1
+            if keys[c2] > best:
+                best = keys[c2]
+                index = 2
+            if keys[c3] > best:
+                best = keys[c3]
+                index = 3
+        else:
+            best = -2
+            index = 0
+            for i, played in enumerate(trick):
+                key = keys[played]
+                if key > best:
+                    best = key
+                    index = i
         winner = (self._leader + index) % count
         if best >= 100 and self._led != TRUMP:
             self._broken = True  # the "trumped" rule: a spade won a trick led in another suit
