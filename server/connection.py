@@ -49,6 +49,7 @@ class Connection:
         self.peer = peer
         self._send, self._receive = trio.open_memory_channel[bytes](outbox_size)
         self._size = outbox_size
+        self._queued = 0  # frames in the outbox (cheaper to count than to ask the channel)
         self._room = trio.Event()
         self.cancel_scope = trio.CancelScope()
         self.close_reason: str | None = None
@@ -70,6 +71,7 @@ class Connection:
             return False
         try:
             self._send.send_nowait(data)
+            self._queued += 1
         except trio.WouldBlock:
             log.warning("slow_consumer", peer=self.peer)
             self.abort(ErrorCode.SLOW_CONSUMER)
@@ -86,7 +88,7 @@ class Connection:
             await self._room.wait()
 
     def _used(self) -> int:
-        return self._send.statistics().current_buffer_used
+        return self._queued
 
     def finish(self, last: dict[str, Any] | None = None, reason: str = "closed") -> None:
         """Queue `last` (if room), then close the outbox: the writer flushes it and hangs up."""
@@ -122,8 +124,9 @@ class Connection:
                         data = await receive.receive()
                     except trio.EndOfChannel:
                         break
+                    self._queued -= 1
                     count = 1
-                    if receive.statistics().current_buffer_used:
+                    if self._queued:
                         chunks = [data]
                         size = len(data)
                         while size < MAX_WRITE_BYTES:
@@ -131,6 +134,7 @@ class Connection:
                                 more = receive.receive_nowait()
                             except (trio.WouldBlock, trio.EndOfChannel):
                                 break
+                            self._queued -= 1
                             chunks.append(more)
                             size += len(more)
                         count = len(chunks)

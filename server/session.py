@@ -53,6 +53,7 @@ from protocol.messages import (
     TableCreated,
     Tables,
     Welcome,
+    YourTurn,
 )
 from protocol.schema import to_map
 from protocol.types import ChatScope, ClientKind, Clock, ServerLimits
@@ -155,6 +156,9 @@ class Session:
         self.watching_lobby = False
         self._seq = 0
         self._requests = TokenBucket(limits.max_messages_per_second, limits.max_message_burst)
+        # table -> the version of the last `your_turn` sent and not yet answered: one `act` for
+        # it is free of the rate limit (made on first use; most connections never sit).
+        self._turns_owed: dict[str, int] | None = None
         self._chat = TokenBucket(limits.chat_per_second, limits.chat_burst)
         self.log = log.bind(session=self.id, peer=peer)
 
@@ -169,6 +173,10 @@ class Session:
             elif isinstance(message, Joined):
                 self.watching.add(message.table)
         if isinstance(message, Event):
+            if isinstance(message, YourTurn):
+                if self._turns_owed is None:
+                    self._turns_owed = {}
+                self._turns_owed[message.table] = message.version
             self._seq += 1
             self.connection.send_frame(event_frames(message).frame(self._seq))
             return
@@ -320,7 +328,7 @@ class Session:
             self.connection.finish(reason="client_bye")
             return False
         rid = getattr(item, "id", None)
-        if not self._requests.take():
+        if not self._answers_turn(item) and not self._requests.take():
             self.deliver(
                 Error(id=rid, code=ErrorCode.RATE_LIMITED.value, message="too many messages")
             )
@@ -354,6 +362,17 @@ class Session:
             )
         # A refused hello ends the connection.
         return not (isinstance(item, Hello) and not self.hello_done)
+
+    def _answers_turn(self, item: Message) -> bool:
+        """Whether `item` is the first `act` for the version of the last `your_turn` this
+        session was sent at that table: such an act is not charged to the rate limit (the server
+        set its pace; only one can be applied). Any other act, a stale or repeated one included,
+        is charged like every other message."""
+        owed = self._turns_owed
+        if not owed or not isinstance(item, Act) or owed.get(item.table) != item.version:
+            return False
+        del owed[item.table]
+        return True
 
     def _detach(self) -> None:
         """The connection is gone: held seats wait for a reconnect, spectating ends."""

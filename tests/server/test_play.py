@@ -47,9 +47,10 @@ async def fast_play_server(tmp_path: Path) -> AsyncIterator[Server]:
     """A server whose per-connection rate allows play at machine speed.
 
     These clients answer every `your_turn` at once, so a whole game to 500 can take a couple of
-    seconds: over 250 requests from one connection, beyond the default 50/s after a burst of 100.
-    The rate limit has its own tests (tests/hostile/test_abuse.py); here it would only make the
-    outcome depend on how fast the machine is.
+    seconds: over 250 requests from one connection. Acts answering `your_turn` are not charged to
+    the rate (tests/server/test_sessions.py); a late one that turns out stale is, and the rate limit
+    has its own tests (tests/hostile/test_abuse.py): here it would only make the outcome depend on
+    how fast the machine is.
     """
     limits = Limits(max_messages_per_second=10_000.0, max_message_burst=10_000)
     async with running_server(local_config(tmp_path / "server.db", limits=limits)) as srv:

@@ -1,5 +1,6 @@
 """Sessions never trust the client: handshake, framing, auth, limits, private tables, slow peers."""
 
+import dataclasses
 import socket
 import struct
 from collections.abc import AsyncIterator
@@ -12,6 +13,7 @@ import trio.testing
 
 from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
+    Act,
     Chat,
     ChatMessage,
     CreateTable,
@@ -33,6 +35,7 @@ from protocol.messages import (
     TableCreated,
     Tables,
     Welcome,
+    YourTurn,
 )
 from protocol.types import ChatScope, ClientKind, Game
 from protocol.wire import encode
@@ -385,3 +388,43 @@ async def test_one_address_cannot_take_every_connection(tmp_path: Path) -> None:
             assert isinstance(await other.hello(), Welcome)
             for client in (*hogs, other):
                 await client.aclose()
+
+
+async def test_acts_answering_your_turn_are_not_charged_to_the_rate_but_stale_ones_are(
+    tmp_path: Path,
+) -> None:
+    # Five messages in all, never refilled: hello, guest and create_table leave two.
+    limits = Limits(max_messages_per_second=0.001, max_message_burst=5)
+    config = local_config(tmp_path / "s.db", limits=limits)
+    with trio.fail_after(60):
+        async with running_server(config) as srv:
+            client = await WireClient.connect(srv.port)
+            await client.hello()
+            assert isinstance(await client.request(Guest()), LoggedIn)
+            created = await client.request(
+                CreateTable(game=Game.SPADES, preset="standard", sit=0, bots=[1, 2, 3])
+            )
+            assert isinstance(created, TableCreated) and created.table is not None
+            table = created.table
+            answered: list[Act] = []
+            # A whole hand: a bid and 13 cards, all answered at once, far beyond the bucket.
+            while len(answered) < 14:  # bounded by fail_after
+                message = await client.receive()
+                assert message is not None
+                assert not isinstance(message, Error), message
+                if isinstance(message, YourTurn) and message.table == table:
+                    act = Act(table=table, version=message.version, action=message.legal[0])
+                    await client.send(act)
+                    answered.append(act)
+            # The same act again (stale, or a repeat of one answered) is charged: the two
+            # tokens left go, then `rate_limited`.
+            for _ in range(4):
+                await client.send(dataclasses.replace(answered[0], id=None))
+            codes: list[str] = []
+            while "rate_limited" not in codes and len(codes) < 4:  # bounded by fail_after
+                message = await client.receive()
+                if isinstance(message, Error):
+                    codes.append(message.code)
+            assert "rate_limited" in codes, codes
+            assert set(codes) <= {"stale_version", "not_your_turn", "rate_limited"}, codes
+            await client.aclose()

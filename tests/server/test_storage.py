@@ -11,6 +11,7 @@ import trio
 from server import queries
 from server.ladder import store as ladder_store
 from server.storage import (
+    CHECKPOINT_EVERY,
     MIGRATIONS,
     SCHEMA_VERSION,
     SYNCHRONOUS_LEVEL,
@@ -63,6 +64,32 @@ async def test_the_store_writes_with_the_durability_asked_for(
             other = sqlite3.connect(path)
             assert other.execute("SELECT COUNT(*) FROM actions").fetchone()[0] == 1
             other.close()
+
+
+async def test_normal_commits_inline_and_checkpoints_off_the_loop(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with trio.fail_after(30):
+        async with open_store(path) as store:
+            assert store.inline  # normal: no fsync to wait for, so no worker thread per batch
+            assert store.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+            game_id = await _make_game(store)
+            for seq in range(CHECKPOINT_EVERY + 1):  # one batch each: nothing else is queued
+                await store.append_action(game_id, seq, seq % 4, {"card": "2C"}, "player")
+            for _ in range(100):  # the checkpoint's worker thread, bounded
+                if store.checkpoints:
+                    break
+                await trio.sleep(0.05)
+            assert store.checkpoints >= 1
+            other = sqlite3.connect(path)
+            count = other.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
+            other.close()
+            assert count == CHECKPOINT_EVERY + 1
+        async with open_store(path, Durability.full) as store:
+            assert not store.inline  # full: every batch's fsync happens in a worker thread
+            assert await store.get(queries.action_count, game_id) == CHECKPOINT_EVERY + 1
+    conn = connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
 
 
 def test_the_ladder_tables_are_a_migration_and_an_older_file_with_them_moves_on(
