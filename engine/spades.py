@@ -9,7 +9,7 @@ use `legal_play_mask` / `play_fast` / `playout` during play and `legal_actions` 
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Self
+from typing import Final, Self
 
 from engine.actions import (
     Action,
@@ -45,6 +45,10 @@ _new = object.__new__
 _SET_SEAT = vars(TrickWon)["seat"].__set__
 _SET_NUMBER = vars(TrickWon)["trick_number"].__set__
 _SET_PLAYS = vars(TrickWon)["plays"].__set__
+
+
+# SpadesBroken by seat, made once (events are frozen values).
+SPADES_BROKEN: Final = tuple(SpadesBroken(seat) for seat in range(4))
 
 
 def trick_won(seat: int, trick_number: int, plays: tuple[tuple[int, Card], ...]) -> TrickWon:
@@ -253,12 +257,7 @@ class SpadesGame(SpadesPhases):
                     self._plays.append(seat << 6 | card)
                     self._turn = 0 if seat + 1 == self._n else seat + 1
                     return [CARD_PLAYED[seat][card][len(self._winners)]]
-                done = len(self._winners)
-                was_broken = self._broken
-                self.play_fast(card)  # counts the version
-                if len(self._winners) == done and self._broken == was_broken:
-                    return [CARD_PLAYED[seat][card][done]]
-                return self._play_events(seat, card, done, was_broken)
+                return self._play_with_events(seat, card)
             if seat == self._turn:
                 return self._apply_play(action)
         if type(action) is Bid and self._phase is Phase.BIDDING and action.seat == self._turn:
@@ -299,27 +298,31 @@ class SpadesGame(SpadesPhases):
             if type(card) is not int or not 0 <= card < 54 or not self._hands[seat] >> card & 1:
                 raise IllegalAction("card_not_in_hand", f"you do not hold {card_or_repr(card)}")
             raise self._play_error(seat, card)
-        done = len(self._winners)
+        return self._play_with_events(seat, card)
+
+    def _play_with_events(self, seat: int, card: Card) -> list[Event]:
+        """Play a legal card (play_fast) and return the events: the card, spades broken, the trick
+        won, the hand scored and the game over, as they happen."""
+        winners = self._winners
+        done = len(winners)
         was_broken = self._broken
         self.play_fast(card)  # counts the version
-        if len(self._winners) == done and self._broken == was_broken:
-            return [CARD_PLAYED[seat][card][done]]
-        return self._play_events(seat, card, done, was_broken)
-
-    def _play_events(self, seat: int, card: Card, done: int, was_broken: bool) -> list[Event]:
-        """The events of a play that broke spades or ended a trick (`done` tricks before it)."""
-        events: list[Event] = [CARD_PLAYED[seat][card][done]]
+        played = CARD_PLAYED[seat][card][done]
+        if len(winners) == done:
+            return [played] if self._broken == was_broken else [played, SPADES_BROKEN[seat]]
+        events: list[Event] = [played]
         if self._broken and not was_broken:
-            events.append(SpadesBroken(seat))
-        if len(self._winners) > done:
-            events.append(trick_won(self._winners[-1], done + 1, self._trick_plays(done + 1)))
+            events.append(SPADES_BROKEN[seat])
+        plays: tuple[tuple[int, Card], ...]
+        if self._n == 4:
+            p0, p1, p2, p3 = self._plays[-4:]  # unpacked: map(PLAY_PAIRS.__getitem__) is slower
+            plays = (PLAY_PAIRS[p0], PLAY_PAIRS[p1], PLAY_PAIRS[p2], PLAY_PAIRS[p3])
+        else:
+            plays = tuple([PLAY_PAIRS[p] for p in self._plays[-self._n :]])
+        events.append(trick_won(winners[-1], done + 1, plays))
         if self._phase is not PLAYING:
             events.extend(self._hand_end_events())
         return events
-
-    def _trick_plays(self, trick_number: int) -> tuple[tuple[int, Card], ...]:
-        start = (trick_number - 1) * self._n
-        return tuple(map(PLAY_PAIRS.__getitem__, self._plays[start : start + self._n]))
 
     def _play_error(self, seat: int, card: Card) -> IllegalAction:
         hand = self._hands[seat]
