@@ -115,12 +115,3 @@ def pack_value(value: Any) -> bytes:
     """Any one value, packed as it is inside a :func:`pack_body` map (same options)."""
     packed: bytes = msgpack.packb(value, use_bin_type=True, strict_types=False)
     return packed
-
-
-_HEADER_PACKER = msgpack.Packer(use_bin_type=True, strict_types=False)
-
-
-def pack_map_header(size: int) -> bytes:
-    """The header :func:`pack_body` writes before ``size`` key/value pairs."""
-    header: bytes = _HEADER_PACKER.pack_map_header(size)
-    return header

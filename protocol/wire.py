@@ -13,7 +13,6 @@ from protocol.codec import (
     DEFAULT_LIMITS,
     Limits,
     pack_body,
-    pack_map_header,
     pack_value,
     unpack_body,
 )
@@ -47,6 +46,14 @@ def encode(message: Message) -> bytes:
     return frame(encode_body(message))
 
 
+_SEQ_KEY_SIZE = len(pack_value("seq"))
+
+
+def _map_header_size(size: int) -> int:
+    """Bytes of the msgpack header of a map of `size` pairs (fixmap, map16, map32)."""
+    return 1 if size < 16 else 3 if size < 2**16 else 5
+
+
 class EventFrames:
     """One event's frame, encoded once, for any number of recipients: only ``seq`` differs.
 
@@ -60,15 +67,18 @@ class EventFrames:
 
     def __init__(self, message: Event) -> None:
         self.message = message
-        items = list(to_wire(message).items())
-        at = next(i for i, (key, _) in enumerate(items) if key == "seq")
-        before, after = dict(items[:at]), dict(items[at + 1 :])
-        self._head = (
-            pack_map_header(len(items))
-            + pack_body(before)[len(pack_map_header(len(before))) :]
-            + pack_value("seq")
-        )
-        self._tail = pack_body(after)[len(pack_map_header(len(after))) :]
+        wire = to_wire(message)
+        body = pack_body(wire)
+        # Where the value of `seq` starts: after the map header and every key and value before it
+        # (only `t`, in every event), and the key "seq" itself.
+        offset = _map_header_size(len(wire))
+        for key, value in wire.items():
+            if key == "seq":
+                break
+            offset += len(pack_value(key)) + len(pack_value(value))
+        offset += _SEQ_KEY_SIZE
+        self._head = body[:offset]
+        self._tail = body[offset + len(pack_value(wire["seq"])) :]
 
     def frame(self, seq: int) -> bytes:
         """The whole frame (length prefix included) with ``seq`` set to ``seq``."""

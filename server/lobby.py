@@ -235,7 +235,10 @@ class Lobby:
     async def submit(self, table: Table, command: Command) -> None:
         """Hand a command to the table task (waits while its bounded inbox is full)."""
         try:
-            await table.send_inbox.send(command)
+            try:
+                table.send_inbox.send_nowait(command)  # no pause when there is room
+            except trio.WouldBlock:
+                await table.send_inbox.send(command)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             raise TableError(ErrorCode.NO_SUCH_TABLE, "the table has closed") from None
 

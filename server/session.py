@@ -166,12 +166,6 @@ class Session:
 
     def deliver(self, message: Message) -> None:
         """Queue a message for the client, stamping an event's per-connection `seq`."""
-        if isinstance(message, Joined | TableCreated) and message.table:
-            if message.seat is not None:
-                self.seats[message.table] = message.seat
-                self.watching.discard(message.table)
-            elif isinstance(message, Joined):
-                self.watching.add(message.table)
         if isinstance(message, Event):
             if isinstance(message, YourTurn):
                 if self._turns_owed is None:
@@ -180,6 +174,12 @@ class Session:
             self._seq += 1
             self.connection.send_frame(event_frames(message).frame(self._seq))
             return
+        if isinstance(message, Joined | TableCreated) and message.table:
+            if message.seat is not None:
+                self.seats[message.table] = message.seat
+                self.watching.discard(message.table)
+            elif isinstance(message, Joined):
+                self.watching.add(message.table)
         self.connection.send(to_wire(message))
 
     def release_seat(self, table_id: str) -> None:

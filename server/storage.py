@@ -251,7 +251,12 @@ class Store:
         """Run `fn(conn)` inside the next batch transaction and return its result once committed."""
         job = _Job(fn)
         try:
-            await self._send.send(job)
+            try:
+                # Queued without yielding when there is room (nearly always): the wait below is
+                # the caller's one pause per request.
+                self._send.send_nowait(job)
+            except trio.WouldBlock:
+                await self._send.send(job)
         except (trio.ClosedResourceError, trio.BrokenResourceError) as exc:
             raise StoreClosed("the store is shutting down") from exc
         # The write is shielded from our caller's cancellation by design: once queued it will commit,

@@ -3,11 +3,12 @@
 import dataclasses
 from typing import ClassVar
 
+import msgpack
 from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol.messages import MESSAGE_TYPES, CardPlayed, Event, Message
-from protocol.wire import EventFrames, encode
+from protocol.wire import EventFrames, _map_header_size, encode
 from tests.protocol.strategies import struct_strategy
 
 EVENT_TYPES = [cls for cls in MESSAGE_TYPES.values() if issubclass(cls, Event)]
@@ -64,3 +65,9 @@ def test_an_event_with_a_three_byte_map_header() -> None:
         assert frames.frame(seq) == encode(dataclasses.replace(message, seq=seq))
     short = _Wide()  # f15 left out: 16 keys, still map16
     assert EventFrames(short).frame(5) == encode(dataclasses.replace(short, seq=5))
+
+
+def test_the_map_header_sizes_are_msgpacks() -> None:
+    packer = msgpack.Packer()
+    for size in (0, 1, 15, 16, 65535, 65536, 2**20):
+        assert _map_header_size(size) == len(packer.pack_map_header(size)), size
