@@ -15,6 +15,7 @@ and the seed after the hand. The algorithm:
 import hashlib
 import struct
 from collections.abc import Iterator, Sequence
+from operator import mod
 
 from engine.cards import Card
 
@@ -57,6 +58,8 @@ _COUNTERS = tuple(counter.to_bytes(8, "big") for counter in range(16))
 # A word is rejected only when it is at least 2**64 - (2**64 mod n) > 2**64 - n; for decks under 64
 # cards no word below this bound is ever rejected, so one max() over the words replaces 51 checks.
 _SAFE_BELOW = _WORD_SPACE - 64
+_UNPACK = tuple(struct.Struct(f">{blocks * 4}Q").unpack for blocks in range(17))
+_DOWN = tuple(tuple(range(top - 1, 0, -1)) for top in range(66))  # top - 1 down to 1
 
 
 def _shuffled_fast(seed: bytes, deck: list[Card]) -> list[Card] | None:
@@ -73,11 +76,11 @@ def _shuffled_fast(seed: bytes, deck: list[Card]) -> list[Card] | None:
     blocks = (n + 2) // 4
     sha = hashlib.sha256
     digest = b"".join([sha(seed + counter).digest() for counter in _COUNTERS[:blocks]])
-    words = struct.unpack(f">{blocks * 4}Q", digest)
+    words = _UNPACK[blocks](digest)
     if max(words) >= _SAFE_BELOW:
         return None
-    for i, word in zip(range(n - 1, 0, -1), words, strict=False):
-        j = word % (i + 1)
+    # j for i = n - 1 down to 1 is word % (i + 1): the modulos in one map, then the swaps.
+    for i, j in zip(_DOWN[n], map(mod, words, _DOWN[n + 1]), strict=True):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 

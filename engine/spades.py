@@ -174,19 +174,21 @@ class SpadesGame(SpadesPhases):
                 mask = self.legal_play_mask(seat)
             self._mask_version = self._version  # apply() checks its card against this mask
             self._mask_value = mask
-            # The shared PlayCard objects, a suit (13 bits) at a time; one suit (the usual case) is
-            # one itemgetter call.
+            # The shared PlayCard objects, a suit (13 bits) at a time, each by one itemgetter call.
             rows = PLAY_ROWS[seat]
             chunk = CHUNK_OF_CARD[(mask & -mask).bit_length() - 1]
             rest = mask >> 13 * chunk
-            if rest < 8192:
+            if rest < 8192:  # one suit: following, or a hand left with one suit
                 actions: list[Action] = [*TAKE_RANKS[rest](rows[chunk])]
             else:
-                actions = []
-                while rest:
-                    actions += TAKE_RANKS[rest & 8191](rows[chunk])
-                    rest >>= 13
-                    chunk += 1
+                actions = [
+                    *TAKE_RANKS[mask & 8191](rows[0]),
+                    *TAKE_RANKS[mask >> 13 & 8191](rows[1]),
+                    *TAKE_RANKS[mask >> 26 & 8191](rows[2]),
+                    *TAKE_RANKS[mask >> 39 & 8191](rows[3]),
+                ]
+                if mask >> 52:  # the jokers
+                    actions += TAKE_RANKS[mask >> 52](rows[4])
             if not trick and mask and self._ruleset.tram and self._claim is None:
                 actions.append(Claim(seat))
             return actions
