@@ -59,7 +59,9 @@ _COUNTERS = tuple(counter.to_bytes(8, "big") for counter in range(16))
 # cards no word below this bound is ever rejected, so one max() over the words replaces 51 checks.
 _SAFE_BELOW = _WORD_SPACE - 64
 _UNPACK = tuple(struct.Struct(f">{blocks * 4}Q").unpack for blocks in range(17))
-_DOWN = tuple(tuple(range(top - 1, 0, -1)) for top in range(66))  # top - 1 down to 1
+# For a deck of n cards: the positions i = n - 1 down to 1, and their moduli i + 1 = n down to 2.
+_POSITIONS = tuple(tuple(range(n - 1, 0, -1)) for n in range(65))
+_MODULI = tuple(tuple(range(n, 1, -1)) for n in range(65))
 
 
 def _shuffled_fast(seed: bytes, deck: list[Card]) -> list[Card] | None:
@@ -80,7 +82,7 @@ def _shuffled_fast(seed: bytes, deck: list[Card]) -> list[Card] | None:
     if max(words) >= _SAFE_BELOW:
         return None
     # j for i = n - 1 down to 1 is word % (i + 1): the modulos in one map, then the swaps.
-    for i, j in zip(_DOWN[n], map(mod, words, _DOWN[n + 1]), strict=True):
+    for i, j in zip(_POSITIONS[n], map(mod, words, _MODULI[n]), strict=True):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 
