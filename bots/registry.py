@@ -4,6 +4,7 @@ A spec is `NAME` or `module:Class`, optionally followed by `,key=value` options 
 constructor (`search,ms=50`). The server seats built-in bots with `make_bot("heuristic", seed)`.
 """
 
+import functools
 import importlib
 import inspect
 import os
@@ -87,7 +88,10 @@ def make_bot(name: str, seed: int | None = None, **options: Any) -> AnyBot:
         raise BotSpecError(f"cannot build {bare!r} with {kwargs}: {exc}") from exc
 
 
+@functools.cache
 def _accepts(init: Callable[..., Any]) -> Callable[[str], bool]:
+    # Cached: the arena builds every seat's bot for every game, and reading a signature costs more
+    # than building the bot.
     params = inspect.signature(init).parameters
     var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     return lambda name: var_kw or name in params

@@ -1,7 +1,8 @@
 """One arena game, engine only: seat the bots, deal each hand from a derived seed, ask, apply, repeat.
 
 The arena is where bots are measured, so the game is driven exactly as the server drives it: the bot
-sees the `to_dict()` form of its seat's view (the same as `your_turn` on the wire), and a bot that fails
+sees the very `BotView` it would get from `your_turn` on the wire (built straight from the engine's
+`SeatView`, which tests/bots/test_view_paths.py checks against the wire form's), and a bot that fails
 to answer legally gets the SDK's fallback action, which is counted. Hand seeds are a function of the run
 seed, the deal number and the hand number only, so a duplicate pair (the same deal number, the seats
 rotated by one) replays the very same cards with the sides swapped.
@@ -9,7 +10,7 @@ rotated by one) replays the very same cards with the sides swapped.
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from bots.sdk.bot import AnyBot, AsyncBot, BaseBot, BotError, fallback_action
 from bots.sdk.view import BotView, HandMemory
 from engine import records
 from engine.actions import Action
+from engine.cards import Card, CardMask
 from engine.events import Event, GameOver, HandScored
 from engine.game import Game, Phase, new_game
 from engine.ruleset import Ruleset
@@ -103,8 +105,7 @@ class Seat:
         self.fallbacks = 0
 
     def decide(self, game: Game) -> Any:
-        data = game.view(self.seat).to_dict()
-        view = BotView.from_dict(data, self.ruleset, memory=self.memory)
+        view = BotView.from_seat_view(game.view(self.seat), self.ruleset, memory=self.memory)
         if view.hand_number != self.hand_number:
             self.hand_number = view.hand_number
             if self.wants_hands:
@@ -132,9 +133,22 @@ class Seat:
                 self.bot.on_game_end(event.to_dict())
 
 
+_last_ruleset: list[tuple[dict[str, Any], Ruleset]] = []
+
+
+def job_ruleset(data: dict[str, Any]) -> Ruleset:
+    """`Ruleset.from_dict`, remembered for the last ruleset: the games of a run share one, and
+    checking it again costs as much as a hand of random play."""
+    if _last_ruleset and _last_ruleset[0][0] == data:
+        return _last_ruleset[0][1]
+    ruleset = Ruleset.from_dict(data)
+    _last_ruleset[:] = [(dict(data), ruleset)]
+    return ruleset
+
+
 def play_game(job: GameJob) -> GameResult:
     """Play one game to its end (or the hand cap) and return what the statistics need."""
-    ruleset = Ruleset.from_dict(job.ruleset)
+    ruleset = job_ruleset(job.ruleset)
     players = ruleset.players
     entrants = seat_entrants(len(job.specs), players, job.rotation)
     seats = [
@@ -181,11 +195,8 @@ def play_game(job: GameJob) -> GameResult:
             hands_dealt += 1
             continue
         if lean_players and phase is Phase.PLAYING:
-            # The whole rest of the hand without a view: the tightest loop the arena has.
-            masks = [seat.play_mask for seat in seats]
-            while game.phase is Phase.PLAYING:
-                turn = game.to_act()[0]
-                play(masks[turn](legal_mask(turn)))  # type: ignore[misc]
+            choosers = [seat.play_mask for seat in seats if seat.play_mask is not None]
+            play_lean(game, choosers, legal_mask, play)  # type: ignore[arg-type]
             continue
         seat = seats[game.to_act()[0]]
         if lean and phase is Phase.PLAYING and seat.play_mask is not None:
@@ -204,6 +215,35 @@ def play_game(job: GameJob) -> GameResult:
     _finish(game, result, job)
     result.fallbacks = sum(seat.fallbacks for seat in seats)
     return result
+
+
+def play_lean(
+    game: Game,
+    choosers: Sequence[Callable[[CardMask], Card]],
+    legal_mask: Callable[[int], CardMask],
+    play: Callable[[Card], object],
+) -> None:
+    """Play the rest of the hand without views or events, `choosers[seat](legal)` picking each card:
+    the tightest loop the arena has.
+
+    The next seat round the table is asked first, with no call to find whose turn it is: the engine's
+    `legal_play_mask` is 0 unless it is that seat's turn to play, so only after a trick won by someone
+    else (or at the end of the hand) does the loop ask the game."""
+    players = len(choosers)
+    turn = game.to_act()[0]
+    while True:
+        legal = legal_mask(turn)
+        if not legal:
+            if game.phase is not Phase.PLAYING:
+                return
+            turn = game.to_act()[0]
+            legal = legal_mask(turn)
+            if not legal:
+                raise RuntimeError(f"seat {turn} is to play but has no legal card")
+        play(choosers[turn](legal))
+        turn += 1
+        if turn == players:
+            turn = 0
 
 
 def _finish(game: Game, result: GameResult, job: GameJob) -> None:

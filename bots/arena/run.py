@@ -71,9 +71,8 @@ def run_games(
     """
     results: list[GameResult] = []
     jobs = game_jobs(config)
-    chunk = max(1, min(16, len(jobs) // (config.jobs * 8 or 1)))
     stream: Iterator[GameResult] = run_pool(
-        play_game, jobs, processes=min(config.jobs, max(1, len(jobs))), chunksize=chunk
+        play_game, jobs, processes=min(config.jobs, max(1, len(jobs)))
     )
     for result in stream:
         results.append(result)

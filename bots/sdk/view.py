@@ -1,8 +1,10 @@
 """`BotView`: what a bot is shown when it must act, typed, with the helpers every bot wants.
 
-There is one way to build one: from the plain `to_dict()` form of the engine's `SeatView`, which is also
-what the server sends in `your_turn` (a `View`). The arena converts the engine's view to that form first,
-so a bot behaves the same in-process and over the wire.
+Over the wire it is built from the plain `to_dict()` form of the engine's `SeatView`, which is what the
+server sends in `your_turn` (a `View`): `BotView.from_dict`. In the game's own process (the arena) it is
+built straight from the `SeatView`: `BotView.from_seat_view`, which gives the very same view (a test
+compares them in whole games of every preset) for a fraction of the cost, so a bot behaves the same
+in-process and over the wire.
 
 Which suits a seat has shown void in needs the whole hand's play, but a view carries only the trick in
 progress and the last one. A `HandMemory`, kept by whoever asks the bot (the arena, the network runner),
@@ -15,12 +17,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.actions import Action, Bid, PlayCard, action_from_dict
+from engine.actions import (
+    Action,
+    Bid,
+    Discard,
+    ExchangeCards,
+    PassCards,
+    PlayCard,
+    action_from_dict,
+)
 from engine.cards import SPADES, Card, CardMask, card_text, mask_of, parse_card
 from engine.ordering import CardOrder, card_order
 from engine.ruleset import Ruleset
+from engine.views import SeatView
 
 Play = tuple[int, Card]  # (seat, card)
+
+#: The actions that hand over cards of the seat's choosing (their count is the view's `choose_count`).
+CHOOSING_ACTIONS = (ExchangeCards, PassCards, Discard)
 
 
 @dataclass
@@ -31,16 +45,24 @@ class HandMemory:
     tricks: dict[int, tuple[Play, ...]] = field(default_factory=dict)
 
     def observe(self, view: Mapping[str, Any]) -> None:
-        """Record the current and last tricks of a view (forgetting the previous hand's)."""
-        hand_number = int(view.get("hand_number", 0))
+        """Record the current and last tricks of a view's plain form (forgetting the previous hand's)."""
+        self.remember(
+            int(view.get("hand_number", 0)),
+            sum(int(n) for n in view.get("tricks", ())),
+            _plays(view.get("last_trick", ())),
+            _plays(view.get("trick", ())),
+        )
+
+    def remember(
+        self, hand_number: int, completed: int, last: tuple[Play, ...], current: tuple[Play, ...]
+    ) -> None:
+        """Record the last completed trick and the trick in progress of hand `hand_number`.
+
+        Completed tricks are counted by the tricks won (`completed`), which names the last trick
+        whatever `trick_number` says between two tricks."""
         if hand_number != self.hand_number:
             self.hand_number = hand_number
             self.tricks = {}
-        # Completed tricks are counted by the tricks won, which names the last trick whatever
-        # `trick_number` says between two tricks.
-        completed = sum(int(n) for n in view.get("tricks", ()))
-        last = _plays(view.get("last_trick", ()))
-        current = _plays(view.get("trick", ()))
         if last and completed >= 1:
             self.tricks[completed] = last
         if current:
@@ -195,6 +217,73 @@ class BotView:
             received=tuple(parse_card(c) for c in data.get("received", ())),
             drawn=None if drawn is None else parse_card(str(drawn)),
             legal=tuple(actions),
+            choose_count=count,
+            deadline=deadline,
+            history=history,
+        )
+
+    @classmethod
+    def from_seat_view(
+        cls,
+        view: SeatView,
+        ruleset: Ruleset,
+        *,
+        deadline: float | None = None,
+        memory: HandMemory | None = None,
+    ) -> "BotView":
+        """The same view as `from_dict(view.to_dict(), ruleset, ...)`, field for field, straight from
+        the engine's `SeatView` (for bots in the same process as the game: the arena, built-in seats).
+        It skips the round trip through card notation, which costs more than most bots' decisions;
+        `tests/bots/test_view_paths.py` checks that both paths agree in whole games of every preset."""
+        seat = view.seat
+        tricks = view.tricks
+        if memory is not None:
+            memory.remember(view.hand_number, sum(tricks), view.last_trick, view.trick)
+        legal = view.legal
+        count = 0
+        for action in legal:
+            if isinstance(action, CHOOSING_ACTIONS) and action.cards:
+                count = len(action.cards)
+                break
+        phase = view.phase
+        hand = view.hand
+        hand_mask = 0 if hand is None else hand
+        if not count:
+            count = _choose_count(ruleset, phase, hand_mask.bit_count())
+        history: tuple[tuple[Play, ...], ...] = ()
+        if memory is not None:
+            history = tuple(memory.tricks[n] for n in sorted(memory.tricks))
+        return cls(
+            ruleset=ruleset,
+            seat=seat,
+            phase=phase,
+            hand_number=view.hand_number,
+            dealer=view.dealer,
+            hand_type=view.hand_type,
+            to_act=view.to_act,
+            sides=view.sides,
+            scores=view.scores,
+            bags=view.bags,
+            bids=view.bids or (None,) * view.players,
+            hand_sizes=view.hand_sizes,
+            hand_mask=hand_mask,
+            looked=hand is not None,
+            face_up=view.face_up,
+            exposed=view.exposed,
+            leader=view.leader,
+            trick=view.trick,
+            trick_number=view.trick_number,
+            last_trick=view.last_trick,
+            last_winner=view.last_winner,
+            tricks_won=tricks,
+            played_mask=view.played,
+            broken=view.broken,
+            pass_direction=view.pass_direction,
+            points=view.points,
+            given=view.given,
+            received=view.received,
+            drawn=view.drawn,
+            legal=legal,
             choose_count=count,
             deadline=deadline,
             history=history,
