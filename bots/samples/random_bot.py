@@ -47,8 +47,10 @@ class RandomBot(Bot):
         """Pick a legal card from a mask (the arena's fast path; same distribution as `play`)."""
         if legal & (legal - 1) == 0:
             return legal.bit_length() - 1
-        # random() * n is uniform enough here and several times cheaper than randrange(n).
+        # random() * n is uniform enough here and several times cheaper than randrange(n); a while
+        # loop drops the index's low cards with less overhead than iterating over a range.
         index = int(self.random.random() * legal.bit_count())
-        for _ in range(index):
+        while index:
             legal &= legal - 1
+            index -= 1
         return (legal & -legal).bit_length() - 1

@@ -95,7 +95,7 @@ def _action(shape: Mapping[str, Any], seat: int) -> Action:
 def _bid(seat: int, raw: Mapping[str, Any] | None) -> Bid | None:
     if raw is None:
         return None
-    action = action_from_dict({"kind": "bid", **raw}, seat)
+    action = _action({"kind": "bid", **raw}, seat)  # remembered too: every view shows the bids
     assert isinstance(action, Bid)
     return action
 
