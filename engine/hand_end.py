@@ -11,6 +11,7 @@ from engine.history import HandHistory
 if TYPE_CHECKING:
     from engine.spades_state import SpadesState
 
+NO_SEATS: frozenset[int] = frozenset()
 _PLAY_ACTIONS = tuple(tuple(PlayCard(seat, card) for card in range(54)) for seat in range(4))
 
 
@@ -74,14 +75,14 @@ class FinishedHand:
         self.bags_after = tuple(game._bags)
         self.actions = game._actions
         self.play_actions = game._play_actions
-        self.dead = tuple(game._dead)
+        self.dead = tuple(game._dead) if game._dead else ()
         self.claim = game._claim
         self.bids: list[Bid] = game._bids  # type: ignore[assignment]  # every seat has bid
         self.ruleset = game._ruleset
         self.before = before
         self.bags_before = bags_before
         self.spade_winners = spade_winners
-        self.forfeit = frozenset(game._forfeit)
+        self.forfeit = frozenset(game._forfeit) if game._forfeit else NO_SEATS
 
     def build(self) -> HandHistory:
         actions: list[Action] = list(self.actions)

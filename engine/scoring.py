@@ -75,7 +75,7 @@ def score_side(
             if explain:
                 notes.append(f"seat {seat} {bid.describe()} {'made' if made else 'failed'}")
             pool += took
-        elif bid.is_nil:
+        elif not bid.tricks:  # nil of any kind (Bid.is_nil, Moe aside), without the call
             if bid.double_nil:
                 gain, loss = TWO_HANDED_DOUBLE_NIL_MADE, TWO_HANDED_DOUBLE_NIL_FAILED
             else:

@@ -491,25 +491,25 @@ class SpadesState:
         if seat != self._turn or self._phase is not PLAYING:
             return 0
         hand = self._hands[seat]
-        rule = self._play_rule
-        if not self._trick:
-            if self._forced_lead >= 0:
-                return 1 << self._forced_lead
-            if not self._broken or rule == "nothing_but_spades":
-                other = hand & ~self._trumps
-                if other:
-                    return other
-            return hand
-        follow = hand & self._suit_masks[self._led]
-        if follow:
-            return follow
-        if rule == "normal":
-            return hand
-        if rule == "pressure":
-            trumps = hand & self._trumps
-            return trumps or hand
-        other = hand & ~self._trumps
-        return other or hand
+        if self._trick:
+            follow = hand & self._suit_masks[self._led]
+            if follow:
+                return follow
+            rule = self._play_rule
+            if rule == "normal":
+                return hand
+            if rule == "pressure":
+                trumps = hand & self._trumps
+                return trumps or hand
+            other = hand & ~self._trumps
+            return other or hand
+        if self._forced_lead >= 0:
+            return 1 << self._forced_lead
+        if not self._broken or self._play_rule == "nothing_but_spades":
+            other = hand & ~self._trumps
+            if other:
+                return other
+        return hand
 
     def play_fast(self, card: Card) -> None:
         """Play `card` for the seat to play, without any check or event (the caller checked it is in
@@ -685,18 +685,18 @@ class SpadesState:
         if bostons:
             return self._outcome_for(bostons[0], "boston")
         best = max(scores)
-        leaders = [i for i, score in enumerate(scores) if score == best]
+        alone = scores.count(best) == 1  # one side leads
         if r.max_hands and self._hand_number >= r.max_hands:
             # The game is that many hands long (Crazy Spades: 15); level scores then are a draw.
-            if len(leaders) != 1:
+            if not alone:
                 return Outcome((), tuple(scores), self._sides, "draw")
-            return self._outcome_for(leaders[0], "hands")
-        if len(leaders) != 1:
+            return self._outcome_for(scores.index(best), "hands")
+        if not alone:
             return None  # a true tie past the target (or at the floor) plays on
         if r.losing_floor_enabled and min(scores) <= r.losing_floor:
-            return self._outcome_for(leaders[0], "floor")
+            return self._outcome_for(scores.index(best), "floor")
         if r.target_score and best >= r.target_score:
-            return self._outcome_for(leaders[0], "target")
+            return self._outcome_for(scores.index(best), "target")
         return None
 
     def _outcome_for(self, side: int, reason: str) -> Outcome:
