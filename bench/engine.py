@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.report import emit
 from engine.actions import PassCards
 from engine.cards import cards_in
+from engine.dealing import deal_hands
 from engine.game import Game, Phase, new_game
 from engine.ruleset import Ruleset
 
@@ -278,6 +279,31 @@ def null_step() -> Step:
     return lambda: hand_through_api(table, rng)
 
 
+def deal_step() -> Step:
+    """The documented deal alone (engine/dealing.py: the SHA-256 Fisher-Yates and the split into
+    hands), from the same 16 random bytes the hands loop draws: a cost no honest engine skips."""
+    ruleset = ruleset_for("standard")
+    rng = random.Random(1)
+
+    def deal() -> None:
+        deal_hands(ruleset, rng.randbytes(16), 0)
+
+    return deal
+
+
+def micros(rate_per_s: float | None) -> float | None:
+    """Microseconds per call of a rate (None stays None)."""
+    return None if not rate_per_s else round(1e6 / rate_per_s, 2)
+
+
+def budget_at_goal(openspiel: float | None, floor: float | None, goal: float = 2.0) -> float | None:
+    """Microseconds per hand left for the engine (deal, bids, plays, scoring) if `hands_per_s` were
+    `goal` x OpenSpiel's: the hand's time at the goal minus the harness loop's own time."""
+    if not openspiel or not floor:
+        return None
+    return round(1e6 / (goal * openspiel) - 1e6 / floor, 2)
+
+
 def measure(steps: dict[str, Step | None], seconds: float, rounds: int) -> dict[str, float | None]:
     """Each step's best rate over `rounds` short runs, the steps taking turns round by round so that
     a busy moment on a shared machine hurts every figure alike rather than one of them."""
@@ -292,14 +318,17 @@ def measure(steps: dict[str, Step | None], seconds: float, rounds: int) -> dict[
     return best
 
 
-def profile_spades(hands: int) -> None:
-    """Print the Spades loop's top functions by own time to stderr."""
-    rng = random.Random(1)
-    table = Table("standard")
+PROFILED = ("hands_per_s", "fast_hands_per_s", "playouts_per_s")
+
+
+def profile_spades(figure: str, calls: int) -> None:
+    """Print the top functions by own time of one Spades figure's loop (`calls` steps) to stderr."""
+    step = our_steps("standard")[figure]
+    assert step is not None
     profiler = cProfile.Profile()
     profiler.enable()
-    for _ in range(hands):
-        hand_through_api(table, rng)
+    for _ in range(calls):
+        step()
     profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
@@ -312,10 +341,16 @@ def main() -> None:
         "--seconds", type=float, default=5.0, help="time spent on each figure, all rounds together"
     )
     parser.add_argument("--rounds", type=int, default=3, help="interleaved runs; the best counts")
-    parser.add_argument("--profile", action="store_true", help="profile the Spades loop instead")
+    parser.add_argument(
+        "--profile",
+        nargs="?",
+        const="hands_per_s",
+        choices=PROFILED,
+        help="profile one Spades loop instead of measuring (default: hands_per_s)",
+    )
     args = parser.parse_args()
     if args.profile:
-        profile_spades(1000)
+        profile_spades(args.profile, 1000)
         return
     seconds = args.seconds
     openspiel, openspiel_note = openspiel_step("spades")
@@ -325,6 +360,7 @@ def main() -> None:
             **our_steps("standard"),
             "openspiel_hands_per_s": openspiel,
             "harness_floor_hands_per_s": null_step(),
+            "deal_only_per_s": deal_step(),
         },
         seconds,
         args.rounds,
@@ -353,6 +389,13 @@ def main() -> None:
         "playout_hands_shortcut": "ours only: playout(rng) picks the plays inside the engine",
         "harness_floor_ratio_vs_openspiel": ratio(
             spades["harness_floor_hands_per_s"], spades["openspiel_hands_per_s"]
+        ),
+        "us_per_hand": micros(spades["hands_per_s"]),
+        "openspiel_us_per_hand": micros(spades["openspiel_hands_per_s"]),
+        "harness_floor_us_per_hand": micros(spades["harness_floor_hands_per_s"]),
+        "deal_only_us": micros(spades["deal_only_per_s"]),
+        "engine_budget_us_at_goal": budget_at_goal(
+            spades["openspiel_hands_per_s"], spades["harness_floor_hands_per_s"]
         ),
         **{
             f"hearts_{key}": _round(value)
