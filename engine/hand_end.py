@@ -1,6 +1,7 @@
 """A finished Spades hand's raw facts, kept cheaply and turned into a HandHistory only when asked for
 (playouts finish hands by the thousand; histories and scoring remarks are for people and records)."""
 
+from operator import sub
 from typing import TYPE_CHECKING
 
 from engine import scoring
@@ -31,6 +32,7 @@ class FinishedHand:
         "dealer",
         "dealt",
         "discarded",
+        "explained",
         "face_up",
         "forfeit",
         "hand_number",
@@ -55,7 +57,9 @@ class FinishedHand:
         before: tuple[int, ...],
         bags_before: tuple[int, ...],
         spade_winners: frozenset[int],
+        explained: tuple[str, ...] | None = None,
     ) -> None:
+        self.explained = explained  # the notes, when the scoring that ended the hand wrote them
         self.hand_number = game._hand_number
         self.dealer = game._dealer
         self.seed = game._seed
@@ -121,10 +125,13 @@ class FinishedHand:
         )
 
     def delta(self) -> tuple[int, ...]:
-        return tuple(a - b for a, b in zip(self.score_after, self.before, strict=True))
+        return tuple(map(sub, self.score_after, self.before))
 
     def notes(self) -> tuple[str, ...]:
-        """The scoring remarks for people, by scoring the hand again with explanations."""
+        """The scoring remarks for people: written when the hand was scored for `apply`, else by
+        scoring the hand again with explanations."""
+        if self.explained is not None:
+            return self.explained
         notes: list[str] = []
         for index, seats in enumerate(self.sides):
             notes.extend(

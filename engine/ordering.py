@@ -49,6 +49,9 @@ class CardOrder:
     trumps: CardMask  # cards of the trump suit (spades and whatever joins them)
     power: tuple[int, ...]  # rank within its suit, higher is better
     trick_keys: tuple[tuple[int, ...], ...]  # [led suit][card] -> comparison key
+    # The 13-card chunk of card numbers (card // 13) holding all of a suit's cards, or -1 when they
+    # span two (Joker and Deuces-High spades): legal play lists are built a chunk at a time.
+    suit_chunk: tuple[int, ...]
 
     def lowest(self, mask: CardMask) -> Card:
         """The lowest-ranking card of a non-empty mask (by power, then card number)."""
@@ -113,6 +116,10 @@ def _build(name: str) -> CardOrder:
         trumps=suit_masks[TRUMP],
         power=tuple(power),
         trick_keys=trick_keys,
+        suit_chunk=tuple(
+            chunks.pop() if len(chunks := {c // 13 for c in range(54) if m >> c & 1}) == 1 else -1
+            for m in suit_masks
+        ),
     )
 
 

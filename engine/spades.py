@@ -168,10 +168,16 @@ class SpadesGame(SpadesPhases):
             if seat != self._turn:
                 return []
             trick = self._trick
-            # Following suit (most plays) needs no more than this; legal_play_mask does the rest.
-            mask = self._hands[seat] & self._suit_masks[self._led] if trick else 0
-            if not mask:
-                mask = self.legal_play_mask(seat)
+            if trick:
+                # Following suit, most plays: the suit's cards held, in one itemgetter call.
+                led = self._led
+                mask = self._hands[seat] & self._suit_masks[led]
+                chunk = self._suit_chunk[led]
+                if mask and chunk >= 0:
+                    self._mask_version = self._version  # apply() checks its card against it
+                    self._mask_value = mask
+                    return [*TAKE_RANKS[mask >> 13 * chunk](PLAY_ROWS[seat][chunk])]
+            mask = self.legal_play_mask(seat)
             self._mask_version = self._version  # apply() checks its card against this mask
             self._mask_value = mask
             # The shared PlayCard objects, a suit (13 bits) at a time, each by one itemgetter call.
@@ -308,7 +314,13 @@ class SpadesGame(SpadesPhases):
         winners = self._winners
         done = len(winners)
         was_broken = self._broken
-        self.play_fast(card)  # counts the version
+        if done == self._tricks_per_hand - 1 and len(self._trick) == self._n - 1:
+            # The hand's last card: score it with the notes HandScored needs, in one pass.
+            self._explain_scores = True
+            self.play_fast(card)
+            self._explain_scores = False
+        else:
+            self.play_fast(card)  # counts the version
         played = CARD_PLAYED[seat][card][done]
         if len(winners) == done:
             return [played] if self._broken == was_broken else [played, SPADES_BROKEN[seat]]

@@ -112,6 +112,7 @@ class SpadesState:
         "_discards",
         "_drawn",
         "_exchanges",
+        "_explain_scores",
         "_exposed",
         "_face_up",
         "_forced_lead",
@@ -150,6 +151,7 @@ class SpadesState:
         "_stock",
         "_stock_pos",
         "_suit",
+        "_suit_chunk",
         "_suit_masks",
         "_transfers",
         "_trick",
@@ -174,6 +176,7 @@ class SpadesState:
         self._tricks_per_hand = ruleset.tricks_per_hand
         self._suit = order.suit
         self._suit_masks = order.suit_masks
+        self._suit_chunk = order.suit_chunk
         self._trumps = order.trumps
         self._keys = order.trick_keys
         self._break_on_play = ruleset.spades_break == "played"
@@ -192,6 +195,9 @@ class SpadesState:
         self._histories: list[HandHistory | FinishedHand] = []
         self._outcome: Outcome | None = None
         self._dead: list[DeadDeal] = []
+        # Set by `apply` around the hand's last card: the scoring then writes its notes for people
+        # (HandScored needs them) in the same pass; playouts score without them.
+        self._explain_scores = False
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -261,6 +267,7 @@ class SpadesState:
         o._discarded = self._discarded
         o._discards = self._discards
         o._drawn = self._drawn
+        o._explain_scores = False
         o._exposed = self._exposed.copy()
         o._forced_lead = self._forced_lead
         o._forfeit = self._forfeit.copy()
@@ -292,6 +299,7 @@ class SpadesState:
         o._stock = self._stock
         o._stock_pos = self._stock_pos
         o._suit = self._suit
+        o._suit_chunk = self._suit_chunk
         o._suit_masks = self._suit_masks
         o._trick = self._trick.copy()
         o._tricks = self._tricks.copy()
@@ -611,7 +619,8 @@ class SpadesState:
 
     # -- end of a hand --------------------------------------------------------------------------------
     def _finish_hand(self) -> None:
-        # Scores only: the history, and the scoring notes for people, are built when asked for.
+        # Scores only: the history is built when asked for, and so are the scoring notes for people
+        # unless apply() is playing the hand's last card (`_explain_scores`).
         r = self._ruleset
         bids: list[Bid] = self._bids  # type: ignore[assignment]  # everyone has bid by now
         spade_winners = self._spade_winners() if r.no_spade_trumps else NOBODY
@@ -620,6 +629,8 @@ class SpadesState:
         before = tuple(scores)
         bags_before = tuple(bags)
         bostons: list[int] = []
+        explain = self._explain_scores
+        notes: list[str] = []
         score_side = scoring.score_side
         for index, seats in enumerate(self._sides):
             result = score_side(
@@ -632,12 +643,19 @@ class SpadesState:
                 bags=bags[index],
                 spade_winners=spade_winners,
                 forfeit=index in self._forfeit,
+                explain=explain,
             )
             scores[index] = result.after
             bags[index] = result.bags_after
             if result.boston:
                 bostons.append(index)
-        self._histories.append(FinishedHand(self, before, bags_before, spade_winners))
+            if explain:
+                notes += result.notes
+        self._histories.append(
+            FinishedHand(
+                self, before, bags_before, spade_winners, tuple(notes) if explain else None
+            )
+        )
         self._dead = []
         outcome = self._outcome = self._game_result(bostons)
         if outcome is not None:

@@ -10,9 +10,10 @@ from engine.deal import shuffled
 from engine.errors import IllegalAction
 from engine.events import BidMade, CardPlayed, GameOver, HandDealt, HandScored, TrickWon
 from engine.game import Phase, new_game
-from engine.ruleset import Ruleset
+from engine.hand_end import FinishedHand
+from engine.ruleset import PRESETS, Ruleset
 from engine.spades import SpadesGame
-from tests.engine.helpers import bid_all, cards, fill_deal, spades
+from tests.engine.helpers import bid_all, cards, fill_deal, play_random_game, spades
 
 C = parse_card
 
@@ -320,3 +321,44 @@ def test_a_position_built_from_the_facts_plays_out_like_the_game(preset: str, se
     assert built.histories[-1].plays == twin.histories[-1].plays
     with pytest.raises(IllegalAction):
         SpadesGame.position(game.ruleset, hands=[0] * game.players, dealer=0, bids=[], leader=0)
+
+
+SPADES_PRESETS = [name for name in PRESETS if Ruleset.from_preset(name).game == "spades"]
+
+
+@pytest.mark.parametrize("preset", SPADES_PRESETS)
+def test_notes_written_while_scoring_the_last_card_match_a_fresh_scoring(preset: str) -> None:
+    # apply() scores a hand's last card with its notes for people in one pass; the notes must be
+    # those a fresh scoring (what play_fast's hands get when their history is built) writes.
+    game = play_random_game(Ruleset.from_preset(preset), random.Random(11), max_hands=6)
+    assert isinstance(game, SpadesGame)
+    finished = [item for item in game._histories if isinstance(item, FinishedHand)]
+    explained = [item for item in finished if item.explained is not None]
+    assert explained
+    for item in explained:
+        written = item.explained
+        item.explained = None
+        assert item.notes() == written
+
+
+@pytest.mark.parametrize("preset", SPADES_PRESETS)
+def test_legal_plays_are_the_legal_mask_in_card_order(preset: str) -> None:
+    # legal_actions builds play lists a suit at a time from shared tables (and follows suit by a
+    # shortcut): they must be exactly the cards of legal_play_mask, lowest first, for every deck.
+    rng = random.Random(5)
+    game = spades(preset)
+    plays_checked = 0
+    for _ in range(3000):
+        if game.is_over:
+            break
+        if game.phase is Phase.DEALING:
+            game.deal(rng.randbytes(8))
+            continue
+        seat = rng.choice(game.to_act())
+        legal = game.legal_actions(seat)
+        if game.phase is Phase.PLAYING:
+            cards_listed = [a.card for a in legal if isinstance(a, PlayCard)]
+            assert cards_listed == cards_in(game.legal_play_mask(seat))
+            plays_checked += 1
+        game.apply(rng.choice(legal))
+    assert plays_checked >= 100
