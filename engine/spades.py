@@ -26,12 +26,15 @@ from engine.actions import (
 from engine.cards import SUIT_NAMES, Card, CardMask, cards_in
 from engine.errors import IllegalAction
 from engine.events import Event, SpadesBroken, TrickWon
-from engine.game import Phase
 from engine.ruleset import Ruleset
 from engine.spades_phases import SpadesPhases
 from engine.spades_state import (
+    BIDDING,
     CARD_PLAYED,
     CHUNK_OF_CARD,
+    DISCARDING,
+    DRAWING,
+    EXCHANGING,
     PLAY_PAIRS,
     PLAY_ROWS,
     PLAYING,
@@ -198,7 +201,7 @@ class SpadesGame(SpadesPhases):
             if not trick and mask and self._ruleset.tram and self._claim is None:
                 actions.append(Claim(seat))
             return actions
-        if phase is Phase.BIDDING:
+        if phase is BIDDING:
             out: list[Action] = []
             if seat == self._turn:
                 if not self._looked[seat] and self._bid_rule != "all_blind":
@@ -207,14 +210,14 @@ class SpadesGame(SpadesPhases):
             if self._ruleset.deficient_hands and self._deficient_reason(seat):
                 out.append(DeclareDeficient(seat))
             return out
-        if phase is Phase.EXCHANGING:
+        if phase is EXCHANGING:
             if seat not in self._exchange_to_act():
                 return []
             k = self._ruleset.blind_nil_exchange
             return [
                 ExchangeCards(seat, combo) for combo in combinations(cards_in(self._hands[seat]), k)
             ]
-        if phase is Phase.DISCARDING:
+        if phase is DISCARDING:
             if seat != self._discard_turns[0]:
                 return []
             hand = cards_in(self._hands[seat])
@@ -224,7 +227,7 @@ class SpadesGame(SpadesPhases):
                     *(Discard(seat, c) for c in combinations(hand, TWO_HANDED_DISCARD)),
                 ]
             return [Discard(seat, combo) for combo in combinations(hand, 2)]
-        if phase is Phase.DRAWING:
+        if phase is DRAWING:
             if seat not in self.to_act():
                 return []
             if self._predraw:
@@ -268,7 +271,7 @@ class SpadesGame(SpadesPhases):
                 return self._play_with_events(seat, card)
             if seat == self._turn:
                 return self._apply_play(action)
-        if type(action) is Bid and self._phase is Phase.BIDDING and action.seat == self._turn:
+        if type(action) is Bid and self._phase is BIDDING and action.seat == self._turn:
             return self._apply_bid(action)
         if self._outcome is not None:
             raise IllegalAction("game_over", "the game is over")
@@ -411,7 +414,7 @@ class SpadesGame(SpadesPhases):
                 choose.add(len(action.cards))  # hundreds of combinations: the count is enough
             else:
                 legal.append(action)
-        drawn = self._drawn if self._phase is Phase.DRAWING and self._turn == seat else -1
+        drawn = self._drawn if self._phase is DRAWING and self._turn == seat else -1
         return SeatView(
             **self._public_fields(),  # type: ignore[arg-type]
             seat=seat,

@@ -10,8 +10,16 @@ from engine.deal import commitment
 from engine.dealing import DealtHands, deal_hands
 from engine.errors import IllegalAction
 from engine.events import BidMade, CardDrawn, Event, HandDealt, HandLooked
-from engine.game import Phase
-from engine.spades_state import OPPONENTS, PLAYING, SpadesState
+from engine.spades_state import (
+    BIDDING,
+    DEALING,
+    DISCARDING,
+    DRAWING,
+    EXCHANGING,
+    OPPONENTS,
+    PLAYING,
+    SpadesState,
+)
 
 
 class SpadesBidding(SpadesState):
@@ -22,7 +30,7 @@ class SpadesBidding(SpadesState):
     # -- dealing --------------------------------------------------------------------------------------
     def deal(self, seed: bytes) -> list[Event]:
         """Deal the next hand from `seed` (phase DEALING only; else IllegalAction, state unchanged)."""
-        if self._phase is not Phase.DEALING:
+        if self._phase is not DEALING:
             raise IllegalAction("wrong_phase", "a hand is dealt only between hands")
         if not isinstance(seed, bytes) or not seed:
             raise IllegalAction("bad_seed", "a seed is a non-empty byte string")
@@ -44,7 +52,7 @@ class SpadesBidding(SpadesState):
         `hand_number`, `scores` and `bags` (per side) set up a hand later in a game, e.g. a bot's guess
         at the hidden hands while bidding (they are otherwise the game's own).
         Raises IllegalAction outside DEALING or when the cards are not a proper deal."""
-        if self._phase is not Phase.DEALING:
+        if self._phase is not DEALING:
             raise IllegalAction("wrong_phase", "a hand is dealt only between hands")
         n = self._n
         sides = len(self._sides)
@@ -92,7 +100,7 @@ class SpadesBidding(SpadesState):
                 self._blind_nil_ok[seat] = self._behind(seat) >= r.blind_nil_behind
         if n == 2:
             self._stock = dealt.stock
-            self._phase = Phase.DRAWING
+            self._phase = DRAWING
             self._turn = first
             if r.two_player_double_nil:
                 self._predraw = [first, 1 - first]
@@ -110,7 +118,7 @@ class SpadesBidding(SpadesState):
                 self._looked[seat] = not self._may_bid_blind(seat)
         if r.deck == "jokers":
             self._looked[self._dealer] = True
-            self._phase = Phase.DISCARDING
+            self._phase = DISCARDING
             self._discard_turns = [self._dealer]
         else:
             self._start_bidding()
@@ -151,7 +159,7 @@ class SpadesBidding(SpadesState):
         return self._blind_nil_ok[seat] and rule in CHOOSING_RULES
 
     def _start_bidding(self) -> None:
-        self._phase = Phase.BIDDING
+        self._phase = BIDDING
         self._turn = (self._dealer + 1) % self._n
         if None not in self._bids:
             self._after_bidding()
@@ -228,8 +236,8 @@ class SpadesBidding(SpadesState):
 
     def _apply_bid(self, bid: Bid) -> list[Event]:
         seat = bid.seat
-        if self._phase is Phase.DRAWING and bid.double_nil:
-            self._expect(Phase.DRAWING, seat, "bid double nil")
+        if self._phase is DRAWING and bid.double_nil:
+            self._expect(DRAWING, seat, "bid double nil")
             if not self._predraw:
                 raise IllegalAction("wrong_phase", "double nil is bid before the first draw")
             if bid != Bid(seat, 0, double_nil=True):
@@ -243,8 +251,8 @@ class SpadesBidding(SpadesState):
             if not self._predraw:
                 events.append(self._draw())
             return events
-        if self._phase is not Phase.BIDDING or seat != self._turn:
-            self._expect(Phase.BIDDING, seat, "bid")
+        if self._phase is not BIDDING or seat != self._turn:
+            self._expect(BIDDING, seat, "bid")
         entry = self._legal_bid_entry(seat)
         # Identity first: legal_actions() hands out shared objects, and dataclass == is slow.
         if id(bid) not in entry[3] and bid not in entry[2]:
@@ -294,14 +302,14 @@ class SpadesBidding(SpadesState):
                     if not any(partner in pair for pair in self._exchanges):
                         self._exchanges.append((bid.seat, partner))
         if self._exchanges:
-            self._phase = Phase.EXCHANGING
+            self._phase = EXCHANGING
         else:
             self._start_play()
 
     def _apply_look(self, action: LookAtHand) -> list[Event]:
         seat = action.seat
-        if self._phase is Phase.DRAWING:
-            self._expect(Phase.DRAWING, seat, "decline double nil")
+        if self._phase is DRAWING:
+            self._expect(DRAWING, seat, "decline double nil")
             if not self._predraw:
                 raise IllegalAction("wrong_phase", "the draw has started")
             self._version += 1
@@ -312,7 +320,7 @@ class SpadesBidding(SpadesState):
             if not self._predraw:
                 events.append(self._draw())
             return events
-        self._expect(Phase.BIDDING, seat, "look at your cards")
+        self._expect(BIDDING, seat, "look at your cards")
         if self._looked[seat]:
             raise IllegalAction("already_looked", "you have already seen your cards")
         if self._bid_rule == "all_blind":

@@ -16,11 +16,19 @@ from engine.events import (
     Event,
     HandLooked,
 )
-from engine.game import Phase
 from engine.history import DeadDeal, Transfer
 from engine.ordering import FACE_CARDS
 from engine.spades_bidding import SpadesBidding
-from engine.spades_state import PLAYING, TWO_HANDED_DISCARD, card_or_repr
+from engine.spades_state import (
+    BIDDING,
+    DEALING,
+    DISCARDING,
+    DRAWING,
+    EXCHANGING,
+    PLAYING,
+    TWO_HANDED_DISCARD,
+    card_or_repr,
+)
 
 
 class SpadesPhases(SpadesBidding):
@@ -30,7 +38,7 @@ class SpadesPhases(SpadesBidding):
 
     def _deficient_reason(self, seat: int) -> str:
         r = self._ruleset
-        if not r.deficient_hands or self._phase is not Phase.BIDDING or not self._looked[seat]:
+        if not r.deficient_hands or self._phase is not BIDDING or not self._looked[seat]:
             return ""
         partner = self.partner(seat)
         if self._bids[seat] is not None or (partner is not None and self._bids[partner]):
@@ -57,7 +65,7 @@ class SpadesPhases(SpadesBidding):
 
     def _apply_exchange(self, action: ExchangeCards) -> list[Event]:
         seat, cards = action.seat, tuple(action.cards)
-        self._expect(Phase.EXCHANGING, seat, "exchange cards")
+        self._expect(EXCHANGING, seat, "exchange cards")
         self._check_cards(seat, cards, self._ruleset.blind_nil_exchange, "exchange")
         self._version += 1
         self._actions.append(action)
@@ -96,7 +104,7 @@ class SpadesPhases(SpadesBidding):
 
     def _apply_discard(self, action: Discard) -> list[Event]:
         seat, cards = action.seat, tuple(action.cards)
-        self._expect(Phase.DISCARDING, seat, "discard")
+        self._expect(DISCARDING, seat, "discard")
         if self._n == 2:
             if cards:
                 self._check_cards(seat, cards, TWO_HANDED_DISCARD, "discard")
@@ -133,7 +141,7 @@ class SpadesPhases(SpadesBidding):
 
     def _apply_keep(self, action: KeepDrawn) -> list[Event]:
         seat = action.seat
-        self._expect(Phase.DRAWING, seat, "draw")
+        self._expect(DRAWING, seat, "draw")
         if self._predraw:
             raise IllegalAction("wrong_phase", "double nil is decided before the first draw")
         self._version += 1
@@ -154,7 +162,7 @@ class SpadesPhases(SpadesBidding):
         self._looked = [True, True]
         doubles = [b.seat for b in self._bid_order if b.double_nil]
         if doubles:
-            self._phase = Phase.DISCARDING
+            self._phase = DISCARDING
             self._discard_turns = doubles
         else:
             self._start_bidding()
@@ -162,7 +170,7 @@ class SpadesPhases(SpadesBidding):
 
     def _apply_deficient(self, action: DeclareDeficient) -> list[Event]:
         seat = action.seat
-        if self._phase is not Phase.BIDDING:
+        if self._phase is not BIDDING:
             raise IllegalAction("wrong_phase", "a deficient hand is declared before bidding")
         reason = self._deficient_reason(seat)
         if not reason:
@@ -177,7 +185,7 @@ class SpadesPhases(SpadesBidding):
         self._dealer = (self._dealer + 1) % self._n
         self._hand_number -= 1
         self._reset_hand()
-        self._phase = Phase.DEALING
+        self._phase = DEALING
         return [DealDeclaredDead(seat, hand, reason, self._dealer)]
 
     def _apply_claim(self, action: Claim) -> list[Event]:
