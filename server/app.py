@@ -12,6 +12,7 @@ drain the store's queue and close the database cleanly.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -49,6 +50,7 @@ class Server:
         self.tls = tls  # set: every accepted stream is wrapped in TLS (server side)
         self.store = store
         self.sessions: set[Session] = set()
+        self._per_host: Counter[str] = Counter()  # open sessions by peer address
         self.lobby = Lobby(self)
         self.port = 0
         self.stopping = False
@@ -73,7 +75,7 @@ class Server:
         session = Session(self, wrapped, f"{host}:{port}")
         session.host = str(host)
         limits = self.config.limits
-        from_there = sum(1 for other in self.sessions if other.host == session.host)
+        from_there = self._per_host[session.host]
         if (
             self.stopping
             or len(self.sessions) >= limits.max_connections
@@ -83,6 +85,7 @@ class Server:
             await session.refuse_and_close()
             return
         self.sessions.add(session)
+        self._per_host[session.host] += 1
         try:
             await session.run()
         except Exception:
@@ -90,6 +93,26 @@ class Server:
             log.exception("session_failed", peer=session.peer)
         finally:
             self.sessions.discard(session)
+            self._per_host[session.host] -= 1
+            if not self._per_host[session.host]:
+                del self._per_host[session.host]
+
+    async def reap_idle(self) -> None:
+        """Let go of every session that has sent no whole message for `limits.idle_timeout`.
+
+        One sweep a second (or four per timeout, if shorter) for the whole server, rather than a
+        timer per message on every connection: a timer per message is a deadline added to and
+        removed from trio's heap each time, which costs every connection on every message.
+        """
+        idle = self.config.limits.idle_timeout
+        if idle <= 0:
+            return
+        period = min(1.0, idle / 4)
+        while True:  # until the server's nursery is cancelled
+            await trio.sleep(period)
+            cutoff = trio.current_time() - idle
+            for session in self.sessions:  # no await inside: the set cannot change meanwhile
+                session.let_go_if_idle(cutoff, idle)
 
     async def wait_stopped(self) -> None:
         await self._stop.wait()
@@ -124,6 +147,8 @@ async def serve(
                 server.port = listeners[0].socket.getsockname()[1]
                 try:
                     async with trio.open_nursery() as accepting:
+                        # Stops with the listener (cancelled once the server is asked to stop).
+                        accepting.start_soon(server.reap_idle)
                         accepting.start_soon(
                             partial(
                                 trio.serve_listeners,

@@ -159,6 +159,8 @@ class Session:
         # table -> the version of the last `your_turn` sent and not yet answered: one `act` for
         # it is free of the rate limit (made on first use; most connections never sit).
         self._turns_owed: dict[str, int] | None = None
+        self.last_heard = trio.current_time()  # when the last whole message arrived
+        self._receiving: trio.CancelScope | None = None  # the wait for the next one, once hello'd
         self._chat = TokenBucket(limits.chat_per_second, limits.chat_burst)
         self.log = log.bind(session=self.id, peer=peer)
 
@@ -261,11 +263,15 @@ class Session:
             item: Message | ProtocolError | None = None
             if self.hello_done:
                 # Each whole message (a `ping` too) is activity; bytes that make no message are
-                # not. A silent client, or one sending a frame a byte at a time, is let go.
-                idle = self.server.config.limits.idle_timeout
-                with trio.move_on_after(idle if idle > 0 else float("inf")) as idling:
+                # not. A silent client, or one sending a frame a byte at a time, is let go by
+                # the server's sweep (`Server.reap_idle` -> `let_go_if_idle`), which cancels
+                # this wait: a cancelled receive has consumed nothing.
+                with trio.CancelScope() as receiving:
+                    self._receiving = receiving
                     item = await self._receive()
-                if idling.cancelled_caught:
+                self._receiving = None
+                if receiving.cancelled_caught:
+                    idle = self.server.config.limits.idle_timeout
                     self.connection.finish(
                         to_wire(
                             Error(
@@ -289,6 +295,7 @@ class Session:
                     return
             if item is None:
                 return
+            self.last_heard = trio.current_time()
             # Backpressure for the client's own requests: while its outbox is half full, read
             # no more from it (pushes from tables still have the other half).
             await self.connection.wait_for_room()
@@ -362,6 +369,13 @@ class Session:
             )
         # A refused hello ends the connection.
         return not (isinstance(item, Hello) and not self.hello_done)
+
+    def let_go_if_idle(self, cutoff: float, idle: float) -> None:
+        """End the wait for the next message if nothing whole was heard since `cutoff` (the
+        session then answers `timeout` and closes). Only a session past `hello`, waiting to
+        read, is let go; one busy with a request is not."""
+        if self._receiving is not None and self.last_heard <= cutoff:
+            self._receiving.cancel()
 
     def _answers_turn(self, item: Message) -> bool:
         """Whether `item` is the first `act` for the version of the last `your_turn` this
