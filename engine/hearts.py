@@ -58,7 +58,16 @@ from engine.hearts_rules import (
     penalty_points,
     winners,
 )
-from engine.hearts_search import MAX_SEATS, PLAY_ACTIONS, SEAT_CARDS, HeartsSearch
+from engine.hearts_search import (
+    DEALING,
+    GAME_OVER,
+    MAX_SEATS,
+    PASSING,
+    PLAY_ACTIONS,
+    PLAYING,
+    SEAT_CARDS,
+    HeartsSearch,
+)
 from engine.hearts_views import HeartsViews
 from engine.history import HandHistory, Transfer
 from engine.ruleset import Ruleset
@@ -140,7 +149,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
         self._must_break = ruleset.hearts_must_break
         self._queen_breaks = ruleset.hearts_queen_breaks
         self._breakers = HEARTS_MASK | (QUEEN_MASK if self._queen_breaks else 0)
-        self._phase = Phase.DEALING
+        self._phase = DEALING
         self._version = 0
         self._hand_number = 0
         self._dealer = dealer
@@ -245,9 +254,9 @@ class HeartsGame(HeartsSearch, HeartsViews):
     def to_act(self) -> tuple[int, ...]:
         """Every seat that has not passed yet while passing; the one seat to play while playing."""
         phase = self._phase
-        if phase is Phase.PLAYING:
+        if phase is PLAYING:
             return (self._turn,)
-        if phase is Phase.PASSING:
+        if phase is PASSING:
             return tuple(seat for seat in range(self._n) if self._given[seat] is None)
         return ()
 
@@ -256,7 +265,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
         """Deal the next hand from `seed` (engine/deal.py). Raises IllegalAction("wrong_phase") unless
         the phase is DEALING, IllegalAction("bad_seed") unless the seed is non-empty bytes; the state
         is then unchanged."""
-        if self._phase is not Phase.DEALING:
+        if self._phase is not DEALING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         if not isinstance(seed, bytes) or not seed:
             raise IllegalAction("bad_seed", "a seed is a non-empty byte string")
@@ -269,7 +278,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
         Raises IllegalAction("wrong_phase") outside DEALING and ValueError when the hands are not a
         split of the deck into equal hands; the state is unchanged either way.
         """
-        if self._phase is not Phase.DEALING:
+        if self._phase is not DEALING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         hands = list(hands)
         deck = mask_of(self._deck)
@@ -376,7 +385,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
         if history:
             game._last_trick = tuple(history[-1])
             game._last_winner = order_winners[len(history) - 1]
-        game._phase = Phase.PLAYING
+        game._phase = PLAYING
         return game
 
     def _begin_hand(self, seed: bytes, hands: list[CardMask]) -> list[Event]:
@@ -401,12 +410,12 @@ class HeartsGame(HeartsSearch, HeartsViews):
         if pass_offset(self._direction, n) == 0:
             self._start_play()
         else:
-            self._phase = Phase.PASSING
+            self._phase = PASSING
         self._version += 1
         return events
 
     def _start_play(self) -> None:
-        self._phase = Phase.PLAYING
+        self._phase = PLAYING
         self._leader = self._turn = holder_of(self._hands, TWO_OF_CLUBS)
 
     # -- legal actions ------------------------------------------------------------------------------
@@ -434,7 +443,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
         """Every action `seat` may take now: each card it may play, or each set of cards it may pass
         (all combinations, in card order); [] when the seat may not act."""
         phase = self._phase
-        if phase is Phase.PLAYING:
+        if phase is PLAYING:
             if seat != self._turn:
                 return []
             mask = self._legal_now(self._hands[seat])
@@ -445,7 +454,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
                 actions.append(row[low.bit_length() - 1])
                 mask ^= low
             return actions
-        if phase is Phase.PASSING and 0 <= seat < self._n and self._given[seat] is None:
+        if phase is PASSING and 0 <= seat < self._n and self._given[seat] is None:
             hand = cards_in(self._hands[seat])
             count = self._ruleset.hearts_pass_count
             return [PassCards(seat, cards) for cards in combinations(hand, count)]
@@ -478,7 +487,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
     def _play(self, action: PlayCard) -> list[Event]:
         seat = action.seat
         card = action.card
-        if self._phase is not Phase.PLAYING:
+        if self._phase is not PLAYING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         if seat != self._turn:
             if not isinstance(seat, int) or not 0 <= seat < self._n:
@@ -570,7 +579,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
 
     def _pass(self, action: PassCards) -> list[Event]:
         seat = action.seat
-        if self._phase is not Phase.PASSING:
+        if self._phase is not PASSING:
             raise IllegalAction("wrong_phase", self._phase_sentence())
         n = self._n
         if not isinstance(seat, int) or not 0 <= seat < n:
@@ -689,21 +698,21 @@ class HeartsGame(HeartsSearch, HeartsViews):
         if reason:
             won = winners(after)
             self._outcome = Outcome(winners=won, scores=after, sides=sides, reason=reason)
-            self._phase = Phase.GAME_OVER
+            self._phase = GAME_OVER
             if events is not None:
                 events.append(GameOver(winners=won, scores=after, reason=reason))
         else:
-            self._phase = Phase.DEALING
+            self._phase = DEALING
             self._dealer = (self._dealer + 1) % n
 
     def _phase_sentence(self) -> str:
         phase = self._phase
-        if phase is Phase.DEALING:
+        if phase is DEALING:
             return "the next hand has not been dealt yet"
-        if phase is Phase.PASSING:
+        if phase is PASSING:
             count = self._ruleset.hearts_pass_count
             return f"cards are being passed now: choose {count} to pass {self._direction}"
-        if phase is Phase.PLAYING:
+        if phase is PLAYING:
             return "the cards are being played now: play a card"
         return "the game is over"
 

@@ -12,6 +12,7 @@ from engine.cards import Card, CardMask, Seat, cards_in, mask_of
 from engine.errors import IllegalAction
 from engine.game import Outcome, Phase
 from engine.hearts_rules import penalty_points
+from engine.hearts_search import PASSING
 from engine.ruleset import Ruleset
 from engine.views import PublicView, SeatView
 
@@ -66,11 +67,11 @@ class HeartsViews:
             raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
         given = self._given[seat] or ()
         hand = self._hands[seat]
-        if self._phase is Phase.PASSING:
+        if self._phase is PASSING:
             # Passed cards lie face down, out of the hand, until everyone has passed.
             hand &= ~mask_of(given)
         received = self._received[seat]
-        passing = self._phase is Phase.PASSING
+        passing = self._phase is PASSING
         to_pass = passing and self._given[seat] is None
         return SeatView(
             **_public_fields(self),
@@ -86,7 +87,7 @@ class HeartsViews:
 def _public_fields(self: _Viewable) -> dict[str, Any]:
     """The fields every view shares (all public)."""
     n = self._n
-    passing = self._phase is Phase.PASSING
+    passing = self._phase is PASSING
     sizes = tuple(
         self._hands[seat].bit_count() - (len(self._given[seat] or ()) if passing else 0)
         for seat in range(n)
