@@ -108,10 +108,8 @@ class Bot(BaseBot):
 
     def decide(self, view: BotView) -> Action:
         """Ask the right method for this view and return a legal action (raises BotError otherwise)."""
-        return to_action(view, self._method(view)(view))
-
-    def _method(self, view: BotView) -> Any:
-        return getattr(self, METHOD_BY_KIND.get(decision_kind(view), "other"))
+        kind = decision_kind(view)
+        return _to_action(view, getattr(self, METHOD_BY_KIND.get(kind, "other"))(view), kind)
 
 
 class AsyncBot(BaseBot):
@@ -136,8 +134,9 @@ class AsyncBot(BaseBot):
         return default_other(view)
 
     async def decide(self, view: BotView) -> Action:
-        method = getattr(self, METHOD_BY_KIND.get(decision_kind(view), "other"))
-        return to_action(view, await method(view))
+        kind = decision_kind(view)
+        method = getattr(self, METHOD_BY_KIND.get(kind, "other"))
+        return _to_action(view, await method(view), kind)
 
 
 AnyBot: TypeAlias = Bot | AsyncBot
@@ -167,17 +166,13 @@ def decision_kind(view: BotView) -> str:
     playing view a TRAM claim: `bid` and `play` may return any action of `view.legal`.
     """
     kind = PHASE_KINDS.get(view.phase, "other")
-    if kind in ("bid", "play") and not any(_kind(action) == kind for action in view.legal):
+    if kind in {"bid", "play"}:
+        wanted = Bid if kind == "bid" else PlayCard
+        for action in view.legal:
+            if isinstance(action, wanted):
+                return kind
         return "other"
     return kind
-
-
-def _kind(action: Action) -> str:
-    if isinstance(action, Bid):
-        return "bid"
-    if isinstance(action, PlayCard):
-        return "play"
-    return "other"
 
 
 def default_cards(view: BotView, *, highest: bool = False) -> list[Card]:
@@ -202,6 +197,10 @@ def _card(value: int | str) -> Card:
 
 def to_action(view: BotView, decision: Decision) -> Action:
     """The legal engine action a bot's answer stands for. Raises BotError naming the problem."""
+    return _to_action(view, decision, decision_kind(view))
+
+
+def _to_action(view: BotView, decision: Decision, kind: str) -> Action:
     legal = view.legal
     if decision is None:
         raise BotError("the bot returned nothing")
@@ -212,7 +211,6 @@ def to_action(view: BotView, decision: Decision) -> Action:
         if isinstance(decision, ExchangeCards | PassCards | Discard):
             return _card_choice(view, type(decision), list(decision.cards))
         raise BotError(f"{decision!r} is not legal now")
-    kind = decision_kind(view)
     if kind == "bid" and isinstance(decision, int):
         for action in legal:
             if (
@@ -229,9 +227,9 @@ def to_action(view: BotView, decision: Decision) -> Action:
         raise BotError(f"a bid of {decision} is not legal now")
     if kind == "play" and isinstance(decision, int | str):
         card = _card(decision)
-        action = PlayCard(view.seat, card)
-        if action in legal:
-            return action
+        for action in legal:  # cheaper than building a PlayCard to compare with each
+            if isinstance(action, PlayCard) and action.card == card and action.seat == view.seat:
+                return action
         raise BotError(f"{card_text(card)} may not be played now")
     if kind in ("exchange", "pass", "discard") and not isinstance(decision, int | str):
         return _card_choice(view, CARD_CHOICES[kind], [_card(c) for c in decision])

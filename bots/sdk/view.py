@@ -150,6 +150,17 @@ class BotView:
     history: tuple[tuple[Play, ...], ...]  # the tricks of this hand seen so far, oldest first
 
     @classmethod
+    def _build(cls, **fields: Any) -> "BotView":
+        """`cls(**fields)` with every field given. A frozen dataclass sets each of its 34 fields
+        through `object.__setattr__`, which costs more than the rest of a view's construction; filling
+        the instance's `__dict__` at once gives the same object. Subclasses keep their own `__init__`."""
+        if cls is not BotView:
+            return cls(**fields)
+        view = object.__new__(cls)
+        view.__dict__.update(fields)
+        return view
+
+    @classmethod
     def from_dict(
         cls,
         data: Mapping[str, Any],
@@ -186,7 +197,7 @@ class BotView:
         if memory is not None:
             history = tuple(memory.tricks[n] for n in sorted(memory.tricks))
         drawn = data.get("drawn")
-        return cls(
+        return cls._build(
             ruleset=ruleset,
             seat=seat,
             phase=phase,
@@ -253,7 +264,7 @@ class BotView:
         history: tuple[tuple[Play, ...], ...] = ()
         if memory is not None:
             history = tuple(memory.tricks[n] for n in sorted(memory.tricks))
-        return cls(
+        return cls._build(
             ruleset=ruleset,
             seat=seat,
             phase=phase,
