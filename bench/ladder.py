@@ -1,14 +1,17 @@
 """How many ladder matches until the standings order search > heuristic > random, and how long it takes.
 
-Run: `.venv/bin/python bench/ladder.py` (bounded by `--max-seconds`, 600 by default; `--hands`, `--ms`
-for the search bot's budget per decision, `--jobs` worker processes, `--seed`).
+Run: `.venv/bin/python bench/ladder.py` (bounded by `--max-seconds`, 540 by default; `--hands` per
+half, `--worlds` for the search bot's sampled worlds per decision (or `--ms` for a time budget instead),
+`--jobs` worker processes, `--seed`).
 
 Path: engine only. Six entrants (two each of random, heuristic and search) are entered; each round the
 ladder's own scheduler (`server.ladder.scheduler.form_matches`) picks the match, the two halves of the
 duplicate pair are played by the local arena's engine driver (`bots.arena.match.play_game`, the same
 deal seeds in both halves, every bot moved one seat on in the second), and the ladder's ratings module
-(`server.ladder.ratings`) rates the combined points. No sockets and no tables: the figure is about the
-ratings and the match-making, not the server's throughput.
+(`server.ladder.ratings`) rates the match on each board's margin (`server.ladder.duplicate.board_points`). No
+sockets and no tables: the figure is about the ratings and the match-making, not the server's
+throughput. The search bot's budget is a fixed number of worlds (`search,worlds=12`), so its strength,
+and the count of matches, do not depend on the machine's load; only the wall time does.
 
 Done when every search entrant's band (mu - 3 sigma .. mu + 3 sigma) lies wholly above every heuristic
 entrant's, and every heuristic entrant's above every random entrant's. The last line of stdout is one
@@ -17,31 +20,48 @@ JSON object (bench/report.py): `reached`, `matches` (until the order held, or pl
 that order, a weaker test; None if they do not at the end), `standings` (best first, with mu, sigma,
 conservative rating and matches), `first_separated_at_z` (the first match at which bands of mu +- z
 sigma were in order, for z = 1, 2, 3), and the settings.
+
+Offline comparison of rating schemes: `--save FILE` writes every match played (its seats and each
+half's points per hand, one JSON line each); `--replay FILE` rates those same matches again, without
+playing, with the model's settings the flags name (`--tau`, `--board-sd`), and reports the same figures
+(`wall_s` is then the rating time).
 """
 
 import argparse
+import contextlib
 import itertools
+import json
 import multiprocessing
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.report import emit
-from bots.arena.match import GameJob, GameResult, play_game
+from bots.arena.match import GameJob, GameResult, hand_seed, play_game
 from engine.ruleset import Ruleset
-from server.ladder.duplicate import HalfResult, team_points
-from server.ladder.ratings import MatchOutcome, Rating, RatingModel, apply_match, ranked, separated
+from server.ladder.duplicate import HalfResult, board_points, team_points
+from server.ladder.ratings import (
+    BOARD_SD,
+    MatchOutcome,
+    Rating,
+    RatingModel,
+    apply_match,
+    ranked,
+    separated,
+)
 from server.ladder.scheduler import Candidate, form_matches
 
 KINDS = ("search", "heuristic", "random")  # strongest first: the order the standings should reach
+DEFAULT_WORLDS = 12  # about what 20 ms a decision bought on a quiet core; see docs/ladder.md
 
 
-def entrants(ms: float) -> dict[str, str]:
+def entrants(search: str) -> dict[str, str]:
     """Entrant name -> bot spec: two of each kind."""
-    spec = {"search": f"search,ms={ms:g}", "heuristic": "heuristic", "random": "random"}
+    spec = {"search": search, "heuristic": "heuristic", "random": "random"}
     return {f"{kind}-{i}": spec[kind] for kind in KINDS for i in (1, 2)}
 
 
@@ -70,57 +90,120 @@ def by_conservative(ratings: dict[str, Rating], names: list[str]) -> bool:
     return all(min(by_kind[u]) > max(by_kind[lo]) for u, lo in itertools.pairwise(KINDS))
 
 
-def half_result(result: GameResult, seated: tuple[str, ...]) -> HalfResult:
+def half_result(result: GameResult, seated: tuple[str, ...], seed: int) -> HalfResult:
+    """One half as the ladder keeps it: seats, final scores, and each hand's points by its seed."""
     seats = tuple(seated[e] for e in result.seat_entrants)
-    return HalfResult(seats=seats, sides=result.sides, scores=result.scores)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--max-seconds", type=float, default=600.0)
-    parser.add_argument("--max-matches", type=int, default=100_000)
-    parser.add_argument("--hands", type=int, default=4, help="hands per half")
-    parser.add_argument("--ms", type=float, default=50.0, help="search budget per decision")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes (halves at once)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--preset", default="standard")
-    parser.add_argument("--beta", type=float, default=None, help="model beta (default sigma/2)")
-    parser.add_argument("--tau", type=float, default=None, help="model tau (default mu/300)")
-    args = parser.parse_args()
-
-    specs = entrants(args.ms)
-    names = sorted(specs)
-    ruleset = Ruleset.from_preset(args.preset, target_score=0, max_hands=args.hands).to_dict()
-    model = RatingModel(beta=args.beta, tau=args.tau)
-    first_at_z: dict[str, int | None] = {"1": None, "2": None, "3": None}
-    ratings: dict[str, Rating] = {}
-    partners: dict[str, list[str]] = {n: [] for n in names}
-    matches = 0
-    reached_at: int | None = None
-    ordered_at: int | None = (
-        None  # first match after which the conservative estimates were in order
+    hands = tuple(
+        (hand_seed(seed, result.deal_index, number).hex(), deltas)
+        for number, deltas in enumerate(result.hand_deltas)
     )
+    return HalfResult(seats=seats, sides=result.sides, scores=result.scores, hands=hands)
+
+
+def outcome_of(number: int, seated: tuple[str, ...], halves: list[HalfResult]) -> MatchOutcome:
+    teams = ((seated[0], seated[2]), (seated[1], seated[3]))
+    return MatchOutcome(
+        f"m-{number}",
+        teams,
+        team_points(halves, teams),
+        boards=board_points(halves, teams),
+        planned_boards=max(1, len(halves[0].hands)),
+    )
+
+
+class Tracker:
+    """The ratings as matches come in, and the figures the benchmark reports about them."""
+
+    def __init__(self, model: RatingModel, names: list[str]) -> None:
+        self.model = model
+        self.names = names
+        self.ratings: dict[str, Rating] = {}
+        self.partners: dict[str, list[str]] = {n: [] for n in names}
+        self.matches = 0
+        self.reached_at: int | None = None
+        self.ordered_at: int | None = None  # from when the conservative estimates were in order
+        self.first_at_z: dict[str, int | None] = {"1": None, "2": None, "3": None}
+
+    def rate(self, outcome: MatchOutcome) -> bool:
+        """Rate one match; True once the bands are in order (the benchmark's end)."""
+        apply_match(self.model, self.ratings, outcome)
+        for a, b in outcome.teams:
+            self.partners[a].insert(0, b)
+            self.partners[b].insert(0, a)
+        self.matches += 1
+        for z, seen in list(self.first_at_z.items()):
+            if seen is None and ordered_at_z(self.ratings, self.names, float(z)):
+                self.first_at_z[z] = self.matches
+        in_order = by_conservative(self.ratings, self.names)
+        self.ordered_at = (self.ordered_at or self.matches) if in_order else None
+        if ordered(self.ratings, self.names):
+            self.reached_at = self.matches
+            return True
+        return False
+
+    def candidates(self) -> list[Candidate]:
+        return [
+            Candidate(
+                entrant=n,
+                account=i,
+                mu=self.ratings.get(n, Rating()).mu,
+                sigma=self.ratings.get(n, Rating()).sigma,
+                played=self.ratings.get(n, Rating()).matches,
+                recent_partners=tuple(self.partners[n][:8]),
+            )
+            for i, n in enumerate(self.names)
+        ]
+
+    def progress(self) -> str:
+        return ", ".join(f"{n} {r.conservative:.1f}" for n, r in ranked(self.ratings))
+
+    def figures(self, specs: dict[str, str]) -> dict[str, Any]:
+        return {
+            "reached": self.reached_at is not None,
+            "matches": self.reached_at if self.reached_at is not None else self.matches,
+            "ordered_by_rating_since": self.ordered_at,
+            "first_separated_at_z": self.first_at_z,
+            "standings": [
+                {
+                    "entrant": n,
+                    "spec": specs.get(n, "?"),
+                    "mu": round(r.mu, 3),
+                    "sigma": round(r.sigma, 3),
+                    "rating": round(r.conservative, 3),
+                    "matches": r.matches,
+                }
+                for n, r in ranked(self.ratings)
+            ],
+        }
+
+
+def saved_matches(path: Path) -> Iterator[tuple[tuple[str, ...], list[HalfResult]]]:
+    """The matches a `--save` run wrote, in the order played."""
+    with path.open() as lines:
+        for line in lines:
+            if line.strip():
+                data = json.loads(line)
+                halves = [HalfResult.from_dict(h) for h in data["halves"]]
+                yield tuple(data["seated"]), halves
+
+
+def play(args: argparse.Namespace, tracker: Tracker, specs: dict[str, str]) -> None:
+    """Play matches the scheduler picks until the order holds or the time or count runs out."""
+    ruleset = Ruleset.from_preset(args.preset, target_score=0, max_hands=args.hands).to_dict()
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    with context.Pool(processes=max(1, args.jobs)) as pool:
-        while matches < args.max_matches and time.perf_counter() - start < args.max_seconds:
-            candidates = [
-                Candidate(
-                    entrant=n,
-                    account=i,
-                    mu=ratings.get(n, Rating()).mu,
-                    sigma=ratings.get(n, Rating()).sigma,
-                    played=ratings.get(n, Rating()).matches,
-                    recent_partners=tuple(partners[n][:8]),
-                )
-                for i, n in enumerate(names)
-            ]
-            (planned,) = form_matches(candidates, seed=args.seed * 100_003 + matches)
+    with contextlib.ExitStack() as stack:
+        save = stack.enter_context(Path(args.save).open("w")) if args.save else None
+        pool = stack.enter_context(context.Pool(processes=max(1, args.jobs)))
+        while tracker.matches < args.max_matches and time.perf_counter() - start < args.max_seconds:
+            (planned,) = form_matches(
+                tracker.candidates(), seed=args.seed * 100_003 + tracker.matches
+            )
             seated = planned.entrants
             jobs = [
                 GameJob(
-                    index=2 * matches + half,
-                    deal_index=matches,
+                    index=2 * tracker.matches + half,
+                    deal_index=tracker.matches,
                     rotation=half,
                     specs=tuple(specs[n] for n in seated),
                     ruleset=ruleset,
@@ -129,55 +212,80 @@ def main() -> None:
                 )
                 for half in (0, 1)
             ]
-            halves = [half_result(r, seated) for r in pool.map(play_game, jobs)]
-            teams = ((seated[0], seated[2]), (seated[1], seated[3]))
-            outcome = MatchOutcome(f"m-{matches + 1}", teams, team_points(halves, teams))
-            apply_match(model, ratings, outcome)
-            for a, b in teams:
-                partners[a].insert(0, b)
-                partners[b].insert(0, a)
-            matches += 1
-            for z, seen in list(first_at_z.items()):
-                if seen is None and ordered_at_z(ratings, names, float(z)):
-                    first_at_z[z] = matches
-            in_order = by_conservative(ratings, names)
-            ordered_at = (ordered_at or matches) if in_order else None
-            if ordered(ratings, names):
-                reached_at = matches
+            halves = [half_result(r, seated, args.seed) for r in pool.map(play_game, jobs)]
+            if save is not None:
+                record = {"seated": list(seated), "halves": [h.to_dict() for h in halves]}
+                save.write(json.dumps(record) + "\n")
+                save.flush()
+            # A --save run plays on to its limits, so the file serves any scheme's replay.
+            if tracker.rate(outcome_of(tracker.matches + 1, seated, halves)) and save is None:
                 break
-            if matches % 25 == 0:
-                line = ", ".join(f"{n} {r.conservative:.1f}" for n, r in ranked(ratings))
-                print(f"{matches} matches, {time.perf_counter() - start:.0f} s: {line}", flush=True)
+            if tracker.matches % 25 == 0:
+                elapsed = time.perf_counter() - start
+                print(f"{tracker.matches} matches, {elapsed:.0f} s: {tracker.progress()}")
+
+
+def replay(args: argparse.Namespace, tracker: Tracker) -> None:
+    """Rate the saved matches in order until the order holds (or the file or count ends)."""
+    for seated, halves in saved_matches(Path(args.replay)):
+        if tracker.matches >= args.max_matches:
+            break
+        if tracker.rate(outcome_of(tracker.matches + 1, seated, halves)):
+            break
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--max-seconds", type=float, default=540.0)
+    parser.add_argument("--max-matches", type=int, default=100_000)
+    parser.add_argument("--hands", type=int, default=4, help="hands per half")
+    parser.add_argument("--worlds", type=int, default=DEFAULT_WORLDS, help="search worlds/decision")
+    parser.add_argument("--ms", type=float, default=None, help="search CPU ms/decision instead")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (halves at once)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--preset", default="standard")
+    parser.add_argument("--tau", type=float, default=None, help="rating tau per match")
+    parser.add_argument("--board-sd", type=float, default=BOARD_SD, help="a board's spread, points")
+    parser.add_argument("--save", default=None, help="write every match played to FILE")
+    parser.add_argument("--replay", default=None, help="rate the matches a --save run wrote")
+    args = parser.parse_args()
+
+    search = (
+        f"search,ms={args.ms:g},clock=cpu"
+        if args.ms is not None
+        else f"search,worlds={args.worlds}"
+    )
+    specs = entrants(search)
+    names = sorted(specs)
+    model = RatingModel(tau=args.tau, board_sd=args.board_sd)
+    tracker = Tracker(model, names)
+    start = time.perf_counter()
+    if args.replay:
+        replay(args, tracker)
+    else:
+        play(args, tracker, specs)
     wall = time.perf_counter() - start
     figures: dict[str, Any] = {
-        "path": "engine (bots.arena.match.play_game) + server.ladder scheduler and ratings",
-        "reached": reached_at is not None,
-        "matches": reached_at if reached_at is not None else matches,
+        "path": (
+            f"replay of {args.replay}"
+            if args.replay
+            else "engine (bots.arena.match.play_game) + server.ladder scheduler and ratings"
+        ),
+        **tracker.figures(specs),
         "wall_s": round(wall, 2),
-        "ordered_by_rating_since": ordered_at,
-        "first_separated_at_z": first_at_z,
-        "s_per_match": round(wall / max(1, matches), 3),
-        "standings": [
-            {
-                "entrant": n,
-                "spec": specs[n],
-                "mu": round(r.mu, 3),
-                "sigma": round(r.sigma, 3),
-                "rating": round(r.conservative, 3),
-                "matches": r.matches,
-            }
-            for n, r in ranked(ratings)
-        ],
+        "s_per_match": round(wall / max(1, tracker.matches), 3),
         "settings": {
             "hands_per_half": args.hands,
-            "search_ms": args.ms,
+            "search": search,
             "jobs": args.jobs,
             "seed": args.seed,
             "preset": args.preset,
             "max_seconds": args.max_seconds,
             "band": "mu +- 3 sigma",
-            "beta": model.model.beta,
-            "tau": model.model.tau,
+            "rated_on": "each board's margin",
+            "board_sd": model.board_sd,
+            "points_per_rating_point": model.scale,
+            "tau_per_match": model.tau,
         },
     }
     emit(figures)

@@ -1,6 +1,7 @@
 """The rated bot ladder: pure match-making and ratings, its SQLite tables, and the trio service.
 
-- `ratings`: openskill Plackett-Luce ratings from completed matches, and their rebuild from history;
+- `ratings`: ratings from the points margins of the boards of completed matches, and their rebuild
+  from history;
 - `scheduler`: which available entrants meet, and who partners whom (pure, seeded);
 - `duplicate`: the duplicate pair: one set of deal seeds, played twice with the teams swapped;
 - `store`: the ladder's tables and queries (over the server's `Store`);

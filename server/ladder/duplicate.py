@@ -10,13 +10,17 @@ A deal's seed is SHA-256(match secret || deal number), so the table asks for "de
 same cards in both halves, also after a dead deal is re-dealt. The match secret comes from `secrets`
 on the server (the players never see it; each hand's own seed is revealed after that hand, as at any
 table) or from an integer in tests and benchmarks.
+
+A deal played in both halves is a **board**, as in duplicate bridge: each half keeps its hands' points
+per side keyed by the hand's seed (`HalfResult.hands`), and `board_points` pairs the halves' hands by
+seed into each team's points on each board. The ratings compare the teams board by board.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,23 +66,46 @@ class HalfResult:
     scores: tuple[int, ...]
     game_id: int | None = None
     table_id: str | None = None
+    #: Each hand played, in order: (its seed in hex, its points per side). Empty when not known
+    #: (matches stored before the ladder kept them).
+    hands: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
-    def points_of(self, team: Sequence[str]) -> int:
-        """The score of the side these entrants sat on (a team always sits on one side)."""
+    def side_of(self, team: Sequence[str]) -> int:
+        """The side these entrants sat on (a team always sits on one side)."""
         seats = {seat for seat, who in enumerate(self.seats) if who in team}
         for side, members in enumerate(self.sides):
             if seats and seats <= set(members):
-                return self.scores[side]
+                return side
         raise ValueError(f"{list(team)} did not sit together on one side: {self.seats}")
 
+    def points_of(self, team: Sequence[str]) -> int:
+        """The score of the side these entrants sat on."""
+        return self.scores[self.side_of(team)]
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seats": list(self.seats),
             "sides": [list(s) for s in self.sides],
             "scores": list(self.scores),
             "game": self.game_id,
             "table": self.table_id,
         }
+        if self.hands:
+            out["hands"] = [[seed, list(points)] for seed, points in self.hands]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HalfResult:
+        return cls(
+            seats=tuple(str(s) for s in data["seats"]),
+            sides=tuple(tuple(int(x) for x in side) for side in data["sides"]),
+            scores=tuple(int(x) for x in data["scores"]),
+            game_id=data.get("game"),
+            table_id=data.get("table"),
+            hands=tuple(
+                (str(seed), tuple(int(x) for x in points)) for seed, points in data.get("hands", ())
+            ),
+        )
 
 
 def team_points(
@@ -89,3 +116,31 @@ def team_points(
         sum(h.points_of(teams[0]) for h in halves),
         sum(h.points_of(teams[1]) for h in halves),
     )
+
+
+def board_points(
+    halves: Sequence[HalfResult], teams: tuple[Sequence[str], Sequence[str]]
+) -> tuple[tuple[int, int], ...]:
+    """Each board's points per team: the deals both halves played (matched by seed, in the first
+    half's order), each team's points on it summed over the two halves.
+
+    Empty unless there are exactly two halves and both know their hands (a forfeit stops a match
+    after one half; older stored matches kept no hands). A deal dealt in one half only (a hand cap
+    reached at a different point) is no board and is left out.
+    """
+    if len(halves) != HALVES or not all(h.hands for h in halves):
+        return ()
+    sides = [(h.side_of(teams[0]), h.side_of(teams[1])) for h in halves]
+    second = dict(halves[1].hands)
+    boards = []
+    for seed, points in halves[0].hands:
+        other = second.get(seed)
+        if other is None:
+            continue
+        boards.append(
+            (
+                points[sides[0][0]] + other[sides[1][0]],
+                points[sides[0][1]] + other[sides[1][1]],
+            )
+        )
+    return tuple(boards)

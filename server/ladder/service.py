@@ -42,7 +42,7 @@ from protocol.types import MatchResult, Standing
 from server import queries
 from server.accounts import Account
 from server.ladder import store as ladder_store
-from server.ladder.duplicate import DuplicatePlan, HalfResult, team_points
+from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, apply_match
 from server.ladder.scheduler import Candidate, PlannedMatch, SchedulerSettings, form_matches
 from server.ladder.table import LadderTable, adopt_table, closed_table_ok, first_of
@@ -78,7 +78,7 @@ class LadderSettings:
     partner_memory: int = 8  # recent partnerships remembered for rotation
     seed: int | None = None  # fixed: reproducible schedules and deals (tests); None: secret
     scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)
-    tau: float | None = None  # rating dynamics; None keeps openskill's default
+    tau: float | None = None  # rating uncertainty added per match; None: ratings.DEFAULT_TAU
 
     def table_options(self) -> dict[str, Any]:
         """The preset's options with a fixed number of hands (no target score)."""
@@ -150,7 +150,9 @@ class LadderService:
             voided = ladder_store.void_running(conn)
             return (
                 voided,
-                ladder_store.current_ratings(conn),
+                # Rebuilt from the rated history at every start: the ratings always follow the
+                # rules (and the `tau`) this server rates by, also after an upgrade changed them.
+                ladder_store.rebuild_ratings(conn, self.model),
                 ladder_store.recent_partners(conn),
                 ladder_store.house_entrants(conn),
             )
@@ -418,6 +420,8 @@ class LadderService:
             teams=str_teams,
             points=team_points(halves, str_teams),
             forfeits=frozenset(str(a) for a in forfeits),
+            boards=board_points(halves, str_teams),
+            planned_boards=settings.hands,
         )
         await self._rate(outcome, halves, seated, forfeits)
 
@@ -567,6 +571,8 @@ class LadderService:
             scores=table.game.scores,
             game_id=game_id,
             table_id=table.table_id,
+            # Each hand's points by its seed: the boards the ratings compare.
+            hands=tuple((h.seed.hex(), h.score_delta) for h in table.game.histories),
         )
         lost = {seats[s].account.id: why for s, why in table.forfeits.items()}
         return result, lost

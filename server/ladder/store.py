@@ -5,7 +5,9 @@ for the synchronous CLI, on a connection of its own. What is kept:
 
 - `ratings` (the server's table, under the game key `ladder`): each entrant's current mu and sigma;
 - `ladder_matches`: every match with its teams, its status (`running`, `rated`, `void`), its
-  result (points per team, forfeits) and the rating moves it caused, in rating order (`rated_seq`);
+  result (points per team, forfeits, and in `halves` each half's seats, scores and points per hand
+  keyed by the hand's seed: the boards the ratings compare) and the rating moves it caused, in
+  rating order (`rated_seq`);
 - `ladder_games` (the server's table): each half's game, so the hand records of a match are the
   `hand_records` of its games;
 - `ladder_entrants`: standing entries the host made (the house bots), which survive restarts.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from server import queries
-from server.ladder.duplicate import HalfResult
+from server.ladder.duplicate import HalfResult, board_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, recompute
 
 #: The `game` column of the server's `ratings` table for ladder ratings.
@@ -118,6 +120,14 @@ def finish_match(
 
     `outcome` names entrants by account id (as text); `moves` maps account id to (before, after).
     """
+    planned = conn.execute(
+        "SELECT hands FROM ladder_matches WHERE seq = ?", (match_seq(match),)
+    ).fetchone()
+    if planned is not None and int(planned[0]) != outcome.planned_boards:
+        # The history rebuilds a forfeit from the stored `hands`: rate it on the same number.
+        raise ValueError(
+            f"match {match} was planned with {planned[0]} boards, not {outcome.planned_boards}"
+        )
     row = conn.execute("SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM ladder_matches").fetchone()
     rated_seq = int(row[0])
     changes = {
@@ -167,11 +177,18 @@ def void_running(conn: sqlite3.Connection) -> int:
 def _outcome(row: sqlite3.Row) -> MatchOutcome:
     a, b = json.loads(row["teams"])
     points = json.loads(row["points"])
+    teams = ((str(a[0]), str(a[1])), (str(b[0]), str(b[1])))
+    stored = json.loads(row["halves"] or "[]")
+    # Each half keeps its hands' points by seed (matches rated before it did have none: they are
+    # rated on their combined points, as they were then).
+    halves = [HalfResult.from_dict(h) for h in stored] if isinstance(stored, list) else []
     return MatchOutcome(
         match_id=match_id(row["seq"]),
-        teams=((str(a[0]), str(a[1])), (str(b[0]), str(b[1]))),
+        teams=teams,
         points=(int(points[0]), int(points[1])),
         forfeits=frozenset(str(x) for x in json.loads(row["forfeits"] or "[]")),
+        boards=board_points(halves, teams),
+        planned_boards=max(1, int(row["hands"])),
     )
 
 

@@ -136,6 +136,12 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(server: 
     moves = forfeited[0]["changes"]
     assert set(moves) == {"lb7"}
     assert moves["lb7"]["after"]["mu"] < moves["lb7"]["before"]["mu"]
+    # Every clean match was rated board by board: its one deal, played from both sides.
+    history = ladder_store.rated_outcomes(conn)
+    assert all(len(o.boards) == 1 for o in history if not o.forfeits)
+    assert all(
+        sum(map(sum, zip(*o.boards, strict=True))) == sum(o.points) for o in history if o.boards
+    )
     # The stored ratings are exactly the ones rebuilt from the stored history.
     assert ladder_store.current_ratings(conn) == ladder_store.rebuild_ratings(conn)
 
@@ -258,3 +264,32 @@ async def test_matches_wait_for_room_and_one_table_at_a_time_is_enough(
     conn = connect(server.config.db_path)
     assert {m["status"] for m in ladder_store.matches(conn, limit=1000)} <= {"rated", "void"}
     assert service.voided == 0
+
+
+async def test_the_ladder_rebuilds_its_ratings_from_the_history_at_start(
+    make_server: ServerFactory, tmp_path: Path
+) -> None:
+    # Ratings stored by other rules (an older server, another tau) are replaced at start by the
+    # ones this server's rules give for the rated history.
+    from server import queries
+    from server.ladder.ratings import RatingModel, recompute
+    from tests.server.ladder import made
+
+    path = tmp_path / "ladder.db"
+    conn = connect(path)
+    names = ["p0", "p1", "p2", "p3"]
+    made.rated_match(conn, names, [(120, 40), (60, 90)])
+    made.rated_match(conn, [names[1], names[0], names[3], names[2]], [(10, 70)])
+    stale = made.account(conn, "p0")
+    queries.set_rating(conn, stale, ladder_store.RATING_KEY, mu=99.0, sigma=0.5, games=7)
+    conn.close()
+    settings = dataclasses.replace(FAST, tau=0.3)
+    with trio.fail_after(30):
+        async with make_server() as server, trio.open_nursery() as nursery:
+            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+            nursery.cancel_scope.cancel()
+    conn = connect(path)
+    expected = recompute(ladder_store.rated_outcomes(conn), RatingModel(tau=0.3))
+    assert service.ratings == expected
+    assert ladder_store.current_ratings(conn) == {int(k): v for k, v in expected.items()}
+    assert ladder_store.current_ratings(conn)[stale].mu != 99.0

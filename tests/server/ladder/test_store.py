@@ -7,6 +7,7 @@ import pytest
 
 from server import queries
 from server.ladder import store
+from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, apply_match
 from server.storage import connect
 
@@ -39,6 +40,7 @@ def _play(
             ((str(four[0]), str(four[2])), (str(four[1]), str(four[3]))),
             (index * 7 % 50, index * 11 % 50),
             forfeits=frozenset({str(four[1])}) if index % 5 == 4 else frozenset(),
+            planned_boards=2,
         )
         moves = apply_match(model, ratings, outcome)
         store.finish_match(
@@ -106,3 +108,83 @@ def test_house_bots_are_entered_once_and_bad_specs_refused(conn: sqlite3.Connect
     assert store.match_seq("m-12") == 12
     with pytest.raises(ValueError):
         store.match_seq("x-1")
+
+
+def test_boards_are_stored_with_the_halves_and_old_matches_stay_rateable(
+    conn: sqlite3.Connection,
+) -> None:
+    """A match rated board by board keeps each half's hands; a match stored before the ladder
+    kept them (its halves have no hands) is still rated, on its combined points, and the stored
+    ratings of both kinds rebuild to the same floats."""
+    ids = _accounts(conn, 4)
+    keys = [str(i) for i in ids]
+    teams = ((keys[0], keys[2]), (keys[1], keys[3]))
+    model = RatingModel()
+    ratings: dict[str, Rating] = {}
+    for index in range(6):
+        match = store.insert_match(
+            conn, preset="standard", options={}, hands=2, teams=((ids[0], ids[2]), (ids[1], ids[3]))
+        )
+        halves = []
+        for half in (0, 1):
+            seats = DuplicatePlan.seating(keys, half)
+            # Old matches (every other one) were stored without their hands.
+            hands = (
+                ()
+                if index % 2
+                else (("d0", (index * 30 + half * 10, 40)), ("d1", (-20, half * 50 + index)))
+            )
+            scores = tuple(sum(p[side] for _, p in hands) for side in (0, 1)) if hands else (90, 40)
+            halves.append(HalfResult(seats, ((0, 2), (1, 3)), scores, hands=hands))
+        outcome = MatchOutcome(
+            match,
+            teams,
+            team_points(halves, teams),
+            boards=board_points(halves, teams),
+            planned_boards=2,
+        )
+        assert bool(outcome.boards) == (index % 2 == 0)
+        moves = apply_match(model, ratings, outcome)
+        store.finish_match(
+            conn,
+            match,
+            outcome=outcome,
+            halves=[h.to_dict() for h in halves],
+            moves={int(k): v for k, v in moves.items()},
+        )
+    history = store.rated_outcomes(conn)
+    assert [len(o.boards) for o in history] == [2, 0, 2, 0, 2, 0]
+    assert history[0].boards == board_points(
+        [HalfResult.from_dict(h) for h in _stored_halves(conn, history[0].match_id)], teams
+    )
+    stored = store.current_ratings(conn)
+    assert stored == {int(k): v for k, v in ratings.items()}
+    assert store.rebuild_ratings(conn) == stored
+
+
+def _stored_halves(conn: sqlite3.Connection, match: str) -> list[dict[str, object]]:
+    import json
+
+    row = conn.execute(
+        "SELECT halves FROM ladder_matches WHERE seq = ?", (store.match_seq(match),)
+    ).fetchone()
+    halves: list[dict[str, object]] = json.loads(row[0])
+    return halves
+
+
+def test_a_result_must_be_rated_on_the_boards_the_match_was_planned_with(
+    conn: sqlite3.Connection,
+) -> None:
+    ids = _accounts(conn, 4)
+    match = store.insert_match(
+        conn, preset="standard", options={}, hands=4, teams=((ids[0], ids[2]), (ids[1], ids[3]))
+    )
+    outcome = MatchOutcome(
+        match,
+        ((str(ids[0]), str(ids[2])), (str(ids[1]), str(ids[3]))),
+        (0, 0),
+        forfeits=frozenset({str(ids[0])}),
+        planned_boards=1,
+    )
+    with pytest.raises(ValueError, match="planned with 4 boards"):
+        store.finish_match(conn, match, outcome=outcome, halves=[], moves={})
