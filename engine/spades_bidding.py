@@ -18,6 +18,7 @@ from engine.spades_state import (
     EXCHANGING,
     OPPONENTS,
     PLAYING,
+    BidEntry,
     SpadesState,
 )
 
@@ -200,14 +201,15 @@ class SpadesBidding(SpadesState):
         )
 
     def _legal_bids(self, seat: int) -> list[Bid]:
-        return self._legal_bid_entry(seat)[2]
+        return self._legal_bid_entry(seat)[0]
 
-    def _legal_bid_entry(self, seat: int) -> tuple[int, int, list[Bid], frozenset[int]]:
-        """(version, seat, legal bids, their ids): cached for the current version, because
-        legal_actions() then apply() ask the same question; the ids make `apply` a set lookup."""
+    def _legal_bid_entry(self, seat: int) -> BidEntry:
+        """(legal bids, their ids, their BidMade events made so far): cached for the current
+        version, because legal_actions() then apply() ask the same question; the ids make `apply` a
+        set lookup."""
         cached = self._bid_cache
         if cached[0] == self._version and cached[1] == seat:
-            return cached
+            return cached[2]
         # Ordinary bidding depends only on these few facts, so the lists are shared (read-only).
         key: tuple[object, ...] | None = None
         if self._plain_bidding and self._bid_rule == "free":
@@ -221,17 +223,17 @@ class SpadesBidding(SpadesState):
             )
             known = self._bid_memo.get(key)
             if known is not None:
-                entry = self._bid_cache = (self._version, seat, known[0], known[1])
-                return entry
+                self._bid_cache = (self._version, seat, known)
+                return known
         bids = legal_bids(
             self._bid_context(seat),
             looked=self._looked[seat],
             may_blind_nil=self._blind_nil_ok[seat],
         )
-        ids = frozenset(map(id, bids))
+        entry: BidEntry = (bids, frozenset(map(id, bids)), {})
         if key is not None:
-            self._bid_memo[key] = (bids, ids)
-        entry = self._bid_cache = (self._version, seat, bids, ids)
+            self._bid_memo[key] = entry
+        self._bid_cache = (self._version, seat, entry)
         return entry
 
     def _apply_bid(self, bid: Bid) -> list[Event]:
@@ -253,13 +255,20 @@ class SpadesBidding(SpadesState):
             return events
         if self._phase is not BIDDING or seat != self._turn:
             self._expect(BIDDING, seat, "bid")
-        entry = self._legal_bid_entry(seat)
+        legal, ids, made = self._legal_bid_entry(seat)
         # Identity first: legal_actions() hands out shared objects, and dataclass == is slow.
-        if id(bid) not in entry[3] and bid not in entry[2]:
-            raise self._bid_error(bid, entry[2])
+        if id(bid) in ids:
+            # One of the entry's own Bid objects (which keep their ids taken): its event, made once.
+            event = made.get(id(bid))
+            if event is None:
+                event = made[id(bid)] = BidMade(seat, bid)
+        elif bid in legal:
+            event = BidMade(seat, bid)
+        else:
+            raise self._bid_error(bid, legal)
         self._version += 1
         self._record_bid(bid)
-        events = [BidMade(seat, bid)]
+        events = [event]
         if not self._looked[seat]:
             self._looked[seat] = True
             events.append(HandLooked(seat, self._hands[seat]))

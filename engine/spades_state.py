@@ -17,7 +17,7 @@ from engine import scoring
 from engine.actions import Action, Bid, PlayCard
 from engine.cards import Card, CardMask, card_text
 from engine.errors import IllegalAction, RulesetError
-from engine.events import CardPlayed, Event, GameOver, HandScored
+from engine.events import BidMade, CardPlayed, Event, GameOver, HandScored
 from engine.game import Outcome, Phase
 from engine.hand_end import FinishedHand
 from engine.history import DeadDeal, HandHistory, Transfer
@@ -78,7 +78,10 @@ OPPONENTS: Final = {
 TWO_HANDED_DISCARD: Final = 3
 
 # Legal ordinary bids, shared by every game of a ruleset (a pure cache, kept small).
-BidMemo: TypeAlias = dict[tuple[object, ...], tuple[list[Bid], frozenset[int]]]
+# A legal-bids entry: the bids, their ids (apply's membership test) and the BidMade events made so
+# far for them by id (events are frozen values, so one per shared Bid object serves every game).
+BidEntry: TypeAlias = tuple[list[Bid], frozenset[int], dict[int, BidMade]]
+BidMemo: TypeAlias = dict[tuple[object, ...], BidEntry]
 _BID_MEMOS: dict[Ruleset, BidMemo] = {}
 
 
@@ -225,7 +228,7 @@ class SpadesState:
         self._blind_nil_ok = [False] * n
         self._bids: list[Bid | None] = [None] * n
         self._bid_order: list[Bid] = []
-        self._bid_cache: tuple[int, int, list[Bid], frozenset[int]] = (-1, -1, [], frozenset())
+        self._bid_cache: tuple[int, int, BidEntry] = (-1, -1, ([], frozenset(), {}))
         self._mask_version = -1  # legal_play_mask of the seat to play, cached for this version
         self._mask_value = 0
         self._actions: list[Action] = []
