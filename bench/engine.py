@@ -1,8 +1,8 @@
 """Engine throughput: random legal hands and playouts per second, ours against OpenSpiel's C++ games.
 
-Run: `.venv/bin/python bench/engine.py` (under a minute; `--seconds S` sets the time spent on each figure,
-`--profile` prints the Spades loop's top functions to stderr instead of measuring). The last line of
-stdout is one JSON object (bench/report.py) with, at least:
+Run: `.venv/bin/python bench/engine.py` (about a minute; `--seconds S` sets the time spent on each figure,
+`--profile [hands_per_s|fast_hands_per_s|playouts_per_s]` prints that Spades loop's top functions to
+stderr instead of measuring). The last line of stdout is one JSON object (bench/report.py) with, at least:
 
 - `hands_per_s`: full random legal hands of the `standard` preset through the public API (deal from a
   seed, `legal_actions` and `apply` for the bids and the 52 plays, scoring, events and history), in
@@ -20,7 +20,23 @@ stdout is one JSON object (bench/report.py) with, at least:
 - `harness_floor_hands_per_s`: the `hands_per_s` loop over a game that does nothing (56 constant
   actions a hand): what the Python loop itself costs, the ceiling for any engine driven through it
   (`harness_floor_ratio_vs_openspiel`: the best `ratio_vs_openspiel` any engine could reach);
+- `deal_only_per_s`: the documented seeded deal alone (engine/dealing.py `deal_hands`: SHA-256
+  Fisher-Yates and the split into hands, from 16 random bytes), a cost no honest engine skips;
+- `us_per_hand`, `openspiel_us_per_hand`, `harness_floor_us_per_hand`, `deal_only_us`: the same rates
+  as microseconds, and `engine_budget_us_at_goal`: the microseconds a hand may spend in the engine
+  (deal, bids, plays, scoring) for `hands_per_s` to be 2 x OpenSpiel's, i.e. the hand's time at the
+  goal minus the loop's own time (`1e6 / (2 * openspiel_hands_per_s) - harness_floor_us_per_hand`);
 - `hearts_*`: the same figures for the `hearts` preset (passes included) against OpenSpiel's `hearts`.
+
+The goal (`hands_per_s` at least 2 x `openspiel_hands_per_s`) is out of reach through this loop in pure
+Python, by arithmetic on figures taken in one run. OpenSpiel takes ~103 us a hand, so 2x means ~51 us a
+hand; the loop alone (56 `phase`/`to_act`/`legal_actions`/`apply` rounds, 56 `randrange`s, over a game
+that does nothing) takes ~42 us of them, leaving `engine_budget_us_at_goal` ~9 us for the engine's whole
+hand. The documented deal alone takes ~18 us (13 SHA-256 blocks ~7 us, 51 modulos and swaps ~5 us), twice
+the budget; and the remaining 112 engine calls would have ~80 ns each, about the cost of calling an empty
+Python method. Ours took ~214 us a hand (ratio ~0.48; docs/performance.md has the table): ~18 us deal,
+~22 % of the hand in `legal_actions`, ~36 % in `apply` (a third of it the 13 trick ends and the hand's
+scoring with their events), the rest the loop.
 
 Choices come from a seeded `random.Random`, so two runs play the same games. The figures are rates per
 second of the process's CPU time, each the best of short batches (see `rate`), the figures taking turns
