@@ -139,8 +139,9 @@ _last_ruleset: list[tuple[dict[str, Any], Ruleset]] = []
 def job_ruleset(data: dict[str, Any]) -> Ruleset:
     """`Ruleset.from_dict`, remembered for the last ruleset: the games of a run share one, and
     checking it again costs as much as a hand of random play."""
-    if _last_ruleset and _last_ruleset[0][0] == data:
-        return _last_ruleset[0][1]
+    for cached, ruleset in _last_ruleset[:1]:  # one consistent entry, even from several threads
+        if cached == data:
+            return ruleset
     ruleset = Ruleset.from_dict(data)
     _last_ruleset[:] = [(dict(data), ruleset)]
     return ruleset

@@ -8,6 +8,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from bots.arena.match import job_ruleset
 from bots.arena.run import ArenaConfig, figures, run_games
 from bots.cli import app
 from engine import records
@@ -116,3 +117,14 @@ def test_arena_command_refuses_bad_input() -> None:
     assert runner.invoke(app, ["arena", "random", "random", "--preset", "nope"]).exit_code != 0
     three = runner.invoke(app, ["arena", "random", "random", "random", "--games", "1"])
     assert three.exit_code != 0
+
+
+def test_a_runs_ruleset_is_parsed_once_and_a_new_one_is_not_missed() -> None:
+    standard = Ruleset.from_preset("standard").to_dict()
+    hearts = Ruleset.from_preset("hearts").to_dict()
+    first = job_ruleset(standard)
+    assert job_ruleset(dict(standard)) is first
+    assert job_ruleset(hearts) == Ruleset.from_dict(hearts)
+    changed = {**standard, "target_score": 150}
+    assert job_ruleset(changed).target_score == 150
+    assert job_ruleset(standard) == first
