@@ -33,10 +33,10 @@ Python, by arithmetic on figures taken in one run. OpenSpiel takes ~103 us a han
 hand; the loop alone (56 `phase`/`to_act`/`legal_actions`/`apply` rounds, 56 `randrange`s, over a game
 that does nothing) takes ~42 us of them, leaving `engine_budget_us_at_goal` ~9 us for the engine's whole
 hand. The documented deal alone takes ~17 us (13 SHA-256 blocks ~7 us, 51 modulos and swaps ~5 us), twice
-the budget; and even with a free deal, the 112 engine calls would get ~85 ns each, about the cost of calling an empty
-Python method. Ours took ~212 us a hand (ratio ~0.49; docs/performance.md has the table): ~21 us the deal,
-~22 % of the hand in `legal_actions`, ~36 % in `apply` (a third of it the 13 trick ends and the hand's
-scoring with their events), the rest the loop.
+the budget; and even with a free deal, the 112 engine calls would get ~85 ns each, about the cost of
+calling an empty Python method. Ours took ~212 us a hand (ratio ~0.49; docs/performance.md has the table):
+~21 us the deal, ~22 % of the hand in `legal_actions`, ~36 % in `apply` (a third of it the 13 trick ends
+and the hand's scoring with their events), the rest the loop.
 
 Choices come from a seeded `random.Random`, so two runs play the same games. The figures are rates per
 second of the process's CPU time, each the best of short batches (see `rate`), the figures taking turns
