@@ -160,7 +160,8 @@ class Session:
         # it is free of the rate limit (made on first use; most connections never sit).
         self._turns_owed: dict[str, int] | None = None
         self.last_heard = trio.current_time()  # when the last whole message arrived
-        self._receiving: trio.CancelScope | None = None  # the wait for the next one, once hello'd
+        self._waiting = False  # past hello and waiting for the next message
+        self._idle_scope: trio.CancelScope | None = None  # what the idle sweep cancels
         self._chat = TokenBucket(limits.chat_per_second, limits.chat_burst)
         self.log = log.bind(session=self.id, peer=peer)
 
@@ -258,30 +259,33 @@ class Session:
             deadline
         ):
             return
+        # One scope for the connection's life, cancelled only by the server's idle sweep
+        # (`Server.reap_idle` -> `let_go_if_idle`) and only while this task waits for a message:
+        # a cancelled receive has consumed nothing. (No timer per message: see `reap_idle`.)
+        with trio.CancelScope() as self._idle_scope:
+            await self._serve_messages(deadline)
+        if self._idle_scope.cancelled_caught:
+            idle = self.server.config.limits.idle_timeout
+            self.connection.finish(
+                to_wire(
+                    Error(
+                        code=ErrorCode.TIMEOUT.value,
+                        message=f"idle for {idle:g} s (send ping to stay)",
+                    )
+                ),
+                reason="idle_timeout",
+            )
+
+    async def _serve_messages(self, deadline: float) -> None:
         # Bounded by the connection's life: each pass consumes one message (or the end of stream).
         while True:
             item: Message | ProtocolError | None = None
             if self.hello_done:
                 # Each whole message (a `ping` too) is activity; bytes that make no message are
-                # not. A silent client, or one sending a frame a byte at a time, is let go by
-                # the server's sweep (`Server.reap_idle` -> `let_go_if_idle`), which cancels
-                # this wait: a cancelled receive has consumed nothing.
-                with trio.CancelScope() as receiving:
-                    self._receiving = receiving
-                    item = await self._receive()
-                self._receiving = None
-                if receiving.cancelled_caught:
-                    idle = self.server.config.limits.idle_timeout
-                    self.connection.finish(
-                        to_wire(
-                            Error(
-                                code=ErrorCode.TIMEOUT.value,
-                                message=f"idle for {idle:g} s (send ping to stay)",
-                            )
-                        ),
-                        reason="idle_timeout",
-                    )
-                    return
+                # not. A silent client, or one sending a frame a byte at a time, is let go.
+                self._waiting = True
+                item = await self._receive()
+                self._waiting = False
             else:
                 # Until `hello`, everything else is refused (the connection goes on), and the
                 # whole handshake must finish in time.
@@ -374,8 +378,8 @@ class Session:
         """End the wait for the next message if nothing whole was heard since `cutoff` (the
         session then answers `timeout` and closes). Only a session past `hello`, waiting to
         read, is let go; one busy with a request is not."""
-        if self._receiving is not None and self.last_heard <= cutoff:
-            self._receiving.cancel()
+        if self._waiting and self.last_heard <= cutoff and self._idle_scope is not None:
+            self._idle_scope.cancel()
 
     def _answers_turn(self, item: Message) -> bool:
         """Whether `item` is the first `act` for the version of the last `your_turn` this

@@ -260,9 +260,14 @@ class Store:
         except (trio.ClosedResourceError, trio.BrokenResourceError) as exc:
             raise StoreClosed("the store is shutting down") from exc
         # The write is shielded from our caller's cancellation by design: once queued it will commit,
-        # and we wait for it so that "returned" always means "on disk".
-        with trio.CancelScope(shield=True):
+        # and we wait for it so that "returned" always means "on disk". (The shield is raised only
+        # if a cancellation arrives: a shielded scope for every request costs every action.)
+        try:
             await job.done.wait()
+        except trio.Cancelled:
+            with trio.CancelScope(shield=True):
+                await job.done.wait()
+            raise
         if job.error is not None:
             raise job.error
         return job.result  # type: ignore[no-any-return]

@@ -187,6 +187,25 @@ async def test_append_returns_only_when_durable(tmp_path: Path) -> None:
             assert row == (2, '{"card": "QS"}')
 
 
+@pytest.mark.parametrize("durability", list(Durability))
+async def test_a_cancelled_caller_still_waits_for_its_write(
+    tmp_path: Path, durability: Durability
+) -> None:
+    with trio.fail_after(10):
+        async with open_store(tmp_path / "s.db", durability) as store:
+            game_id = await _make_game(store)
+            done_before = store.jobs
+            finished = False
+            with trio.CancelScope() as scope:
+                scope.cancel()  # already cancelled when the request is made
+                await store.append_action(game_id, 0, 1, {"card": "2C"}, "player")
+                finished = True
+            assert scope.cancelled_caught and not finished
+            # The cancellation reached the caller only once its write had committed.
+            assert store.jobs == done_before + 1
+            assert await store.get(queries.action_count, game_id) == 1
+
+
 async def test_queued_writes_finish_when_cancelled(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     with trio.fail_after(10):
