@@ -9,6 +9,7 @@ plays whole games in-process, feeds the engine's per-seat events here, and compa
 own views after every event.
 """
 
+import bisect
 import copy
 from collections.abc import Mapping
 from typing import Any
@@ -33,6 +34,27 @@ PHASE_OF_KIND: dict[str, str] = {
 
 def _sorted(cards: set[str]) -> list[str]:
     return mask_text(mask_of(parse_card(c) for c in cards))
+
+
+_CARD_NUMBER: dict[str, int] = {mask_text(1 << card)[0]: card for card in range(54)}
+
+
+def _card_number(text: str) -> int:
+    number = _CARD_NUMBER.get(text)
+    return parse_card(text) if number is None else number  # parse_card raises on bad text
+
+
+def _with_card(cards: list[str], card: str) -> list[str]:
+    """A new list: `cards` (in card order, as `mask_text` gives them) with `card` in its place.
+
+    Once per card played: cheaper than re-sorting the whole hand's play each time."""
+    if card not in _CARD_NUMBER:
+        card = mask_text(1 << parse_card(card))[0]  # the notation mask_text writes (raises if bad)
+    if card in cards:
+        return list(cards)
+    out = list(cards)
+    bisect.insort(out, card, key=_card_number)
+    return out
 
 
 class ViewTracker:
@@ -211,7 +233,7 @@ class ViewTracker:
             v["leader"] = seat
         v["trick"] = [*v["trick"], [seat, card]]
         v["trick_number"] = int(e.get("trick_number", v.get("trick_number", 1)))
-        v["played"] = _sorted({*v["played"], card})
+        v["played"] = _with_card(v["played"], card)
         v["hand_sizes"][seat] -= 1
         v["phase"] = "playing"
         for key in ("face_up", "exposed"):

@@ -6,9 +6,11 @@ from typing import Any
 import pytest
 
 from bots.samples.heuristic import HeuristicBot
-from bots.sdk.tracker import ViewTracker
+from bots.sdk.tracker import ViewTracker, _with_card
 from bots.sdk.view import BotView
 from engine.actions import action_to_dict
+from engine.cards import mask_of, mask_text, parse_card
+from engine.errors import NotationError
 from engine.game import Phase, new_game
 from engine.ruleset import PRESETS
 
@@ -77,3 +79,14 @@ def test_tracker_follows_the_engine(preset: str) -> None:
                     tracker.apply(shown)
     assert game.is_over
     assert checked > 20
+
+
+def test_a_played_card_goes_in_its_place_once() -> None:
+    played = mask_text(mask_of(parse_card(c) for c in ("2C", "AC", "3D", "KS")))
+    assert _with_card(played, "KC") == mask_text(
+        mask_of(parse_card(c) for c in ("2C", "KC", "AC", "3D", "KS"))
+    )
+    assert _with_card(played, "AC") == played
+    assert _with_card([], "BJ") == ["BJ"]
+    with pytest.raises(NotationError):
+        _with_card(played, "1X")
