@@ -19,7 +19,8 @@ JSON object (bench/report.py): `reached`, `matches` (until the order held, or pl
 `wall_s`, `ordered_by_rating_since` (the match from which the conservative estimates alone have stood in
 that order, a weaker test; None if they do not at the end), `standings` (best first, with mu, sigma,
 conservative rating and matches), `first_separated_at_z` (the first match at which bands of mu +- z
-sigma were in order, for z = 1, 2, 3), and the settings.
+sigma were in order, for z = 1, 2, 3), `separation_z` (the largest z whose bands are in order at the
+end), and the settings.
 
 Offline comparison of rating schemes: `--save FILE` writes every match played (its seats and each
 half's points per hand, one JSON line each); `--replay FILE` rates those same matches again, without
@@ -32,6 +33,7 @@ import contextlib
 import itertools
 import json
 import multiprocessing
+import resource
 import sys
 import time
 from collections.abc import Iterator
@@ -81,6 +83,20 @@ def ordered_at_z(ratings: dict[str, Rating], names: list[str], z: float) -> bool
     low = {k: min(r[n].mu - z * r[n].sigma for n in names if n.startswith(k)) for k in KINDS}
     high = {k: max(r[n].mu + z * r[n].sigma for n in names if n.startswith(k)) for k in KINDS}
     return all(low[u] > high[lo] for u, lo in itertools.pairwise(KINDS))
+
+
+def separation_z(ratings: dict[str, Rating], names: list[str]) -> float:
+    """The largest z for which `ordered_at_z` holds: the smallest (mu_upper - mu_lower) /
+    (sigma_upper + sigma_lower) over the pairs of adjacent kinds. The benchmark ends above 3."""
+    r = {n: ratings.get(n, Rating()) for n in names}
+    return min(
+        (r[u].mu - r[lo].mu) / (r[u].sigma + r[lo].sigma)
+        for upper, lower in itertools.pairwise(KINDS)
+        for u in names
+        if u.startswith(upper)
+        for lo in names
+        if lo.startswith(lower)
+    )
 
 
 def by_conservative(ratings: dict[str, Rating], names: list[str]) -> bool:
@@ -137,7 +153,8 @@ class Tracker:
         in_order = by_conservative(self.ratings, self.names)
         self.ordered_at = (self.ordered_at or self.matches) if in_order else None
         if ordered(self.ratings, self.names):
-            self.reached_at = self.matches
+            # The first time counts (a --save run plays on past it).
+            self.reached_at = self.reached_at or self.matches
             return True
         return False
 
@@ -163,6 +180,9 @@ class Tracker:
             "matches": self.reached_at if self.reached_at is not None else self.matches,
             "ordered_by_rating_since": self.ordered_at,
             "first_separated_at_z": self.first_at_z,
+            # Bands part like the square root of the matches: a rough guide to how many more the
+            # order needs when it was not reached.
+            "separation_z": round(separation_z(self.ratings, self.names), 3),
             "standings": [
                 {
                     "entrant": n,
@@ -265,6 +285,14 @@ def main() -> None:
     else:
         play(args, tracker, specs)
     wall = time.perf_counter() - start
+    # The workers' CPU time counts once the pool has reaped them (the `with` block above).
+    cpu = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
     figures: dict[str, Any] = {
         "path": (
             f"replay of {args.replay}"
@@ -274,6 +302,8 @@ def main() -> None:
         **tracker.figures(specs),
         "wall_s": round(wall, 2),
         "s_per_match": round(wall / max(1, tracker.matches), 3),
+        "cpu_s": round(cpu, 1),
+        "cpu_s_per_match": round(cpu / max(1, tracker.matches), 3),
         "settings": {
             "hands_per_half": args.hands,
             "search": search,
