@@ -61,7 +61,13 @@ async def test_runner_plays_a_whole_game(
 async def test_runner_reconnects_after_a_forced_disconnect(server: Server) -> None:
     with trio.fail_after(90):
         token, table = await bot_account_and_table(
-            server, "runner-drop", Game.SPADES, "standard", {"target_score": 100}
+            # 250: no team can reach it in one hand, so the game surely has the second hand
+            # that the second cut (your_turn 17: a hand is one bid and 13 plays) falls in.
+            server,
+            "runner-drop",
+            Game.SPADES,
+            "standard",
+            {"target_score": 250},
         )
         config = RunnerConfig(
             host="127.0.0.1", port=server.port, token=token, table=table, backoff=(0.05, 0.2)
