@@ -134,7 +134,7 @@ def make_decider(name: str, seed: int, ruleset: Ruleset) -> tuple[str, Decider]:
             return spare.choice(legal)
         try:
             memory = memories.setdefault(view.seat, HandMemory())
-            seen = BotView.from_dict(view.to_dict(), ruleset, memory=memory)
+            seen = BotView.from_seat_view(view, ruleset, memory=memory)
             if hands.get(view.seat) != seen.hand_number:
                 hands[view.seat] = seen.hand_number
                 bot.on_hand_start(seen)
