@@ -2,7 +2,8 @@
 
 The lobby only finds tables and starts their tasks; whatever changes a table (a seat taken, an
 action) is a command in that table's inbox, handled by the table task alone. On start it reopens
-every unfinished game found in the store by replaying its persisted deals and actions.
+every unfinished game found in the store by replaying its persisted deals and actions, and every
+table that was still waiting for players, with the accounts seated at it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from protocol.messages import ChatMessage, CreateTable, Message, TableChanged, T
 from protocol.types import TableInfo, TableStatus
 from server import accounts, queries
 from server.accounts import Account
+from server.storage import StorageError
 from server.table import Command, Table, TableConfig, TableError
 
 if TYPE_CHECKING:
@@ -45,7 +47,8 @@ class Lobby:
     # ---------------------------------------------------------------- life
 
     async def start(self, nursery: trio.Nursery) -> None:
-        """Remember where table tasks run, and resume every unfinished game in the store."""
+        """Remember where table tasks run, resume every unfinished game in the store, and reopen
+        every table that was waiting for players."""
         self._nursery = nursery
         stored_games = await self.server.store.get(queries.unfinished_games)
         for stored in stored_games:
@@ -57,6 +60,9 @@ class Lobby:
                 log.error("recovery_failed", table=config.table_id, game=stored.id, error=str(exc))
                 continue
             await self._restore_seats(table, stored.seats)
+            creator = await self.server.store.get(queries.table_creator, config.table_id)
+            if creator is not None:
+                self.creators[config.table_id] = creator
             self.tables[config.table_id] = table
             await nursery.start(self._run_table, table)
             log.info(
@@ -66,6 +72,50 @@ class Lobby:
                 actions=len(stored.actions),
                 version=table.game.version,
             )
+
+        for waiting in await self.server.store.get(queries.waiting_tables):
+            await self._reopen_waiting(waiting)
+
+    async def _reopen_waiting(self, waiting: queries.WaitingTable) -> None:
+        """Open again a table that had no game yet: its config, built-in bots (seated by its task),
+        and its accounts' seats, held for them as after a disconnect (the reconnect grace from now
+        on). A guest has no token to come back with: its seat is freed."""
+        assert self._nursery is not None
+        try:
+            config = TableConfig.from_json(waiting.config)
+            table = self._new_table(config)
+        except (EngineError, ValueError, KeyError, TypeError) as exc:
+            log.error("reopen_failed", table=waiting.id, error=str(exc))
+            return
+        table.reopens = True
+        now = trio.current_time()
+        for index, account_id in enumerate(waiting.seats[: config.players]):
+            if account_id is None or index in config.bots:
+                continue
+            row = await self.server.store.get(queries.account_by_id, int(account_id))
+            if row is None or row.is_guest:
+                continue
+            state = table.seats[index]
+            state.account = Account(row.id, row.name, row.is_bot, row.is_guest)
+            state.dropped_at = now
+        if waiting.seats != table.waiting_seats():
+            # Guests' seats freed: stored at once, so the stored seats are the table's.
+            seats = table.waiting_seats()
+            try:
+                await self.server.store.call(
+                    lambda c: queries.update_table_seats(c, config.table_id, seats)
+                )
+            except StorageError as exc:  # the table opens anyway; a later change stores them
+                log.warning("seats_not_stored", table=config.table_id, error=str(exc))
+        if waiting.creator is not None:
+            self.creators[config.table_id] = waiting.creator
+        self.tables[config.table_id] = table
+        await self._nursery.start(self._run_table, table)
+        log.info(
+            "table_reopened",
+            table=config.table_id,
+            seats=[s.account.name for s in table.seats if s.account is not None],
+        )
 
     async def _restore_seats(self, table: Table, seats: list[dict[str, Any]]) -> None:
         now = trio.current_time()
@@ -191,22 +241,28 @@ class Lobby:
             fallback_bot=cfg.fallback_bot,
         )
         table = self._new_table(config)
+        table.reopens = True  # a lobby table waiting for players is reopened after a restart
         self.creators[config.table_id] = creator.id  # counted at once, as the table opens
         try:
-            await self.adopt(table)
+            await self.adopt(table, creator=creator.id)
         except BaseException:
             self.creators.pop(config.table_id, None)
             raise
         log.info("table_created", table=config.table_id, game=config.game, bots=list(bots))
         return table
 
-    async def adopt(self, table: Table) -> None:
+    async def adopt(self, table: Table, *, creator: int | None = None) -> None:
         """Open `table` (built here or by the ladder) as the lobby's own: stored, listed, run in
         the tables nursery, and announced (`table_changed`). Raises what the store raises
-        (`StorageError`) with nothing opened. Limits are the caller's to check."""
+        (`StorageError`) with nothing opened. Limits are the caller's to check. A table that
+        `reopens` is stored with its seats (and `creator`), to be reopened after a restart while
+        it waits for players."""
         config = table.config
+        seats = table.waiting_seats() if table.reopens else None
         await self.server.store.call(
-            lambda conn: queries.insert_table(conn, config.table_id, config.to_json())
+            lambda conn: queries.insert_table(
+                conn, config.table_id, config.to_json(), seats=seats, creator=creator
+            )
         )
         table.on_change = self._table_changed
         self.tables[config.table_id] = table

@@ -115,6 +115,16 @@ MIGRATIONS: tuple[str, ...] = (
     # The ladder's own tables (server/ladder/store.py). Written with IF NOT EXISTS: a database from
     # before this migration already has them, made by the ladder at its start.
     LADDER_MIGRATION,
+    # A table still waiting for players is reopened after a restart: `seats` holds its seated
+    # account ids (JSON, one entry per seat; NULL for a table that is not to be reopened: the
+    # ladder's, and every table from before this migration), `creator` the account that opened it.
+    # `bank_left_ms`: what was left of the actor's time bank once its action was made (NULL when
+    # the table has no bank), so a restart gives each seat its bank back as it was.
+    """
+    ALTER TABLE tables ADD COLUMN seats TEXT;
+    ALTER TABLE tables ADD COLUMN creator INTEGER;
+    ALTER TABLE actions ADD COLUMN bank_left_ms INTEGER
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -367,12 +377,19 @@ class Store:
     # Typed conveniences over `server.queries`; each returns once committed.
 
     async def append_action(
-        self, game_id: int, seq: int, seat: int, action: Any, source: str
+        self,
+        game_id: int,
+        seq: int,
+        seat: int,
+        action: Any,
+        source: str,
+        *,
+        bank_left_ms: int | None = None,
     ) -> None:
         """Persist one applied action. Raises `StorageError` on a duplicate `seq` (nothing written)."""
         await self.call(
             lambda c: queries.insert_action(
-                c, game_id, seq, seat=seat, action=action, source=source
+                c, game_id, seq, seat=seat, action=action, source=source, bank_left_ms=bank_left_ms
             )
         )
 

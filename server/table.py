@@ -103,6 +103,9 @@ class Table:
     current_hand: int = 0
     on_change: Callable[[Table], None] | None = None
     finished: bool = False
+    # Reopened after a restart while it waits for players (a lobby table; not the ladder's): its
+    # seated accounts are stored on every change until the game starts (`tables.seats`).
+    reopens: bool = False
     _turn_told: tuple[int, tuple[int, ...]] | None = None  # the (version, to_act) last told
     _preface: Message | None = None  # told before the next applied action's events (clock_expired)
     _nursery: trio.Nursery | None = None
@@ -222,7 +225,7 @@ class Table:
         if isinstance(command, ActCommand):
             await self._act(command)
         elif isinstance(command, JoinCommand):
-            self._join(command)
+            await self._join(command)
         elif isinstance(command, SpectateCommand):
             if len(self.spectators) >= self.max_spectators:
                 command.reply(
@@ -243,7 +246,7 @@ class Table:
         else:
             self._tell_same(command.message)
 
-    def _join(self, command: JoinCommand) -> None:
+    async def _join(self, command: JoinCommand) -> None:
         held = self.holds_seat(command.account.id)
         if held is not None:
             seat = held  # the same account comes back (reconnect, or a second connection)
@@ -268,6 +271,15 @@ class Table:
                 )
                 return
             seat = command.seat if command.seat is not None else free[0]
+            if not await self._store_waiting_seats({seat: command.account.id}):
+                command.reply(
+                    error_for(
+                        ErrorCode.INTERNAL,
+                        "the server could not save your seat, so you were not seated",
+                        command.request_id,
+                    )
+                )
+                return
         state = self.seats[seat]
         state.account = command.account
         state.occupant = command.occupant
@@ -296,6 +308,7 @@ class Table:
             elif self.game_id is None:
                 state.account = None  # before the game starts a seat is simply freed
                 self.log.info("seat_freed", seat=i)
+                await self._store_waiting_seats()
             else:
                 state.abandoned = True  # mid-game, the fallback plays the seat from now on
                 self.log.info("seat_abandoned", seat=i)
@@ -336,6 +349,33 @@ class Table:
         if await self._apply(action, command.seat, command.source, reject=reply, request_id=rid):
             reply(Ok(id=rid))
 
+    def waiting_seats(self, taking: dict[int, int] | None = None) -> list[int | None]:
+        """The accounts seated while the table waits for players, as stored for a restart: one
+        entry per seat, None where it is free or a built-in bot's (those are seated again from the
+        config); `taking` adds seats about to be taken (seat -> account id)."""
+        out: list[int | None] = []
+        for i, state in enumerate(self.seats):
+            if taking is not None and i in taking:
+                out.append(taking[i])
+            elif i in self.config.bots or state.account is None:
+                out.append(None)
+            else:
+                out.append(state.account.id)
+        return out
+
+    async def _store_waiting_seats(self, taking: dict[int, int] | None = None) -> bool:
+        """Store who sits here while no game has started (a table that `reopens` only); False if
+        the store refused (logged)."""
+        if not self.reopens or self.game_id is not None:
+            return True
+        seats = self.waiting_seats(taking)
+        try:
+            await self.store.call(lambda c: queries.update_table_seats(c, self.table_id, seats))
+        except StorageError as exc:
+            self.log.error("seats_not_stored", error=str(exc))
+            return False
+        return True
+
     def _log_refusal(self, message: Message) -> None:
         """Where a built-in bot's refused action is reported: the log (it has no socket)."""
         if isinstance(message, Error):
@@ -368,9 +408,16 @@ class Table:
         record_rows = self._finished_hand_records(candidate, events)
         outcome = self._results(candidate) if candidate.is_over else None
         wire = action_to_dict(action)
+        # The actor's decision ends with this action: its bank after that is stored with it, so
+        # a restart gives the seat back the bank it had (charged below, at the same `now`).
+        now = trio.current_time()
+        actor = self.seats[seat]
+        bank_left = self._bank_after(actor, now) if self.config.bank_ms > 0 else None
 
         def persist(conn: sqlite3.Connection) -> None:
-            queries.insert_action(conn, game_id, seq, seat=seat, action=wire, source=source)
+            queries.insert_action(
+                conn, game_id, seq, seat=seat, action=wire, source=source, bank_left_ms=bank_left
+            )
             for hand_no, record in record_rows:
                 queries.insert_hand_record(conn, game_id, hand_no, record)
             if outcome is not None:
@@ -392,8 +439,7 @@ class Table:
         self.game = candidate
         self.actions_persisted += 1
         # The actor's decision is over (even if it must decide again at once): charge its bank.
-        actor = self.seats[seat]
-        self._charge_bank(actor, trio.current_time(), self._turn_ms(actor) / 1000)
+        self._charge_bank(actor, now, self._turn_ms(actor) / 1000)
         self.log.debug("action_applied", game=game_id, seat=seat, seq=seq, source=source)
         if self._preface is not None:
             self._tell_same(self._preface)
@@ -652,6 +698,15 @@ class Table:
             state.bank_left_ms = self.config.bank_ms
         return state.bank_left_ms
 
+    def _bank_after(self, state: SeatState, now: float) -> int:
+        """What the seat's bank would be if its decision ended at `now`."""
+        bank = self._bank_left_ms(state)
+        if state.turn_started is not None:
+            overrun_ms = math.ceil((now - state.turn_started - self._turn_ms(state) / 1000) * 1000)
+            if overrun_ms > 0:
+                bank = max(0, bank - overrun_ms)
+        return bank
+
     def _charge_bank(self, state: SeatState, now: float, turn_s: float) -> None:
         """The seat's decision is over: what it took beyond the turn's time comes off its bank."""
         if state.turn_started is not None:
@@ -683,6 +738,7 @@ class Table:
                 if self.game_id is None:
                     # Before the game starts an empty seat is simply free again.
                     self.seats[seat] = SeatState()
+                    await self._store_waiting_seats()
                 else:
                     state.abandoned = True
                 self._changed()
@@ -742,6 +798,10 @@ class Table:
             self.current_hand = self.game.hand_number
         self.actions_persisted = len(stored.actions)
         self.deals_persisted = len(stored.hands)
+        # Each seat's time bank as it was after its last action (stored when the table has one).
+        for action in stored.actions:
+            if action.bank_left_ms is not None and 0 <= action.seat < len(self.seats):
+                self.seats[action.seat].bank_left_ms = action.bank_left_ms
 
 
 # The table's vocabulary lives in `server.table_commands`; it is re-exported here because callers
