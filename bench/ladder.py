@@ -4,7 +4,8 @@ Run: `.venv/bin/python bench/ladder.py` (bounded by `--max-seconds`, 540 by defa
 half, `--worlds` for the search bot's sampled worlds per decision (or `--ms` for a time budget instead),
 `--jobs` worker processes, `--seed`).
 
-Path: engine only. Six entrants (two each of random, heuristic and search) are entered; each round the
+Path: engine only. Six entrants (two each of random, heuristic and search; `--field` sets other counts,
+e.g. `search=1,heuristic=1,random=2`, the smallest field that fills a table) are entered; each round the
 ladder's own scheduler (`server.ladder.scheduler.form_matches`) picks the match, the two halves of the
 duplicate pair are played by the local arena's engine driver (`bots.arena.match.play_game`, the same
 deal seeds in both halves, every bot moved one seat on in the second), and the ladder's ratings module
@@ -61,10 +62,26 @@ KINDS = ("search", "heuristic", "random")  # strongest first: the order the stan
 DEFAULT_WORLDS = 12  # about what 20 ms a decision bought on a quiet core; see docs/ladder.md
 
 
-def entrants(search: str) -> dict[str, str]:
-    """Entrant name -> bot spec: two of each kind."""
+DEFAULT_FIELD = "search=2,heuristic=2,random=2"
+
+
+def parse_field(text: str) -> dict[str, int]:
+    """`--field`: how many entrants of each kind, e.g. "search=1,heuristic=1,random=2"."""
+    counts: dict[str, int] = {}
+    for part in text.split(","):
+        kind, _, count = part.partition("=")
+        if kind not in KINDS or not count.isdigit() or int(count) < 1:
+            raise SystemExit(f"--field: {part!r} is not KIND=N with KIND one of {KINDS} and N >= 1")
+        counts[kind] = int(count)
+    if set(counts) != set(KINDS) or sum(counts.values()) < 4:
+        raise SystemExit(f"--field: every kind of {KINDS} at least once, four entrants at least")
+    return counts
+
+
+def entrants(search: str, field: dict[str, int]) -> dict[str, str]:
+    """Entrant name -> bot spec: `field[kind]` of each kind."""
     spec = {"search": search, "heuristic": "heuristic", "random": "random"}
-    return {f"{kind}-{i}": spec[kind] for kind in KINDS for i in (1, 2)}
+    return {f"{kind}-{i}": spec[kind] for kind in KINDS for i in range(1, field[kind] + 1)}
 
 
 def ordered(ratings: dict[str, Rating], names: list[str]) -> bool:
@@ -266,6 +283,11 @@ def main() -> None:
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--tau", type=float, default=None, help="rating tau per match")
     parser.add_argument("--board-sd", type=float, default=BOARD_SD, help="a board's spread, points")
+    parser.add_argument(
+        "--field",
+        default=DEFAULT_FIELD,
+        help="entrants of each kind, e.g. search=1,heuristic=1,random=2",
+    )
     parser.add_argument("--save", default=None, help="write every match played to FILE")
     parser.add_argument("--replay", default=None, help="rate the matches a --save run wrote")
     args = parser.parse_args()
@@ -275,7 +297,7 @@ def main() -> None:
         if args.ms is not None
         else f"search,worlds={args.worlds}"
     )
-    specs = entrants(search)
+    specs = entrants(search, parse_field(args.field))
     names = sorted(specs)
     model = RatingModel(tau=args.tau, board_sd=args.board_sd)
     tracker = Tracker(model, names)
@@ -308,6 +330,7 @@ def main() -> None:
             "hands_per_half": args.hands,
             "search": search,
             "jobs": args.jobs,
+            "field": args.field,
             "seed": args.seed,
             "preset": args.preset,
             "max_seconds": args.max_seconds,
