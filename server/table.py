@@ -439,7 +439,7 @@ class Table:
         self.game = candidate
         self.actions_persisted += 1
         # The actor's decision is over (even if it must decide again at once): charge its bank.
-        self._charge_bank(actor, now, self._turn_ms(actor) / 1000)
+        self._charge_bank(actor, now)
         self.log.debug("action_applied", game=game_id, seat=seat, seq=seq, source=source)
         if self._preface is not None:
             self._tell_same(self._preface)
@@ -629,7 +629,7 @@ class Table:
         for seat, state in enumerate(self.seats):
             turn_s = self._turn_ms(state) / 1000
             if seat not in acting:
-                self._charge_bank(state, now, turn_s)
+                self._charge_bank(state, now)
                 state.turn_version = -1
                 continue
             bank_s = self._bank_left_ms(state) / 1000
@@ -707,12 +707,10 @@ class Table:
                 bank = max(0, bank - overrun_ms)
         return bank
 
-    def _charge_bank(self, state: SeatState, now: float, turn_s: float) -> None:
+    def _charge_bank(self, state: SeatState, now: float) -> None:
         """The seat's decision is over: what it took beyond the turn's time comes off its bank."""
         if state.turn_started is not None:
-            overrun_ms = math.ceil((now - state.turn_started - turn_s) * 1000)
-            if overrun_ms > 0:
-                state.bank_left_ms = max(0, self._bank_left_ms(state) - overrun_ms)
+            state.bank_left_ms = self._bank_after(state, now)
         state.turn_started = None
         state.turn_deadline = None
 
@@ -766,7 +764,7 @@ class Table:
             finally:
                 self._preface = None
             if not applied:
-                self._charge_bank(state, now, self._turn_ms(state) / 1000)  # never loop on it
+                self._charge_bank(state, now)  # never loop on it
             return  # one at a time: the next deadline is computed afresh
 
     def _changed(self) -> None:
