@@ -147,8 +147,8 @@ def pick(rng: random.Random) -> Callable[[int], int]:
     return choose
 
 
-def hand_fast(table: Table, rng: random.Random) -> None:
-    """Deal one hand; bids and passes through the API, the plays through the search path."""
+def deal_and_bid(table: Table, rng: random.Random) -> Any:
+    """Deal one hand and make its bids and passes through the API, up to its first card."""
     game = table.next_game()
     game.deal(rng.randbytes(16))
     while game.phase is not Phase.PLAYING and game.phase is not Phase.DEALING:
@@ -159,22 +159,17 @@ def hand_fast(table: Table, rng: random.Random) -> None:
             continue
         legal = game.legal_actions(seat)
         game.apply(legal[rng.randrange(len(legal))])
-    game.play_to_end(pick(rng))
+    return game
+
+
+def hand_fast(table: Table, rng: random.Random) -> None:
+    """Deal one hand; bids and passes through the API, the plays through the search path."""
+    deal_and_bid(table, rng).play_to_end(pick(rng))
 
 
 def hand_playout(table: Table, rng: random.Random) -> None:
     """Deal one hand; bids and passes through the API, the plays by `playout(rng)` (our shortcut)."""
-    game = table.next_game()
-    game.deal(rng.randbytes(16))
-    while game.phase is not Phase.PLAYING and game.phase is not Phase.DEALING:
-        seats = game.to_act()
-        seat = seats[0] if len(seats) == 1 else seats[rng.randrange(len(seats))]
-        if game.phase is Phase.PASSING:
-            random_pass(game, seat, rng)
-            continue
-        legal = game.legal_actions(seat)
-        game.apply(legal[rng.randrange(len(legal))])
-    game.playout(rng)
+    deal_and_bid(table, rng).playout(rng)
 
 
 def mid_hand(preset: str, rng: random.Random) -> Game:
