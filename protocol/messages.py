@@ -146,10 +146,17 @@ class Guest(Request):
 @register("logged_in", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoggedIn(Reply):
-    """The answer to ``login`` and ``guest``."""
+    """The answer to ``login`` and ``guest``. A new guest gets its resume token here, shown once."""
 
     name: Annotated[Name, Doc("the account (or guest) name")]
     guest: Annotated[bool, Doc("whether this is a guest session")] = False
+    token: Annotated[
+        Token | None,
+        Doc(
+            "only in the answer to `guest`: the guest's resume token, shown this once; "
+            "`login` or `hello.token` with it resumes the guest and its seats"
+        ),
+    ] = None
 
 
 # ---- Lobby --------------------------------------------------------------------------------------

@@ -4,6 +4,10 @@ A token reads `<account id>.<secret>`; only a salted hash of the secret is store
 lets login find the row without a secret-dependent lookup, and `hmac.compare_digest` compares the
 hashes in constant time. The secret has 192 random bits, so no password-style stretching is
 needed; a modest PBKDF2 count only keeps a stolen database from being a token list.
+
+A guest gets a token too (its resume token, made and stored the same way): with it the guest logs
+in again after a dropped connection and gets its seat back, exactly as an account does. Guests
+made before resume tokens existed have none stored and cannot log in.
 """
 
 from __future__ import annotations
@@ -63,9 +67,7 @@ async def register(store: Store, name: str, *, is_bot: bool = False) -> tuple[Ac
     Raises `AccountError` with code `bad_name` or `name_taken`; nothing is written then.
     """
     check_name(name)
-    secret = secrets.token_urlsafe(24)
-    salt = secrets.token_bytes(16)
-    digest = await trio.to_thread.run_sync(_hash, secret, salt)
+    secret, salt, digest = await _new_secret()
 
     def write(conn: sqlite3.Connection) -> int:
         return queries.insert_account(conn, name, salt, digest, is_bot=is_bot, is_guest=False)
@@ -75,6 +77,15 @@ async def register(store: Store, name: str, *, is_bot: bool = False) -> tuple[Ac
     except ValueError as exc:
         raise AccountError("name_taken", f"the name {name!r} is taken") from exc
     return Account(account_id, name, is_bot, False), f"{account_id}.{secret}"
+
+
+async def _new_secret() -> tuple[str, bytes, bytes]:
+    """A fresh secret with its salt and salted hash: the secret goes to the client once (as part
+    of its token), only the salt and hash are stored. Hashed in a thread: PBKDF2 takes a while."""
+    secret = secrets.token_urlsafe(24)
+    salt = secrets.token_bytes(16)
+    digest = await trio.to_thread.run_sync(_hash, secret, salt)
+    return secret, salt, digest
 
 
 async def login(store: Store, token: str) -> Account:
@@ -94,8 +105,11 @@ async def login(store: Store, token: str) -> Account:
     return Account(row.id, row.name, row.is_bot, row.is_guest)
 
 
-async def guest(store: Store, wanted: str | None = None) -> Account:
-    """A fresh guest account with no token (it cannot log in again); name `guest-<random>`."""
+async def guest(store: Store, wanted: str | None = None) -> tuple[Account, str]:
+    """A fresh guest account, name `guest-<random>` (or `<wanted>~<random>`), and its resume
+    token: shown once, like a registered account's, and `login` takes it back (so a guest whose
+    connection drops can come back to its seat)."""
+    secret, salt, digest = await _new_secret()
     for _attempt in range(8):  # bounded: a collision of 40 random bits is vanishingly rare
         name = (
             f"guest-{secrets.token_hex(5)}"
@@ -104,13 +118,21 @@ async def guest(store: Store, wanted: str | None = None) -> Account:
         )
 
         def write(conn: sqlite3.Connection, name: str = name) -> int:
-            return queries.insert_account(conn, name, None, None, is_bot=False, is_guest=True)
+            return queries.insert_account(conn, name, salt, digest, is_bot=False, is_guest=True)
 
         try:
-            return Account(await store.call(write), name, False, True)
+            account_id = await store.call(write)
         except ValueError:
             continue
+        return Account(account_id, name, False, True), f"{account_id}.{secret}"
     raise AccountError("name_taken", "could not find a free guest name; try again")
+
+
+def cannot_return(row: queries.AccountRow) -> bool:
+    """Whether a seat held for this account after a restart would wait for nobody: a guest made
+    before resume tokens has no token to log in with. (Every other guest, like every account,
+    can come back.)"""
+    return row.is_guest and row.token_hash is None
 
 
 async def builtin_bot(store: Store, name: str) -> Account:

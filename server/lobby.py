@@ -79,7 +79,8 @@ class Lobby:
     async def _reopen_waiting(self, waiting: queries.WaitingTable) -> None:
         """Open again a table that had no game yet: its config, built-in bots (seated by its task),
         and its accounts' seats, held for them as after a disconnect (the reconnect grace from now
-        on). A guest has no token to come back with: its seat is freed."""
+        on). Guests' seats too: a guest comes back with its resume token. Only a guest from before
+        resume tokens (none stored) has its seat freed."""
         assert self._nursery is not None
         try:
             config = TableConfig.from_json(waiting.config)
@@ -93,13 +94,14 @@ class Lobby:
             if account_id is None or index in config.bots:
                 continue
             row = await self.server.store.get(queries.account_by_id, int(account_id))
-            if row is None or row.is_guest:
+            if row is None or accounts.cannot_return(row):
                 continue
             state = table.seats[index]
             state.account = Account(row.id, row.name, row.is_bot, row.is_guest)
             state.dropped_at = now
         if waiting.seats != table.waiting_seats():
-            # Guests' seats freed: stored at once, so the stored seats are the table's.
+            # Seats nobody can come back to were freed: stored at once, so the stored seats are
+            # the table's.
             seats = table.waiting_seats()
             try:
                 await self.server.store.call(
@@ -131,7 +133,8 @@ class Lobby:
             if index not in table.config.bots:
                 # Held for its player as after a disconnect: the clock and fallback play on.
                 state.dropped_at = now
-                state.abandoned = row.is_guest  # a guest has no token to come back with
+                # A guest from before resume tokens has none to come back with: played at once.
+                state.abandoned = accounts.cannot_return(row)
 
     async def stop(self) -> None:
         """Nothing to flush: every applied action is already durable. Table tasks are cancelled."""

@@ -499,7 +499,9 @@ class Session:
         self._not_logged_in()
         self.account = await accounts.login(self.server.store, request.token)
         self.log = self.log.bind(account=self.account.name)
-        self.deliver(LoggedIn(id=request.id, name=self.account.name))
+        # A guest logs in again with its resume token (a guest session resumed): say so. The
+        # token is not repeated: the client already has it.
+        self.deliver(LoggedIn(id=request.id, name=self.account.name, guest=self.account.is_guest))
         await self._resume_seats()
 
     async def _on_guest(self, request: Guest) -> None:
@@ -509,9 +511,11 @@ class Session:
         wanted = None
         if request.name is not None:
             wanted = accounts.check_name(request.name[:18])
-        self.account = await accounts.guest(self.server.store, wanted)
+        self.account, token = await accounts.guest(self.server.store, wanted)
         self.log = self.log.bind(account=self.account.name)
-        self.deliver(LoggedIn(id=request.id, name=self.account.name, guest=True))
+        # The resume token: with it (`login` or `hello.token`) the guest gets its seat back after a
+        # dropped connection, as an account does with its own.
+        self.deliver(LoggedIn(id=request.id, name=self.account.name, guest=True, token=token))
 
     async def _on_list_tables(self, request: ListTables) -> None:
         self.watching_lobby = True

@@ -43,9 +43,13 @@ async def test_names_are_checked_and_unique(tmp_path: Path) -> None:
 async def test_guests_and_bots(tmp_path: Path) -> None:
     with trio.fail_after(10):
         async with open_store(tmp_path / "s.db") as store:
-            g1 = await accounts.guest(store)
-            g2 = await accounts.guest(store)
+            g1, t1 = await accounts.guest(store)
+            g2, t2 = await accounts.guest(store)
             assert g1.is_guest and g1.name != g2.name
+            # Each guest's resume token logs in that guest alone.
+            assert await accounts.login(store, t1) == g1
+            assert await accounts.login(store, t2) == g2
+            assert t1 != t2
             _bot, token = await accounts.register(store, "robo", is_bot=True)
             assert (await accounts.login(store, token)).is_bot
             b1 = await accounts.builtin_bot(store, "bot:random")

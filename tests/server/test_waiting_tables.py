@@ -79,7 +79,8 @@ async def test_a_waiting_table_is_reopened_with_its_options_and_seats(tmp_path: 
             table_id, code = created.table, created.code
             guest = await WireClient.connect(server.port)
             await guest.hello()
-            assert isinstance(await guest.request(Guest()), LoggedIn)
+            guest_login = await guest.request(Guest())
+            assert isinstance(guest_login, LoggedIn) and guest_login.token is not None
             sat = await guest.request(Join(table=table_id, seat=1, code=code))
             assert isinstance(sat, Joined) and sat.seat == 1, sat
             # A bots-only table plays on: its game resumes after the restart (not reopened twice).
@@ -107,13 +108,14 @@ async def test_a_waiting_table_is_reopened_with_its_options_and_seats(tmp_path: 
                 {"target_score": 300},
             )
             assert info.private and info.clock == clock
-            # Alice's seat is held for her; the built-in bot is back; the guest's seat is free.
+            # Alice's seat is held for her, and the guest's for it (it has its resume token);
+            # the built-in bot is back.
             assert info.seats[0].player == "alice" and not info.seats[0].connected
-            assert info.seats[1].player is None
+            assert info.seats[1].player == guest_login.name and not info.seats[1].connected
             assert info.seats[2].bot and info.seats[2].connected
             assert info.seats[3].player is None
             # Still private: no code, no seat.
-            refused = await watcher.request(Join(table=table_id, seat=1))
+            refused = await watcher.request(Join(table=table_id, seat=3))
             assert getattr(refused, "code", None) == "private_table", refused
 
             back = await WireClient.connect(server.port)
@@ -122,20 +124,30 @@ async def test_a_waiting_table_is_reopened_with_its_options_and_seats(tmp_path: 
             assert (joined.table, joined.seat) == (table_id, 0)
             snapshot = await back.expect(Snapshot)
             assert snapshot.table == table_id and snapshot.seat == 0
+            guest_back = await WireClient.connect(server.port)
+            await guest_back.hello(token=guest_login.token)
+            guest_joined = await guest_back.expect(Joined)
+            assert (guest_joined.table, guest_joined.seat) == (table_id, 1)
 
-            # The free seats can be taken, and the game starts once the table is full.
+            # The held seats are not free; the free one can be taken, and the game starts once
+            # the table is full.
             bob, _ = await _registered(server.port, "bob")
-            carol, _ = await _registered(server.port, "carol")
-            for client, seat in ((bob, 1), (carol, 3)):
-                taken = await client.request(Join(table=table_id, seat=seat, code=code))
-                assert isinstance(taken, Joined) and taken.seat == seat, taken
-            await carol.expect(HandDealt)  # the game has started
+            taken_seat = await bob.request(Join(table=table_id, seat=1, code=code))
+            assert getattr(taken_seat, "code", None) == "seat_taken", taken_seat
+            taken = await bob.request(Join(table=table_id, seat=3, code=code))
+            assert isinstance(taken, Joined) and taken.seat == 3, taken
+            await bob.expect(HandDealt)  # the game has started
             playing = (await _listing(watcher))[table_id]
             assert playing.status is TableStatus.PLAYING
-            assert [s.player for s in playing.seats] == ["alice", "bob", "bot:heuristic", "carol"]
+            assert [s.player for s in playing.seats] == [
+                "alice",
+                guest_login.name,
+                "bot:heuristic",
+                "bob",
+            ]
             # The creator's limit counts the reopened table: it is still alice's.
             assert server.lobby.creators[table_id] == joined_account_id(db, "alice")
-            for client in (back, bob, carol, watcher):
+            for client in (back, guest_back, bob, watcher):
                 await client.aclose()
 
 
