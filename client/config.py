@@ -91,7 +91,8 @@ class ServerAddress:
 
 @dataclass(frozen=True, slots=True)
 class Credentials:
-    """An account on one server. `guest` accounts have no token and cannot resume a seat."""
+    """A registered account on one server. (A guest's resume token is never filed: the play
+    session keeps it in memory for its reconnects.)"""
 
     name: str
     token: str

@@ -4,8 +4,9 @@
 
 - the connection loop: connect, take the seat (create, join, watch, or resume), then feed every server
   message to the `TableState` and redraw. When the connection drops it reconnects by itself with
-  bounded back-off; the server resumes a logged-in account's seat on `hello` and sends a fresh
-  snapshot, and the state says what changed meanwhile;
+  bounded back-off; the server resumes a logged-in account's seat on `hello` (a guest's too, by
+  the resume token it was given, kept in memory) and sends a fresh snapshot, and the state says
+  what changed meanwhile;
 - the input loop: keys (or lines) into the prompt; a finished line becomes a command (commands.py);
 - the ticker: redraws once a second while a clock is running, and within a quarter second of the
   terminal being resized.
@@ -89,6 +90,9 @@ class PlaySession:
     display: Display
     journal: Journal | None = None
     guest_name: str | None = None
+    # A guest's resume token (`logged_in.token`), kept in memory only: the reconnects of this
+    # session log in with it, so the server gives the guest its seat back as it does an account.
+    guest_token: str | None = None
     state: TableState = field(default_factory=TableState)
     screen: Screen = field(default_factory=Screen)
     conn: Connection | None = None
@@ -129,7 +133,8 @@ class PlaySession:
         while not self.quitting:
             reason = "the connection ended"
             try:
-                async with open_connection(self.address, token=self.token) as conn:
+                token = self.token or self.guest_token
+                async with open_connection(self.address, token=token) as conn:
                     self.conn = conn
                     if first:
                         await self._enter(conn)
@@ -174,6 +179,7 @@ class PlaySession:
             raise SessionError("this server has no guest play: run `spades register NAME` first")
         reply = await conn.expect(m.Guest(name=self.guest_name), m.LoggedIn)
         self.name = reply.name
+        self.guest_token = reply.token  # None from a server older than resume tokens
 
     async def _enter(self, conn: Connection) -> None:
         await self._login(conn)
@@ -269,7 +275,8 @@ class PlaySession:
             await self._enter_ladder(conn)
             self.state.say("Reconnected and entered the ladder again.")
             return
-        if self.token is None:
+        if self.token is None and self.guest_token is None:
+            # A server older than guest resume tokens gave us nothing to come back with.
             raise SessionError("guests cannot get a seat back after a lost connection")
         if self.state.seat is None:
             await conn.expect(m.Spectate(table=self.state.table, code=self.seating.code), m.Joined)

@@ -95,6 +95,45 @@ async def test_a_dropped_connection_comes_back_by_itself(server: Server, tmp_pat
             session.quit()
 
 
+async def test_a_guest_gets_its_seat_back_by_itself(server: Server, tmp_path: Path) -> None:
+    """No account: the session plays as a guest, keeps the resume token the server gave it (in
+    memory), and its reconnect logs the guest in again and takes the same seat back."""
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            address = ServerAddress("127.0.0.1", server.port)
+            display = FakeDisplay()
+            session = PlaySession(
+                address=address,
+                token=None,
+                seating=Seating(Mode.CREATE, create=create_request("standard", {}, -1, False, 0)),
+                display=display,
+                journal=Journal(address.key, root=tmp_path / "history"),
+                guest_name="roamer",
+            )
+            nursery.start_soon(session.run)
+            await wait_for(session.seated.is_set, "the first snapshot")
+            assert session.guest_token is not None and session.token is None
+            state = session.state
+            seat, table = state.seat, state.table
+            await wait_for(lambda: state.turn is not None, "our first turn")
+            (ours,) = [s for s in server.sessions if s.account and s.account.name == session.name]
+            assert ours.account is not None and ours.account.is_guest
+            ours.connection.abort("test drops the line")
+            await wait_for(lambda: session.reconnects >= 1, "the drop to be noticed")
+            await wait_for(lambda: state.status == "" and state.turn is not None, "our turn back")
+            assert "Reconnected." in state.log
+            assert (state.seat, state.table) == (seat, table)
+            # The same guest, back on a new connection (not a new guest).
+            (again,) = [s for s in server.sessions if s.account and s.account.name == session.name]
+            assert again is not ours
+            version = state.turn.version if state.turn else -1
+            await display.type(move_for(state))
+            await wait_for(
+                lambda: state.turn is None or state.turn.version != version, "a move after resync"
+            )
+            session.quit()
+
+
 async def test_a_resized_terminal_is_redrawn_without_waiting_for_an_event() -> None:
     # No table and no clock: before this, nothing but a server event would redraw the screen.
     display = FakeDisplay()
