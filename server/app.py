@@ -98,21 +98,29 @@ class Server:
                 del self._per_host[session.host]
 
     async def reap_idle(self) -> None:
-        """Let go of every session that has sent no whole message for `limits.idle_timeout`.
+        """Let go of every session that has sent no whole message for `limits.idle_timeout`, and
+        close every waiting table that has had nobody seated for `waiting_table_ttl`.
 
         One sweep a second (or four per timeout, if shorter) for the whole server, rather than a
         timer per message on every connection: a timer per message is a deadline added to and
-        removed from trio's heap each time, which costs every connection on every message.
+        removed from trio's heap each time, which costs every connection on every message. (A
+        timer per waiting table would be cheap, but the sweep is already here.)
         """
         idle = self.config.limits.idle_timeout
-        if idle <= 0:
+        ttl = self.config.waiting_table_ttl
+        timeouts = [t for t in (idle, ttl) if t > 0]
+        if not timeouts:
             return
-        period = min(1.0, idle / 4)
+        period = min(1.0, *(t / 4 for t in timeouts))
         while True:  # until the server's nursery is cancelled
             await trio.sleep(period)
-            cutoff = trio.current_time() - idle
-            for session in self.sessions:  # no await inside: the set cannot change meanwhile
-                session.let_go_if_idle(cutoff, idle)
+            now = trio.current_time()
+            if idle > 0:
+                cutoff = now - idle
+                for session in self.sessions:  # no await inside: the set cannot change meanwhile
+                    session.let_go_if_idle(cutoff, idle)
+            if ttl > 0:
+                self.lobby.close_unoccupied(now, ttl)
 
     async def wait_stopped(self) -> None:
         await self._stop.wait()

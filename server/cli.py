@@ -86,6 +86,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     reconnect_grace: Annotated[
         float, typer.Option(help="Seconds a dropped seat is held for its player.")
     ] = 120.0,
+    waiting_table_ttl: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a table waiting for players may have nobody seated before it is "
+            "closed (built-in bots do not count); 0: never."
+        ),
+    ] = 1800.0,
     guests: Annotated[bool, typer.Option(help="Allow guests (no account).")] = True,
     ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
     tls_cert: Annotated[
@@ -124,6 +131,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
+    if waiting_table_ttl < 0:
+        typer.echo("error: --waiting-table-ttl must not be negative (0: never)", err=True)
+        raise typer.Exit(2)
     if min(max_connections, max_per_address, max_tables) < 1:
         typer.echo(
             "error: --max-connections, --max-per-address and --max-tables must be >= 1", err=True
@@ -161,6 +171,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         human_clock=human_clock,
         bot_clock=bot_clock,
         reconnect_grace=reconnect_grace,
+        waiting_table_ttl=waiting_table_ttl,
         allow_guests=guests,
         ladder=ladder,
         tls_cert=tls_cert,

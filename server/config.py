@@ -69,6 +69,9 @@ class ServerConfig:
     human_clock: float = 30.0  # seconds per action
     bot_clock: float = 5.0
     reconnect_grace: float = 120.0
+    # Seconds a lobby table waiting for players may go with nobody seated (no one connected, no
+    # seat held within its grace; built-in bots do not count) before it is closed; 0: never.
+    waiting_table_ttl: float = 1800.0
     allow_guests: bool = True
     builtin_bot: str = "heuristic"  # sample bot seated in built-in bot seats (bots.registry name)
     fallback_bot: str = "heuristic"  # plays for a seat whose clock ran out

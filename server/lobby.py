@@ -23,7 +23,7 @@ from protocol.types import TableInfo, TableStatus
 from server import accounts, queries
 from server.accounts import Account
 from server.storage import StorageError
-from server.table import Command, Table, TableConfig, TableError
+from server.table import CloseUnoccupiedCommand, Command, Table, TableConfig, TableError
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -315,6 +315,13 @@ class Lobby:
     async def _submit_quietly(self, table: Table, command: Command) -> None:
         with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
             await table.send_inbox.send(command)
+
+    def close_unoccupied(self, now: float, ttl: float) -> None:
+        """Ask every waiting table that has had nobody seated for `ttl` seconds to close (called by
+        the server's sweep; each table checks again in its own task, which alone may change it)."""
+        for table in list(self.tables.values()):
+            if table.unoccupied_for(now) >= ttl:
+                self.submit_later(table, CloseUnoccupiedCommand(ttl=ttl))
 
     def tables_held_by(self, account_id: int) -> list[Table]:
         return [t for t in self.tables.values() if t.holds_seat(account_id) is not None]

@@ -65,6 +65,7 @@ from server.seats import (
 from server.storage import StorageError
 from server.table_commands import (
     ChatCommand,
+    CloseUnoccupiedCommand,
     Command,
     JoinCommand,
     LeaveCommand,
@@ -106,6 +107,10 @@ class Table:
     # Reopened after a restart while it waits for players (a lobby table; not the ladder's): its
     # seated accounts are stored on every change until the game starts (`tables.seats`).
     reopens: bool = False
+    # Trio time since which nobody has been seated while the table waits for players (None: someone
+    # is, or the game has started); the lobby's sweep closes it once that lasts `waiting_table_ttl`.
+    unoccupied_since: float | None = None
+    closed: bool = False  # closed with no game (nobody came): the task ends, the store says closed
     _turn_told: tuple[int, tuple[int, ...]] | None = None  # the (version, to_act) last told
     _preface: Message | None = None  # told before the next applied action's events (clock_expired)
     _nursery: trio.Nursery | None = None
@@ -174,6 +179,7 @@ class Table:
             for seat in self.config.bots:
                 if self.seats[seat].bot is None:
                     await self._seat_builtin(seat)
+            self._note_occupancy()  # a table nobody sits at is unoccupied from its start
             task_status.started()
             await self._advance()
             async with self.receive_inbox:
@@ -191,7 +197,10 @@ class Table:
             nursery.cancel_scope.cancel()
 
     def _done(self) -> bool:
-        """A finished game's table closes once no person is seated or watching."""
+        """A finished game's table closes once no person is seated or watching; a table closed
+        for want of players, at once."""
+        if self.closed:
+            return True
         if not self.finished:
             return False
         people = [s for s in self.seats if s.occupant is not None and s.bot is None]
@@ -243,6 +252,8 @@ class Table:
             self._changed()
         elif isinstance(command, LeaveCommand):
             await self._leave(command)
+        elif isinstance(command, CloseUnoccupiedCommand):
+            await self._close_unoccupied(command.ttl)
         else:
             self._tell_same(command.message)
 
@@ -768,8 +779,58 @@ class Table:
             return  # one at a time: the next deadline is computed afresh
 
     def _changed(self) -> None:
+        self._note_occupancy()
         if self.on_change is not None:
             self.on_change(self)
+
+    # ---------------------------------------------------------------- closing for want of players
+
+    def _occupied(self, now: float) -> bool:
+        """Whether a player sits here: connected, or dropped and still within the grace. Built-in
+        bots do not count: they come with the table and would wait at it forever."""
+        for state in self.seats:
+            if state.account is None or state.bot is not None:
+                continue
+            if state.occupant is not None:
+                return True
+            if state.dropped_at is not None and now < state.dropped_at + self.config.grace_s:
+                return True
+        return False
+
+    def _note_occupancy(self) -> None:
+        """Start (or stop) the unoccupied clock as seats change; only a waiting table keeps one."""
+        now = trio.current_time()
+        if self.game_id is not None or self._occupied(now):
+            self.unoccupied_since = None
+        elif self.unoccupied_since is None:
+            self.unoccupied_since = now
+
+    def unoccupied_for(self, now: float) -> float:
+        """Seconds this lobby table has waited for players with nobody seated (0: someone is
+        seated, its game has started, or it is not a lobby table). Read by the lobby's sweep."""
+        if not self.reopens or self.game_id is not None or self.unoccupied_since is None:
+            return 0.0
+        if self._occupied(now):  # a grace not yet seen to end by the task still counts
+            return 0.0
+        return now - self.unoccupied_since
+
+    async def _close_unoccupied(self, ttl: float) -> None:
+        """Close this waiting table if it has still had nobody seated for `ttl` seconds: marked
+        closed in the store first (so a restart does not reopen it), then the task ends and the
+        lobby drops it from the listing and tells everyone `table_closed`."""
+        now = trio.current_time()
+        idle = self.unoccupied_for(now)
+        if self.closed or idle < ttl:
+            return  # someone sat down since the sweep looked
+        try:
+            await self.store.call(lambda c: queries.close_table(c, self.table_id))
+        except StorageError as exc:
+            # Left open (and listed) rather than closed here but reopened after a restart; the
+            # next sweep tries again.
+            self.log.error("waiting_table_not_closed", error=str(exc))
+            return
+        self.closed = True
+        self.log.info("waiting_table_closed", unoccupied_s=round(idle, 1), ttl_s=ttl)
 
     # ---------------------------------------------------------------- recovery
 
@@ -806,6 +867,7 @@ class Table:
 # (the lobby, sessions, the ladder) think of it as the table's.
 __all__ = [
     "ChatCommand",
+    "CloseUnoccupiedCommand",
     "Command",
     "JoinCommand",
     "LeaveCommand",

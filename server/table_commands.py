@@ -112,7 +112,17 @@ class ChatCommand:
     message: ChatMessage
 
 
-Command = ActCommand | JoinCommand | SpectateCommand | LeaveCommand | ChatCommand
+@dataclass(frozen=True)
+class CloseUnoccupiedCommand:
+    """The lobby's sweep found this waiting table with nobody seated for `ttl` seconds: close it,
+    if that is still so when the table task gets here (someone may have sat down meanwhile)."""
+
+    ttl: float
+
+
+Command = (
+    ActCommand | JoinCommand | SpectateCommand | LeaveCommand | ChatCommand | CloseUnoccupiedCommand
+)
 
 
 class TableError(Exception):

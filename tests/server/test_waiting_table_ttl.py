@@ -1,0 +1,153 @@
+"""A table waiting for players that nobody sits at closes on its own after `waiting_table_ttl`:
+gone from the listing, closed in the store, and not reopened by a restart. A table with a player
+seated (connected, or dropped and within the reconnect grace) stays.
+
+Each test runs a real server on 127.0.0.1 (port 0) on a SQLite file in tmp_path; every wait is
+bounded by `trio.fail_after`, every loop by a count too.
+"""
+
+import sqlite3
+from pathlib import Path
+
+import trio
+
+from protocol.messages import (
+    CreateTable,
+    ListTables,
+    Register,
+    Registered,
+    TableClosed,
+    TableCreated,
+    Tables,
+)
+from protocol.types import Game
+from server.app import local_config, running_server
+from tests.hostile.proc import ServerProcess
+from tests.server.wire_client import WireClient
+
+TTL = 0.5  # seconds; the sweep then looks four times a ttl
+
+
+async def _registered(port: int, name: str) -> WireClient:
+    client = await WireClient.connect(port)
+    await client.hello()
+    registered = await client.request(Register(name=name))
+    assert isinstance(registered, Registered), registered
+    return client
+
+
+async def _listed(client: WireClient) -> set[str]:
+    tables = await client.request(ListTables())
+    assert isinstance(tables, Tables), tables
+    return {info.table for info in tables.tables}
+
+
+async def _create(client: WireClient, *, sit: int | None, bots: list[int]) -> str:
+    created = await client.request(
+        CreateTable(game=Game.HEARTS, preset="hearts", bots=bots, sit=sit)
+    )
+    assert isinstance(created, TableCreated), created
+    return created.table
+
+
+async def _until_unlisted(client: WireClient, table_id: str, *, tries: int = 200) -> None:
+    for _ in range(tries):  # polled every 50 ms; the caller's fail_after bounds it too
+        if table_id not in await _listed(client):
+            return
+        await trio.sleep(0.05)
+    raise AssertionError(f"table {table_id} was never closed")
+
+
+def _closed_at(db: Path, table_id: str) -> float | None:
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute("SELECT closed_at FROM tables WHERE id = ?", (table_id,)).fetchone()
+    finally:
+        conn.close()
+    assert row is not None, table_id
+    return None if row[0] is None else float(row[0])
+
+
+async def test_an_empty_waiting_table_closes_and_an_occupied_one_stays(tmp_path: Path) -> None:
+    db = tmp_path / "ttl.db"
+    with trio.fail_after(60):
+        async with running_server(local_config(db, waiting_table_ttl=TTL)) as server:
+            ada = await _registered(server.port, "ada")
+            started = trio.current_time()
+            # Nobody sits: its built-in bot does not count.
+            empty = await _create(ada, sit=None, bots=[1])
+            occupied = await _create(ada, sit=0, bots=[1])
+            watcher = await _registered(server.port, "watcher")
+            assert {empty, occupied} <= await _listed(watcher)  # table notices from now on
+            await _until_unlisted(watcher, empty)
+            assert trio.current_time() - started >= TTL
+            notice = await watcher.expect(TableClosed)
+            assert notice.table == empty
+            assert server.lobby.tables.get(empty) is None
+            # Several ttls later the table ada sits at is still there, waiting.
+            await trio.sleep(6 * TTL)
+            assert occupied in await _listed(watcher)
+            for client in (ada, watcher):
+                await client.aclose()
+    assert _closed_at(db, empty) is not None
+    assert _closed_at(db, occupied) is None
+
+    # A restart on the same file does not bring the closed one back; the other is reopened.
+    with trio.fail_after(30):
+        async with running_server(local_config(db)) as server:
+            eve = await _registered(server.port, "eve")
+            listed = await _listed(eve)
+            assert empty not in listed and occupied in listed
+            await eve.aclose()
+
+
+async def test_a_seat_held_within_the_grace_keeps_its_table(tmp_path: Path) -> None:
+    grace = 2.0
+    config = local_config(tmp_path / "grace.db", waiting_table_ttl=TTL, reconnect_grace=grace)
+    with trio.fail_after(60):
+        async with running_server(config) as server:
+            bea = await _registered(server.port, "bea")
+            table_id = await _create(bea, sit=2, bots=[])
+            watcher = await _registered(server.port, "watcher")
+            assert table_id in await _listed(watcher)
+            await bea.aclose()
+            dropped = trio.current_time()
+            await _until_unlisted(watcher, table_id)
+            # Held for bea through the grace, then free, then closed once the ttl passed too.
+            assert trio.current_time() - dropped >= grace + TTL
+            await watcher.aclose()
+
+
+async def test_zero_keeps_waiting_tables_open(tmp_path: Path) -> None:
+    with trio.fail_after(30):
+        async with running_server(local_config(tmp_path / "z.db", waiting_table_ttl=0)) as srv:
+            cleo = await _registered(srv.port, "cleo")
+            table_id = await _create(cleo, sit=None, bots=[])
+            await trio.sleep(2.5)  # more than two sweeps
+            assert table_id in await _listed(cleo)
+            await cleo.aclose()
+
+
+async def test_the_serve_flag_sets_the_ttl(tmp_path: Path) -> None:
+    db = tmp_path / "flag.db"
+    server = ServerProcess(db, "--waiting-table-ttl", "0.5", "--no-ladder")
+    with server, trio.fail_after(60):
+        client = await _registered(server.port, "dora")
+        table_id = await _create(client, sit=None, bots=[])
+        await _until_unlisted(client, table_id)
+        await client.aclose()
+        for _ in range(100):  # the log line is written by the server process: bounded poll
+            if "waiting_table_closed" in server.logs():
+                break
+            await trio.sleep(0.05)
+        assert "waiting_table_closed" in server.logs(), server.log_tail()
+    assert _closed_at(db, table_id) is not None
+
+
+def test_the_ttl_must_not_be_negative() -> None:
+    from typer.testing import CliRunner
+
+    from server.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--waiting-table-ttl", "-1"])
+    assert result.exit_code == 2 and "--waiting-table-ttl" in result.output
