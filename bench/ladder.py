@@ -37,7 +37,7 @@ import multiprocessing
 import resource
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ from server.ladder.ratings import (
     MatchOutcome,
     Rating,
     RatingModel,
+    Ratings,
     apply_match,
     ranked,
     separated,
@@ -84,7 +85,7 @@ def entrants(search: str, field: dict[str, int]) -> dict[str, str]:
     return {f"{kind}-{i}": spec[kind] for kind in KINDS for i in range(1, field[kind] + 1)}
 
 
-def ordered(ratings: dict[str, Rating], names: list[str]) -> bool:
+def ordered(ratings: Mapping[str, Rating], names: list[str]) -> bool:
     """True once each kind's bands lie wholly above the next kind's."""
     by_kind = {
         kind: [ratings.get(n, Rating()) for n in names if n.startswith(kind)] for kind in KINDS
@@ -94,7 +95,7 @@ def ordered(ratings: dict[str, Rating], names: list[str]) -> bool:
     )
 
 
-def ordered_at_z(ratings: dict[str, Rating], names: list[str], z: float) -> bool:
+def ordered_at_z(ratings: Mapping[str, Rating], names: list[str], z: float) -> bool:
     """`ordered` with bands of mu +- z sigma (z = 3 is the standings' own band)."""
     r = {n: ratings.get(n, Rating()) for n in names}
     low = {k: min(r[n].mu - z * r[n].sigma for n in names if n.startswith(k)) for k in KINDS}
@@ -102,7 +103,7 @@ def ordered_at_z(ratings: dict[str, Rating], names: list[str], z: float) -> bool
     return all(low[u] > high[lo] for u, lo in itertools.pairwise(KINDS))
 
 
-def separation_z(ratings: dict[str, Rating], names: list[str]) -> float:
+def separation_z(ratings: Mapping[str, Rating], names: list[str]) -> float:
     """The largest z for which `ordered_at_z` holds: the smallest (mu_upper - mu_lower) /
     (sigma_upper + sigma_lower) over the pairs of adjacent kinds. The benchmark ends above 3."""
     r = {n: ratings.get(n, Rating()) for n in names}
@@ -116,7 +117,7 @@ def separation_z(ratings: dict[str, Rating], names: list[str]) -> float:
     )
 
 
-def by_conservative(ratings: dict[str, Rating], names: list[str]) -> bool:
+def by_conservative(ratings: Mapping[str, Rating], names: list[str]) -> bool:
     """The weaker figure: each kind's conservative estimates all above the next kind's."""
     value = {n: ratings.get(n, Rating()).conservative for n in names}
     by_kind = {kind: [value[n] for n in names if n.startswith(kind)] for kind in KINDS}
@@ -133,6 +134,12 @@ def half_result(result: GameResult, seated: tuple[str, ...], seed: int) -> HalfR
     return HalfResult(seats=seats, sides=result.sides, scores=result.scores, hands=hands)
 
 
+#: The time the benchmark stamps between two matches, for the ratings' drift (`tau` a day): a
+#: nominal second, about what a match takes, so that the count of matches does not depend on the
+#: machine's load.
+NOMINAL_S_PER_MATCH = 1.0
+
+
 def outcome_of(number: int, seated: tuple[str, ...], halves: list[HalfResult]) -> MatchOutcome:
     teams = ((seated[0], seated[2]), (seated[1], seated[3]))
     return MatchOutcome(
@@ -141,6 +148,7 @@ def outcome_of(number: int, seated: tuple[str, ...], halves: list[HalfResult]) -
         team_points(halves, teams),
         boards=board_points(halves, teams),
         planned_boards=max(1, len(halves[0].hands)),
+        finished_at=number * NOMINAL_S_PER_MATCH,
     )
 
 
@@ -150,7 +158,7 @@ class Tracker:
     def __init__(self, model: RatingModel, names: list[str]) -> None:
         self.model = model
         self.names = names
-        self.ratings: dict[str, Rating] = {}
+        self.ratings = Ratings()
         self.partners: dict[str, list[str]] = {n: [] for n in names}
         self.matches = 0
         self.reached_at: int | None = None
@@ -281,7 +289,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (halves at once)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--preset", default="standard")
-    parser.add_argument("--tau", type=float, default=None, help="rating tau per match")
+    parser.add_argument(
+        "--tau", type=float, default=None, help="rating drift, points per sqrt(day)"
+    )
     parser.add_argument("--board-sd", type=float, default=BOARD_SD, help="a board's spread, points")
     parser.add_argument(
         "--field",
@@ -338,7 +348,8 @@ def main() -> None:
             "rated_on": "each board's margin",
             "board_sd": model.board_sd,
             "points_per_rating_point": model.scale,
-            "tau_per_match": model.tau,
+            "tau_per_day": model.tau,
+            "nominal_s_per_match": NOMINAL_S_PER_MATCH,
         },
     }
     emit(figures)

@@ -43,7 +43,7 @@ from server import queries
 from server.accounts import Account
 from server.ladder import store as ladder_store
 from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
-from server.ladder.ratings import MatchOutcome, Rating, RatingModel, apply_match
+from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_match
 from server.ladder.scheduler import Candidate, PlannedMatch, SchedulerSettings, form_matches
 from server.ladder.table import LadderTable, adopt_table, closed_table_ok, first_of
 from server.storage import StorageError
@@ -78,7 +78,7 @@ class LadderSettings:
     partner_memory: int = 8  # recent partnerships remembered for rotation
     seed: int | None = None  # fixed: reproducible schedules and deals (tests); None: secret
     scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)
-    tau: float | None = None  # rating uncertainty added per match; None: ratings.DEFAULT_TAU
+    tau: float | None = None  # rating drift per square root of a day; None: ratings.DEFAULT_TAU
 
     def table_options(self) -> dict[str, Any]:
         """The preset's options with a fixed number of hands (no target score)."""
@@ -125,7 +125,7 @@ class LadderService:
         self.ruleset = self.settings.ruleset()
         self.model = RatingModel(tau=self.settings.tau)
         self.entrants: dict[int, Entrant] = {}
-        self.ratings: dict[str, Rating] = {}
+        self.ratings = Ratings()
         self.partners: dict[int, deque[int]] = {}
         self.rated = 0  # matches rated since start
         self.voided = 0
@@ -145,20 +145,20 @@ class LadderService:
         """Load the ladder's state, then schedule matches until cancelled."""
         store = self.server.store
 
-        def load(conn: Any) -> tuple[int, dict[int, Rating], dict[int, list[int]], list[Any]]:
+        def load(conn: Any) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
             ladder_store.ensure_schema(conn)
             voided = ladder_store.void_running(conn)
             return (
                 voided,
                 # Rebuilt from the rated history at every start: the ratings always follow the
                 # rules (and the `tau`) this server rates by, also after an upgrade changed them.
-                ladder_store.rebuild_ratings(conn, self.model),
+                ladder_store.rebuild(conn, self.model),
                 ladder_store.recent_partners(conn),
                 ladder_store.house_entrants(conn),
             )
 
         voided, ratings, partners, house = await store.call(load)
-        self.ratings = {str(k): v for k, v in ratings.items()}
+        self.ratings = ratings
         self.partners = {
             k: deque(v[: self.settings.partner_memory], maxlen=self.settings.partner_memory)
             for k, v in partners.items()
@@ -422,6 +422,7 @@ class LadderService:
             forfeits=frozenset(str(a) for a in forfeits),
             boards=board_points(halves, str_teams),
             planned_boards=settings.hands,
+            finished_at=ladder_store.now(),
         )
         await self._rate(outcome, halves, seated, forfeits)
 
@@ -436,6 +437,8 @@ class LadderService:
             before = dict(self.ratings)
             moves = apply_match(self.model, self.ratings, outcome)
             by_account = {int(k): v for k, v in moves.items()}
+            # Every entrant's rating is written: one match moves the others' a little too.
+            everyone = {int(k): v for k, v in self.ratings.items()}
             await self.server.store.call(
                 lambda c: ladder_store.finish_match(
                     c,
@@ -443,6 +446,7 @@ class LadderService:
                     outcome=outcome,
                     halves=[h.to_dict() for h in halves],
                     moves=by_account,
+                    ratings=everyone,
                 )
             )
         for team in outcome.teams:

@@ -27,7 +27,7 @@ from typing import Any
 
 from server import queries
 from server.ladder.duplicate import HalfResult, board_points
-from server.ladder.ratings import MatchOutcome, Rating, RatingModel, recompute
+from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, recompute
 
 #: The `game` column of the server's `ratings` table for ladder ratings.
 RATING_KEY = "ladder"
@@ -68,6 +68,11 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
 
 def _now() -> float:
     return round(time.time(), 3)
+
+
+def now() -> float:
+    """The time a match is stamped with (and rated at: the ratings' drift reads it back)."""
+    return _now()
 
 
 def match_id(seq: int) -> str:
@@ -115,11 +120,20 @@ def finish_match(
     outcome: MatchOutcome,
     halves: list[dict[str, Any]],
     moves: Mapping[int, tuple[Rating, Rating]],
+    ratings: Mapping[int, Rating] | None = None,
 ) -> int:
-    """Mark a match rated with its result, and write the moved ratings. Returns its `rated_seq`.
+    """Mark a match rated with its result, and write the ratings. Returns its `rated_seq`.
 
-    `outcome` names entrants by account id (as text); `moves` maps account id to (before, after).
+    `outcome` names entrants by account id (as text); `moves` maps account id to (before, after)
+    for the match's players (what its record shows); `ratings` is every entrant's rating after it
+    (a match moves the others a little too: the ratings are one joint belief), or `None` to write
+    the moves' alone. The match is stamped with `outcome.finished_at` (required), so a rebuild
+    rates it at the same time.
     """
+    if outcome.finished_at is None:
+        # The rebuild rates the match at its stored time (the ratings' drift), so the time it
+        # was rated at must be the one stored.
+        raise ValueError(f"match {match}: a rated match needs its finished_at")
     planned = conn.execute(
         "SELECT hands FROM ladder_matches WHERE seq = ?", (match_seq(match),)
     ).fetchone()
@@ -143,15 +157,16 @@ def finish_match(
             json.dumps(halves),
             json.dumps(changes),
             rated_seq,
-            _now(),
+            outcome.finished_at,
             match_seq(match),
         ),
     ).rowcount
     if updated != 1:
         raise ValueError(f"match {match} is not running")
-    for account, (_before, after) in moves.items():
+    written = ratings if ratings is not None else {a: after for a, (_, after) in moves.items()}
+    for account, rating in written.items():
         queries.set_rating(
-            conn, account, RATING_KEY, mu=after.mu, sigma=after.sigma, games=after.matches
+            conn, account, RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches
         )
     return rated_seq
 
@@ -189,6 +204,7 @@ def _outcome(row: sqlite3.Row) -> MatchOutcome:
         forfeits=frozenset(str(x) for x in json.loads(row["forfeits"] or "[]")),
         boards=board_points(halves, teams),
         planned_boards=max(1, int(row["hands"])),
+        finished_at=None if row["finished_at"] is None else float(row["finished_at"]),
     )
 
 
@@ -210,17 +226,23 @@ def current_ratings(conn: sqlite3.Connection) -> dict[int, Rating]:
     }
 
 
-def rebuild_ratings(
-    conn: sqlite3.Connection, model: RatingModel | None = None
-) -> dict[int, Rating]:
-    """Recompute every ladder rating from the rated matches and store it; returns the ratings."""
-    ratings = {int(k): v for k, v in recompute(rated_outcomes(conn), model).items()}
+def rebuild(conn: sqlite3.Connection, model: RatingModel | None = None) -> Ratings:
+    """Recompute the ladder's ratings from the rated matches and store every entrant's; returns
+    the whole belief (entrants named by account id as text, as in the outcomes)."""
+    ratings = recompute(rated_outcomes(conn), model)
     conn.execute("DELETE FROM ratings WHERE game = ?", (RATING_KEY,))
     for account, rating in ratings.items():
         queries.set_rating(
-            conn, account, RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches
+            conn, int(account), RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches
         )
     return ratings
+
+
+def rebuild_ratings(
+    conn: sqlite3.Connection, model: RatingModel | None = None
+) -> dict[int, Rating]:
+    """`rebuild`, keyed by account id: every stored rating, as it now is."""
+    return {int(k): v for k, v in rebuild(conn, model).items()}
 
 
 def recent_partners(conn: sqlite3.Connection, limit: int = 200) -> dict[int, list[int]]:

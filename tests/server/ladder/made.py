@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from server import queries
 from server.ladder import store
 from server.ladder.duplicate import DuplicatePlan, HalfResult, team_points
-from server.ladder.ratings import MatchOutcome, RatingModel, apply_match
+from server.ladder.ratings import MatchOutcome, RatingModel, apply_match, recompute
 
 
 def account(conn: sqlite3.Connection, name: str, *, bot: bool = True) -> int:
@@ -44,8 +44,9 @@ def rated_match(
         teams=str_teams,
         points=team_points(halves, str_teams),
         forfeits=frozenset(keys[names.index(n)] for n in forfeits),
+        finished_at=store.now(),
     )
-    ratings = {str(k): v for k, v in store.current_ratings(conn).items()}
+    ratings = recompute(store.rated_outcomes(conn), RatingModel())
     moves = apply_match(RatingModel(), ratings, outcome)
     store.finish_match(
         conn,
@@ -53,6 +54,7 @@ def rated_match(
         outcome=outcome,
         halves=[h.to_dict() for h in halves],
         moves={int(k): v for k, v in moves.items()},
+        ratings={int(k): v for k, v in ratings.items()},
     )
     return match
 

@@ -8,7 +8,7 @@ import pytest
 from server import queries
 from server.ladder import store
 from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
-from server.ladder.ratings import MatchOutcome, Rating, RatingModel, apply_match
+from server.ladder.ratings import MatchOutcome, RatingModel, Ratings, apply_match
 from server.storage import connect
 
 
@@ -27,10 +27,8 @@ def _accounts(conn: sqlite3.Connection, count: int) -> list[int]:
     ]
 
 
-def _play(
-    conn: sqlite3.Connection, ids: list[int], model: RatingModel, rounds: int
-) -> dict[str, Rating]:
-    ratings: dict[str, Rating] = {}
+def _play(conn: sqlite3.Connection, ids: list[int], model: RatingModel, rounds: int) -> Ratings:
+    ratings = Ratings()
     for index in range(rounds):
         four = [ids[(index + k) % len(ids)] for k in (0, 1, 2, 3)]
         teams = ((four[0], four[2]), (four[1], four[3]))
@@ -41,6 +39,7 @@ def _play(
             (index * 7 % 50, index * 11 % 50),
             forfeits=frozenset({str(four[1])}) if index % 5 == 4 else frozenset(),
             planned_boards=2,
+            finished_at=1_700_000_000.0 + 60 * index,
         )
         moves = apply_match(model, ratings, outcome)
         store.finish_match(
@@ -49,6 +48,7 @@ def _play(
             outcome=outcome,
             halves=[],
             moves={int(k): v for k, v in moves.items()},
+            ratings={int(k): v for k, v in ratings.items()},
         )
     return ratings
 
@@ -87,7 +87,7 @@ def test_running_matches_are_void_after_a_restart_and_never_rated(conn: sqlite3.
     )
     assert store.void_running(conn) == 1
     assert store.rated_outcomes(conn) == []
-    outcome = MatchOutcome(match, (("1", "3"), ("2", "4")), (1, 0))
+    outcome = MatchOutcome(match, (("1", "3"), ("2", "4")), (1, 0), finished_at=store.now())
     with pytest.raises(ValueError, match="not running"):
         store.finish_match(conn, match, outcome=outcome, halves=[], moves={})
     assert [m["status"] for m in store.matches(conn)] == ["void"]
@@ -120,7 +120,7 @@ def test_boards_are_stored_with_the_halves_and_old_matches_stay_rateable(
     keys = [str(i) for i in ids]
     teams = ((keys[0], keys[2]), (keys[1], keys[3]))
     model = RatingModel()
-    ratings: dict[str, Rating] = {}
+    ratings = Ratings()
     for index in range(6):
         match = store.insert_match(
             conn, preset="standard", options={}, hands=2, teams=((ids[0], ids[2]), (ids[1], ids[3]))
@@ -142,6 +142,7 @@ def test_boards_are_stored_with_the_halves_and_old_matches_stay_rateable(
             team_points(halves, teams),
             boards=board_points(halves, teams),
             planned_boards=2,
+            finished_at=1_700_000_000.0 + 3_600 * index,
         )
         assert bool(outcome.boards) == (index % 2 == 0)
         moves = apply_match(model, ratings, outcome)
@@ -151,6 +152,7 @@ def test_boards_are_stored_with_the_halves_and_old_matches_stay_rateable(
             outcome=outcome,
             halves=[h.to_dict() for h in halves],
             moves={int(k): v for k, v in moves.items()},
+            ratings={int(k): v for k, v in ratings.items()},
         )
     history = store.rated_outcomes(conn)
     assert [len(o.boards) for o in history] == [2, 0, 2, 0, 2, 0]
@@ -185,6 +187,10 @@ def test_a_result_must_be_rated_on_the_boards_the_match_was_planned_with(
         (0, 0),
         forfeits=frozenset({str(ids[0])}),
         planned_boards=1,
+        finished_at=store.now(),
     )
     with pytest.raises(ValueError, match="planned with 4 boards"):
         store.finish_match(conn, match, outcome=outcome, halves=[], moves={})
+    unstamped = MatchOutcome(outcome.match_id, outcome.teams, (0, 0), planned_boards=4)
+    with pytest.raises(ValueError, match="needs its finished_at"):
+        store.finish_match(conn, match, outcome=unstamped, halves=[], moves={})
