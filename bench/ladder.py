@@ -12,12 +12,15 @@ deal seeds in both halves, every bot moved one seat on in the second), and the l
 (`server.ladder.ratings`) rates the match on each board's margin (`server.ladder.duplicate.board_points`). No
 sockets and no tables: the figure is about the ratings and the match-making, not the server's
 throughput. The search bot's budget is a fixed number of worlds (`search,worlds=12`), so its strength,
-and the count of matches, do not depend on the machine's load; only the wall time does.
+and the count of matches, do not depend on the machine's load; only the wall time does. For the same
+reason the ratings' drift (`tau`, by the day) sees the matches a nominal second apart, not at the wall
+clock's times.
 
 Done when every search entrant's band (mu - 3 sigma .. mu + 3 sigma) lies wholly above every heuristic
 entrant's, and every heuristic entrant's above every random entrant's. The last line of stdout is one
 JSON object (bench/report.py): `reached`, `matches` (until the order held, or played when it did not),
-`wall_s`, `ordered_by_rating_since` (the match from which the conservative estimates alone have stood in
+`reached_after_s` (the wall time when it first held), `matches_played` and `wall_s` (a `--save` run
+plays on past the order, to its limits), `ordered_by_rating_since` (the match from which the conservative estimates alone have stood in
 that order, a weaker test; None if they do not at the end), `standings` (best first, with mu, sigma,
 conservative rating and matches), `first_separated_at_z` (the first match at which bands of mu +- z
 sigma were in order, for z = 1, 2, 3), `separation_z` (the largest z whose bands are in order at the
@@ -162,6 +165,8 @@ class Tracker:
         self.partners: dict[str, list[str]] = {n: [] for n in names}
         self.matches = 0
         self.reached_at: int | None = None
+        self.reached_after_s: float | None = None  # the wall time when the order first held
+        self.started = time.perf_counter()
         self.ordered_at: int | None = None  # from when the conservative estimates were in order
         self.first_at_z: dict[str, int | None] = {"1": None, "2": None, "3": None}
 
@@ -179,7 +184,9 @@ class Tracker:
         self.ordered_at = (self.ordered_at or self.matches) if in_order else None
         if ordered(self.ratings, self.names):
             # The first time counts (a --save run plays on past it).
-            self.reached_at = self.reached_at or self.matches
+            if self.reached_at is None:
+                self.reached_at = self.matches
+                self.reached_after_s = round(time.perf_counter() - self.started, 2)
             return True
         return False
 
@@ -203,6 +210,9 @@ class Tracker:
         return {
             "reached": self.reached_at is not None,
             "matches": self.reached_at if self.reached_at is not None else self.matches,
+            # A --save run plays on past the order; this is the wall time it took to reach it.
+            "reached_after_s": self.reached_after_s,
+            "matches_played": self.matches,
             "ordered_by_rating_since": self.ordered_at,
             "first_separated_at_z": self.first_at_z,
             # Bands part like the square root of the matches: a rough guide to how many more the
