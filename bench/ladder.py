@@ -20,11 +20,11 @@ Done when every search entrant's band (mu - 3 sigma .. mu + 3 sigma) lies wholly
 entrant's, and every heuristic entrant's above every random entrant's. The last line of stdout is one
 JSON object (bench/report.py): `reached`, `matches` (until the order held, or played when it did not),
 `reached_after_s` (the wall time when it first held), `matches_played` and `wall_s` (a `--save` run
-plays on past the order, to its limits), `ordered_by_rating_since` (the match from which the conservative estimates alone have stood in
-that order, a weaker test; None if they do not at the end), `standings` (best first, with mu, sigma,
-conservative rating and matches), `first_separated_at_z` (the first match at which bands of mu +- z
-sigma were in order, for z = 1, 2, 3), `separation_z` (the largest z whose bands are in order at the
-end), and the settings.
+plays on past the order, to its limits), `ordered_by_rating_since` (the match from which the
+conservative estimates alone have stood in that order, a weaker test; None if they do not at the
+end), `standings` (best first, with mu, sigma, conservative rating and matches),
+`first_separated_at_z` (the first match at which bands of mu +- z sigma were in order, for z = 1, 2,
+3), `separation_z` (the largest z whose bands are in order at the end), and the settings.
 
 Offline comparison of rating schemes: `--save FILE` writes every match played (its seats and each
 half's points per hand, one JSON line each); `--replay FILE` rates those same matches again, without
