@@ -50,7 +50,7 @@ maps (ratings before, outcome) to the moved ratings without changing its input, 
 the model over a history. The service applies matches as they finish and stores each result;
 `recompute` over the stored history gives exactly the same floats, so stored ratings can always be
 rebuilt (and a test checks that they are). The cost of a match is a pass over the covariance matrix:
-with `n` entrants, about `n^2` multiplications (a few milliseconds for a hundred entrants).
+with `n` entrants, about `n^2` multiplications (under a millisecond for a hundred entrants).
 """
 
 from __future__ import annotations
