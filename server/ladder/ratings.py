@@ -30,10 +30,10 @@ down).
 
 Between matches a bot may change (its author improves it), so the uncertainty of each player's skill
 grows with the time since its last rated match, as a random walk: `sigma^2` gains `tau^2` per day
-(`DEFAULT_TAU` rating points a day). A bot that plays often stays sharply rated, one that has been away
-a month is less sure, and a rating can follow a bot that changes. The growth is by time, not by
-match: a bot does not change between two matches a minute apart, and growth per match would put a
-floor under `sigma` that close bots could never get below.
+(`tau` is `DEFAULT_TAU` rating points per square root of a day). A bot that plays often stays sharply
+rated, one that has been away a month is less sure, and a rating can follow a bot that changes.
+The growth is by time, not by match: a bot does not change between two matches a minute apart, and
+growth per match would put a floor under `sigma` that close bots could never get below.
 
 The standings rank by the conservative estimate `mu - 3 sigma`, which starts at 0 and only climbs once
 the ladder is sure of a bot.
