@@ -50,7 +50,7 @@ maps (ratings before, outcome) to the moved ratings without changing its input, 
 the model over a history. The service applies matches as they finish and stores each result;
 `recompute` over the stored history gives exactly the same floats, so stored ratings can always be
 rebuilt (and a test checks that they are). The cost of a match is a pass over the covariance matrix:
-with `n` entrants, about `n^2` multiplications (under a millisecond for a hundred entrants).
+with `n` entrants, about `n^2` multiplications (about a millisecond for a hundred entrants).
 """
 
 from __future__ import annotations
@@ -303,23 +303,31 @@ class Ratings(Mapping[EntrantId, Rating]):
             self._cov[index][index] += tau * tau * (when - last) / SECONDS_PER_DAY
             self._report = None
 
-    def _observe(self, signs: Mapping[int, float], margin: float, noise: float) -> None:
-        """Bayes' rule for `margin = sum(sign * skill) + N(0, noise)` over the whole belief: the
-        mean moves by the gain `P x / (x.P.x + noise)` times the surprise, and the covariance
-        loses the part the observation explains (`P - P x x.P / spread`)."""
+    def _predict(
+        self, signs: Mapping[int, float], margin: float, noise: float
+    ) -> tuple[list[float], float, float]:
+        """For `margin = sum(sign * skill) + N(0, noise)`: `P x` (each skill's covariance with
+        the prediction), the prediction's spread `x.P.x + noise`, and the surprise `margin -
+        x.mean`. Entrants missing from `signs` are not in the prediction."""
         cov = self._cov
-        plus = [j for j, sign in signs.items() if sign > 0]
-        minus = [j for j, sign in signs.items() if sign < 0]
-        if len(plus) == len(minus) == 2 and all(abs(x) == 1.0 for x in signs.values()):
-            # A clean match (two against two): P x is two columns less two columns.
-            a, b, c, d = *plus, *minus
+        if len(signs) == 4 and sorted(signs.values()) == [-1.0, -1.0, 1.0, 1.0]:
+            # A clean match (two against two), the hot case: P x is two columns less two.
+            a, b = (j for j, sign in signs.items() if sign > 0)
+            c, d = (j for j, sign in signs.items() if sign < 0)
             px = [row[a] + row[b] - row[c] - row[d] for row in cov]
         else:
             px = [sum(sign * row[j] for j, sign in signs.items()) for row in cov]
         spread = sum(sign * px[j] for j, sign in signs.items()) + noise
         surprise = margin - sum(sign * self._mean[j] for j, sign in signs.items())
+        return px, spread, surprise
+
+    def _observe(self, signs: Mapping[int, float], margin: float, noise: float) -> None:
+        """Bayes' rule for the observation over the whole belief: the mean moves by the gain
+        `P x / spread` times the surprise, and the covariance loses the part the observation
+        explains (`P - P x x.P / spread`)."""
+        px, spread, surprise = self._predict(signs, margin, noise)
         mean = self._mean
-        for i, row in enumerate(cov):
+        for i, row in enumerate(self._cov):
             shrink = px[i] / spread
             if shrink:
                 mean[i] += shrink * surprise
@@ -333,16 +341,11 @@ class Ratings(Mapping[EntrantId, Rating]):
         """The same observation, taken by one entrant alone: the others' skills are held at their
         means (nobody else moves), and the entrant's mean and variance take its share of the
         update. Its covariances shrink in proportion, which keeps the belief a valid one."""
+        px, spread, surprise = self._predict(signs, margin, noise)
         cov = self._cov
-        px = sum(sign * cov[index][j] for j, sign in signs.items())
-        spread = sum(
-            sign * sum(s * cov[i][j] for j, s in signs.items()) for i, sign in signs.items()
-        )
-        spread += noise
-        surprise = margin - sum(sign * self._mean[j] for j, sign in signs.items())
-        self._mean[index] += px / spread * surprise
+        self._mean[index] += px[index] / spread * surprise
         variance = cov[index][index]
-        kept = max(variance - px * px / spread, 0.0) / variance
+        kept = max(variance - px[index] ** 2 / spread, 0.0) / variance
         factor = math.sqrt(kept)
         for j in range(len(cov)):
             cov[index][j] *= factor

@@ -66,13 +66,10 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
-def _now() -> float:
-    return round(time.time(), 3)
-
-
 def now() -> float:
-    """The time a match is stamped with (and rated at: the ratings' drift reads it back)."""
-    return _now()
+    """The time the ladder's rows are stamped with; a rated match is also rated at it (the
+    ratings' drift reads it back from `finished_at`)."""
+    return round(time.time(), 3)
 
 
 def match_id(seq: int) -> str:
@@ -102,7 +99,7 @@ def insert_match(
     cur = conn.execute(
         "INSERT INTO ladder_matches (status, preset, options, hands, teams, created_at)"
         " VALUES ('running', ?, ?, ?, ?, ?)",
-        (preset, json.dumps(dict(options)), hands, json.dumps(teams), _now()),
+        (preset, json.dumps(dict(options)), hands, json.dumps(teams), now()),
     )
     assert cur.lastrowid is not None
     return match_id(cur.lastrowid)
@@ -176,7 +173,7 @@ def void_match(conn: sqlite3.Connection, match: str, reason: str) -> None:
     conn.execute(
         "UPDATE ladder_matches SET status = 'void', halves = ?, finished_at = ?"
         " WHERE seq = ? AND status = 'running'",
-        (json.dumps({"void": reason}), _now(), match_seq(match)),
+        (json.dumps({"void": reason}), now(), match_seq(match)),
     )
 
 
@@ -185,7 +182,7 @@ def void_running(conn: sqlite3.Connection) -> int:
     return conn.execute(
         "UPDATE ladder_matches SET status = 'void', halves = ?, finished_at = ?"
         " WHERE status = 'running'",
-        (json.dumps({"void": "server restarted"}), _now()),
+        (json.dumps({"void": "server restarted"}), now()),
     ).rowcount
 
 
@@ -434,7 +431,7 @@ def add_house_entrant(conn: sqlite3.Connection, account_id: int, spec: str) -> b
     """Enter a built-in bot for good; False if it was already entered."""
     cur = conn.execute(
         "INSERT OR IGNORE INTO ladder_entrants (account_id, house_spec, added_at) VALUES (?, ?, ?)",
-        (account_id, spec, _now()),
+        (account_id, spec, now()),
     )
     return cur.rowcount == 1
 
