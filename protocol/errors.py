@@ -41,6 +41,7 @@ class ErrorCode(StrEnum):
     PRIVATE_TABLE = "private_table"
     ALREADY_SEATED = "already_seated"
     NOT_SEATED = "not_seated"
+    SEAT_HELD = "seat_held"
     # Game actions.
     NOT_YOUR_TURN = "not_your_turn"
     STALE_VERSION = "stale_version"
@@ -116,7 +117,16 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.SEAT_TAKEN: ErrorInfo(False, "The seat asked for is occupied."),
     ErrorCode.PRIVATE_TABLE: ErrorInfo(False, "The table is private and the join code is wrong."),
     ErrorCode.ALREADY_SEATED: ErrorInfo(False, "The session already has a seat at a table."),
-    ErrorCode.NOT_SEATED: ErrorInfo(False, "The request needs a seat at this table."),
+    ErrorCode.NOT_SEATED: ErrorInfo(
+        False,
+        "The request needs a seat at this table, and this connection holds none there (or no longer:"
+        " `message` says why).",
+    ),
+    ErrorCode.SEAT_HELD: ErrorInfo(
+        False,
+        "Another live connection of this account holds the seat; `join` with `takeover` to move it"
+        " to this connection.",
+    ),
     ErrorCode.NOT_YOUR_TURN: ErrorInfo(False, "It is not this seat's turn to act."),
     ErrorCode.STALE_VERSION: ErrorInfo(
         False,

@@ -219,6 +219,13 @@ class Join(Request):
     table: Annotated[TableId, Doc("the table")]
     seat: Annotated[Seat | None, Doc("the seat wanted; nil for any free seat")] = None
     code: Annotated[JoinCode | None, Doc("the join code, for a private table")] = None
+    takeover: Annotated[
+        bool,
+        Doc(
+            "move this account's seat here from another of its live connections"
+            " (which gets `seat_lost`)"
+        ),
+    ] = False
 
 
 @register("spectate", C)
@@ -364,6 +371,24 @@ class ClockExpired(GameEvent):
     ] = "clock"
 
 
+@register("seat_lost", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatLost(Event):
+    """This connection no longer holds its seat at a table, though it did not ask to leave; from
+    now on its `act`s there are refused `not_seated`. It may still watch (`spectate`)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat, Doc("the seat it held")]
+    reason: Annotated[
+        Literal["taken_over", "match_over", "forfeited"],
+        Doc(
+            "`taken_over`: another connection of the account took the seat (`join` with"
+            " `takeover`); `match_over`: the ladder's match at this table is over; `forfeited`:"
+            " the ladder's fallback bot plays the seat for the rest of the match"
+        ),
+    ]
+
+
 @register("act", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act(Request):
@@ -494,7 +519,12 @@ class MatchEnded(Event):
 @register("ok", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ok(Reply):
-    """The request was carried out and has nothing more to say."""
+    """The request was carried out. ``note`` may say how, for a person (e.g. a ladder leave that
+    takes effect after the match in progress)."""
+
+    note: Annotated[
+        Annotated[str, Length(1, 200)] | None, Doc("a sentence for a person about what was done")
+    ] = None
 
 
 @register("error", S)
@@ -590,6 +620,7 @@ __all__ = [
     "Reply",
     "Request",
     "Role",
+    "SeatLost",
     "Sender",
     "Snapshot",
     "SpadesBroken",
