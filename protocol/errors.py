@@ -101,7 +101,9 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.BAD_NAME: ErrorInfo(False, "The name is not allowed (length or characters)."),
     ErrorCode.GUESTS_DISABLED: ErrorInfo(False, "This server does not allow guest play."),
     ErrorCode.RATE_LIMITED: ErrorInfo(
-        False, "Too many messages; `welcome.limits` says how many are allowed."
+        False,
+        "Too many messages; `welcome.limits` says how many are allowed, and `retry_ms` how long"
+        " to wait before the request would be accepted.",
     ),
     ErrorCode.SERVER_FULL: ErrorInfo(True, "The server has no room for another session."),
     ErrorCode.NO_SUCH_TABLE: ErrorInfo(False, "No table has this id (or it has closed)."),
@@ -159,7 +161,11 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         "reconnect and resync.",
     ),
     ErrorCode.INTERNAL: ErrorInfo(False, "A bug in the server; the request was not carried out."),
-    ErrorCode.SHUTTING_DOWN: ErrorInfo(True, "The server is stopping."),
+    ErrorCode.SHUTTING_DOWN: ErrorInfo(
+        True,
+        "The server is stopping: a connection that arrives meanwhile is refused with it. The"
+        " connections already open are sent `bye` instead.",
+    ),
 }
 
 

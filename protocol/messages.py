@@ -125,6 +125,12 @@ class Registered(Reply):
 
     name: Annotated[Name, Doc("the account name")]
     token: Annotated[Token, Doc("the account's secret; the server never shows it again")]
+    bot: Annotated[bool, Doc("whether it is a bot account (`hello.kind` was `bot`): for good")] = (
+        False
+    )
+    clock: Annotated[
+        Clock | None, Doc("the clock this account's seats play on (a bot's is shorter)")
+    ] = None
 
 
 @register("login", C)
@@ -156,6 +162,10 @@ class LoggedIn(Reply):
             "only in the answer to `guest`: the guest's resume token, shown this once; "
             "`login` or `hello.token` with it resumes the guest and its seats"
         ),
+    ] = None
+    bot: Annotated[bool, Doc("whether it is a bot account")] = False
+    clock: Annotated[
+        Clock | None, Doc("the clock this account's seats play on (a bot's is shorter)")
     ] = None
 
 
@@ -501,6 +511,9 @@ class MatchStarted(Event):
     match: Annotated[Label, Doc("the match id")]
     table: Annotated[TableId, Doc("the table it is played at")]
     players: Annotated[list[Name], Doc("the bots by seat")]
+    hands: Annotated[Count | None, Doc("the deals this half has (the ladder's hands per half)")] = (
+        None
+    )
 
 
 @register("match_ended", S)
@@ -509,8 +522,8 @@ class MatchEnded(Event):
     """A rated match is over and the ratings are updated."""
 
     match: Annotated[Label, Doc("the match id")]
-    table: Annotated[TableId, Doc("the table")]
-    results: Annotated[list[MatchResult], Doc("one per seat")]
+    table: Annotated[TableId, Doc("the first half's table (the one `results[].seat` refers to)")]
+    results: Annotated[list[MatchResult], Doc("one per entrant, by its seat in the first half")]
 
 
 # ---- General ------------------------------------------------------------------------------------
@@ -540,6 +553,10 @@ class Error(Reply):
     detail: Annotated[
         Annotated[str, Length(1, 200)] | None,
         Doc("a precision: the field at fault, the engine's rule code"),
+    ] = None
+    retry_ms: Annotated[
+        Millis | None,
+        Doc("`rate_limited`: how long to wait before the same request would be accepted"),
     ] = None
 
 

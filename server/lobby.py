@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import structlog
 import trio
 
-from engine.errors import EngineError
+from engine.errors import EngineError, RulesetError
 from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, CreateTable, Message, TableChanged, TableClosed
@@ -235,23 +235,32 @@ class Lobby:
         options = dict(request.options)
         try:
             ruleset = Ruleset.from_preset(request.preset, **options)
+        except RulesetError as exc:
+            # `detail` names the option at fault ("preset" for a preset nobody knows).
+            raise TableError(ErrorCode.BAD_OPTIONS, exc.message, detail=exc.option[:200]) from None
         except EngineError as exc:
-            raise TableError(ErrorCode.BAD_OPTIONS, exc.message) from None
+            raise TableError(ErrorCode.BAD_OPTIONS, exc.message, detail="options") from None
         if ruleset.game != request.game.value:
             raise TableError(
                 ErrorCode.BAD_OPTIONS,
                 f"preset {request.preset!r} plays {ruleset.game}, not {request.game.value}",
+                detail="game",
             )
         if request.seats is not None and request.seats != ruleset.players:
             raise TableError(
                 ErrorCode.BAD_OPTIONS,
                 f"this ruleset seats {ruleset.players}; set the 'players' option to change it",
+                detail="seats",
             )
         bots = tuple(sorted(set(request.bots)))
         if any(seat >= ruleset.players for seat in bots):
-            raise TableError(ErrorCode.BAD_OPTIONS, f"bot seats must be below {ruleset.players}")
+            raise TableError(
+                ErrorCode.BAD_OPTIONS, f"bot seats must be below {ruleset.players}", detail="bots"
+            )
         if request.sit is not None and (request.sit >= ruleset.players or request.sit in bots):
-            raise TableError(ErrorCode.BAD_OPTIONS, f"seat {request.sit} is not free to sit in")
+            raise TableError(
+                ErrorCode.BAD_OPTIONS, f"seat {request.sit} is not free to sit in", detail="sit"
+            )
         cfg = self.config
         turn_ms = request.clock.turn_ms if request.clock is not None else None
         return TableConfig(

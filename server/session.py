@@ -10,6 +10,7 @@ a fatal protocol error closes the connection after its `error`.
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -110,15 +111,29 @@ class TokenBucket:
             return True
         return False
 
+    def retry_ms(self) -> int:
+        """How long until `take` would succeed (0 if it would now), in ms, rounded up."""
+        missing = 1.0 - self.tokens
+        if missing <= 0 or self.rate <= 0:
+            return 0
+        return max(1, math.ceil(missing / self.rate * 1000))
+
 
 class Refused(Exception):
     """A request this session will not carry out; answered with `error`, nothing changed."""
 
-    def __init__(self, code: ErrorCode, message: str, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        detail: str | None = None,
+        retry_ms: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.detail = detail
+        self.retry_ms = retry_ms
 
 
 Handler = Callable[[Any], Awaitable[None]]
@@ -358,9 +373,8 @@ class Session:
                 self.connection.finish(reason=item.code.value)
                 return False
             if not self._requests.take():  # malformed messages count against the rate too
-                item = ProtocolError(
-                    ErrorCode.RATE_LIMITED, "too many messages", request_id=item.request_id
-                )
+                self.deliver(self._rate_limited(item.request_id))
+                return True
             self.deliver(error_message(item))
             return True
         if isinstance(item, Bye):
@@ -368,9 +382,7 @@ class Session:
             return False
         rid = getattr(item, "id", None)
         if not self._answers_turn(item) and not self._requests.take():
-            self.deliver(
-                Error(id=rid, code=ErrorCode.RATE_LIMITED.value, message="too many messages")
-            )
+            self.deliver(self._rate_limited(rid))
             return True
         name = HANDLERS.get(type(item))
         try:
@@ -381,9 +393,19 @@ class Session:
             handler: Handler = getattr(self, name)
             await handler(item)
         except Refused as exc:
+            self.deliver(
+                Error(
+                    id=rid,
+                    code=exc.code.value,
+                    message=exc.message,
+                    detail=exc.detail,
+                    retry_ms=exc.retry_ms,
+                )
+            )
+        except TableError as exc:
             self.deliver(Error(id=rid, code=exc.code.value, message=exc.message, detail=exc.detail))
-        except (TableError, AccountError) as exc:
-            self.deliver(Error(id=rid, code=str(exc.code), message=exc.message))
+        except AccountError as exc:
+            self.deliver(Error(id=rid, code=exc.code, message=exc.message))
         except StorageError as exc:
             self.log.error("storage_failed", request=item.TYPE, error=str(exc))
             self.deliver(
@@ -401,6 +423,14 @@ class Session:
             )
         # A refused hello ends the connection.
         return not (isinstance(item, Hello) and not self.hello_done)
+
+    def _rate_limited(self, request_id: int | None) -> Error:
+        return Error(
+            id=request_id,
+            code=ErrorCode.RATE_LIMITED.value,
+            message="too many messages",
+            retry_ms=self._requests.retry_ms(),
+        )
 
     def let_go_if_idle(self, cutoff: float, idle: float) -> None:
         """End the wait for the next message if nothing whole was heard since `cutoff` (the
@@ -487,12 +517,19 @@ class Session:
                 rate_burst=limits.max_message_burst,
                 handshake_timeout_ms=int(limits.handshake_timeout * 1000),
                 idle_timeout_ms=int(limits.idle_timeout * 1000),
-                clock=Clock(turn_ms=int(cfg.human_clock * 1000), bank_ms=0),
+                # The clock of this connection's decisions: its account's kind decides it (a bot
+                # account's is shorter); a connection not yet logged in is told a person's.
+                clock=self._clock(self.account),
                 chat_max_chars=limits.chat_max_chars,
                 chat_burst=limits.chat_burst,
                 chat_per_second=limits.chat_per_second,
             ),
         )
+
+    def _clock(self, account: Account | None) -> Clock:
+        cfg = self.services.config
+        seconds = cfg.bot_clock if account is not None and account.is_bot else cfg.human_clock
+        return Clock(turn_ms=int(seconds * 1000), bank_ms=0)
 
     async def _logged_in(self, account: Account) -> None:
         """Now logged in: hear lobby chat, and get back the account's seats that no live
@@ -513,7 +550,15 @@ class Session:
         self.account = account
         self.log = self.log.bind(account=account.name)
         self.log.info("registered", bot=account.is_bot)
-        self.deliver(Registered(id=request.id, name=account.name, token=token))
+        self.deliver(
+            Registered(
+                id=request.id,
+                name=account.name,
+                token=token,
+                bot=account.is_bot,
+                clock=self._clock(account),
+            )
+        )
         self.services.lobby.enter(self)
 
     async def _on_login(self, request: Login) -> None:
@@ -523,7 +568,15 @@ class Session:
         self.log = self.log.bind(account=account.name)
         # A guest logs in again with its resume token (a guest session resumed): say so. The
         # token is not repeated: the client already has it.
-        self.deliver(LoggedIn(id=request.id, name=account.name, guest=account.is_guest))
+        self.deliver(
+            LoggedIn(
+                id=request.id,
+                name=account.name,
+                guest=account.is_guest,
+                bot=account.is_bot,
+                clock=self._clock(account),
+            )
+        )
         await self._logged_in(account)
 
     async def _on_guest(self, request: Guest) -> None:
@@ -537,7 +590,15 @@ class Session:
         self.log = self.log.bind(account=self.account.name)
         # The resume token: with it (`login` or `hello.token`) the guest gets its seat back after a
         # dropped connection, as an account does with its own.
-        self.deliver(LoggedIn(id=request.id, name=self.account.name, guest=True, token=token))
+        self.deliver(
+            LoggedIn(
+                id=request.id,
+                name=self.account.name,
+                guest=True,
+                token=token,
+                clock=self._clock(self.account),
+            )
+        )
         self.services.lobby.enter(self)
 
     async def _on_list_tables(self, request: ListTables) -> None:
@@ -614,7 +675,9 @@ class Session:
             assert request.table is not None
             table = lobby.get(request.table)
         if not self._chat.take():
-            raise Refused(ErrorCode.RATE_LIMITED, "you are chatting too fast")
+            raise Refused(
+                ErrorCode.RATE_LIMITED, "you are chatting too fast", retry_ms=self._chat.retry_ms()
+            )
         if table is None:
             lobby.chat(account.name, text)
             self.deliver(Ok(id=request.id))

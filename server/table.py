@@ -159,6 +159,7 @@ class Table:
             options=self.config.options,
             seats=self.members.seat_infos(),
             clock=Clock(turn_ms=self.config.human_turn_ms, bank_ms=self.config.bank_ms),
+            bot_clock=Clock(turn_ms=self.config.bot_turn_ms, bank_ms=self.config.bank_ms),
             private=self.config.private,
             status=self.status,
             spectators=len(self.spectators),

@@ -146,12 +146,14 @@ Command = (
 
 
 class TableError(Exception):
-    """A request was refused before it reached a table; `code` is a protocol error code."""
+    """A request was refused before it reached a table; `code` is a protocol error code, `detail`
+    its machine-readable precision (the option at fault, for `bad_options`)."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, detail: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.detail = detail
 
 
 def error_for(

@@ -461,7 +461,11 @@ class LadderService:
         names = [e.account.name[:32] for e in seats]
         remote = [(s, e, e.peer) for s, e in enumerate(seats) if e.peer is not None]
         for _seat, _entrant, peer in remote:
-            peer.deliver(MatchStarted(match=match, table=table.table_id, players=names))
+            peer.deliver(
+                MatchStarted(
+                    match=match, table=table.table_id, players=names, hands=self.settings.hands
+                )
+            )
         for seat, entrant, peer in remote:
             with closed_table_ok():
                 await self.tables.submit(
