@@ -46,6 +46,7 @@ from protocol.messages import (
     Joined,
     Message,
     Ok,
+    SeatStatus,
     Snapshot,
     Turn,
     YourTurn,
@@ -292,6 +293,7 @@ class Table:
                 )
                 return
         state = self.seats[seat]
+        returning = held is not None and state.dropped_at is not None
         state.account = command.account
         state.occupant = command.occupant
         state.dropped_at = None
@@ -304,6 +306,9 @@ class Table:
         command.occupant.deliver(self._snapshot(seat))
         self._tell_turn_to(command.occupant)
         self.log.info("seat_taken", seat=seat, account=command.account.name)
+        if returning:  # the others were told it dropped: tell them it is back
+            back = SeatStatus(table=self.table_id, seat=seat, connected=True)
+            self._tell_all(lambda to: None if to == seat else back)
         self._changed()
 
     async def _leave(self, command: LeaveCommand) -> None:
@@ -316,6 +321,10 @@ class Table:
             if command.disconnected:
                 state.dropped_at = trio.current_time()
                 self.log.info("seat_dropped", seat=i, grace_s=self.config.grace_s)
+                hold_ms = min(2**31 - 1, math.ceil(self.config.grace_s * 1000))
+                self._tell_same(
+                    SeatStatus(table=self.table_id, seat=i, connected=False, hold_ms=hold_ms)
+                )
             elif self.game_id is None:
                 state.account = None  # before the game starts a seat is simply freed
                 self.log.info("seat_freed", seat=i)
