@@ -149,14 +149,22 @@ def test_reconnect_snapshot_says_what_happened_meanwhile() -> None:
     state = TableState()
     table.deal(b"away-seed")
     feed(state, table)
+    state.went_away()  # the connection dropped (the session says so)
     for _ in range(6):
         assert table.others_until_mine()
-        table.act(to_map(table.legal()[0]))
+        table.act(to_map(table.legal()[0]))  # our seat's moves: the server's fallback's
     table.take()  # all of it lost while we were away
     view = table.game.view(0).to_dict()
     state.apply(m.Snapshot(table="t1", version=table.game.version, seat=0, view=view), 1.0)
-    assert any(line.startswith("While you were away") for line in state.log)
+    away = [line for line in state.log if line.startswith(("While you were away", "Meanwhile"))]
+    assert away and "the server's bot bid nil for you" in away[0], away  # legal()[0] is nil
+    assert "the server's bot played 2♣" in away[0] and away[1].startswith("Meanwhile: "), away
     assert state.hand() == view["hand"]
+    # A second snapshot while we are here all along (a `join` of a seat the hello gave back
+    # already) says nothing: before, it said "nothing happened" over what the first one told.
+    lines = len(state.log)
+    state.apply(m.Snapshot(table="t1", version=table.game.version, seat=0, view=view), 2.0)
+    assert len(state.log) == lines
 
 
 def test_not_your_turn_and_watching_are_said_plainly() -> None:
