@@ -24,6 +24,7 @@ from client.results import (
     meanwhile,
     minutes,
     name_seats,
+    notes_by_side,
 )
 from client.verify import DealCheck, HandEvidence, Verdict, check_hand, dealt_sizes
 from engine.cards import mask_of, parse_card
@@ -502,8 +503,9 @@ class TableState:
         )
         parts = [f"{self.side_name(i)} {d:+d}" for i, d in enumerate(msg.delta)]
         self.say(f"Hand {msg.hand_number} scored: {', '.join(parts)}.")
-        for note in msg.notes[:4]:
-            self.say(f"  {name_seats(note, self.name)}")
+        for index, notes in enumerate(notes_by_side(msg.notes, msg.sides)):
+            for note in notes[:3]:
+                self.say(f"  {self.side_name(index)}: {name_seats(note, self.name)}")
         self._verify(msg.hand_number, msg.seed, msg)
 
     def _deal_seed(self, msg: m.DealSeed, now: float) -> None:

@@ -8,13 +8,18 @@ from io import StringIO
 from rich.console import Console
 
 from client.commands import Act, Problem, read_line
-from client.render import Screen, render
+from client.render import Screen, render, seat_panel
 from client.state import TableState
 from client.verify import Verdict
 from engine.ruleset import Ruleset
 from protocol import messages as m
 from protocol.schema import to_map
 from tests.client.engine_table import EngineTable
+
+
+def panel(state: TableState, seat: int, now: float = 0.0) -> str:
+    """A seat's panel on the table as plain text, its lines joined by ` / `."""
+    return " / ".join(line.plain.strip() for line in seat_panel(state, seat, 40, now))
 
 
 def feed(state: TableState, table: EngineTable, now: float = 0.0) -> None:
@@ -191,7 +196,7 @@ def test_who_is_to_act_is_only_shown_while_known() -> None:
     state.apply(snapshot, 0.0)
     acting = table.game.to_act()[0]
     assert state.view["to_act"] == [acting]
-    assert f"{state.name(acting)} ◆" in screen_text(state)
+    assert "◆" in panel(state, acting) and "◆" in screen_text(state)
     table._tell(table.game.apply(table.game.legal_actions(acting)[0]))
     for message in table.take():
         if not isinstance(message, m.Turn):
@@ -219,14 +224,14 @@ def test_another_seats_turn_and_clock_are_shown_to_players_and_spectators() -> N
         text = screen_at(state, 107.2)  # 7.2 s after the `turn` came: 23 s left of 30
         lines = text.rstrip("\n").split("\n")
         assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
-        assert f"{state.name(other)} ◆ 23s" in text
+        assert "◆ 23s" in panel(state, other, 107.2) and "◆ 23s" in text
         waiting = "Watching. To act:" if seat is None else "Waiting for"
         assert f"{waiting} {state.name(other)} ⏱ 23s" in text
         # The next event moves play on; the `turn` after it names the next seat.
         table._tell(table.game.apply(table.game.legal_actions(other)[0]))
         feed(state, table, now=110.0)
         assert state.acting() == list(table.game.to_act())
-        assert f"{state.name(other)} ◆" not in screen_at(state, 110.0)
+        assert "◆" not in panel(state, other, 110.0)
 
 
 def test_a_clock_run_out_and_the_bank_are_shown() -> None:
@@ -236,7 +241,8 @@ def test_a_clock_run_out_and_the_bank_are_shown() -> None:
         50.0,
     )
     text = screen_at(state, 50.0)
-    assert "West ◆ +41s" in text and "North ◆ 5s" in text
+    assert "◆ +41s" in panel(state, 1, 50.0) and "◆ 5s" in panel(state, 2, 50.0)
+    assert "◆ +41s" in text and "◆ 5s" in text
     state.apply(
         m.ClockExpired(table="t1", version=3, seat=2, fallback="random bot", reason="clock"), 56.0
     )
