@@ -62,6 +62,22 @@ class Journal:
         spare.write_text(json.dumps(progress, separators=(",", ":"), ensure_ascii=False))
         os.replace(spare, path)
 
+    def mark_left(self, table: str) -> None:
+        """Remember that the player left this table's game for good (`spades play --new`)."""
+        path = self.root / _safe(self.server) / f"{_safe(table)}.left"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+
+    def has_left(self, table: str) -> bool:
+        return (self.root / _safe(self.server) / f"{_safe(table)}.left").exists()
+
+    def last_seen(self, table: str) -> float:
+        """When this client last followed the table's hand in play (0: never)."""
+        try:
+            return self.progress_path(table).stat().st_mtime
+        except OSError:
+            return 0.0
+
     def clear_progress(self, table: str) -> None:
         self.progress_path(table).unlink(missing_ok=True)
 

@@ -128,17 +128,16 @@ def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> li
         bits.append(f"pts {points[seat] if seat < len(points) else 0}")
     status = Text()
     sizes = v.get("hand_sizes") or []
-    if seat != state.seat and seat < len(sizes) and isinstance(sizes[seat], int):
+    if seat in state.away:  # dropped: how long its seat is still held, instead of its cards
+        held = state.away[seat]
+        status.append("away" + (f" {minutes(held - now)}" if held is not None else ""), "bold")
+    elif seat != state.seat and seat < len(sizes) and isinstance(sizes[seat], int):
         status.append(f"{sizes[seat]} cards", style="dim")
     if seat in state.acting() and seat != state.seat:
         status.append(" ◆", style="yellow")  # to act (from `turn`, or the snapshot)
         clock = state.clocks.get(seat)
         if clock is not None:
             status.append(f" {clock_text(clock, now)}", style="yellow")
-    if seat in state.away:
-        held = state.away[seat]
-        left = f" {minutes(held - now)}" if held is not None else ""
-        status.append(f" · away{left}", style="bold yellow")
     return [
         _fit(name, width, "center"),
         _fit(Text(" · ".join(bits), style="dim"), width, "center"),

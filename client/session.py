@@ -250,7 +250,13 @@ class PlaySession:
             if info.status is not TableStatus.FINISHED
             and any(s.player == self.name and not s.bot for s in info.seats)
         ]
+        journal = self.journal
+        gone = [info.table for info in held if journal is not None and journal.has_left(info.table)]
+        held = [info for info in held if info.table not in gone]
+        if journal is not None:  # the game played last first
+            held.sort(key=lambda info: journal.last_seen(info.table), reverse=True)
         if not held:
+            await self._leave_again(conn, gone)
             return False
         wanted = self.seating.create
         table = held[0]
@@ -266,8 +272,11 @@ class PlaySession:
                 f"Your seat at table {table.table} was given to the server's bot; a new game."
             )
             return False
+        await self._leave_again(conn, gone)
         if self.seating.new_game:
             await conn.expect(m.Leave(table=table.table), m.Ok)
+            if journal is not None:
+                journal.mark_left(table.table)
             self.state = TableState()
             self.state.say(
                 f"Left your unfinished game at table {table.table}: the server's bot plays "
@@ -277,6 +286,15 @@ class PlaySession:
         self.state.say(f"Welcome back: your unfinished game at table {table.table}.")
         self.seated.set()
         return True
+
+    async def _leave_again(self, conn: Connection, tables: list[str]) -> None:
+        """Leave again the games this player left before (`--new`): a server that restarted
+        since (`spades play`'s own, each time) seats the account there once more."""
+        for table in tables:
+            try:
+                await conn.expect(m.Leave(table=table), m.Ok)
+            except ServerError:
+                continue  # not seated there (any more): nothing to leave
 
     async def _take_back(self, conn: Connection, table: str) -> bool:
         """Wait for the server to hand back the seat held at `table` (its snapshot)."""
