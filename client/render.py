@@ -132,7 +132,7 @@ def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> li
         held = state.away[seat]
         status.append("away" + (f" {minutes(held - now)}" if held is not None else ""), "bold")
     elif seat != state.seat and seat < len(sizes) and isinstance(sizes[seat], int):
-        status.append(f"{sizes[seat]} cards", style="dim")
+        status.append(f"{sizes[seat]} card{'' if sizes[seat] == 1 else 's'}", style="dim")
     if seat in state.acting() and seat != state.seat:
         status.append(" ◆", style="yellow")  # to act (from `turn`, or the snapshot)
         clock = state.clocks.get(seat)
@@ -176,7 +176,7 @@ def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) 
     last = state.view.get("last_trick") or []
     if last:
         winner = int(state.view.get("last_winner", -1))
-        caption = Text(f"last trick → {state.name(winner)}: ", style="dim")
+        caption = Text(f"last → {state.name(winner)}: ", style="dim")
         for index, (_, card) in enumerate(last):
             caption.append(" " if index else "")
             caption.append_text(card_text(card, dim=True))

@@ -77,7 +77,9 @@ async def play_until(session: PlaySession, display: FakeDisplay, done: object) -
 # ---------------------------------------------------------------- 1, 2, 3: across runs
 
 
-async def test_scores_and_tricks_seen_before_a_quit_are_kept(server: Server, tmp_path: Path) -> None:
+async def test_scores_and_tricks_seen_before_a_quit_are_kept(
+    server: Server, tmp_path: Path
+) -> None:
     """Items 1 and 2: /quit after hand 1 and two tricks of hand 2, come back in a new session: the
     scores still list hand 1, and hand 2's record has every trick (none `not seen`)."""
     address = ServerAddress("127.0.0.1", server.port)
@@ -219,7 +221,12 @@ def test_the_hands_result_names_whose_contract_and_stays_until_the_next_is_under
 
 def test_notes_go_with_their_side() -> None:
     sides = [[0, 2], [1, 3]]
-    notes = ["contract 5 made with 7", "seat 1 nil failed", "contract 4 set with 3", "10 bags: -100"]
+    notes = [
+        "contract 5 made with 7",
+        "seat 1 nil failed",
+        "contract 4 set with 3",
+        "10 bags: -100",
+    ]
     assert notes_by_side(notes, sides) == [
         ["contract 5 made with 7"],
         ["seat 1 nil failed", "contract 4 set with 3", "10 bags: -100"],
@@ -255,7 +262,9 @@ async def test_other_seats_clocks_tick_without_an_event() -> None:
             nursery.cancel_scope.cancel()
 
 
-async def test_a_player_who_drops_and_comes_back_is_announced(server: Server, tmp_path: Path) -> None:
+async def test_a_player_who_drops_and_comes_back_is_announced(
+    server: Server, tmp_path: Path
+) -> None:
     """Item 7: `seat_status` from the server; the others' screens say it, with the hold left."""
     address = ServerAddress("127.0.0.1", server.port)
     ada = await register(address, "ada")
