@@ -494,3 +494,33 @@ def test_a_spectator_sees_the_cards_left_in_every_hand() -> None:
             seat = table.game.to_act()[0]
             table._tell(table.game.apply(table.game.legal_actions(seat)[0]))
         feed(state, table)
+
+
+def test_the_ladders_match_table_keeps_whole_team_names_at_80_columns() -> None:
+    from client.lobby import matches_view
+    from protocol.types import LadderHalf, LadderMatch, MatchStatus
+
+    teams = [["deep-trick-search-v2", "heuristic-house"], ["random-house", "ada.lovelace-1815"]]
+    match = LadderMatch(
+        match="m-12",
+        status=MatchStatus.RATED,
+        time=1_700_000_000.0,
+        preset="standard",
+        teams=teams,
+        halves=[LadderHalf(game=3, points=[362, 21]), LadderHalf(game=4, points=[40, 300])],
+        points=[402, 321],
+        winner=0,
+        forfeits=[],
+    )
+    out = StringIO()
+    Console(file=out, width=80).print(matches_view([match]))
+    text = out.getvalue()
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80, text
+    columns = ["", ""]  # each team's cell, its wrapped lines put back together
+    for line in text.splitlines():
+        cells = line.split("│")
+        if len(cells) == 8:
+            columns[0] += cells[3].strip()
+            columns[1] += cells[4].strip()
+    for column, team in zip(columns, teams, strict=True):
+        assert column.replace(" ", "") == "+".join(team), (column, text)
