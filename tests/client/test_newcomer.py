@@ -504,7 +504,7 @@ def test_the_ladders_match_table_keeps_whole_team_names_at_80_columns() -> None:
     match = LadderMatch(
         match="m-12",
         status=MatchStatus.RATED,
-        time=1_700_000_000.0,
+        time=1_700_000_000,
         preset="standard",
         teams=teams,
         halves=[LadderHalf(game=3, points=[362, 21]), LadderHalf(game=4, points=[40, 300])],
