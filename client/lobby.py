@@ -229,9 +229,8 @@ def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> T
     view = Table(title=title, title_justify="left")
     for column in ("match", "ended", "team A", "team B", "halves", "result"):
         # Team names wrap (at the `+`s, else anywhere) rather than lose their ends at 80 columns.
-        view.add_column(
-            column, no_wrap=column in ("match", "ended", "halves"), overflow="fold", min_width=6
-        )
+        team = column.startswith("team")
+        view.add_column(column, no_wrap=not team, overflow="fold" if team else "ellipsis")
     for match in matches:
         when = (
             time.strftime("%m-%d %H:%M", time.localtime(match.time))
