@@ -286,6 +286,23 @@ class Table:
             fallback=self.fallback_name,
             reason="abandoned",
         )
+        if self.lifecycle is Lifecycle.PLAYING:
+            # Stored, so a restart does not hold the seat for its player again.
+            try:
+                await self.records.store_seats(self._game_seats())
+            except StorageError as exc:
+                self.log.error("seats_not_stored", error=str(exc))
+
+    def _game_seats(self) -> list[dict[str, Any]]:
+        """Who plays each seat, as the game's record keeps it (and a restart reads it back)."""
+        return [
+            {
+                "account": s.account.id if s.account else None,
+                "bot": s.bot.name if s.bot and not s.abandoned else None,
+                **({"abandoned": True} if s.abandoned else {}),
+            }
+            for s in self.seats
+        ]
 
     # ---------------------------------------------------------------- commands
 
@@ -481,12 +498,8 @@ class Table:
         self._send_turns()
 
     async def _start_game(self) -> None:
-        seats: list[dict[str, Any]] = [
-            {"account": s.account.id if s.account else None, "bot": s.bot.name if s.bot else None}
-            for s in self.seats
-        ]
         game_id = await self.records.start_game(
-            self.config.game, self.game.ruleset.to_dict(), seats
+            self.config.game, self.game.ruleset.to_dict(), self._game_seats()
         )
         self.lifecycle = Lifecycle.PLAYING
         self.log = self.log.bind(game=game_id)
