@@ -177,6 +177,11 @@ class MessageDecoder:
         """The fatal error that stopped this decoder, if any."""
         return self._error or self._frames.error
 
+    @property
+    def eof(self) -> bool:
+        """Whether the peer has closed its side (``receive_data(b"")`` was called)."""
+        return self._frames.eof
+
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Feed bytes from the stream; ``b""`` when the peer closed it."""
         self._frames.receive_data(data)
