@@ -82,11 +82,14 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         "bytes, ext types, non-string or duplicate map keys, a size or nesting limit exceeded.",
     ),
     ErrorCode.NOT_A_MAP: ErrorInfo(False, "The frame holds a msgpack value that is not a map."),
-    ErrorCode.UNKNOWN_TYPE: ErrorInfo(False, "The `t` field names no message type."),
+    ErrorCode.UNKNOWN_TYPE: ErrorInfo(
+        False, "The `t` field names no message type; `detail` is that `t` (at most 40 characters)."
+    ),
     ErrorCode.UNEXPECTED_MESSAGE: ErrorInfo(
         False,
-        "A message the receiver never accepts from this side, or not in this state "
-        "(anything but `hello` before `welcome`, a second `hello`).",
+        "A message the receiver never accepts from this side, or not in this phase (see Connection: "
+        "anything but `hello` or `ping` before `hello`, a second `hello`, a reply to no request, "
+        "anything after `bye`); `detail` is its type.",
     ),
     ErrorCode.MISSING_FIELD: ErrorInfo(False, "A required field is absent; `detail` names it."),
     ErrorCode.INVALID_FIELD: ErrorInfo(
