@@ -38,7 +38,9 @@ OPEN_PEERS: list[Peer] = []
 class Peer(WireClient):
     """One TCP connection to the server under test."""
 
-    def __init__(self, stream: trio.abc.Stream) -> None:
+    stream: trio.SocketStream  # (a TCP stream: tests half-close it)
+
+    def __init__(self, stream: trio.SocketStream) -> None:
         # Generous: we want to read whatever the server sends, not to test our own limits.
         super().__init__(stream, max_frame_size=1 << 22)
         OPEN_PEERS.append(self)
