@@ -71,6 +71,9 @@ log = logging.getLogger("bots.runner")
 FATAL_CODES = frozenset(
     {"bad_token", "unauthorized", "version_mismatch", "not_on_ladder", "no_such_table"}
 )
+#: A connection that lasted this long after its welcome worked: the count of drops starts again (a
+#: server that lets us in and drops us at once is given up on after `max_reconnects` of those).
+STEADY: Final = 10.0
 #: The port of `HOST` without `:PORT` (the server's default, as `spades connect` assumes).
 DEFAULT_PORT: Final = 7777
 
@@ -181,7 +184,7 @@ class BotRunner:
         self._hand = 0
         self._stream: trio.SocketStream | None = None  # the TCP stream (under TLS, if any)
         self._tls: ssl.SSLContext | None = None
-        self._welcomed = False  # the connection in play got its welcome
+        self._welcomed_at: float | None = None  # when the connection in play got its welcome
         self._ever_welcomed = False
 
     # -- the outer loop: connect, play, reconnect ----------------------------------------------------
@@ -196,7 +199,7 @@ class BotRunner:
         delay = cfg.backoff[0]
         since = trio.current_time()  # when we last had a welcomed connection (or started)
         while True:
-            self._welcomed = False
+            self._welcomed_at = None
             try:
                 if await self._session():
                     return self.stats
@@ -210,8 +213,10 @@ class BotRunner:
             ) as exc:
                 reason = _reason(exc)
             now = trio.current_time()
-            if self._welcomed:  # it worked for a while: start counting again
-                failures, delay, since = 0, cfg.backoff[0], now
+            if self._welcomed_at is not None:
+                since = now  # we were back: the time to give up counts from here
+                if now - self._welcomed_at >= STEADY:  # and it held: start counting again
+                    failures, delay = 0, cfg.backoff[0]
             failures += 1
             self._give_up_if_due(reason, now - since, failures)
             if self._ever_welcomed:
@@ -286,7 +291,8 @@ class BotRunner:
             welcome = await self._expect_welcome(conn)
             if welcome.user is None:
                 await self._token_refused(conn)
-        self._welcomed = self._ever_welcomed = True
+        self._welcomed_at = trio.current_time()
+        self._ever_welcomed = True
         log.info("connected to %s as %s", welcome.server, welcome.user)
         if resuming:
             # The server gives a returning account its seat back by itself (joined, snapshot).
