@@ -85,6 +85,26 @@ class Connection:
     docstring).
     """
 
+    # A server holds one per connection (thousands): no instance dict, and no dict it may never use.
+    __slots__ = (
+        "_decoder",
+        "_eof",
+        "_error",
+        "_handshake",
+        "_next_id",
+        "_ours",
+        "_pending",
+        "_phase",
+        "_seq",
+        "_theirs",
+        "_they_closed",
+        "_turns_owed",
+        "_validate",
+        "_we_closed",
+        "our_role",
+        "their_role",
+    )
+
     def __init__(
         self,
         our_role: Sender,
@@ -95,10 +115,9 @@ class Connection:
     ) -> None:
         if our_role not in (Sender.CLIENT, Sender.SERVER):
             raise ValueError(f"a connection is a client's or a server's, not {our_role!r}")
-        self.our_role: Final = our_role
-        self.their_role: Final = Sender.SERVER if our_role is Sender.CLIENT else Sender.CLIENT
-        self._client = our_role is Sender.CLIENT
-        self._validate = self._client if validate is None else validate
+        self.our_role = our_role
+        self.their_role = Sender.SERVER if our_role is Sender.CLIENT else Sender.CLIENT
+        self._validate = our_role is Sender.CLIENT if validate is None else validate
         self._decoder = MessageDecoder(
             self.their_role, max_frame_size=max_frame_size, limits=limits
         )
@@ -111,8 +130,9 @@ class Connection:
         self._pending: dict[int, Request] = {}
         self._next_id = 1
         self._seq = 0  # events stamped (server side) or received (client side)
-        # table -> the version of the last `your_turn` sent there, not yet answered (server side).
-        self._turns_owed: dict[str, int] = {}
+        # table -> the version of the last `your_turn` sent there, not yet answered (server side;
+        # made on first use: most connections never sit).
+        self._turns_owed: dict[str, int] | None = None
         self._ours = MAY_SEND[self._phase][our_role]
         self._theirs = MAY_SEND[self._phase][self.their_role]
 
@@ -126,7 +146,7 @@ class Connection:
     @property
     def closed_by(self) -> frozenset[Sender]:
         """The sides that have said ``bye`` (or sent a closing ``error``), if any."""
-        sides = set()
+        sides: set[Sender] = set()
         if self._we_closed:
             sides.add(self.our_role)
         if self._they_closed:
@@ -339,7 +359,7 @@ class Connection:
             self._seq = seq
             if kind is YourTurn:
                 assert isinstance(message, YourTurn)
-                self._turns_owed[message.table] = message.version
+                self._owe_turn(message)
             return data
         if role is Role.REQUEST:
             assert isinstance(message, Request)
@@ -376,8 +396,13 @@ class Connection:
         self._seq += 1
         if kind is YourTurn:
             assert isinstance(message, YourTurn)
-            self._turns_owed[message.table] = message.version
+            self._owe_turn(message)
         return frames.frame(self._seq)
+
+    def _owe_turn(self, turn: YourTurn) -> None:
+        if self._turns_owed is None:
+            self._turns_owed = {}
+        self._turns_owed[turn.table] = turn.version
 
     def answers_turn(self, message: Message) -> bool:
         """Whether ``message`` is the first ``act`` for the version of the last ``your_turn`` this
