@@ -6,10 +6,12 @@ request numbering and the matching of replies, the events' ``seq`` (stamped on t
 checked on the client side), ``ping``/``pong`` and ``bye``.
 
     conn = Connection(Sender.CLIENT)
-    stream.send_all(conn.send(Hello(...)))     # numbered: ``conn.numbered(request)`` shows the id first
-    conn.receive_data(await stream.receive_some())   # b"" when the peer closed
-    while (event := conn.next_event()) is not None:  # a Message, or CONNECTION_CLOSED once it ended
-        ...
+    await stream.send_all(conn.send(Hello(...)))  # numbered (``conn.numbered`` shows the id first)
+    conn.receive_data(await stream.receive_some())  # b"" when the peer closed
+    while (event := conn.next_event()) is not None:
+        if event is CONNECTION_CLOSED:  # (returned again on every later call)
+            break
+        ...  # a Message
 
 Errors say whose fault they are. ``next_event`` raises :class:`RemoteProtocolError` (the peer's bytes
 or messages; ``fatal`` says whether the connection can go on, and a fatal one is raised again on every
@@ -263,7 +265,8 @@ class Connection:
         elif role is Role.REPLY:
             assert isinstance(message, Reply)
             rid = message.id
-            if rid is not None and self._pending.pop(rid, None) is None:
+            # (A closing error is the server's last word, whatever it answers: taken.)
+            if rid is not None and self._pending.pop(rid, None) is None and not closes(message):
                 raise self._refused(
                     RemoteProtocolError(
                         ErrorCode.UNEXPECTED_MESSAGE,

@@ -510,6 +510,12 @@ def test_nothing_is_accepted_after_the_peers_bye() -> None:
     assert local_refusal(lambda: server.send(Ok())).code is ErrorCode.UNEXPECTED_MESSAGE
 
 
+def test_a_closing_error_is_taken_even_answering_nothing() -> None:
+    client = in_phase(CLIENT, OPEN)
+    assert received(client, Error(id=99, code="shutting_down", message="stopping"))
+    assert client.phase is Phase.CLOSING
+
+
 def test_a_closing_error_closes_and_others_do_not() -> None:
     client = in_phase(CLIENT, OPEN)
     received(client, Error(code="rate_limited", message="slow down"))
