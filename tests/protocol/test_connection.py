@@ -109,7 +109,12 @@ GOLDEN: list[tuple[Phase, Sender, Message, str]] = [
         ListTables(id=3),
         "0000001f83a174ab6c6973745f7461626c6573a2696403aa6f70656e5f7365617473c2",
     ),
-    (OPEN, CLIENT, Join(id=4, table="t7"), "0000001583a174a46a6f696ea2696404a57461626c65a27437"),
+    (
+        OPEN,
+        CLIENT,
+        Join(id=4, table="t7"),
+        "0000001f84a174a46a6f696ea2696404a57461626c65a27437a874616b656f766572c2",
+    ),
     (
         OPEN,
         CLIENT,

@@ -32,6 +32,9 @@ from protocol.types import ClientKind
 from protocol.wire import encode
 
 M = TypeVar("M", bound=Message)
+# Every wait reads at most this many messages (a whole game's are a few thousand): a bound in count
+# beside the caller's bound in time, which an autojump clock may not advance while messages flow.
+MAX_MESSAGES = 100_000
 
 
 def request_ids(data: bytes) -> set[int]:
@@ -136,22 +139,24 @@ class WireClient:
 
     async def expect(self, kind: type[M]) -> M:
         """Skip other messages until one of `kind` arrives (the caller bounds the wait)."""
-        while True:
+        for _ in range(MAX_MESSAGES):
             message = await self.receive()
             assert message is not None, f"connection closed while waiting for {kind.__name__}"
             if isinstance(message, kind):
                 return message
+        raise AssertionError(f"no {kind.__name__} in {MAX_MESSAGES} messages")
 
     async def reply_to(self, rid: int | None) -> Reply:
         """The reply carrying `rid` (the messages before it stay queued, in order)."""
         skipped: list[Message] = []
         try:
-            while True:
+            for _ in range(MAX_MESSAGES):
                 message = await self.receive()
                 assert message is not None, f"connection closed while waiting for reply {rid}"
                 if isinstance(message, Reply) and message.id == rid:
                     return message
                 skipped.append(message)
+            raise AssertionError(f"no reply {rid} in {MAX_MESSAGES} messages")
         finally:
             self.pending.extendleft(reversed(skipped))
 
