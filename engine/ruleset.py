@@ -189,6 +189,17 @@ class Ruleset:
             raise RulesetError("ruleset", "a ruleset is a mapping of option names to values")
         return cls().with_options(**{str(k): v for k, v in data.items()})
 
+    @classmethod
+    def from_stored(cls, data: Mapping[str, object]) -> "Ruleset":
+        """The ruleset a stored `to_dict()` describes, whichever version stored it: `to_dict()` holds
+        every option, so a stored one lacks only options added since, and those take the value that
+        was the rule before they existed (`OPTIONS_ADDED`: seat 0 dealt first, a "no trumps" trick
+        was 20), not today's default. For a game or a hand record kept across an upgrade; a table's
+        overrides are `from_preset` / `with_options`. Raises RulesetError."""
+        if not isinstance(data, Mapping):
+            raise RulesetError("ruleset", "a ruleset is a mapping of option names to values")
+        return cls.from_dict({**OPTIONS_ADDED, **data})
+
     # -- derived facts ------------------------------------------------------------------------------
     @property
     def partnerships(self) -> bool:
@@ -231,6 +242,8 @@ MAX_LIST_LENGTHS: Final[dict[str, int]] = {
     "hearts_pass_cycle": 16,  # 002 has 4
 }
 _TUPLE_OPTIONS: Final = frozenset(MAX_LIST_LENGTHS)
+#: Three-handed Hearts passes at most this many cards: C(17, 3) = 680 choices fit a frame.
+MAX_THREE_HANDED_PASS: Final = 3
 #: How much of a refused value or option name an error message repeats.
 _SHOWN_CHARS: Final = 40
 
@@ -370,10 +383,6 @@ def _validate(r: Ruleset) -> None:
     _validate_spades(r)
 
 
-#: Three-handed Hearts passes at most this many cards: C(17, 3) = 680 choices fit a frame.
-MAX_THREE_HANDED_PASS: Final = 3
-
-
 def _validate_spades(r: Ruleset) -> None:
     partners = r.partnerships
     if r.nil_tricks_help_partner and r.nil_scored_independently:
@@ -487,6 +496,13 @@ _PRESET_OPTIONS: Final[dict[str, dict[str, Any]]] = {
         "hearts_must_break": True,
         "hearts_moon": "add_to_others",
     },
+}
+
+#: Options added after rulesets were first stored, with the value each had before it existed: what a
+#: stored ruleset without it meant (`Ruleset.from_stored`). Add to it with every new option.
+OPTIONS_ADDED: Final[dict[str, OptionValue]] = {
+    "first_dealer": 0,
+    "no_spade_trumps_value": 20,
 }
 
 #: One line per preset, for listings and menus: what it plays and from which rules source, so a

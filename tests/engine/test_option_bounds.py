@@ -14,6 +14,7 @@ from engine.ruleset import (
     DEFICIENT_CONDITIONS,
     HAND_TYPES,
     MAX_LIST_LENGTHS,
+    OPTIONS_ADDED,
     PRESETS,
     Ruleset,
 )
@@ -110,3 +111,77 @@ def test_three_handed_hearts_passes_at_most_three() -> None:
             three.with_options(hearts_pass_count=4, hearts_pass_cycle=cycle)
         assert info.value.option == "hearts_pass_count"
     assert PRESETS["hearts"].with_options(hearts_pass_count=4).hearts_pass_count == 4
+
+
+# The options of the first stored rulesets (before `first_dealer` and `no_spade_trumps_value`).
+FIRST_OPTIONS = frozenset(
+    [
+        "game",
+        "players",
+        "target_score",
+        "max_hands",
+        "losing_floor_enabled",
+        "losing_floor",
+        "deck",
+        "min_bid",
+        "max_bid",
+        "nil",
+        "nil_value",
+        "nil_tricks_help_partner",
+        "nil_scored_independently",
+        "double_nil",
+        "blind_nil",
+        "blind_nil_value",
+        "blind_nil_behind",
+        "blind_nil_exchange",
+        "blind_nil_exchange_order",
+        "blind_bids",
+        "blind_bid_max",
+        "blind_bid_bonus",
+        "bid_rule",
+        "ten_for_200",
+        "boston",
+        "moe",
+        "bemo",
+        "no_spade_trumps",
+        "two_player_double_nil",
+        "deficient_hands",
+        "face_up_cards",
+        "first_lead",
+        "spades_break",
+        "play_rule",
+        "hand_schedule",
+        "tram",
+        "tram_penalty",
+        "bags",
+        "bag_limit",
+        "bag_penalty",
+        "overtrick_points",
+        "hearts_pass_cycle",
+        "hearts_pass_count",
+        "hearts_no_points_first_trick",
+        "hearts_must_break",
+        "hearts_queen_breaks",
+        "hearts_moon",
+        "hearts_jack_of_diamonds",
+    ]
+)
+
+
+def test_every_option_added_since_says_what_it_was_before() -> None:
+    added = {f.name for f in fields(Ruleset)} - FIRST_OPTIONS
+    assert added == set(OPTIONS_ADDED)
+    for name, value in OPTIONS_ADDED.items():
+        assert PRESETS["standard"].with_options(**{name: value}) is not None
+
+
+def test_a_stored_ruleset_keeps_its_meaning_across_the_upgrade() -> None:
+    # A `to_dict()` stored before the new options: seat 0 dealt first, a no-trumps trick was 20.
+    old = {k: v for k, v in PRESETS["standard"].to_dict().items() if k in FIRST_OPTIONS}
+    old.update(spades_break="played", no_spade_trumps=True)
+    stored = Ruleset.from_stored(old)
+    assert stored.first_dealer == 0 and stored.no_spade_trumps_value == 20
+    assert stored.spades_break == "played"
+    assert Ruleset.from_dict(old).first_dealer == "random"  # from_dict: today's defaults
+    fresh = PRESETS["hearts"].to_dict()
+    assert Ruleset.from_stored(fresh) == PRESETS["hearts"]  # today's dicts are unchanged
