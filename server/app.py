@@ -53,6 +53,7 @@ class Server:
         self._per_host: Counter[str] = Counter()  # open sessions by peer address
         self.lobby = Lobby(self)
         self.port = 0
+        self.web_port: int | None = None  # the web port once bound (server/web/), if any
         self.stopping = False
         self._stop = trio.Event()
         self.connections_nursery: trio.Nursery | None = None
@@ -61,17 +62,26 @@ class Server:
         """Begin a graceful shutdown (idempotent)."""
         self._stop.set()
 
-    async def handle_connection(self, stream: trio.SocketStream) -> None:
-        """The task of one connection (one task group: reader here, writer inside the session)."""
-        try:
-            host, port = stream.socket.getpeername()[:2]
-        except OSError:
-            host, port = "?", 0
-        # The TLS handshake itself happens on the first read or write, under the session's
-        # handshake deadline (or the refusal's flush timeout), so it cannot pin a connection.
-        wrapped: trio.abc.Stream = (
-            stream if self.tls is None else trio.SSLStream(stream, self.tls, server_side=True)
-        )
+    async def handle_connection(
+        self, stream: trio.abc.Stream, peer: tuple[str, int] | None = None
+    ) -> None:
+        """The task of one connection (one task group: reader here, writer inside the session).
+
+        `peer` (host, port) comes from a listener that has made the stream itself (the web port:
+        a WebSocket, its TLS already done); without it the stream is a TCP socket, read here."""
+        wrapped: trio.abc.Stream = stream
+        if peer is not None:
+            host, port = peer
+        else:
+            assert isinstance(stream, trio.SocketStream)
+            try:
+                host, port = stream.socket.getpeername()[:2]
+            except OSError:
+                host, port = "?", 0
+            # The TLS handshake itself happens on the first read or write, under the session's
+            # handshake deadline (or the refusal's flush timeout), so it cannot pin a connection.
+            if self.tls is not None:
+                wrapped = trio.SSLStream(stream, self.tls, server_side=True)
         session = Session(self, wrapped, f"{host}:{port}")
         session.host = str(host)
         limits = self.config.limits
@@ -165,6 +175,21 @@ async def serve(
                                 handler_nursery=connections,
                             )
                         )
+                        if config.web_port is not None:  # the browser page (server/web/)
+                            from server.web import serve_web
+
+                            server.web_port = await accepting.start(
+                                partial(
+                                    serve_web,
+                                    server.handle_connection,
+                                    host=config.host,
+                                    port=config.web_port,
+                                    tls=tls,
+                                    max_message_bytes=config.limits.max_frame_bytes,
+                                    session_nursery=connections,
+                                    optional=config.web_port_optional,
+                                )
+                            )
                         log.info(
                             "listening",
                             host=config.host,
