@@ -107,7 +107,10 @@ class WSClient:
     async def hello(self, token: str | None = None) -> Any:
         await self.send(
             Hello(
-                protocol=PROTOCOL_VERSION_TEXT, client="ws-test/1", kind=ClientKind.HUMAN, token=token
+                protocol=PROTOCOL_VERSION_TEXT,
+                client="ws-test/1",
+                kind=ClientKind.HUMAN,
+                token=token,
             )
         )
         return await self.receive()

@@ -1,0 +1,189 @@
+"""The page in a real browser: a person registers, opens a one-hand table with three bots, plays the
+whole hand by clicking (reloading the page and losing the connection on the way), and a second
+browser, a phone-sized one with a touch screen, watches as a guest. Screenshots at 1280x800 and
+390x844 are checked for the hand and the trick and kept under .artifacts/web/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    need_browser,
+    png_size,
+    png_variety,
+    served,
+)
+
+pytestmark = pytest.mark.timeout(300)
+
+WAIT_MS = 30_000
+# What the page asks of its player now (the same facts a person reads off the screen).
+STATE_JS = """() => {
+  const over = document.getElementById('game-over');
+  if (over && !over.hidden) return 'over';
+  if (document.getElementById('choose')) return 'choose';
+  if (document.querySelector('#hand .card.legal')) return 'play';
+  if (document.querySelector('#actions button.bid')) return 'bid';
+  return '';
+}"""
+GEOMETRY_JS = """() => {
+  const rect = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+    height: window.innerHeight,
+    hand: [...document.querySelectorAll('#hand .card')].map(rect),
+    trick: [...document.querySelectorAll('#trick .card')].map(rect),
+  };
+}"""
+
+
+def wait_state(page: Any) -> str:
+    return str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+
+
+def check_screen(page: Any, name: str, *, hand: bool) -> None:
+    """Screenshot the viewport and check that the hand (if a seat) and the trick are on it, whole."""
+    data = page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    geometry = page.evaluate(GEOMETRY_JS)
+    width, height = geometry["width"], geometry["height"]
+    assert png_size(data) == (width, height)
+    assert png_variety(data) > 30, "the screenshot looks blank"
+    assert geometry["scrollWidth"] <= width, "the page scrolls sideways"
+    assert geometry["trick"], "no trick on the screen"
+    if hand:
+        assert len(geometry["hand"]) >= 1
+    for left, top, right, bottom in geometry["trick"] + (geometry["hand"] if hand else []):
+        assert left >= 0 and right <= width and top >= 0 and bottom <= height, (name, geometry)
+    if hand:
+        assert max(r[3] for r in geometry["trick"]) <= min(r[1] for r in geometry["hand"])
+
+
+def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    with (
+        served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            page.on("pageerror", lambda error: errors.append(f"player: {error}"))
+            page.goto(url)
+            page.fill("#login-name", "ada")
+            page.click("#register")
+            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            assert page.evaluate("localStorage.getItem('spades.token')")
+            assert "ada" in page.inner_text("#token-banner")
+
+            # The rules of a preset are on the lobby's form before anyone sits.
+            page.select_option("#create-preset", "standard")
+            page.click("#preset-rules summary")
+            assert "target score" in page.inner_text("#preset-options")
+            page.fill("#create-hands", "1")
+            page.click("#create-submit")
+            page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
+            assert page.locator("#hand .card").count() == 13
+            table_id = page.evaluate("spadesApp.table.table")
+
+            # A phone watches: touch screen, 390 px wide, a guest.
+            phone = browser.new_context(
+                viewport={"width": 390, "height": 844},
+                is_mobile=True,
+                has_touch=True,
+                device_scale_factor=1,
+            ).new_page()
+            phone.on("pageerror", lambda error: errors.append(f"watcher: {error}"))
+            phone.goto(url)
+            phone.fill("#login-name", "bob")
+            phone.tap("#guest")
+            item = f'article[data-table="{table_id}"]'
+            phone.wait_for_selector(item, timeout=WAIT_MS)
+            assert "standard" in phone.inner_text(item)  # the table's rules, before sitting
+            phone.tap(f"{item} summary")
+            assert "target score" in phone.inner_text(item)
+            phone.tap(f"{item} button:has-text('Watch')")
+            phone.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+            assert "ada" in phone.inner_text("#felt")
+
+            played: list[str] = []
+            bids = 0
+            shots = reloaded = dropped = False
+            for _ in range(120):  # a hand is 13 plays and a bid; the bound is generous
+                state = wait_state(page)
+                if state == "over":
+                    break
+                version = page.evaluate("spadesApp.table.view.version")
+                if state == "bid":
+                    buttons = page.locator("#actions button.bid")
+                    buttons.nth(min(3, buttons.count() - 1)).click()
+                    bids += 1
+                elif state == "play":
+                    if not shots and page.locator("#trick:not(.last) .card").count():
+                        check_screen(page, "table-1280x800", hand=True)
+                        page.set_viewport_size({"width": 390, "height": 844})
+                        page.wait_for_timeout(100)  # a layout pass, not synchronisation
+                        check_screen(page, "table-390x844", hand=True)
+                        page.set_viewport_size({"width": 1280, "height": 800})
+                        phone.wait_for_selector("#trick .card", timeout=WAIT_MS)
+                        check_screen(phone, "watching-390x844", hand=False)
+                        shots = True
+                    card = page.locator("#hand .card.legal").first
+                    played.append(str(card.get_attribute("data-card")))
+                    card.click()
+                else:  # pragma: no cover - the page offered something a standard hand has not
+                    raise AssertionError(f"unexpected choice {state!r}")
+                # Our action applied: the game moved past the version we acted on.
+                page.wait_for_function(
+                    "(v) => spadesApp.table && spadesApp.table.view.version > v",
+                    arg=version,
+                    timeout=WAIT_MS,
+                )
+                if len(played) == 4 and not reloaded:
+                    # Reload mid-hand: the token in localStorage brings the seat back.
+                    page.reload()
+                    page.wait_for_function(
+                        "() => document.querySelectorAll('#hand .card').length === 9",
+                        timeout=WAIT_MS,
+                    )
+                    reloaded = True
+                elif len(played) == 8 and not dropped:
+                    # The Wi-Fi drops: the page reconnects by itself and resumes.
+                    page.evaluate("spadesApp.conn.ws.close()")
+                    page.wait_for_function(
+                        "() => document.getElementById('status').textContent !== 'connected'",
+                        timeout=WAIT_MS,
+                    )
+                    page.wait_for_function(
+                        "() => document.getElementById('status').textContent === 'connected'",
+                        timeout=WAIT_MS,
+                    )
+                    dropped = True
+            else:  # pragma: no cover
+                raise AssertionError("the hand did not end")
+            assert bids == 1 and len(played) == 13 and shots and reloaded and dropped
+            assert page.locator("#hand .card").count() == 0
+
+            # The hand's result and the game's end, with the deal checked in the browser.
+            page.wait_for_selector('#game-over .verdict[data-verdict="verified"]', timeout=WAIT_MS)
+            assert "win" in page.inner_text("#game-over-body")
+            assert "Hand 1 result" in page.inner_text("#result")
+            phone.wait_for_selector("#game-over:not([hidden]) .verdict", timeout=WAIT_MS)
+            assert phone.locator("#game-over .verdict").get_attribute("data-verdict") in (
+                "verified",
+                "seed matches",
+            )
+            page.screenshot(path=str(ARTIFACTS / "game-over-1280x800.png"))
+        finally:
+            browser.close()
+    assert errors == []
