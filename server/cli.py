@@ -228,13 +228,25 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                     break
 
     try:
-        trio.run(main)
+        try:
+            trio.run(main)
+        except BaseExceptionGroup as group:
+            # trio's nurseries wrap what they raise: report a lone start-up failure as itself.
+            raise _sole(group) from None
     except OSError as exc:
         typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1) from None
     except (StorageError, TLSConfigError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside nested groups, or the group itself if there are several."""
+    found: BaseException = group
+    while isinstance(found, BaseExceptionGroup) and len(found.exceptions) == 1:
+        found = found.exceptions[0]
+    return found
 
 
 def raise_open_files_limit() -> None:

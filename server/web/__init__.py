@@ -122,6 +122,7 @@ class _WebListener:
         self.open += 1
         self.per_host[peer[0]] += 1
         upgraded = None
+        http: HttpConnection | None = None
         try:
             stream = await self._secure(tcp)
             if stream is not None:
@@ -136,15 +137,20 @@ class _WebListener:
         except Exception:
             # One connection's failure is its own; the listener goes on.
             log.exception("web_connection_failed", peer=f"{peer[0]}:{peer[1]}")
+            http = None
             await trio.aclose_forcefully(tcp)
         except BaseException:  # cancelled: the web port is closing
             await trio.aclose_forcefully(tcp)
             raise
         finally:
+            # Counted out before the socket closes, so a client that sees the close may connect
+            # again at once.
             self.open -= 1
             self.per_host[peer[0]] -= 1
             if not self.per_host[peer[0]]:
                 del self.per_host[peer[0]]
+        if upgraded is None and http is not None:
+            await http.close()
         if upgraded is not None:
             # From here on it is a session like any other (its own limits and timeouts), in the
             # server's nursery of sessions, which says `bye` to it when the server stops.
@@ -177,9 +183,13 @@ class _WebListener:
                 + str(len(body)).encode()
                 + b"\r\n\r\n"
             )
-            with (
-                trio.move_on_after(REFUSE_TIMEOUT),
-                contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
-            ):
-                await tcp.send_all(head + body)
-        await trio.aclose_forcefully(tcp)
+            try:
+                with (
+                    trio.move_on_after(REFUSE_TIMEOUT),
+                    contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+                ):
+                    await tcp.send_all(head + body)
+            finally:
+                await trio.aclose_forcefully(tcp)
+        else:
+            await trio.aclose_forcefully(tcp)

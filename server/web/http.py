@@ -90,7 +90,8 @@ class HttpConnection:
         self.requests = 0
 
     async def serve(self) -> WebSocketStream | None:
-        """Answer requests until the connection ends (None) or upgrades (the WebSocket)."""
+        """Answer requests until the connection is to end (None: then call `close()`) or
+        upgrades (the WebSocket, which owns the stream from then on)."""
         try:
             while self.requests < self.limits.max_requests_per_connection:
                 request = await self._read_request()
@@ -106,8 +107,7 @@ class HttpConnection:
         except _Close:
             pass
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return None
-        await self._close()
+            pass
         return None
 
     # ------------------------------------------------------------------ reading
@@ -250,20 +250,22 @@ class HttpConnection:
             await trio.aclose_forcefully(self.stream)
             raise _Close
 
-    async def _close(self) -> None:
+    async def close(self) -> None:
         """Close after the last response: half-close, drain a little, hang up (as the session
         does, so unread input does not make the kernel reset the answer away)."""
         stream = self.stream
-        with trio.move_on_after(LINGER_TIME), contextlib.suppress(Exception):
-            if isinstance(stream, trio.abc.HalfCloseableStream):
-                await stream.send_eof()
-                drained = 0
-                while drained < LINGER_BYTES:
-                    data = await stream.receive_some(RECEIVE_CHUNK)
-                    if not data:
-                        break
-                    drained += len(data)
-        await trio.aclose_forcefully(stream)
+        try:
+            with trio.move_on_after(LINGER_TIME), contextlib.suppress(Exception):
+                if isinstance(stream, trio.abc.HalfCloseableStream):
+                    await stream.send_eof()
+                    drained = 0
+                    while drained < LINGER_BYTES:
+                        data = await stream.receive_some(RECEIVE_CHUNK)
+                        if not data:
+                            break
+                        drained += len(data)
+        finally:
+            await trio.aclose_forcefully(stream)
 
 
 def _header(request: h11.Request, name: bytes) -> bytes | None:

@@ -70,10 +70,18 @@ class WSClient:
         await stream.send_all(
             ws.send(Request(host=f"127.0.0.1:{port}", target=path, extra_headers=headers))
         )
+        try:
+            return await cls._handshake(stream, ws)
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+
+    @classmethod
+    async def _handshake(cls, stream: trio.abc.Stream, ws: WSConnection) -> WSClient:
         status, body = 0, b""
         while True:
             data = await stream.receive_some(65536)
-            ws.receive_data(data or None)
+            ws.receive_data(bytes(data) or None)
             for event in ws.events():
                 if isinstance(event, AcceptConnection):
                     return cls(stream, ws)
@@ -125,7 +133,7 @@ class WSClient:
                 data = await self.stream.receive_some(65536)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 data = b""
-            self.ws.receive_data(data or None)
+            self.ws.receive_data(bytes(data) or None)
             for event in self.ws.events():
                 if isinstance(event, BytesMessage):
                     message += event.data
@@ -162,3 +170,9 @@ class WSClient:
 
     async def aclose(self) -> None:
         await trio.aclose_forcefully(self.stream)
+
+    async def __aenter__(self) -> WSClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
