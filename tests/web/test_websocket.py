@@ -269,11 +269,11 @@ async def accepted_pair(**kwargs: int) -> tuple[WebSocketStream, trio.abc.Stream
     server = WSConnection(ConnectionType.SERVER)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(client_end.send_all, client.send(Request(host="x", target="/ws")))
-        server.receive_data(await server_end.receive_some())
+        server.receive_data(bytes(await server_end.receive_some()))
     assert any(isinstance(event, Request) for event in server.events())
     async with trio.open_nursery() as nursery:
         nursery.start_soon(server_end.send_all, server.send(AcceptConnection()))
-        client.receive_data(await client_end.receive_some())
+        client.receive_data(bytes(await client_end.receive_some()))
     assert any(isinstance(event, AcceptConnection) for event in client.events())
     return (
         WebSocketStream(server_end, server, max_message_bytes=kwargs.get("max", 1024)),
