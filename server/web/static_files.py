@@ -43,7 +43,7 @@ def _walk(folder: Traversable, prefix: str) -> dict[str, StaticFile]:
     files: dict[str, StaticFile] = {}
     for item in folder.iterdir():
         name = item.name
-        if name.startswith("."):
+        if name.startswith(".") or name == "package.json":  # package.json: for Node's tests only
             continue
         if item.is_dir():
             files.update(_walk(item, f"{prefix}{name}/"))
