@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: play test lint typecheck pytest bench clean
+.PHONY: play test test-web lint typecheck pytest bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q
+
+# The web page and its transport alone (tests/web/), with the browser required: a missing Chromium
+# fails here instead of skipping (install it with: apt-get install chromium chromium-driver).
+test-web: $(STAMP)
+	SPADES_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/web
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'

@@ -187,3 +187,66 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         finally:
             browser.close()
     assert errors == []
+
+
+def test_a_hearts_pass_and_a_play_with_the_keyboard_alone(tmp_path: Path) -> None:
+    """No mouse: Tab and the arrow keys move between cards, Space chooses, Enter passes and plays."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with (
+        served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(url)
+            page.fill("#login-name", "kim")
+            page.keyboard.press("Enter")  # the form's first button: Register
+            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            page.select_option("#create-game", "hearts")
+            page.focus("#create-submit")
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#choose", timeout=WAIT_MS)
+            assert "pass" in page.inner_text("#prompt").lower()
+            # The page puts the focus on the hand when the turn comes.
+            page.wait_for_function("() => document.activeElement.closest('#hand') !== null")
+            chosen = []
+            for _ in range(3):
+                chosen.append(page.evaluate("document.activeElement.dataset.card"))
+                page.keyboard.press("Space")
+                page.keyboard.press("ArrowRight")
+            # (The page redraws at the next frame: wait for it rather than read it at once.)
+            page.wait_for_function(
+                "() => document.querySelectorAll('#hand .card.selected').length === 3",
+                timeout=WAIT_MS,
+            )
+            page.wait_for_selector("#choose:not([disabled])", timeout=WAIT_MS)
+            page.focus("#choose")
+            page.keyboard.press("Enter")
+            # The three cards leave the hand; three others arrive from the right-hand seat.
+            page.wait_for_function(
+                "(gone) => gone.every((c) => !document.querySelector(`#hand [data-card='${c}']`))"
+                " && document.querySelectorAll('#hand .card').length === 13",
+                arg=chosen,
+                timeout=WAIT_MS,
+            )
+            # Then play: the focus is on a legal card when the turn comes; Enter plays it.
+            page.wait_for_selector("#hand .card.legal", timeout=WAIT_MS)
+            page.wait_for_function(
+                "() => document.activeElement.classList.contains('legal')", timeout=WAIT_MS
+            )
+            card = page.evaluate("document.activeElement.dataset.card")
+            page.keyboard.press("Enter")
+            page.wait_for_function(
+                "(c) => !document.querySelector(`#hand [data-card='${c}']`)",
+                arg=card,
+                timeout=WAIT_MS,
+            )
+            assert page.evaluate("(c) => spadesApp.table.view.played.includes(c)", card)
+        finally:
+            browser.close()
+    assert errors == []

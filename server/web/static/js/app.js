@@ -2,6 +2,7 @@
 // picture (state.js) drawn by table_view.js. Everything the page does is a protocol request; what
 // it shows is what the server said.
 
+import { classify } from "./actions.js";
 import { Connection } from "./connection.js";
 import { $, fill, h } from "./dom.js";
 import { TableState } from "./state.js";
@@ -155,11 +156,19 @@ function received(msg) {
   if (!state || msg.table !== state.table) return;
   const hadTurn = state.turn;
   state.apply(msg, performance.now());
-  if (msg.t === "your_turn" || msg.t === "hand_dealt" || msg.t === "snapshot") app.selected.clear();
+  if (msg.t === "hand_dealt" || msg.t === "snapshot") app.selected.clear();
+  if (msg.t === "your_turn") keepChoosable(state);
   saveEvidence(state);
   runChecks(state);
   render();
   if (msg.t === "your_turn" && !hadTurn) requestAnimationFrame(focusTurn);
+}
+
+// In a simultaneous phase (a Hearts pass) every other seat's pass brings a new `your_turn` for the
+// new version: the cards already chosen stay chosen while they may still be chosen.
+function keepChoosable(state) {
+  const { choice } = classify(state.turn ? state.turn.legal : []);
+  for (const card of [...app.selected]) if (!choice || !choice.cards.has(card)) app.selected.delete(card);
 }
 
 function openTable(tableId) {
@@ -300,9 +309,29 @@ async function act(action) {
   state.turn = null; // one act per turn: the next `your_turn` brings the next choice
   app.selected.clear();
   render();
-  const reply = await app.conn.request({ t: "act", table: state.table, version, action });
+  let reply = await app.conn.request({ t: "act", table: state.table, version, action });
+  if (reply && reply.t === "error" && reply.code === "stale_version" && state.turn) {
+    // Someone else acted at the same moment (a Hearts pass): the same choice, if it is still
+    // legal at the new version, is sent again.
+    const again = state.turn.legal.find((a) => JSON.stringify(a) === JSON.stringify(action));
+    if (again) {
+      const newer = state.turn.version;
+      state.turn = null;
+      render();
+      reply = await app.conn.request({ t: "act", table: state.table, version: newer, action: again });
+    }
+  }
   if (reply && reply.t === "error") notice(reply.message);
   else if (reply) notice("");
+}
+
+// A card was clicked, tapped or pressed: chosen for a pass (or unchosen), or played.
+function cardChosen(card) {
+  const state = app.table;
+  if (!state || !state.turn) return;
+  const { plays, choice } = classify(state.turn.legal);
+  if (choice && choice.cards.has(card)) toggle(card);
+  else if (plays.has(card)) act({ kind: "play", card });
 }
 
 function toggle(card) {
@@ -323,7 +352,7 @@ function draw() {
     $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
     renderTable(state, {
       names, seatInfo: bySeat, selected: app.selected, now: performance.now(), gameOverDismissed: app.gameOverDismissed,
-      handlers: { act, toggle },
+      handlers: { act, card: cardChosen },
     });
     const log = $("table-log");
     fill(log, state.log.map((line) => h("p", {}, line)));
@@ -444,6 +473,7 @@ function wire() {
   setInterval(() => {
     if (app.table) tickClocks(app.table, performance.now());
   }, 250);
+  window.addEventListener("resize", render);
 }
 
 async function start() {

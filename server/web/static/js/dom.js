@@ -31,3 +31,25 @@ export function fill(parent, ...children) {
 export function $(id) {
   return document.getElementById(id);
 }
+
+// Keep a list of children in step with `items` ([{ key, create(), update(el) }]), reusing each
+// element by its key: a press or a click that spans a redraw still lands on the same element, and
+// the keyboard focus stays where it was.
+export function reconcile(parent, items) {
+  const wanted = new Set(items.map((item) => item.key));
+  const existing = new Map();
+  for (const el of [...parent.children]) {
+    if (wanted.has(el.dataset.key)) existing.set(el.dataset.key, el);
+    else el.remove();
+  }
+  items.forEach((item, index) => {
+    let el = existing.get(item.key);
+    if (!el) {
+      el = item.create();
+      el.dataset.key = item.key;
+    }
+    item.update(el);
+    const at = parent.children[index];
+    if (at !== el) parent.insertBefore(el, at || null);
+  });
+}

@@ -85,7 +85,11 @@ export class TableState {
     // Events do not say who acts next: the `turn` that follows them does.
     this.view.to_act = [];
     this.clocks = {};
-    if (this.turn && msg.version > this.turn.version) this.turn = null;
+    // Our turn is spent once the game moves on, except while others pass at the same time as we
+    // do (a Hearts pass): their passes move the version, and the server sends our `your_turn`
+    // again for the new one, so the choice on the screen stays where it is.
+    const othersPass = msg.t === "cards_given" && msg.seat !== this.seat;
+    if (this.turn && msg.version > this.turn.version && !othersPass) this.turn = null;
   }
 
   resize(seat, delta) {

@@ -4,7 +4,7 @@
 
 import { classify, actionLabel, matchChoice } from "./actions.js";
 import { cardFace } from "./cards.js";
-import { $, fill, h } from "./dom.js";
+import { $, fill, h, reconcile } from "./dom.js";
 import { Verdict } from "./verify.js";
 
 export function cardElement(card, { tag = "div", classes = "", ...attrs } = {}) {
@@ -107,39 +107,54 @@ function renderTurn(state, ctx) {
   handEl.hidden = !seated;
   const selected = ctx.selected;
   const cards = state.hand();
-  fill(
+  reconcile(
     handEl,
-    cards.map((card, i) => {
-      const playable = plays.has(card);
-      const choosable = choice && choice.cards.has(card);
-      const isSelected = selected.has(card);
-      let classes = "";
-      if (turn && plays.size) classes = playable ? "legal" : "dim";
-      if (choice) classes = isSelected ? "selected" : choosable ? "" : "dim";
-      return cardElement(card, {
-        tag: "button",
-        type: "button",
-        classes,
-        disabled: !(playable || choosable),
-        "aria-pressed": choice ? String(isSelected) : undefined,
-        dataset: { card, key: `card-${card}`, index: String(i) },
-        onclick: () => (choice ? ctx.handlers.toggle(card) : ctx.handlers.act({ kind: "play", card })),
-      });
-    }),
+    cards.map((card) => ({
+      key: `card-${card}`,
+      create: () => cardElement(card, { tag: "button", type: "button", onclick: () => ctx.handlers.card(card) }),
+      update: (el) => {
+        const playable = plays.has(card);
+        const choosable = Boolean(choice && choice.cards.has(card));
+        const isSelected = selected.has(card);
+        let classes = "";
+        if (turn && plays.size) classes = playable ? "legal" : "dim";
+        if (choice) classes = isSelected ? "selected" : choosable ? "" : "dim";
+        el.className = `card ${cardFace(card).red ? "red" : ""} ${classes}`;
+        el.disabled = !(playable || choosable);
+        if (choice) el.setAttribute("aria-pressed", String(isSelected));
+        else el.removeAttribute("aria-pressed");
+      },
+    })),
   );
-  const actionButtons = buttons.map((action, i) =>
-    h("button", { type: "button", dataset: { key: `action-${i}` }, class: action.kind === "bid" ? "bid" : "secondary", onclick: () => ctx.handlers.act(action) }, actionLabel(action)),
-  );
+  fitHand(handEl, cards.length);
+  const items = buttons.map((action) => ({
+    key: `action-${JSON.stringify(action)}`,
+    create: () => {
+      const el = h("button", { type: "button", class: action.kind === "bid" ? "bid" : "secondary" }, actionLabel(action));
+      el.addEventListener("click", () => ctx.handlers.act(action));
+      return el;
+    },
+    update: () => {},
+  }));
   if (choice) {
     const chosen = matchChoice(choice, [...selected]);
     const want = choice.sizes.join(" or ");
     const direction = state.view.pass_direction && state.view.pass_direction !== "none" ? ` ${state.view.pass_direction}` : "";
-    actionButtons.unshift(
-      h("button", { type: "button", id: "choose", dataset: { key: "choose" }, disabled: !chosen, onclick: () => chosen && ctx.handlers.act(chosen) },
-        `${actionLabel({ kind: choice.kind })}${direction} (${selected.size}/${want})`),
-    );
+    items.unshift({
+      key: "choose",
+      create: () => {
+        const el = h("button", { type: "button", id: "choose" });
+        el.addEventListener("click", () => el.chosen && ctx.handlers.act(el.chosen));
+        return el;
+      },
+      update: (el) => {
+        el.chosen = chosen;
+        el.disabled = !chosen;
+        el.textContent = `${actionLabel({ kind: choice.kind })}${direction} (${selected.size}/${want})`;
+      },
+    });
   }
-  fill(actionsEl, actionButtons);
+  reconcile(actionsEl, items);
   let prompt = "";
   if (state.gameOver) prompt = "The game is over.";
   else if (turn) {
@@ -172,6 +187,15 @@ function renderScores(state, ctx) {
       h("thead", {}, h("tr", {}, h("th", {}, `Hand ${v.hand_number || "–"}`), h("th", {}, "Score"), state.game === "spades" ? h("th", {}, "Bags") : null, h("th", {}, "Bid"), h("th", {}, "Won"))),
       h("tbody", {}, rows)),
   );
+}
+
+// Overlap the cards just enough for the hand to fit its row (none when there is room).
+function fitHand(handEl, count) {
+  if (count < 2 || !handEl.clientWidth) return;
+  const cardWidth = handEl.firstElementChild ? handEl.firstElementChild.getBoundingClientRect().width : 58;
+  const room = handEl.clientWidth - 8;
+  const gap = Math.max(-(cardWidth - 16), Math.min(4, (room - count * cardWidth) / (count - 1)));
+  handEl.style.setProperty("--gap", `${Math.floor(gap)}px`);
 }
 
 export function verdictLine(check) {
