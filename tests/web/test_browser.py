@@ -250,3 +250,75 @@ def test_a_hearts_pass_and_a_play_with_the_keyboard_alone(tmp_path: Path) -> Non
         finally:
             browser.close()
     assert errors == []
+
+
+def test_friends_at_a_private_table_chat_and_see_who_is_gone(tmp_path: Path) -> None:
+    """A private table with two bots: a friend joins the open seat with its code, both chat, and
+    when the friend's browser goes away the host sees that seat disconnected."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with (
+        served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            host = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            host.on("pageerror", lambda error: errors.append(f"host: {error}"))
+            host.goto(url)
+            host.fill("#login-name", "host")
+            host.click("#register")
+            host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            host.uncheck("#create-bots input[value='3']")
+            host.check("#create-private")
+            host.click("#create-submit")
+            host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+            host.wait_for_function(
+                "() => document.getElementById('table-code').textContent.startsWith('code ')"
+            )
+            code = host.inner_text("#table-code").removeprefix("code ")
+            table_id = host.evaluate("spadesApp.table.table")
+
+            friend_context = browser.new_context(
+                viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
+            )
+            friend = friend_context.new_page()
+            friend.on("pageerror", lambda error: errors.append(f"friend: {error}"))
+            friend.goto(url)
+            friend.fill("#login-name", "friend")
+            friend.tap("#guest")
+            friend.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            # Listed, marked private: the code is needed to sit.
+            assert "private" in friend.inner_text(f'article[data-table="{table_id}"]')
+            friend.fill("#code-table", table_id)
+            friend.fill("#code-code", code)
+            friend.tap("#code-form button[type='submit']")
+            friend.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
+            friend.wait_for_function(
+                "() => document.querySelectorAll('#hand .card').length === 13", timeout=WAIT_MS
+            )
+            check_no_sideways_scroll(friend)
+
+            friend.fill("#table-chat-input", "hello from the phone")
+            friend.tap("#table-chat-form button")
+            host.wait_for_function(
+                "() => document.getElementById('table-log').textContent.includes('hello from the phone')",
+                timeout=WAIT_MS,
+            )
+            assert "friend" in host.inner_text("#felt")
+
+            friend_context.close()  # the phone's browser goes away
+            host.wait_for_selector("#felt .offline", timeout=WAIT_MS)
+            assert "disconnected" in host.inner_text("#felt")
+        finally:
+            browser.close()
+    assert errors == []
+
+
+def check_no_sideways_scroll(page: Any) -> None:
+    geometry = page.evaluate(GEOMETRY_JS)
+    assert geometry["scrollWidth"] <= geometry["width"]
+    for left, _top, right, _bottom in geometry["hand"]:
+        assert left >= 0 and right <= geometry["width"]

@@ -61,3 +61,26 @@ test("Hearts points per card are the engine's", () => {
     assert.equal(penaltyPoints([card], true), withJack, card);
   }
 });
+
+test("the page's own SHA-256 is Web Crypto's, for every length around the block edges", async () => {
+  const { sha256Bytes } = await import("../../../server/web/static/js/sha256.js");
+  for (let n = 0; n < 200; n++) {
+    const data = Uint8Array.from({ length: n }, (_, i) => (i * 131 + n) & 0xff);
+    const expected = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+    assert.deepEqual(sha256Bytes(data), expected, `length ${n}`);
+  }
+  assert.equal(Buffer.from(sha256Bytes(new TextEncoder().encode("abc"))).toString("hex"),
+    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+});
+
+test("without Web Crypto the deal is checked all the same", async () => {
+  const d = fixtures.deals[1];
+  const saved = Object.getOwnPropertyDescriptor(globalThis, "crypto");
+  Object.defineProperty(globalThis, "crypto", { value: undefined, configurable: true });
+  try {
+    const result = await checkHand(fullEvidence(d, d.commitment), d.seed);
+    assert.equal(result.verdict, Verdict.VERIFIED, result.lines.join("\n"));
+  } finally {
+    Object.defineProperty(globalThis, "crypto", saved);
+  }
+});

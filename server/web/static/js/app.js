@@ -108,8 +108,13 @@ async function loggedIn(name) {
   if (reply && reply.t === "tables") {
     app.tables = new Map(reply.tables.map((info) => [info.table, info]));
   }
+  // A spectator is not resumed by the server (only seats are): watch again, after a reload or a
+  // dropped connection alike.
   const watching = session.getItem("spades.watching");
-  if (watching && !app.table) await watch(watching, app.codes[watching]);
+  const shown = app.table;
+  if (watching && (!shown || (shown.table === watching && shown.seat === null))) {
+    await watch(watching, app.codes[watching]);
+  }
   render();
 }
 

@@ -1,5 +1,6 @@
 // Checking a hand's deal after the fact, as the terminal client does (client/verify.py): the seed
-// revealed after the hand must hash (SHA-256, Web Crypto) to the commitment sent before the deal;
+// revealed after the hand must hash (SHA-256: Web Crypto, or sha256.js where the browser withholds
+// it) to the commitment sent before the deal;
 // then the deal is recomputed from the seed with the documented shuffle (docs/protocol.md, "Fair
 // deals") and compared with what this browser saw: its own cards as dealt, and every card played
 // by the seat it was dealt to (or a seat that passed or exchanged cards to it).
@@ -10,6 +11,7 @@
 // and the result says so.
 
 import { cardNumber, sortCards } from "./cards.js";
+import { sha256Bytes } from "./sha256.js";
 
 export const Verdict = {
   VERIFIED: "verified", // the seed matches and the recomputed deal matches what was seen
@@ -18,10 +20,11 @@ export const Verdict = {
   UNCHECKED: "unchecked", // no commitment was seen before the deal
 };
 
-function subtle() {
+// Web Crypto when the browser offers it (https pages, localhost); the page's own SHA-256 over plain
+// http on a LAN, where browsers withhold it.
+export function hashName() {
   const c = globalThis.crypto;
-  if (!c || !c.subtle) throw new Error("Web Crypto is not available (it needs https or localhost)");
-  return c.subtle;
+  return c && c.subtle ? "Web Crypto" : "the page's own SHA-256";
 }
 
 export function hexToBytes(hex) {
@@ -36,7 +39,9 @@ export function bytesToHex(bytes) {
 }
 
 export async function sha256(bytes) {
-  return new Uint8Array(await subtle().digest("SHA-256", bytes));
+  const c = globalThis.crypto;
+  if (c && c.subtle) return new Uint8Array(await c.subtle.digest("SHA-256", bytes));
+  return sha256Bytes(bytes);
 }
 
 // The random stream: SHA-256(seed || counter as 8 bytes big-endian), read as u64 big-endian words.
