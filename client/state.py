@@ -247,6 +247,9 @@ class TableState:
     def _turn_for_all(self, msg: m.Turn, now: float) -> None:
         self.view["version"] = msg.version
         self.view["to_act"] = list(msg.to_act)
+        if self.turn is not None and self.seat not in msg.to_act:
+            self.turn = None  # our decision is over: made, or played for us
+            self.notice = ""
         self.clocks = {
             seat: SeatClock(now + deadline / 1000, bank)
             for seat, deadline, bank in zip(msg.to_act, msg.deadline_ms, msg.bank_ms, strict=True)
@@ -274,9 +277,9 @@ class TableState:
         # Events do not say who acts next: the `turn` that follows them does.
         self.view["to_act"] = []
         self.clocks = {}
-        if self.turn is not None and msg.version > self.turn.version:
-            self.turn = None  # the game moved on: that turn is spent (or was played for us)
-            self.notice = ""
+        # Our turn stays ours while we must act: in a simultaneous phase (a Hearts pass) another
+        # seat's action raises the version, and the server does not send the same choices again.
+        # The `turn` that follows says when our decision is over.
 
     def _commitment(self, msg: m.DealCommitment, now: float) -> None:
         self._commitments[msg.hand_number] = msg.commitment

@@ -46,7 +46,7 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "table_changed",
         "table_closed",
     ),
-    "Playing": ("snapshot", "turn", "your_turn", "act", "clock_expired"),
+    "Playing": ("snapshot", "turn", "your_turn", "act", "clock_expired", "seat_lost"),
     "Deal commitments": ("deal_commitment", "deal_seed"),
     "Game events": (
         "hand_dealt",

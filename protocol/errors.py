@@ -41,6 +41,7 @@ class ErrorCode(StrEnum):
     PRIVATE_TABLE = "private_table"
     ALREADY_SEATED = "already_seated"
     NOT_SEATED = "not_seated"
+    SEAT_HELD = "seat_held"
     # Game actions.
     NOT_YOUR_TURN = "not_your_turn"
     STALE_VERSION = "stale_version"
@@ -100,7 +101,9 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.BAD_NAME: ErrorInfo(False, "The name is not allowed (length or characters)."),
     ErrorCode.GUESTS_DISABLED: ErrorInfo(False, "This server does not allow guest play."),
     ErrorCode.RATE_LIMITED: ErrorInfo(
-        False, "Too many messages; `welcome.limits` says how many are allowed."
+        False,
+        "Too many messages; `welcome.limits` says how many are allowed, and `retry_ms` how long"
+        " to wait before the request would be accepted.",
     ),
     ErrorCode.SERVER_FULL: ErrorInfo(True, "The server has no room for another session."),
     ErrorCode.NO_SUCH_TABLE: ErrorInfo(False, "No table has this id (or it has closed)."),
@@ -116,7 +119,16 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.SEAT_TAKEN: ErrorInfo(False, "The seat asked for is occupied."),
     ErrorCode.PRIVATE_TABLE: ErrorInfo(False, "The table is private and the join code is wrong."),
     ErrorCode.ALREADY_SEATED: ErrorInfo(False, "The session already has a seat at a table."),
-    ErrorCode.NOT_SEATED: ErrorInfo(False, "The request needs a seat at this table."),
+    ErrorCode.NOT_SEATED: ErrorInfo(
+        False,
+        "The request needs a seat at this table, and this connection holds none there (or no longer:"
+        " `message` says why).",
+    ),
+    ErrorCode.SEAT_HELD: ErrorInfo(
+        False,
+        "Another live connection of this account holds the seat; `join` with `takeover` to move it"
+        " to this connection.",
+    ),
     ErrorCode.NOT_YOUR_TURN: ErrorInfo(False, "It is not this seat's turn to act."),
     ErrorCode.STALE_VERSION: ErrorInfo(
         False,
@@ -149,7 +161,11 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         "reconnect and resync.",
     ),
     ErrorCode.INTERNAL: ErrorInfo(False, "A bug in the server; the request was not carried out."),
-    ErrorCode.SHUTTING_DOWN: ErrorInfo(True, "The server is stopping."),
+    ErrorCode.SHUTTING_DOWN: ErrorInfo(
+        True,
+        "The server is stopping: a connection that arrives meanwhile is refused with it. The"
+        " connections already open are sent `bye` instead.",
+    ),
 }
 
 

@@ -212,7 +212,14 @@ class GameOver(GameEvent):
 
     winners: Annotated[list[Seat], Doc("the winning seats (a side, or one player)")]
     scores: Annotated[list[int], Doc("each side's final score")]
-    reason: Annotated[Word, Doc("why it ended (`target_reached`, ...: the engine's word)")]
+    reason: Annotated[
+        Word,
+        Doc(
+            "why it ended: `target` (a side reached the target score), `hands` (the game's fixed"
+            " number of hands was played), `boston` (a side took every trick with Boston on),"
+            " `floor` (a side fell to the losing floor), `draw` (level after the last fixed hand)"
+        ),
+    ]
 
 
 @register("deal_commitment", S)

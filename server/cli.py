@@ -133,7 +133,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
-    from server.storage import StorageError
+    from server.failures import ExitCode, explain
     from server.tls import TLSConfigError, server_context
 
     if not 0 <= port <= 65535:
@@ -166,7 +166,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             server_context(tls_cert, tls_key)  # checked here: one line, no traceback
         except TLSConfigError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(ExitCode.TLS) from None
     raise_open_files_limit()
     configure_logging(log_format)
     limits = replace(
@@ -228,25 +228,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                     break
 
     try:
-        try:
-            trio.run(main)
-        except BaseExceptionGroup as group:
-            # trio's nurseries wrap what they raise: report a lone start-up failure as itself.
-            raise _sole(group) from None
-    except OSError as exc:
-        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
-    except (StorageError, TLSConfigError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-
-
-def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The one exception inside nested groups, or the group itself if there are several."""
-    found: BaseException = group
-    while isinstance(found, BaseExceptionGroup) and len(found.exceptions) == 1:
-        found = found.exceptions[0]
-    return found
+        trio.run(main)
+    except (Exception, BaseExceptionGroup) as exc:
+        failure = explain(exc, host, port)
+        if failure is None:
+            raise  # not an operator's mistake: a bug, reported as one
+        typer.echo(failure.line, err=True)
+        raise typer.Exit(failure.code) from None
 
 
 def raise_open_files_limit() -> None:
@@ -319,12 +307,12 @@ def add_house_bots(
     db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
 ) -> None:
     """Enter sample bots on the ladder as house bots (the ladder seats them itself)."""
-    from server.ladder import hooks as ladder_hooks
+    from server.ladder.house import add_house_bots_command
     from server.storage import StorageError
 
     path = db if db is not None else default_db_path()
     try:
-        typer.echo(ladder_hooks.add_house_bots_command(path, specs or ()))
+        typer.echo(add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

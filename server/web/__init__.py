@@ -22,7 +22,7 @@ import trio
 from server.web.http import HttpConnection, WebLimits
 from server.web.static_files import StaticFile, load_site
 
-__all__ = ["RunSession", "WebLimits", "serve_web"]
+__all__ = ["RunSession", "WebLimits", "WebPortError", "serve_web"]
 
 log = structlog.get_logger("server.web")
 
@@ -30,8 +30,17 @@ REFUSE_TIMEOUT = 2.0
 ACCEPT_RETRY_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS}
 ACCEPT_RETRY_SLEEP = 0.1
 
-# Runs one session over a stream, given the peer's (host, port); returns when it is over.
-RunSession = Callable[[trio.abc.Stream, tuple[str, int]], Awaitable[None]]
+# Runs one session over a stream, given the peer's address as "host:port"; returns when it is over.
+RunSession = Callable[[trio.abc.Stream, str], Awaitable[None]]
+
+
+class WebPortError(OSError):
+    """The web port cannot be listened on (`errno` and `strerror` are the system's); `web_port`
+    names it, so the one line the operator reads names the right port."""
+
+    def __init__(self, code: int | None, reason: str, web_port: int) -> None:
+        super().__init__(code, reason)
+        self.web_port = web_port
 
 
 async def serve_web(
@@ -61,7 +70,7 @@ async def serve_web(
             log.warning("web_port_unavailable", port=port, error=exc.strerror or str(exc))
             task_status.started(None)
             return
-        raise OSError(exc.errno, f"web port {port}: {exc.strerror or exc}") from None
+        raise WebPortError(exc.errno, f"web port {port}: {exc.strerror or exc}", port) from None
     bound = int(listeners[0].socket.getsockname()[1])
     log.info("web_listening", host=host, port=bound, tls=tls is not None)
     async with trio.open_nursery() as http_nursery:
@@ -154,7 +163,9 @@ class _WebListener:
         if upgraded is not None:
             # From here on it is a session like any other (its own limits and timeouts), in the
             # server's nursery of sessions, which says `bye` to it when the server stops.
-            self.session_nursery.start_soon(partial(self.run_session, upgraded, peer))
+            self.session_nursery.start_soon(
+                partial(self.run_session, upgraded, f"{peer[0]}:{peer[1]}")
+            )
 
     async def _secure(self, tcp: trio.SocketStream) -> trio.abc.Stream | None:
         """The TLS handshake (when serving https), within the request deadline; None if it

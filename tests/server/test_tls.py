@@ -18,6 +18,7 @@ from protocol.wire import MessageDecoder, encode
 from server.app import local_config, running_server
 from server.cli import app
 from server.config import Limits
+from server.failures import ExitCode
 from server.tls import TLSConfigError, server_context
 from tests.tls_certs import make_certificate
 
@@ -102,17 +103,19 @@ def test_an_unusable_certificate_is_one_error_line(tmp_path: Path) -> None:
     cert, key = make_certificate(tmp_path)
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")
+    # Files that do not load exit 6 (docs/operations.md, "Exit codes"); a flag without its pair is a
+    # usage error, 2.
     cases = [
-        ["--tls-cert", str(tmp_path / "missing.pem"), "--tls-key", str(key)],
-        ["--tls-cert", str(cert), "--tls-key", str(junk)],
-        ["--tls-cert", str(key), "--tls-key", str(cert)],
-        ["--tls-cert", str(cert)],
+        (["--tls-cert", str(tmp_path / "missing.pem"), "--tls-key", str(key)], ExitCode.TLS),
+        (["--tls-cert", str(cert), "--tls-key", str(junk)], ExitCode.TLS),
+        (["--tls-cert", str(key), "--tls-key", str(cert)], ExitCode.TLS),
+        (["--tls-cert", str(cert)], ExitCode.USAGE),
     ]
-    for flags in cases:
+    for flags, code in cases:
         result = CliRunner().invoke(
             app, ["serve", "--port", "0", "--db", str(tmp_path / "x.db"), *flags]
         )
-        assert result.exit_code == 2, (flags, result.output)
+        assert result.exit_code == code, (flags, result.output)
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), (flags, result.output)
         assert "Traceback" not in result.output and "tls" in lines[0].lower()

@@ -158,8 +158,12 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
                     )
                     reloaded = True
                 elif len(played) == 8 and not dropped:
-                    # The Wi-Fi drops: the page reconnects by itself and resumes.
-                    page.evaluate("spadesApp.conn.ws.close()")
+                    # The Wi-Fi drops: the page gives up on its socket, which the server still
+                    # believes in (nothing closed it), reconnects by itself and takes its seat back.
+                    page.evaluate(
+                        "() => { const c = spadesApp.conn; c.ws.onclose = null;"
+                        " window.stale = c.ws; c.lost('test: the Wi-Fi dropped'); }"
+                    )
                     page.wait_for_function(
                         "() => document.getElementById('status').textContent !== 'connected'",
                         timeout=WAIT_MS,
@@ -168,6 +172,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
                         "() => document.getElementById('status').textContent === 'connected'",
                         timeout=WAIT_MS,
                     )
+                    page.wait_for_function("() => spadesApp.takeovers === 1", timeout=WAIT_MS)
                     dropped = True
             else:  # pragma: no cover
                 raise AssertionError("the hand did not end")

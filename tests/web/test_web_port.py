@@ -47,7 +47,7 @@ def get(path: str, extra: str = "") -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
 
 
-async def no_session(stream: trio.abc.Stream, peer: tuple[str, int]) -> None:
+async def no_session(stream: trio.abc.Stream, peer: str) -> None:
     await stream.aclose()
 
 

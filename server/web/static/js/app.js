@@ -21,6 +21,8 @@ const app = {
   codes: {}, // table id -> join code we were given or typed
   selected: new Set(), // cards chosen for a pass, exchange or discard
   gameOverDismissed: false,
+  resumed: new Set(),
+  takeovers: 0, // seats this tab took back from a connection the server still counted as live
   lobbyChat: [],
   renderQueued: false,
 };
@@ -91,6 +93,7 @@ function status(text) {
 
 function welcomed(welcome) {
   $("server-name").textContent = welcome.server;
+  app.resumed = new Set(); // tables whose seat this connection holds (joined / table_created)
   if (welcome.user) loggedIn(welcome.user);
   else if (!app.conn.token) {
     app.user = null;
@@ -107,6 +110,20 @@ async function loggedIn(name) {
   const reply = await app.conn.request({ t: "list_tables" });
   if (reply && reply.t === "tables") {
     app.tables = new Map(reply.tables.map((info) => [info.table, info]));
+  }
+  // The server gives a seat back at `hello` when the connection that held it is gone. After a
+  // dropped Wi-Fi it may not know yet that the old one is gone (it waits for the idle timeout):
+  // then this tab takes its seat over, as it asks to (`join` with `takeover`).
+  const mine = readSeated();
+  if (mine && !app.resumed.has(mine.table)) {
+    const info = app.tables.get(mine.table);
+    if (info && info.status !== "finished") {
+      const back = await app.conn.request({ t: "join", table: mine.table, seat: mine.seat, takeover: true, code: app.codes[mine.table] });
+      if (back && back.t === "error") {
+        session.removeItem("spades.seated");
+        notice(`Your seat at table ${mine.table} could not be taken back: ${back.message}`);
+      } else if (back) app.takeovers += 1;
+    } else session.removeItem("spades.seated");
   }
   // A spectator is not resumed by the server (only seats are): watch again, after a reload or a
   // dropped connection alike.
@@ -149,7 +166,16 @@ function received(msg) {
       render();
       return;
     case "joined":
-      if (msg.seat !== undefined && msg.seat !== null) session.removeItem("spades.watching");
+    case "table_created":
+      if (msg.seat !== undefined && msg.seat !== null) seated(msg.table, msg.seat);
+      return;
+    case "seat_lost":
+      if (app.table && app.table.table === msg.table) {
+        session.removeItem("spades.seated");
+        notice(SEAT_LOST[msg.reason] || "This browser no longer holds its seat at this table.");
+        app.table.turn = null;
+        watch(msg.table, app.codes[msg.table]); // go on watching the table
+      }
       return;
     case "snapshot":
       openTable(msg.table);
@@ -174,6 +200,29 @@ function received(msg) {
 function keepChoosable(state) {
   const { choice } = classify(state.turn ? state.turn.legal : []);
   for (const card of [...app.selected]) if (!choice || !choice.cards.has(card)) app.selected.delete(card);
+}
+
+const SEAT_LOST = {
+  taken_over: "Your seat was taken over by another window or device logged in as you; this one now watches.",
+  match_over: "The ladder's match at this table is over.",
+  forfeited: "The ladder's fallback bot plays your seat for the rest of the match.",
+};
+
+// This tab holds a seat at `table`: remembered (for this tab only) so that a connection that comes
+// back can take it back even while the server still counts the lost one as live.
+function seated(table, seat) {
+  session.setItem("spades.seated", JSON.stringify({ table, seat }));
+  session.removeItem("spades.watching");
+  app.resumed.add(table);
+}
+
+function readSeated() {
+  try {
+    const value = JSON.parse(session.getItem("spades.seated") || "null");
+    return value && typeof value.table === "string" && Number.isInteger(value.seat) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 function openTable(tableId) {
@@ -302,6 +351,7 @@ async function leave() {
 function leaveScreen() {
   app.table = null;
   session.removeItem("spades.watching");
+  session.removeItem("spades.seated");
   session.removeItem("spades.evidence");
   show(app.user ? "lobby-screen" : "login-screen");
   render();
