@@ -46,7 +46,15 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "table_changed",
         "table_closed",
     ),
-    "Playing": ("snapshot", "turn", "your_turn", "act", "clock_expired", "seat_lost"),
+    "Playing": (
+        "snapshot",
+        "turn",
+        "your_turn",
+        "act",
+        "clock_expired",
+        "seat_lost",
+        "seat_status",
+    ),
     "Deal commitments": ("deal_commitment", "deal_seed"),
     "Game events": (
         "hand_dealt",

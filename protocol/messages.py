@@ -399,6 +399,26 @@ class SeatLost(Event):
     ]
 
 
+@register("seat_status", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatStatus(Event):
+    """A seated player's connection dropped, or the player came back. Sent to everyone else at the
+    table (seats and spectators) when it happens; the player's own session gets its ``snapshot``
+    instead. While a seat is dropped the server holds it for ``hold_ms`` (its player may come back
+    and take it back); once that runs out, the fallback bot plays the seat for the rest of the game
+    (everyone is told once, by a ``clock_expired`` with reason ``abandoned`` before its first move)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat, Doc("the seat")]
+    connected: Annotated[bool, Doc("true: the player is back; false: its connection dropped")]
+    hold_ms: Annotated[
+        Millis | None,
+        Doc(
+            "while dropped: how long the seat is still held for its player, from when this was sent"
+        ),
+    ] = None
+
+
 @register("act", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act(Request):
@@ -638,6 +658,7 @@ __all__ = [
     "Request",
     "Role",
     "SeatLost",
+    "SeatStatus",
     "Sender",
     "Snapshot",
     "SpadesBroken",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import sqlite3
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -252,7 +253,13 @@ def raise_open_files_limit() -> None:
 
 @app.command()
 def export(
-    game: Annotated[int | None, typer.Option(help="Export the hands of this game id.")] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(
+            help="Export the hands of this game: its table id (as `spades tables` and `spades "
+            "history` show it) or its number in the database (a hand record's game_id)."
+        ),
+    ] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Export every recorded hand.")] = False,
     db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
     output: Annotated[
@@ -276,13 +283,20 @@ def export(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     try:
-        if game is not None and queries.game_status(conn, game) is None:
-            typer.echo(f"error: no game {game} in {path}", err=True)
-            raise typer.Exit(1)
+        game_id = None
+        if game is not None:
+            game_id = _game_number(conn, game)
+            if game_id is None:
+                typer.echo(
+                    f"error: no game {game} in {path}: give a table id (`spades history` lists "
+                    "yours) or a game number",
+                    err=True,
+                )
+                raise typer.Exit(1)
         out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
         try:
             count = 0
-            for record in queries.hand_records(conn, game):
+            for record in queries.hand_records(conn, game_id):
                 out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
                 count += 1
         finally:
@@ -291,6 +305,19 @@ def export(
         typer.echo(f"{count} hand records", err=True)
     finally:
         conn.close()
+
+
+def _game_number(conn: sqlite3.Connection, game: str) -> int | None:
+    """The database's number for a game named by its table id or by that number itself (a
+    table plays one game; if it ever held more, the latest)."""
+    from server import queries
+
+    if game.isdigit() and queries.game_status(conn, int(game)) is not None:
+        return int(game)
+    row = conn.execute(
+        "SELECT id FROM games WHERE table_id = ? ORDER BY id DESC LIMIT 1", (game,)
+    ).fetchone()
+    return int(row[0]) if row is not None else None
 
 
 ladder_app = typer.Typer(

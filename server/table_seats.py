@@ -8,15 +8,16 @@ applied to and does the bookkeeping that goes with each change, so the table tas
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Literal, Protocol
 
 import structlog
 import trio
 
 from protocol.errors import ErrorCode
-from protocol.messages import Joined, Ok, SeatLost
+from protocol.messages import Joined, Ok, SeatLost, SeatStatus
 from protocol.types import SeatInfo
-from server import seating
+from server import broadcast, seating
 from server.accounts import Account
 from server.peers import Peer
 from server.seating import How, NothingToResume, Refusal, SeatState
@@ -241,6 +242,7 @@ class Membership:
             return
         if outcome.how is How.TAKEN_OVER:
             self.release(seat, "taken_over", "another connection of your account took it over")
+        returning = outcome.how is How.RETURNED and self.seats[seat].dropped_at is not None
         self.sit(seat, command.account, peer)
         if command.created is not None:
             peer.deliver(dataclasses.replace(command.created, seat=seat))
@@ -248,6 +250,9 @@ class Membership:
             peer.deliver(Joined(id=rid, table=self.table_id, seat=seat))
         host.welcome(peer, seat)
         host.log.info("seat_taken", seat=seat, account=command.account.name, how=outcome.how.value)
+        if returning:  # the others were told it dropped: tell them it is back
+            back = SeatStatus(table=self.table_id, seat=seat, connected=True)
+            broadcast.tell_same([(s, p) for s, p in self.audience() if p is not peer], back)
         host.changed()
 
     async def leave(self, host: MembershipHost, command: LeaveCommand) -> None:
@@ -283,6 +288,11 @@ class Membership:
             if lifecycle is not Lifecycle.FINISHED:
                 self.drop(seat, trio.current_time())
                 host.log.info("seat_dropped", seat=seat, grace_s=self.grace_s)
+                hold_ms = min(2**31 - 1, math.ceil(self.grace_s * 1000))
+                broadcast.tell_same(
+                    self.audience(),
+                    SeatStatus(table=self.table_id, seat=seat, connected=False, hold_ms=hold_ms),
+                )
         elif lifecycle is Lifecycle.WAITING:
             self.free(seat)  # before the game starts a seat is simply freed
             host.log.info("seat_freed", seat=seat)

@@ -317,6 +317,10 @@ def test_friends_at_a_private_table_chat_and_see_who_is_gone(tmp_path: Path) -> 
             friend_context.close()  # the phone's browser goes away
             host.wait_for_selector("#felt .offline", timeout=WAIT_MS)
             assert "disconnected" in host.inner_text("#felt")
+            # The table said so (seat_status), with how long the seat is held for the friend.
+            host.wait_for_selector("#felt .hold", timeout=WAIT_MS)
+            assert "seat held" in host.inner_text("#felt .hold")
+            assert "lost the connection" in host.inner_text("#table-log")
         finally:
             browser.close()
     assert errors == []

@@ -54,6 +54,17 @@ test("the walk-through's messages keep the picture true", async () => {
   assert.deepEqual([0, 1, 2, 3].map((s) => state.place(s)), ["You", "West", "North", "East"]);
 });
 
+test("seat_status marks a dropped seat, how long it is held, and its return", () => {
+  const state = new TableState("t1");
+  state.apply({ t: "snapshot", table: "t1", version: 3, seat: 0, view: { players: 4, version: 3 } }, 0);
+  state.apply({ t: "seat_status", table: "t1", seat: 2, connected: false, hold_ms: 120000 }, 1000);
+  assert.deepEqual(state.seatStatus[2], { connected: false, holdUntil: 121000 });
+  assert.match(state.log.at(-1), /North lost the connection; the seat is held for 120 s/);
+  state.apply({ t: "seat_status", table: "t1", seat: 2, connected: true }, 5000);
+  assert.equal(state.seatStatus[2].connected, true);
+  assert.match(state.log.at(-1), /North is back/);
+});
+
 test("a message for another table changes nothing", () => {
   const state = new TableState("t1");
   assert.equal(state.apply({ t: "card_played", table: "t2", version: 3, seat: 1, card: "2C", trick_number: 1 }, 0), false);

@@ -17,6 +17,7 @@ export class TableState {
     this.view = {};
     this.turn = null; // { version, legal, deadline, bank }
     this.clocks = {}; // seat -> { deadline, bank } from `turn`
+    this.seatStatus = {}; // seat -> { connected, holdUntil } from `seat_status`
     this.log = [];
     this.scored = []; // hand_scored messages, oldest first
     this.lastScored = null; // shown until the next hand is dealt
@@ -155,6 +156,7 @@ const HANDLERS = {
     if (Array.isArray(this.view.hand)) this.view.hand = sortCards(this.view.hand);
     this.turn = null;
     this.clocks = {};
+    this.seatStatus = {}; // the lobby's seat list says who is connected until the next seat_status
     if (before && before.version !== undefined) this.say("Back at the table.");
     const handNumber = Number(this.view.hand_number || 0);
     if (msg.commitment && handNumber) {
@@ -190,6 +192,13 @@ const HANDLERS = {
       ? `${this.place(msg.seat)} left the game; the server plays the ${msg.fallback}.`
       : `${who} clock ran out; the server played the ${msg.fallback}.`);
     delete this.clocks[msg.seat];
+  },
+
+  seat_status(msg, now) {
+    const hold = msg.hold_ms ?? null;
+    this.seatStatus[msg.seat] = { connected: msg.connected, holdUntil: hold === null ? null : now + hold };
+    if (msg.connected) this.say(`${this.place(msg.seat)} is back.`);
+    else this.say(`${this.place(msg.seat)} lost the connection${hold === null ? "" : `; the seat is held for ${Math.round(hold / 1000)} s`}.`);
   },
 
   deal_commitment(msg) { this.commitments[msg.hand_number] = msg.commitment; },

@@ -58,7 +58,9 @@ function renderSeat(state, ctx, seat) {
   if (state.game === "hearts" && v.points) facts.push(h("span", { class: "points" }, `${v.points[seat]} pts`));
   const clock = secondsLeft(state.clocks[seat], ctx.now);
   const acting = state.acting().includes(seat);
-  const offline = info && info.player && !info.bot && !info.connected;
+  const status = state.seatStatus[seat];
+  const offline = status ? !status.connected : Boolean(info && info.player && !info.bot && !info.connected);
+  const held = offline && status && status.holdUntil !== null ? status : null;
   const size = v.hand_sizes ? v.hand_sizes[seat] : 0;
   const backs = seat === state.seat ? null : h("div", { class: "backs", "aria-label": `${size} cards` }, Array.from({ length: Math.min(size, 18) }, () => h("span", { class: "mini" })));
   el.className = `seat seat-${state.position(seat)} ${acting ? "to-act" : ""}`;
@@ -70,7 +72,8 @@ function renderSeat(state, ctx, seat) {
     h("div", { class: "facts" }, facts),
     h("div", { class: "facts" },
       acting ? h("span", { class: "clock", dataset: { clockSeat: String(seat) } }, clockText(clock)) : null,
-      offline ? h("span", { class: "offline" }, "disconnected") : null),
+      offline ? h("span", { class: "offline" }, "disconnected") : null,
+      held ? h("span", { class: "hold", dataset: { holdSeat: String(seat) } }, holdText(held, ctx.now)) : null),
     backs,
   );
 }
@@ -234,6 +237,11 @@ function renderGameOver(state, ctx) {
   if (wasHidden && !el.hidden) $("game-over-close").focus();
 }
 
+function holdText(status, now) {
+  const left = Math.max(0, Math.ceil((status.holdUntil - now) / 1000));
+  return left ? `seat held ${clockText(left)}` : "the server plays it";
+}
+
 // Update only the clocks' text (four times a second), not the whole table.
 export function tickClocks(state, now) {
   for (const el of document.querySelectorAll("[data-clock-seat]")) {
@@ -241,5 +249,9 @@ export function tickClocks(state, now) {
   }
   for (const el of document.querySelectorAll("[data-clock-turn]")) {
     el.textContent = clockText(secondsLeft(state.turn, now));
+  }
+  for (const el of document.querySelectorAll("[data-hold-seat]")) {
+    const status = state.seatStatus[Number(el.dataset.holdSeat)];
+    if (status && status.holdUntil !== null) el.textContent = holdText(status, now);
   }
 }
