@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 
-from engine.ruleset import PRESETS
+from engine.ruleset import PRESETS, describe_preset
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -59,7 +59,14 @@ def presets_document() -> bytes:
     """`/presets.json`: every ruleset preset the server offers with its game, seats and options,
     so the lobby shows a table's rules before anyone sits (the engine's own values)."""
     presets = [
-        {"name": name, "game": rules.game, "players": rules.players, "options": rules.to_dict()}
+        {
+            "name": name,
+            "game": rules.game,
+            "players": rules.players,
+            "options": rules.to_dict(),
+            # Which rules source the preset follows (or that it plays house rules), in one line.
+            "description": describe_preset(name),
+        }
         for name, rules in PRESETS.items()
     ]
     return json.dumps({"presets": presets}, separators=(",", ":"), sort_keys=True).encode()

@@ -91,6 +91,9 @@ async def test_the_page_and_its_files_are_served(web_server) -> None:  # type: i
         presets = {p["name"]: p for p in json.loads(body)["presets"]}
         assert presets["standard"]["game"] == "spades" and presets["hearts"]["players"] == 4
         assert presets["standard"]["options"]["target_score"] == 500
+        # Which preset follows which rules source shows before anyone sits (issue 17, item 5).
+        assert "source 002" in presets["hearts"]["description"]
+        assert "not in the sources" in presets["hearts-house"]["description"]
 
 
 async def test_unknown_paths_and_traversal_are_not_found(web_server) -> None:  # type: ignore[no-untyped-def]

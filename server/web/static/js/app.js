@@ -457,7 +457,9 @@ function drawCreateForm() {
   fill(select, app.presets.filter((p) => p.game === game).map((p) => h("option", { value: p.name, selected: p.name === current }, `${p.name} (${p.players} players)`)));
   const preset = app.presets.find((p) => p.name === select.value);
   if (!preset) return;
-  fill($("preset-options"), [...optionList(preset.options).childNodes]);
+  // Which rules source the preset plays (or that it plays house rules), before anyone sits.
+  const about = preset.description ? [h("p", { class: "preset-about" }, preset.description)] : [];
+  fill($("preset-options"), [...about, ...optionList(preset.options).childNodes]);
   $("create-target").value = String(preset.options.target_score ?? "");
   fill($("create-bots"), h("legend", {}, "Built-in bots in the other seats"),
     [...Array(preset.players).keys()].slice(1).map((seat) =>
