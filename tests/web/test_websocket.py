@@ -30,7 +30,7 @@ from protocol.messages import (
 from protocol.types import Game
 from server.app import Server, local_config, running_server
 from server.config import Limits
-from server.connection import Connection
+from server.connection import Outbox
 from server.web.websocket import WebSocketStream
 from tests.server.wire_client import WireClient
 from tests.tls_certs import make_certificate
@@ -286,7 +286,7 @@ async def test_a_reader_that_never_reads_is_a_slow_consumer() -> None:
     """The outbox, not the WebSocket, bounds what waits for a stalled browser: once it is full the
     connection is dropped (reason slow_consumer), exactly as over TCP."""
     ws_stream, _client_end, _client = await accepted_pair()
-    connection = Connection(ws_stream, outbox_size=4, peer="test")
+    connection = Outbox(ws_stream, outbox_size=4, peer="test")
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(connection.run_writer)
