@@ -163,6 +163,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         handshake_timeout=handshake_timeout,
         idle_timeout=idle_timeout,
     )
+    if db is None:
+        # The default lives in our own data folder, made on first use; a --db folder never is.
+        default_db_path().parent.mkdir(parents=True, exist_ok=True)
     config = ServerConfig(
         host=host,
         port=port,
@@ -231,37 +234,31 @@ def export(
     ] = None,
 ) -> None:
     """Write hand records as JSON Lines (one `spades-hand/1` object per line)."""
-    from server import queries
-    from server.storage import StorageError, connect
+    from server.storage import StorageError, read_transaction
 
     if (game is None) == (not all_games):
         typer.echo("error: give exactly one of --game ID or --all", err=True)
         raise typer.Exit(2)
     path = db if db is not None else default_db_path()
-    if not path.exists():
-        typer.echo(f"error: no database at {path}", err=True)
-        raise typer.Exit(1)
     try:
-        conn = connect(path)
+        # Read-only and lock-free: works while a server serves the file.
+        with read_transaction(path) as tx:
+            if game is not None and tx.game_status(game) is None:
+                typer.echo(f"error: no game {game} in {path}", err=True)
+                raise typer.Exit(1)
+            out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
+            try:
+                count = 0
+                for record in tx.hand_records(game):
+                    out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+                    count += 1
+            finally:
+                if output is not None:
+                    out.close()
     except StorageError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    try:
-        if game is not None and queries.game_status(conn, game) is None:
-            typer.echo(f"error: no game {game} in {path}", err=True)
-            raise typer.Exit(1)
-        out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
-        try:
-            count = 0
-            for record in queries.hand_records(conn, game):
-                out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
-                count += 1
-        finally:
-            if output is not None:
-                out.close()
-        typer.echo(f"{count} hand records", err=True)
-    finally:
-        conn.close()
+    typer.echo(f"{count} hand records", err=True)
 
 
 ladder_app = typer.Typer(
@@ -282,6 +279,8 @@ def add_house_bots(
     from server.storage import StorageError
 
     path = db if db is not None else default_db_path()
+    if db is None:
+        path.parent.mkdir(parents=True, exist_ok=True)  # our own data folder, made on first use
     try:
         typer.echo(ladder_hooks.add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:

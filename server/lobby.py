@@ -20,9 +20,9 @@ from engine.errors import EngineError
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, CreateTable, Message, TableChanged, TableClosed
 from protocol.types import TableInfo, TableStatus
-from server import accounts, queries
+from server import accounts
 from server.accounts import Account
-from server.storage import StorageError
+from server.storage import StorageError, WaitingTable
 from server.table import CloseUnoccupiedCommand, Command, Table, TableConfig, TableError
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class Lobby:
         """Remember where table tasks run, resume every unfinished game in the store, and reopen
         every table that was waiting for players."""
         self._nursery = nursery
-        stored_games = await self.server.store.get(queries.unfinished_games)
+        stored_games = await self.server.store.call(lambda tx: tx.unfinished_games())
         for stored in stored_games:
             config = TableConfig.from_json(stored.table_config)
             table = self._new_table(config)
@@ -60,7 +60,10 @@ class Lobby:
                 log.error("recovery_failed", table=config.table_id, game=stored.id, error=str(exc))
                 continue
             await self._restore_seats(table, stored.seats)
-            creator = await self.server.store.get(queries.table_creator, config.table_id)
+            # Awaited at once: the lambda never outlives this pass of the loop.
+            creator = await self.server.store.call(
+                lambda tx: tx.table_creator(config.table_id)  # noqa: B023
+            )
             if creator is not None:
                 self.creators[config.table_id] = creator
             self.tables[config.table_id] = table
@@ -73,10 +76,10 @@ class Lobby:
                 version=table.game.version,
             )
 
-        for waiting in await self.server.store.get(queries.waiting_tables):
+        for waiting in await self.server.store.call(lambda tx: tx.waiting_tables()):
             await self._reopen_waiting(waiting)
 
-    async def _reopen_waiting(self, waiting: queries.WaitingTable) -> None:
+    async def _reopen_waiting(self, waiting: WaitingTable) -> None:
         """Open again a table that had no game yet: its config, built-in bots (seated by its task),
         and its accounts' seats, held for them as after a disconnect (the reconnect grace from now
         on). Guests' seats too: a guest comes back with its resume token. Only a guest from before
@@ -93,7 +96,9 @@ class Lobby:
         for index, account_id in enumerate(waiting.seats[: config.players]):
             if account_id is None or index in config.bots:
                 continue
-            row = await self.server.store.get(queries.account_by_id, int(account_id))
+            row = await self.server.store.call(
+                lambda tx: tx.account_by_id(int(account_id))  # noqa: B023 (awaited at once)
+            )
             if row is None or accounts.cannot_return(row):
                 continue
             state = table.seats[index]
@@ -105,7 +110,7 @@ class Lobby:
             seats = table.waiting_seats()
             try:
                 await self.server.store.call(
-                    lambda c: queries.update_table_seats(c, config.table_id, seats)
+                    lambda tx: tx.update_table_seats(config.table_id, seats)
                 )
             except StorageError as exc:  # the table opens anyway; a later change stores them
                 log.warning("seats_not_stored", table=config.table_id, error=str(exc))
@@ -125,7 +130,9 @@ class Lobby:
             account_id = seat.get("account")
             if account_id is None:
                 continue
-            row = await self.server.store.get(queries.account_by_id, int(account_id))
+            row = await self.server.store.call(
+                lambda tx: tx.account_by_id(int(account_id))  # noqa: B023 (awaited at once)
+            )
             if row is None:
                 continue
             state = table.seats[index]
@@ -263,8 +270,8 @@ class Lobby:
         config = table.config
         seats = table.waiting_seats() if table.reopens else None
         await self.server.store.call(
-            lambda conn: queries.insert_table(
-                conn, config.table_id, config.to_json(), seats=seats, creator=creator
+            lambda tx: tx.insert_table(
+                config.table_id, config.to_json(), seats=seats, creator=creator
             )
         )
         table.on_change = self._table_changed

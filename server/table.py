@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import secrets
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -52,7 +51,6 @@ from protocol.messages import (
 )
 from protocol.types import Clock, SeatInfo, TableInfo, TableStatus
 from protocol.wire import game_event
-from server import queries
 from server.seats import (
     ActCommand,
     BuiltinBot,
@@ -62,7 +60,7 @@ from server.seats import (
     make_decider,
     wire_legal,
 )
-from server.storage import StorageError
+from server.storage import StorageError, StoredGame, Tx
 from server.table_commands import (
     ChatCommand,
     CloseUnoccupiedCommand,
@@ -381,7 +379,7 @@ class Table:
             return True
         seats = self.waiting_seats(taking)
         try:
-            await self.store.call(lambda c: queries.update_table_seats(c, self.table_id, seats))
+            await self.store.call(lambda tx: tx.update_table_seats(self.table_id, seats))
         except StorageError as exc:
             self.log.error("seats_not_stored", error=str(exc))
             return False
@@ -425,15 +423,15 @@ class Table:
         actor = self.seats[seat]
         bank_left = self._bank_after(actor, now) if self.config.bank_ms > 0 else None
 
-        def persist(conn: sqlite3.Connection) -> None:
-            queries.insert_action(
-                conn, game_id, seq, seat=seat, action=wire, source=source, bank_left_ms=bank_left
+        def persist(tx: Tx) -> None:
+            tx.insert_action(
+                game_id, seq, seat=seat, action=wire, source=source, bank_left_ms=bank_left
             )
             for hand_no, record in record_rows:
-                queries.insert_hand_record(conn, game_id, hand_no, record)
+                tx.insert_hand_record(game_id, hand_no, record)
             if outcome is not None:
-                queries.finish_game(conn, game_id, "finished", outcome)
-                queries.close_table(conn, self.table_id)
+                tx.finish_game(game_id, "finished", outcome)
+                tx.close_table(self.table_id)
 
         try:
             await self.store.call(persist)
@@ -586,8 +584,8 @@ class Table:
         ]
         ruleset = self.game.ruleset.to_dict()
 
-        def persist(conn: sqlite3.Connection) -> int:
-            return queries.insert_game(conn, self.table_id, self.config.game, ruleset, seats)
+        def persist(tx: Tx) -> int:
+            return tx.insert_game(self.table_id, self.config.game, ruleset, seats)
 
         self.game_id = await self.store.call(persist)
         self.log = self.log.bind(game=self.game_id)
@@ -605,9 +603,8 @@ class Table:
         digest = commitment(seed)
         game_id, deal_no, first_seq = self.game_id, self.deals_persisted, self.actions_persisted
 
-        def persist(conn: sqlite3.Connection) -> None:
-            queries.insert_hand(
-                conn,
+        def persist(tx: Tx) -> None:
+            tx.insert_hand(
                 game_id,
                 hand_no=deal_no,
                 seed=seed.hex(),
@@ -823,7 +820,7 @@ class Table:
         if self.closed or idle < ttl:
             return  # someone sat down since the sweep looked
         try:
-            await self.store.call(lambda c: queries.close_table(c, self.table_id))
+            await self.store.call(lambda tx: tx.close_table(self.table_id))
         except StorageError as exc:
             # Left open (and listed) rather than closed here but reopened after a restart; the
             # next sweep tries again.
@@ -834,7 +831,7 @@ class Table:
 
     # ---------------------------------------------------------------- recovery
 
-    def replay(self, stored: queries.StoredGame) -> None:
+    def replay(self, stored: StoredGame) -> None:
         """Rebuild the game from its persisted deals and actions (crash recovery).
 
         Raises `EngineError` if the record does not replay (the table is then not opened).

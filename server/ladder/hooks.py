@@ -39,6 +39,7 @@ from protocol.types import ClientKind, LadderHalf, LadderMatch, MatchStatus, Rat
 from server.ladder import store as ladder_store
 from server.ladder.ratings import Rating
 from server.ladder.service import MAX_STANDINGS, LadderService, LadderSettings
+from server.storage import Tx, write_transaction
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -88,7 +89,8 @@ async def on_ladder_request(session: Session, request: LadderRequest) -> None:
         return
     if isinstance(request, LadderStandings):
         # No ladder task, but the standings of past ladders are still in the database.
-        rows = await session.server.store.get(_stored_standings, min(request.limit, MAX_STANDINGS))
+        limit = min(request.limit, MAX_STANDINGS)
+        rows = await session.server.store.call(lambda tx: _stored_standings(tx, limit))
         session.deliver(Standings(id=request.id, entries=rows))
         return
     session.deliver(
@@ -104,9 +106,9 @@ async def _stored_answer(session: Session, request: LadderMatches | LadderShow) 
     """`matches` or `entrant` from the database, read in the store's worker thread."""
     store = session.server.store
     if isinstance(request, LadderMatches):
-        found = await store.get(_stored_matches, request.entrant, request.limit)
+        found = await store.call(lambda tx: _stored_matches(tx, request.entrant, request.limit))
         return Matches(id=request.id, matches=found)
-    entrant = await store.get(_stored_entrant, request.name)
+    entrant = await store.call(lambda tx: _stored_entrant(tx, request.name))
     if entrant is None:
         return Error(
             id=request.id,
@@ -116,20 +118,12 @@ async def _stored_answer(session: Session, request: LadderMatches | LadderShow) 
     return dataclasses.replace(entrant, id=request.id)
 
 
-def _stored_matches(conn: object, entrant: str | None, limit: int) -> list[LadderMatch]:
-    import sqlite3
-
-    assert isinstance(conn, sqlite3.Connection)
-    ladder_store.ensure_schema(conn)
-    return [wire_match(row) for row in ladder_store.matches(conn, entrant, limit)]
+def _stored_matches(tx: Tx, entrant: str | None, limit: int) -> list[LadderMatch]:
+    return [wire_match(row) for row in ladder_store.matches(tx, entrant, limit)]
 
 
-def _stored_entrant(conn: object, name: str) -> Entrant | None:
-    import sqlite3
-
-    assert isinstance(conn, sqlite3.Connection)
-    ladder_store.ensure_schema(conn)
-    detail = ladder_store.entrant_detail(conn, name, recent=10)
+def _stored_entrant(tx: Tx, name: str) -> Entrant | None:
+    detail = ladder_store.entrant_detail(tx, name, recent=10)
     if detail is None:
         return None
     start = Rating()
@@ -177,11 +171,7 @@ def wire_match(row: dict[str, Any]) -> LadderMatch:
     )
 
 
-def _stored_standings(conn: object, limit: int) -> list[Standing]:
-    import sqlite3
-
-    assert isinstance(conn, sqlite3.Connection)
-    ladder_store.ensure_schema(conn)
+def _stored_standings(tx: Tx, limit: int) -> list[Standing]:
     return [
         Standing(
             rank=r.rank,
@@ -191,7 +181,7 @@ def _stored_standings(conn: object, limit: int) -> list[Standing]:
             sigma=r.rating.sigma,
             games=r.rating.matches,
         )
-        for r in ladder_store.standings(conn, limit)
+        for r in ladder_store.standings(tx, limit)
     ]
 
 
@@ -205,23 +195,13 @@ def on_session_closed(session: Session) -> None:
 def add_house_bots_command(db_path: Path, specs: Sequence[str] = ()) -> str:
     """`spades-server ladder add-house-bots [SPEC...]`: enter sample bots; returns what to print.
 
-    Works on the database file directly (with the server stopped or running: SQLite serialises the
-    writers); a running ladder picks new house bots up within `LadderSettings.house_poll` seconds.
-    Raises `ValueError` for a spec that names no bot, `server.storage.StorageError` for a bad file.
+    Works on the database file directly (with the server stopped or running: see
+    `server.storage.write_transaction`); a running ladder picks new house bots up within
+    `LadderSettings.house_poll` seconds. Raises `ValueError` for a spec that names no bot (nothing
+    written), `server.storage.StorageError` for a bad file.
     """
-    from server.storage import connect
-
-    conn = connect(db_path)
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            added = ladder_store.add_house_bots(conn, specs or DEFAULT_HOUSE_BOTS)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    finally:
-        conn.close()
+    with write_transaction(db_path) as tx:
+        added = ladder_store.add_house_bots(tx, specs or DEFAULT_HOUSE_BOTS)
     if not added:
         return "the house bots were already entered"
     return "entered on the ladder: " + ", ".join(added)

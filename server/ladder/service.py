@@ -39,14 +39,13 @@ from protocol.messages import (
     Standings,
 )
 from protocol.types import MatchResult, Standing
-from server import queries
 from server.accounts import Account
 from server.ladder import store as ladder_store
 from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_match
 from server.ladder.scheduler import Candidate, PlannedMatch, SchedulerSettings, form_matches
 from server.ladder.table import LadderTable, adopt_table, closed_table_ok, first_of
-from server.storage import StorageError
+from server.storage import StorageError, Tx
 from server.table import JoinCommand, LeaveCommand, TableConfig, TableError
 
 if TYPE_CHECKING:
@@ -145,16 +144,15 @@ class LadderService:
         """Load the ladder's state, then schedule matches until cancelled."""
         store = self.server.store
 
-        def load(conn: Any) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
-            ladder_store.ensure_schema(conn)
-            voided = ladder_store.void_running(conn)
+        def load(tx: Tx) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
+            voided = ladder_store.void_running(tx)
             return (
                 voided,
                 # Rebuilt from the rated history at every start: the ratings always follow the
                 # rules (and the `tau`) this server rates by, also after an upgrade changed them.
-                ladder_store.rebuild(conn, self.model),
-                ladder_store.recent_partners(conn),
-                ladder_store.house_entrants(conn),
+                ladder_store.rebuild(tx, self.model),
+                ladder_store.recent_partners(tx),
+                ladder_store.house_entrants(tx),
             )
 
         voided, ratings, partners, house = await store.call(load)
@@ -181,7 +179,7 @@ class LadderService:
                 self._wake = trio.Event()
 
     async def _load_house(self) -> None:
-        house = await self.server.store.get(ladder_store.house_entrants)
+        house = await self.server.store.call(ladder_store.house_entrants)
         for account_id, name, spec in house:
             if account_id not in self.entrants:
                 self._add(Entrant(Account(account_id, name, True, False), None, house_spec=spec))
@@ -276,20 +274,16 @@ class LadderService:
     async def add_house_bot(self, spec: str) -> Entrant:
         """Enter a sample bot for good (as `spades-server ladder add-house-bots` does, live)."""
 
-        def write(conn: Any) -> None:
-            ladder_store.ensure_schema(conn)
-            ladder_store.add_house_bots(conn, [spec])
-
-        await self.server.store.call(write)
+        await self.server.store.call(lambda tx: ladder_store.add_house_bots(tx, [spec]))
         name = ladder_store.house_account_name(spec)
-        row = await self.server.store.get(queries.account_by_name, name)
+        row = await self.server.store.call(lambda tx: tx.account_by_name(name))
         assert row is not None
         entrant = Entrant(Account(row.id, row.name, True, False), None, house_spec=spec)
         self._add(entrant)
         return entrant
 
     async def standings(self, limit: int = 100) -> list[Standing]:
-        rows = await self.server.store.get(ladder_store.standings, limit)
+        rows = await self.server.store.call(lambda tx: ladder_store.standings(tx, limit))
         return [
             Standing(
                 rank=row.rank,
@@ -367,8 +361,8 @@ class LadderService:
         ids = [e.account.id for e in seated]
         teams = ((ids[0], ids[2]), (ids[1], ids[3]))
         match = await self.server.store.call(
-            lambda c: ladder_store.insert_match(
-                c,
+            lambda tx: ladder_store.insert_match(
+                tx,
                 preset=settings.preset,
                 options=settings.table_options(),
                 hands=settings.hands,
@@ -395,7 +389,7 @@ class LadderService:
                 played = None
             if played is None:
                 await self.server.store.call(
-                    lambda c: ladder_store.void_match(c, match, "a table could not finish")
+                    lambda tx: ladder_store.void_match(tx, match, "a table could not finish")
                 )
                 self.voided += 1
                 self._match_settled()
@@ -409,7 +403,7 @@ class LadderService:
         if self.server.stopping:
             # The server is hanging up on everyone: those are not forfeits, and nothing is rated.
             await self.server.store.call(
-                lambda c: ladder_store.void_match(c, match, "the server stopped")
+                lambda tx: ladder_store.void_match(tx, match, "the server stopped")
             )
             self.voided += 1
             self._match_settled()
@@ -440,8 +434,8 @@ class LadderService:
             # Every entrant's rating is written: one match moves the others' a little too.
             everyone = {int(k): v for k, v in self.ratings.items()}
             await self.server.store.call(
-                lambda c: ladder_store.finish_match(
-                    c,
+                lambda tx: ladder_store.finish_match(
+                    tx,
                     outcome.match_id,
                     outcome=outcome,
                     halves=[h.to_dict() for h in halves],
@@ -568,7 +562,7 @@ class LadderService:
             return None
         game_id = table.game_id
         assert game_id is not None
-        await self.server.store.call(lambda c: ladder_store.link_game(c, match, half, game_id))
+        await self.server.store.call(lambda tx: ladder_store.link_game(tx, match, half, game_id))
         result = HalfResult(
             seats=tuple(e.key for e in seats),
             sides=table.game.ruleset.sides,
