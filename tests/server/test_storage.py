@@ -25,7 +25,7 @@ from server.storage import (
 )
 from server.storage.engine import Job
 from server.storage.schema import _LADDER
-from server.storage.sqlite import SYNCHRONOUS_LEVEL, WAL_RESET_PAGES, SqliteDatabase, connect
+from server.storage.sqlite import SYNCHRONOUS_LEVEL, SqliteDatabase, connect
 
 
 def _sqlite(store: Store) -> SqliteDatabase:
@@ -101,36 +101,6 @@ async def test_normal_commits_inline_and_checkpoints_off_the_loop(tmp_path: Path
     conn = connect(path)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
-
-
-async def test_the_wal_stays_bounded_under_a_steady_load(tmp_path: Path) -> None:
-    """Issue #22, item 7: with tables writing all the time the WAL used to grow without bound (a
-    checkpoint running beside the writer never catches up, so the WAL never starts again). The
-    store now finishes each checkpoint with the writer paused, so the WAL is reused."""
-    path = tmp_path / "s.db"
-    wal = tmp_path / "s.db-wal"
-    tables = 16
-    with trio.fail_after(120):
-        async with open_store(path) as store:
-            games = [await _make_game(store, f"t{i}") for i in range(tables)]
-            largest = 0
-
-            async def table(game_id: int, rows: int) -> None:
-                nonlocal largest
-                for seq in range(rows):
-                    await _append(store, game_id, seq)
-                    largest = max(largest, wal.stat().st_size)
-
-            async with trio.open_nursery() as nursery:
-                for game_id in games:
-                    nursery.start_soon(table, game_id, 2_500)
-            database = _sqlite(store)
-            written = path.stat().st_size + wal.stat().st_size
-            assert database.checkpoints >= 2
-    # 40,000 actions in groups of 16: without the fix the WAL holds every page of every commit
-    # (about 190 MB here); with it, about WAL_RESET_PAGES and what is written while it resets.
-    assert largest < 2 * WAL_RESET_PAGES * 4096 + 8 * 1024 * 1024, (largest, written)
-    assert not wal.exists() or wal.stat().st_size == 0  # truncated at a clean close
 
 
 def test_the_ladder_tables_are_a_migration_and_an_older_file_with_them_moves_on(

@@ -3,11 +3,8 @@ commands that still work beside a running server, and a `--db` folder that does 
 
 import json
 import os
-import signal
 import socket
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,45 +24,6 @@ from server.storage import (
     write_transaction,
 )
 from server.storage.lock import lock_path_of
-from tests.hostile.proc import ServerProcess, server_command
-
-# A child process that serves the database from the store's point of view: it opens the store,
-# writes one table, says so on stdout and waits (for stdin to close, or to be killed).
-HOLDER = """
-import sys, trio
-from server.storage import open_store
-
-async def main(path):
-    async with open_store(path) as store:
-        await store.call(lambda tx: tx.insert_table("held", {"game": "spades"}))
-        print("held", flush=True)
-        await trio.to_thread.run_sync(sys.stdin.read)
-
-trio.run(main, sys.argv[1])
-"""
-
-
-def start_holder(path: Path) -> subprocess.Popen[str]:
-    child = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-    )
-    assert child.stdout is not None
-    seen = []
-    for _ in range(50):  # its log lines first; EOF if it fails
-        line = child.stdout.readline()
-        seen.append(line)
-        if line.strip() == "held":
-            return child
-        if not line:
-            break
-    with child:  # closes its pipes and waits
-        child.kill()
-    raise AssertionError(f"the holder did not start: {seen!r}")
 
 
 async def test_a_second_store_in_this_process_is_refused_naming_the_holder(
@@ -86,57 +44,6 @@ async def test_a_second_store_in_this_process_is_refused_naming_the_holder(
         async with open_store(path) as store:
             assert await store.call(lambda tx: tx.game_ids()) == []
     assert lock_path_of(path).read_text() == ""  # the file stays, emptied
-
-
-async def test_another_process_holding_it_is_named_and_a_killed_holder_lets_go(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "s.db"
-    # Leaving `with child` closes its stdin, so a holder still alive ends, and waits for it.
-    with start_holder(path) as child:
-        with trio.fail_after(20):
-            with pytest.raises(DatabaseInUse) as info:
-                async with open_store(path):
-                    pass  # pragma: no cover - never opened
-            assert info.value.pid == child.pid
-            assert f"spades-server pid {child.pid} on {socket.gethostname()}" in str(info.value)
-            # kill -9: no cleanup of any kind, and the lock goes with the process.
-            child.send_signal(signal.SIGKILL)
-            await trio.to_thread.run_sync(child.wait)
-            async with open_store(path) as store:
-                assert store.batches == 0
-            # What the killed holder committed is there.
-            conn = sqlite3.connect(path)
-            assert conn.execute("SELECT id FROM tables").fetchall() == [("held",)]
-            conn.close()
-
-
-def test_a_second_serve_is_refused_naming_the_first(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
-    with ServerProcess(db).start() as first:
-        second = subprocess.run(
-            [*server_command(), "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        # Refused before it touched anything. (That the CLI prints it as one line with its own
-        # exit code is the CLI's part: tests/server/test_server_cli.py.)
-        assert second.returncode != 0
-        assert f"is in use by spades-server pid {first.pid}" in second.stderr
-        assert first.alive()
-        # A read-only command still works while it serves.
-        exported = subprocess.run(
-            [*server_command(), "export", "--all", "--db", str(db)],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert exported.returncode == 0, exported.stderr
-        assert "0 hand records" in exported.stderr
-        assert first.stop() == 0
 
 
 async def test_a_missing_folder_is_a_clear_error_and_is_not_created(tmp_path: Path) -> None:
