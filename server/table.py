@@ -183,12 +183,16 @@ class Table:
             async with self.receive_inbox:
                 while not self._done():
                     deadline = self._next_deadline()
+                    command: Command | None = None
                     with trio.move_on_at(deadline):
                         command = await self.receive_inbox.receive()
+                    # Handled outside the deadline's scope: a deadline passing while an action
+                    # waits for its commit must not cancel it half-way (committed but never
+                    # counted, so the fallback would play the same move number again).
+                    if command is not None:
                         await self._handle(command)
-                        await self._advance()
-                        continue
-                    await self._on_clock()
+                    else:
+                        await self._on_clock()
                     await self._advance()
             self.log.info("table_closed")
             # The built-in bots wait on their channels; the table's end is theirs.

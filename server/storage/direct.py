@@ -43,7 +43,10 @@ def _open_existing(path: Path) -> sqlite3.Connection:
     try:
         # mode=rw: never create the file (a plain connect would make an empty one).
         conn = sqlite3.connect(
-            f"file:{path}?mode=rw", uri=True, isolation_level=None, check_same_thread=False
+            f"{path.resolve().as_uri()}?mode=rw",  # percent-encoded: any file name will do
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
         )
     except sqlite3.Error as exc:
         raise StorageError(f"cannot open database {path}: {exc}") from exc

@@ -23,6 +23,9 @@ from server.storage.errors import DatabaseInUse, StorageError
 
 
 def lock_path_of(database: Path) -> Path:
+    """`<database>.lock`, beside the file the path resolves to (so two spellings of one database,
+    or a link to it, share one lock)."""
+    database = database.resolve()
     return database.with_name(database.name + ".lock")
 
 

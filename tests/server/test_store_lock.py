@@ -46,6 +46,19 @@ async def test_a_second_store_in_this_process_is_refused_naming_the_holder(
     assert lock_path_of(path).read_text() == ""  # the file stays, emptied
 
 
+async def test_another_spelling_of_the_same_file_is_the_same_database(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    (tmp_path / "sub").mkdir()
+    link = tmp_path / "link.db"
+    with trio.fail_after(10):
+        async with open_store(path):
+            link.symlink_to(path)
+            for other in (tmp_path / "sub" / ".." / "s.db", link):
+                with pytest.raises(DatabaseInUse):
+                    async with open_store(other):
+                        pass  # pragma: no cover - never opened
+
+
 async def test_a_missing_folder_is_a_clear_error_and_is_not_created(tmp_path: Path) -> None:
     path = tmp_path / "no" / "such" / "s.db"
     with trio.fail_after(10):
@@ -94,6 +107,17 @@ async def test_reads_beside_a_running_store_see_what_it_committed_and_never_writ
                 tx.insert_account("added", None, None, is_bot=True, is_guest=False)
             added = await store.call(lambda tx: tx.account_by_name("added"))
             assert added is not None and added.is_bot
+
+
+async def test_commands_take_any_file_name(tmp_path: Path) -> None:
+    path = tmp_path / "odd #1?name%20.db"
+    with trio.fail_after(10):
+        async with open_store(path) as store:
+            await store.call(lambda tx: tx.insert_table("t", {}))
+    with write_transaction(path) as tx:
+        tx.insert_account("odd", None, None, is_bot=True, is_guest=False)
+    with read_transaction(path) as tx:
+        assert tx.account_by_name("odd") is not None
 
 
 async def test_a_write_beside_a_server_on_another_schema_is_refused(tmp_path: Path) -> None:
