@@ -36,8 +36,6 @@ from server.storage.tx import Tx
 
 def _open_existing(path: Path) -> sqlite3.Connection:
     """The file as it is (never created, never migrated), checked to be one of ours."""
-    if not path.parent.is_dir():
-        raise DatabaseFolderMissing(path)
     if not path.is_file():
         raise NoDatabase(path)
     try:
@@ -71,8 +69,8 @@ def _open_existing(path: Path) -> sqlite3.Connection:
 def read_transaction(path: Path | str) -> Iterator[Tx]:
     """A read-only transaction on the database at `path`, as it is (see the module's doc).
 
-    Raises `DatabaseFolderMissing`, `NoDatabase`, `NotADatabase` or `SchemaTooNew`; a write
-    attempted through the `Tx` fails (`StorageError`), nothing is ever written.
+    Raises `NoDatabase` (also when its folder does not exist), `NotADatabase` or `SchemaTooNew`; a
+    write attempted through the `Tx` fails (`StorageError`), nothing is ever written.
     """
     path = Path(path)
     conn = _open_existing(path)

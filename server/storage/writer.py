@@ -60,6 +60,11 @@ class Store:
         else becomes a `StorageError`); nothing of `fn`'s is written then. `fn` runs in the writer,
         possibly in a worker thread: it must not touch trio or the caller's state, only `tx` and
         the values it closed over.
+
+        A caller cancelled while it waits still waits for the commit, then gets `Cancelled`: the
+        write is on disk but its result is lost to the caller. Code that must account for what it
+        committed (a table counting its actions) should not wait under a scope that can be
+        cancelled meanwhile.
         """
         job = Job(fn)
         try:

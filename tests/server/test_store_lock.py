@@ -65,7 +65,7 @@ async def test_a_missing_folder_is_a_clear_error_and_is_not_created(tmp_path: Pa
         with pytest.raises(DatabaseFolderMissing, match=r"the folder .* does not exist"):
             async with open_store(path):
                 pass  # pragma: no cover - never opened
-    with pytest.raises(DatabaseFolderMissing), read_transaction(path):
+    with pytest.raises(NoDatabase), read_transaction(path):  # a read just finds nothing there
         pass  # pragma: no cover - never opened
     with pytest.raises(DatabaseFolderMissing), write_transaction(path):
         pass  # pragma: no cover - never opened
