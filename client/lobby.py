@@ -228,7 +228,9 @@ def match_result(match: LadderMatch) -> str:
 def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> Table:
     view = Table(title=title, title_justify="left")
     for column in ("match", "ended", "team A", "team B", "halves", "result"):
-        view.add_column(column, no_wrap=column in ("match", "ended", "halves"))
+        # Team names wrap (at the `+`s, else anywhere) rather than lose their ends at 80 columns.
+        team = column.startswith("team")
+        view.add_column(column, no_wrap=not team, overflow="fold" if team else "ellipsis")
     for match in matches:
         when = (
             time.strftime("%m-%d %H:%M", time.localtime(match.time))
@@ -239,8 +241,8 @@ def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> T
         view.add_row(
             match.match,
             when,
-            "+".join(match.teams[0]),
-            "+".join(match.teams[1]),
+            " + ".join(match.teams[0]),
+            " + ".join(match.teams[1]),
             halves,
             match_result(match),
         )

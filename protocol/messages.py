@@ -125,6 +125,12 @@ class Registered(Reply):
 
     name: Annotated[Name, Doc("the account name")]
     token: Annotated[Token, Doc("the account's secret; the server never shows it again")]
+    bot: Annotated[bool, Doc("whether it is a bot account (`hello.kind` was `bot`): for good")] = (
+        False
+    )
+    clock: Annotated[
+        Clock | None, Doc("the clock this account's seats play on (a bot's is shorter)")
+    ] = None
 
 
 @register("login", C)
@@ -156,6 +162,10 @@ class LoggedIn(Reply):
             "only in the answer to `guest`: the guest's resume token, shown this once; "
             "`login` or `hello.token` with it resumes the guest and its seats"
         ),
+    ] = None
+    bot: Annotated[bool, Doc("whether it is a bot account")] = False
+    clock: Annotated[
+        Clock | None, Doc("the clock this account's seats play on (a bot's is shorter)")
     ] = None
 
 
@@ -219,6 +229,13 @@ class Join(Request):
     table: Annotated[TableId, Doc("the table")]
     seat: Annotated[Seat | None, Doc("the seat wanted; nil for any free seat")] = None
     code: Annotated[JoinCode | None, Doc("the join code, for a private table")] = None
+    takeover: Annotated[
+        bool,
+        Doc(
+            "move this account's seat here from another of its live connections"
+            " (which gets `seat_lost`)"
+        ),
+    ] = False
 
 
 @register("spectate", C)
@@ -364,6 +381,44 @@ class ClockExpired(GameEvent):
     ] = "clock"
 
 
+@register("seat_lost", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatLost(Event):
+    """This connection no longer holds its seat at a table, though it did not ask to leave; from
+    now on its `act`s there are refused `not_seated`. It may still watch (`spectate`)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat, Doc("the seat it held")]
+    reason: Annotated[
+        Literal["taken_over", "match_over", "forfeited"],
+        Doc(
+            "`taken_over`: another connection of the account took the seat (`join` with"
+            " `takeover`); `match_over`: the ladder's match at this table is over; `forfeited`:"
+            " the ladder's fallback bot plays the seat for the rest of the match"
+        ),
+    ]
+
+
+@register("seat_status", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatStatus(Event):
+    """A seated player's connection dropped, or the player came back. Sent to everyone else at the
+    table (seats and spectators) when it happens; the player's own session gets its ``snapshot``
+    instead. While a seat is dropped the server holds it for ``hold_ms`` (its player may come back
+    and take it back); once that runs out, the fallback bot plays the seat for the rest of the game
+    (everyone is told once, by a ``clock_expired`` with reason ``abandoned`` before its first move)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat, Doc("the seat")]
+    connected: Annotated[bool, Doc("true: the player is back; false: its connection dropped")]
+    hold_ms: Annotated[
+        Millis | None,
+        Doc(
+            "while dropped: how long the seat is still held for its player, from when this was sent"
+        ),
+    ] = None
+
+
 @register("act", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act(Request):
@@ -476,6 +531,9 @@ class MatchStarted(Event):
     match: Annotated[Label, Doc("the match id")]
     table: Annotated[TableId, Doc("the table it is played at")]
     players: Annotated[list[Name], Doc("the bots by seat")]
+    hands: Annotated[Count | None, Doc("the deals this half has (the ladder's hands per half)")] = (
+        None
+    )
 
 
 @register("match_ended", S)
@@ -484,8 +542,8 @@ class MatchEnded(Event):
     """A rated match is over and the ratings are updated."""
 
     match: Annotated[Label, Doc("the match id")]
-    table: Annotated[TableId, Doc("the table")]
-    results: Annotated[list[MatchResult], Doc("one per seat")]
+    table: Annotated[TableId, Doc("the first half's table (the one `results[].seat` refers to)")]
+    results: Annotated[list[MatchResult], Doc("one per entrant, by its seat in the first half")]
 
 
 # ---- General ------------------------------------------------------------------------------------
@@ -494,7 +552,12 @@ class MatchEnded(Event):
 @register("ok", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ok(Reply):
-    """The request was carried out and has nothing more to say."""
+    """The request was carried out. ``note`` may say how, for a person (e.g. a ladder leave that
+    takes effect after the match in progress)."""
+
+    note: Annotated[
+        Annotated[str, Length(1, 200)] | None, Doc("a sentence for a person about what was done")
+    ] = None
 
 
 @register("error", S)
@@ -510,6 +573,10 @@ class Error(Reply):
     detail: Annotated[
         Annotated[str, Length(1, 200)] | None,
         Doc("a precision: the field at fault, the engine's rule code"),
+    ] = None
+    retry_ms: Annotated[
+        Millis | None,
+        Doc("`rate_limited`: how long to wait before the same request would be accepted"),
     ] = None
 
 
@@ -590,6 +657,8 @@ __all__ = [
     "Reply",
     "Request",
     "Role",
+    "SeatLost",
+    "SeatStatus",
     "Sender",
     "Snapshot",
     "SpadesBroken",

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
 
 from engine.cards import card_text
-from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range
+from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range, remember_maps
 
 MAX_SAFE_INT: Final = 2**53 - 1  # the largest integer every language's msgpack reads exactly
 MAX_SEATS: Final = 4
@@ -151,6 +151,8 @@ class Action:
 
 
 _GIVING: Final = frozenset({ActionKind.EXCHANGE, ActionKind.PASS, ActionKind.DISCARD})
+# A server lists the same Action objects in turn after turn (`your_turn.legal`): encode each once.
+remember_maps(Action)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -211,7 +213,10 @@ class TableInfo:
         default_factory=dict
     )
     seats: Annotated[Annotated[list[SeatInfo], Length(2, MAX_SEATS)], Doc("every seat, in order")]
-    clock: Annotated[Clock, Doc("the table's clock")]
+    clock: Annotated[Clock, Doc("the table's clock for people's seats")]
+    bot_clock: Annotated[
+        Clock | None, Doc("the clock of the seats of bot accounts (and built-in bots)")
+    ] = None
     private: Annotated[bool, Doc("whether joining needs the join code")] = False
     status: Annotated[TableStatus, Doc("waiting for players, playing, or finished")]
     spectators: Annotated[Count, Doc("how many are watching")] = 0
@@ -233,8 +238,8 @@ class Standing:
 class MatchResult:
     """How one seat did in a ladder match."""
 
-    seat: Annotated[Seat, Doc("the seat")]
-    name: Annotated[Name, Doc("the bot's account name")]
+    seat: Annotated[Seat, Doc("the entrant's seat in the match's first half")]
+    name: Annotated[Name, Doc("the entrant's account name")]
     place: Annotated[Annotated[int, Range(1, MAX_SEATS)], Doc("1 for the winner; equal places tie")]
     score: Annotated[int, Doc("the final game score of the seat's side")]
     rating_before: Annotated[float, Doc("rating before the match")]

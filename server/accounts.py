@@ -23,6 +23,11 @@ import trio
 from server.storage import AccountRow, Store, Tx
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{1,23}$")
+# A token as this server makes them: an account id (ASCII digits, at most 18: it fits SQLite's
+# integer) and the secret (`secrets.token_urlsafe`'s alphabet). Anything else is refused before
+# the database is asked: a superscript digit passes `str.isdigit()`, and a trailing NUL would pass
+# the hash, since HMAC pads a short key with zero bytes.
+TOKEN_RE = re.compile(r"[0-9]{1,18}\.[A-Za-z0-9_-]{16,64}")
 HASH_ITERATIONS = 20_000
 
 
@@ -89,11 +94,10 @@ async def _new_secret() -> tuple[str, bytes, bytes]:
 async def login(store: Store, token: str) -> Account:
     """The account a token belongs to; raises `AccountError('bad_token', ...)` otherwise."""
     bad = AccountError("bad_token", "the token is not valid on this server")
-    account_id_text, dot, secret = token.partition(".")
-    if not dot or not account_id_text.isdigit() or not secret or len(token) > 200:
+    if TOKEN_RE.fullmatch(token) is None:
         raise bad
-    account_id = int(account_id_text)
-    row = await store.call(lambda tx: tx.account_by_id(account_id))
+    account_id_text, _dot, secret = token.partition(".")
+    row = await store.call(lambda tx: tx.account_by_id(int(account_id_text)))
     if row is None or row.token_salt is None or row.token_hash is None:
         # Hash anyway so a wrong id and a wrong secret take about the same time.
         await trio.to_thread.run_sync(_hash, secret, b"0" * 16)

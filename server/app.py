@@ -1,9 +1,14 @@
-"""The server as a whole: store, lobby, listener, connections, and an orderly shutdown.
+"""The server as a whole: the composition root that builds its parts, and an orderly shutdown.
 
 `serve()` is the task the CLI runs; `running_server()` starts one in-process for tests and tools:
 
     async with running_server(ServerConfig(host="127.0.0.1", port=0, db_path=tmp_path / "s.db")) as srv:
         stream = await trio.open_tcp_stream("127.0.0.1", srv.port)
+
+`Server` builds the store's users (the lobby, the ladder, the sessions) and hands each only what it
+needs (`server.ports`): no part holds the server, and none finds another through a registry. `serve`
+accepts listeners of any kind (`listeners=`: a `trio.testing.MemoryListener` in tests), and every
+connection is one `Session` over a `trio.abc.Stream`.
 
 Shutdown order (on `request_stop()`, SIGINT/SIGTERM, or leaving `running_server`): stop accepting,
 tell every client `bye`, stop the tables (an action already handed to the store still commits), then
@@ -13,7 +18,7 @@ drain the store's queue and close the database cleanly.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
@@ -25,8 +30,11 @@ import trio
 
 from engine.version import project_version
 from server.config import LogFormat, ServerConfig, configure_logging
+from server.ladder.desk import NoLadder
+from server.ladder.service import LadderService
 from server.lobby import Lobby
-from server.session import Session
+from server.ports import LadderDesk
+from server.session import Session, SessionServices
 from server.storage import Store, open_store
 from server.tls import server_context
 
@@ -39,47 +47,61 @@ SHUTDOWN_FLUSH = 2.0  # seconds given to clients to receive `bye` before their s
 
 
 class Server:
-    """Shared state of a running server. Owned by `serve()`; sessions and tables hold a reference."""
+    """The running server's parts and its connections. Built and owned by `serve()`."""
 
     def __init__(
         self, config: ServerConfig, store: Store, tls: ssl.SSLContext | None = None
     ) -> None:
         self.config = config
-        # Read from the package metadata once: every `welcome` says it.
-        self.server_version = project_version()
-        self.tls = tls  # set: every accepted stream is wrapped in TLS (server side)
         self.store = store
+        self.tls = tls  # set: every accepted stream is wrapped in TLS (server side)
+        self.lobby = Lobby(store, config)
+        self.ladder: LadderService | None = None
         self.sessions: set[Session] = set()
         self._per_host: Counter[str] = Counter()  # open sessions by peer address
-        self.lobby = Lobby(self)
         self.port = 0
         self.stopping = False
         self._stop = trio.Event()
-        self.connections_nursery: trio.Nursery | None = None
+        # Read from the package metadata once: every `welcome` says it.
+        self._version = project_version()
+        self._services: SessionServices | None = None
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
         self._stop.set()
 
-    async def handle_connection(self, stream: trio.SocketStream) -> None:
-        """The task of one connection (one task group: reader here, writer inside the session)."""
-        try:
-            host, port = stream.socket.getpeername()[:2]
-        except OSError:
-            host, port = "?", 0
+    def services(self) -> SessionServices:
+        """What every session is given (made once the ladder is up, or known not to be)."""
+        if self._services is None:
+            desk: LadderDesk = self.ladder if self.ladder is not None else NoLadder(self.store)
+            self._services = SessionServices(
+                config=self.config,
+                server_version=self._version,
+                store=self.store,
+                lobby=self.lobby,
+                ladder=desk,
+                is_stopping=lambda: self.stopping,
+            )
+        return self._services
+
+    async def handle_connection(self, stream: trio.abc.Stream, peer: str | None = None) -> None:
+        """The task of one connection (one task group: reader here, writer inside the session).
+
+        `peer` is the client's address as `host:port`; when None it is read from the socket (a
+        stream with none, as in tests over memory streams, is `memory:0`).
+        """
+        if peer is None:
+            peer = _peer_of(stream)
         # The TLS handshake itself happens on the first read or write, under the session's
         # handshake deadline (or the refusal's flush timeout), so it cannot pin a connection.
-        wrapped: trio.abc.Stream = (
-            stream if self.tls is None else trio.SSLStream(stream, self.tls, server_side=True)
-        )
-        session = Session(self, wrapped, f"{host}:{port}")
-        session.host = str(host)
+        if self.tls is not None and isinstance(stream, trio.SocketStream):
+            stream = trio.SSLStream(stream, self.tls, server_side=True)
+        session = Session(self.services(), stream, peer)
         limits = self.config.limits
-        from_there = self._per_host[session.host]
         if (
             self.stopping
             or len(self.sessions) >= limits.max_connections
-            or from_there >= limits.max_connections_per_address
+            or self._per_host[session.host] >= limits.max_connections_per_address
         ):
             # One address cannot take every connection and lock the others out.
             await session.refuse_and_close()
@@ -103,8 +125,7 @@ class Server:
 
         One sweep a second (or four per timeout, if shorter) for the whole server, rather than a
         timer per message on every connection: a timer per message is a deadline added to and
-        removed from trio's heap each time, which costs every connection on every message. (A
-        timer per waiting table would be cheap, but the sweep is already here.)
+        removed from trio's heap each time, which costs every connection on every message.
         """
         idle = self.config.limits.idle_timeout
         ttl = self.config.waiting_table_ttl
@@ -126,14 +147,29 @@ class Server:
         await self._stop.wait()
 
 
+def _peer_of(stream: trio.abc.Stream) -> str:
+    sock = getattr(stream, "socket", None)
+    if sock is None:
+        return "memory:0"
+    try:
+        host, port = sock.getpeername()[:2]
+    except OSError:
+        return "?:0"
+    return f"{host}:{port}"
+
+
 async def serve(
-    config: ServerConfig, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED
+    config: ServerConfig,
+    *,
+    listeners: Sequence[trio.abc.Listener[Any]] | None = None,
+    task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run a server until `request_stop()` (or cancellation); `task_status.started(server)`.
 
-    The bound port is `server.port` (useful with port 0). Raises `OSError` if the address cannot
-    be bound, `StorageError` if the database cannot be opened and `TLSConfigError` if
-    `tls_cert`/`tls_key` cannot be loaded; nothing is left running then.
+    Without `listeners` it listens on `config.host`/`config.port` (the bound port is `server.port`,
+    useful with port 0). Raises `OSError` if the address cannot be bound, `StorageError` if the
+    database cannot be opened and `TLSConfigError` if `tls_cert`/`tls_key` cannot be loaded;
+    nothing is left running then.
     """
     if not structlog.is_configured():
         # Embedded without a logging setup (tests, tools): log to the process's stderr.
@@ -148,11 +184,12 @@ async def serve(
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
             if config.ladder:
-                await _start_ladder(server, tables_nursery)
+                server.ladder = await _start_ladder(server, tables_nursery)
             async with trio.open_nursery() as connections:
-                server.connections_nursery = connections
-                listeners = await trio.open_tcp_listeners(config.port, host=config.host)
-                server.port = listeners[0].socket.getsockname()[1]
+                if listeners is None:
+                    bound = await trio.open_tcp_listeners(config.port, host=config.host)
+                    listeners = bound
+                    server.port = bound[0].socket.getsockname()[1]
                 try:
                     async with trio.open_nursery() as accepting:
                         # Stops with the listener (cancelled once the server is asked to stop).
@@ -161,7 +198,7 @@ async def serve(
                             partial(
                                 trio.serve_listeners,
                                 server.handle_connection,
-                                listeners,
+                                list(listeners),
                                 handler_nursery=connections,
                             )
                         )
@@ -185,19 +222,23 @@ async def serve(
     log.info("stopped")
 
 
-async def _start_ladder(server: Server, nursery: trio.Nursery) -> None:
-    """Start the rated bot ladder (server/ladder/, its own owner) beside the tables.
+async def _start_ladder(server: Server, nursery: trio.Nursery) -> LadderService | None:
+    """Start the rated bot ladder (server/ladder/) beside the tables.
 
     The ladder is a service on top of the tables: if it cannot start, the server still serves
-    tables, and the log says why.
+    tables (and the stored ladder can still be read), and the log says why.
     """
-    from server.ladder import hooks as ladder_hooks
+    try:
+        service = LadderService(
+            server.store, server.lobby, server.config, is_stopping=lambda: server.stopping
+        )
+    except ValueError as exc:
+        log.error("ladder_not_started", error=str(exc))
+        return None
 
-    async def guarded(*, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
+    async def guarded(*, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            await ladder_hooks.run_ladder(
-                server, settings=server.config.ladder_settings, task_status=task_status
-            )
+            await service.run(task_status=task_status)
         except Exception:
             log.exception("ladder_stopped")
 
@@ -205,9 +246,11 @@ async def _start_ladder(server: Server, nursery: trio.Nursery) -> None:
         await nursery.start(guarded)
     except Exception:  # pragma: no cover - a ladder bug at start-up
         log.exception("ladder_not_started")
+        return None
+    return service
 
 
-async def _shut_down(server: Server, listeners: list[trio.SocketListener]) -> None:
+async def _shut_down(server: Server, listeners: Sequence[trio.abc.Listener[Any]]) -> None:
     """Close the listeners, say `bye` to every client, give them a moment, then hang up."""
     server.stopping = True
     for listener in listeners:
@@ -220,14 +263,15 @@ async def _shut_down(server: Server, listeners: list[trio.SocketListener]) -> No
             await session.connection.closed.wait()
     for session in list(server.sessions):
         session.connection.abort("shutdown")
-    await server.lobby.stop()
 
 
 @asynccontextmanager
-async def running_server(config: ServerConfig) -> AsyncIterator[Server]:
+async def running_server(
+    config: ServerConfig, *, listeners: Sequence[trio.abc.Listener[Any]] | None = None
+) -> AsyncIterator[Server]:
     """Start a server in-process (e.g. `port=0` on 127.0.0.1 for tests) and stop it gracefully."""
     async with trio.open_nursery() as nursery:
-        server: Server = await nursery.start(serve, config)
+        server: Server = await nursery.start(partial(serve, config, listeners=listeners))
         try:
             yield server
         finally:

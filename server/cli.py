@@ -8,7 +8,7 @@ import socket
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import structlog
 import trio
@@ -24,6 +24,9 @@ from server.config import (
     default_db_path,
 )
 from server.storage import Durability
+
+if TYPE_CHECKING:
+    from server.storage import Tx
 
 app = typer.Typer(
     name="spades-server",
@@ -122,7 +125,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
-    from server.storage import StorageError
+    from server.failures import ExitCode, explain
     from server.tls import TLSConfigError, server_context
 
     if not 0 <= port <= 65535:
@@ -152,7 +155,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             server_context(tls_cert, tls_key)  # checked here: one line, no traceback
         except TLSConfigError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(ExitCode.TLS) from None
     raise_open_files_limit()
     configure_logging(log_format)
     limits = replace(
@@ -203,12 +206,12 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 
     try:
         trio.run(main)
-    except OSError as exc:
-        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
-    except (StorageError, TLSConfigError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except (Exception, BaseExceptionGroup) as exc:
+        failure = explain(exc, host, port)
+        if failure is None:
+            raise  # not an operator's mistake: a bug, reported as one
+        typer.echo(failure.line, err=True)
+        raise typer.Exit(failure.code) from None
 
 
 def raise_open_files_limit() -> None:
@@ -226,7 +229,13 @@ def raise_open_files_limit() -> None:
 
 @app.command()
 def export(
-    game: Annotated[int | None, typer.Option(help="Export the hands of this game id.")] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(
+            help="Export the hands of this game: its table id (as `spades tables` and `spades "
+            "history` show it) or its number in the database (a hand record's game_id)."
+        ),
+    ] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Export every recorded hand.")] = False,
     db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
     output: Annotated[
@@ -243,13 +252,20 @@ def export(
     try:
         # Read-only and lock-free: works while a server serves the file.
         with read_transaction(path) as tx:
-            if game is not None and tx.game_status(game) is None:
-                typer.echo(f"error: no game {game} in {path}", err=True)
-                raise typer.Exit(1)
+            game_id = None
+            if game is not None:
+                game_id = _game_number(tx, game)
+                if game_id is None:
+                    typer.echo(
+                        f"error: no game {game} in {path}: give a table id (`spades history` "
+                        "lists yours) or a game number",
+                        err=True,
+                    )
+                    raise typer.Exit(1)
             out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
             try:
                 count = 0
-                for record in tx.hand_records(game):
+                for record in tx.hand_records(game_id):
                     out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
                     count += 1
             finally:
@@ -259,6 +275,14 @@ def export(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"{count} hand records", err=True)
+
+
+def _game_number(tx: Tx, game: str) -> int | None:
+    """The database's number for a game named by its table id or by that number itself (a
+    table plays one game; if it ever held more, the latest)."""
+    if game.isascii() and game.isdigit() and tx.game_status(int(game)) is not None:
+        return int(game)
+    return tx.latest_game_at(game)
 
 
 ladder_app = typer.Typer(
@@ -275,14 +299,14 @@ def add_house_bots(
     db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
 ) -> None:
     """Enter sample bots on the ladder as house bots (the ladder seats them itself)."""
-    from server.ladder import hooks as ladder_hooks
+    from server.ladder.house import add_house_bots_command
     from server.storage import StorageError
 
     path = db if db is not None else default_db_path()
     if db is None:
         path.parent.mkdir(parents=True, exist_ok=True)  # our own data folder, made on first use
     try:
-        typer.echo(ladder_hooks.add_house_bots_command(path, specs or ()))
+        typer.echo(add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

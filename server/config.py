@@ -7,15 +7,13 @@ import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import platformdirs
 import structlog
 
+from server.ladder.settings import LadderSettings
 from server.storage import Durability
-
-if TYPE_CHECKING:
-    from server.ladder.service import LadderSettings
 
 DEFAULT_PORT = 7777
 
@@ -47,6 +45,9 @@ class Limits:
     # Seconds without a whole message from a client (after `hello`) before it is let go; 0: never.
     # Clients ping while idle (welcome.limits.idle_timeout_ms says how often they must).
     idle_timeout: float = 300.0
+    # Seconds the server's writes to a client may wait for it to read before it is let go (a slow
+    # consumer); also bounds waiting for room in its outbox.
+    write_timeout: float = 10.0
     max_frame_bytes: int = 64 * 1024
     chat_max_chars: int = 300
     chat_burst: int = 5  # messages allowed back to back ...
@@ -75,6 +76,10 @@ class ServerConfig:
     allow_guests: bool = True
     builtin_bot: str = "heuristic"  # sample bot seated in built-in bot seats (bots.registry name)
     fallback_bot: str = "heuristic"  # plays for a seat whose clock ran out
+    # Built-in seats and the fallback think in worker threads, so a slow bot never stalls the
+    # event loop. False: in the event loop itself, for tests on trio's virtual (autojump) clock,
+    # which jumps while a thread thinks.
+    bots_in_threads: bool = True
     ladder: bool = True  # run the rated bot ladder (server/ladder/) beside the tables
     ladder_settings: LadderSettings | None = None  # None: the ladder's defaults
     tls_cert: Path | None = None  # both set: every accepted stream is wrapped in TLS

@@ -44,9 +44,13 @@ class Connection:
         *,
         outbox_size: int,
         peer: str = "?",
+        write_timeout: float = 10.0,
     ) -> None:
         self.stream = stream
         self.peer = peer
+        # How long one write may wait for the peer to read: a peer that reads nothing for this
+        # long is a slow consumer and is let go (nothing it does can hold a connection forever).
+        self.write_timeout = write_timeout
         self._send, self._receive = trio.open_memory_channel[bytes](outbox_size)
         self._size = outbox_size
         self._queued = 0  # frames in the outbox (cheaper to count than to ask the channel)
@@ -81,11 +85,18 @@ class Connection:
         return True
 
     async def wait_for_room(self) -> None:
-        """Wait while the outbox is at least half full (or until the connection closes)."""
-        while self.close_reason is None and self._used() * 2 >= self._size:
-            if self._room.is_set():
-                self._room = trio.Event()
-            await self._room.wait()
+        """Wait while the outbox is at least half full (or until the connection closes). Bounded:
+        if the peer has read nothing for `write_timeout`, it is dropped as a slow consumer."""
+        if self.close_reason is not None or self._used() * 2 < self._size:
+            return
+        with trio.move_on_after(self.write_timeout):
+            while self.close_reason is None and self._used() * 2 >= self._size:
+                if self._room.is_set():
+                    self._room = trio.Event()
+                await self._room.wait()
+            return
+        log.warning("slow_consumer", peer=self.peer, waited_s=self.write_timeout)
+        self.abort(ErrorCode.SLOW_CONSUMER)
 
     def _used(self) -> int:
         return self._queued
@@ -140,7 +151,12 @@ class Connection:
                         count = len(chunks)
                         data = b"".join(chunks)
                         del chunks
-                    await self.stream.send_all(data)
+                    with trio.move_on_after(self.write_timeout) as write:
+                        await self.stream.send_all(data)
+                    if write.cancelled_caught:
+                        log.warning("slow_consumer", peer=self.peer, waited_s=self.write_timeout)
+                        self.abort(ErrorCode.SLOW_CONSUMER)
+                        return
                     del data  # an idle connection keeps no copy of what it last sent
                     self.frames_sent += count
                     if self._used() * 2 < self._size:

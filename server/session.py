@@ -10,9 +10,11 @@ a fatal protocol error closes the connection after its `error`.
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -48,6 +50,7 @@ from protocol.messages import (
     Pong,
     Register,
     Registered,
+    SeatLost,
     Sender,
     Spectate,
     TableCreated,
@@ -67,14 +70,23 @@ from protocol.wire import (
 )
 from server import accounts
 from server.accounts import Account, AccountError
+from server.config import ServerConfig
 from server.connection import FLUSH_TIMEOUT, Connection
-from server.ladder import hooks as ladder_hooks
-from server.seats import ActCommand
+from server.peers import SharedEvent
+from server.ports import Client, LadderDesk, LobbyDesk
 from server.storage import StorageError
-from server.table import ChatCommand, JoinCommand, LeaveCommand, SpectateCommand, TableError
+from server.table_commands import (
+    ActCommand,
+    ChatCommand,
+    JoinCommand,
+    LeaveCommand,
+    LeaveReason,
+    SpectateCommand,
+    TableError,
+)
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from server.storage import Store
 
 log = structlog.get_logger("server.session")
 
@@ -99,61 +111,68 @@ class TokenBucket:
             return True
         return False
 
+    def retry_ms(self) -> int:
+        """How long until `take` would succeed (0 if it would now), in ms, rounded up."""
+        missing = 1.0 - self.tokens
+        if missing <= 0 or self.rate <= 0:
+            return 0
+        return max(1, math.ceil(missing / self.rate * 1000))
+
 
 class Refused(Exception):
     """A request this session will not carry out; answered with `error`, nothing changed."""
 
-    def __init__(self, code: ErrorCode, message: str, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        detail: str | None = None,
+        retry_ms: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.detail = detail
+        self.retry_ms = retry_ms
 
 
 Handler = Callable[[Any], Awaitable[None]]
 
-# Events just encoded, by the identity of the message object. A table hands the same event object
-# to every recipient who may see the same thing (and `_tell_same` one object to all), one
-# recipient after another, so each is packed once and only its `seq` is stamped per connection
-# (`EventFrames`). Holding the message keeps its id from being reused while it is in here.
-_RECENT_LIMIT = 64
-_recent: dict[int, EventFrames] = {}
 
+@dataclass(frozen=True)
+class SessionServices:
+    """What a session is given by the composition root (`server.app`), and nothing more."""
 
-def event_frames(message: Event) -> EventFrames:
-    """The shared encoding of `message` (made on its first recipient)."""
-    found = _recent.get(id(message))
-    if found is not None and found.message is message:
-        return found
-    frames = EventFrames(message)
-    if len(_recent) >= _RECENT_LIMIT:
-        del _recent[next(iter(_recent))]  # the oldest (dicts keep insertion order)
-    _recent[id(message)] = frames
-    return frames
+    config: ServerConfig
+    server_version: str
+    store: Store
+    lobby: LobbyDesk
+    ladder: LadderDesk
+    is_stopping: Callable[[], bool]
 
 
 class Session:
-    """The server side of one connection."""
+    """The server side of one connection: a `Peer` of the tables it sits or watches at."""
 
-    def __init__(self, server: Server, stream: trio.abc.Stream, peer: str) -> None:
-        limits = server.config.limits
-        self.server = server
+    def __init__(self, services: SessionServices, stream: trio.abc.Stream, peer: str) -> None:
+        limits = services.config.limits
+        self.services = services
         self.id = secrets.token_hex(4)
         self.peer = peer
         self.host = peer.rsplit(":", 1)[0]
         self.connection = Connection(
-            stream,
-            outbox_size=limits.outbox_size,
-            peer=peer,
+            stream, outbox_size=limits.outbox_size, peer=peer, write_timeout=limits.write_timeout
         )
         self.decoder = MessageDecoder(Sender.CLIENT, max_frame_size=limits.max_frame_bytes)
         self._pending: deque[Message | ProtocolError] = deque()
         self.account: Account | None = None
         self.kind = ClientKind.HUMAN
         self.hello_done = False
+        # Where this connection sits and watches, as its tables told it: a routing cache (for
+        # `already_seated` and for telling the tables when the connection drops). The tables alone
+        # decide who holds a seat.
         self.seats: dict[str, int] = {}
         self.watching: set[str] = set()
-        self.watching_lobby = False
         self._seq = 0
         self._requests = TokenBucket(limits.max_messages_per_second, limits.max_message_burst)
         # table -> the version of the last `your_turn` sent and not yet answered: one `act` for
@@ -165,17 +184,22 @@ class Session:
         self._chat = TokenBucket(limits.chat_per_second, limits.chat_burst)
         self.log = log.bind(session=self.id, peer=peer)
 
-    # ---------------------------------------------------------------- sending
+    # ---------------------------------------------------------------- the peer
+
+    @property
+    def peer_id(self) -> str:
+        return self.id
+
+    @property
+    def connected(self) -> bool:
+        return self.connection.close_reason is None
 
     def deliver(self, message: Message) -> None:
         """Queue a message for the client, stamping an event's per-connection `seq`."""
         if isinstance(message, Event):
-            if isinstance(message, YourTurn):
-                if self._turns_owed is None:
-                    self._turns_owed = {}
-                self._turns_owed[message.table] = message.version
+            self._note_event(message)
             self._seq += 1
-            self.connection.send_frame(event_frames(message).frame(self._seq))
+            self.connection.send_frame(EventFrames(message).frame(self._seq))
             return
         if isinstance(message, Joined | TableCreated) and message.table:
             if message.seat is not None:
@@ -185,10 +209,21 @@ class Session:
                 self.watching.add(message.table)
         self.connection.send(to_wire(message))
 
-    def release_seat(self, table_id: str) -> None:
-        """Forget the seat held at `table_id` (its table has let the seat go, as a ladder match
-        does when it ends). Nothing is sent to the client or the table; unknown tables are ignored."""
-        self.seats.pop(table_id, None)
+    def deliver_shared(self, shared: SharedEvent) -> None:
+        """Queue an event other connections get too: its one encoding, with this `seq`."""
+        message = shared.message
+        assert isinstance(message, Event)
+        self._note_event(message)
+        self._seq += 1
+        self.connection.send_frame(shared.frames().frame(self._seq))
+
+    def _note_event(self, message: Event) -> None:
+        if isinstance(message, YourTurn):
+            if self._turns_owed is None:
+                self._turns_owed = {}
+            self._turns_owed[message.table] = message.version
+        elif isinstance(message, SeatLost):
+            self.seats.pop(message.table, None)
 
     def say_bye(self, reason: str) -> None:
         """Tell the client we are closing, flush, hang up."""
@@ -196,7 +231,7 @@ class Session:
 
     async def refuse_and_close(self) -> None:
         """Answer a connection we cannot take (server full or stopping) and close it."""
-        stopping = self.server.stopping
+        stopping = self.services.is_stopping()
         code = ErrorCode.SHUTTING_DOWN if stopping else ErrorCode.SERVER_FULL
         text = (
             "the server is stopping" if stopping else "the server has no room for another session"
@@ -254,7 +289,7 @@ class Session:
         return self._pending.popleft()
 
     async def _serve(self) -> None:
-        deadline = trio.current_time() + self.server.config.limits.handshake_timeout
+        deadline = trio.current_time() + self.services.config.limits.handshake_timeout
         if isinstance(self.connection.stream, trio.SSLStream) and not await self._tls_handshake(
             deadline
         ):
@@ -265,7 +300,7 @@ class Session:
         with trio.CancelScope() as self._idle_scope:
             await self._serve_messages(deadline)
         if self._idle_scope.cancelled_caught:
-            idle = self.server.config.limits.idle_timeout
+            idle = self.services.config.limits.idle_timeout
             self.connection.finish(
                 to_wire(
                     Error(
@@ -301,8 +336,16 @@ class Session:
                 return
             self.last_heard = trio.current_time()
             # Backpressure for the client's own requests: while its outbox is half full, read
-            # no more from it (pushes from tables still have the other half).
-            await self.connection.wait_for_room()
+            # no more from it (pushes from tables still have the other half). Bounded: by the
+            # handshake's deadline before `hello`, by the write timeout after.
+            if self.hello_done:
+                await self.connection.wait_for_room()
+            else:
+                with trio.move_on_at(deadline) as waiting:
+                    await self.connection.wait_for_room()
+                if waiting.cancelled_caught:
+                    self.connection.abort("handshake_timeout")
+                    return
             if not await self._dispatch(item):
                 return
 
@@ -330,9 +373,8 @@ class Session:
                 self.connection.finish(reason=item.code.value)
                 return False
             if not self._requests.take():  # malformed messages count against the rate too
-                item = ProtocolError(
-                    ErrorCode.RATE_LIMITED, "too many messages", request_id=item.request_id
-                )
+                self.deliver(self._rate_limited(item.request_id))
+                return True
             self.deliver(error_message(item))
             return True
         if isinstance(item, Bye):
@@ -340,9 +382,7 @@ class Session:
             return False
         rid = getattr(item, "id", None)
         if not self._answers_turn(item) and not self._requests.take():
-            self.deliver(
-                Error(id=rid, code=ErrorCode.RATE_LIMITED.value, message="too many messages")
-            )
+            self.deliver(self._rate_limited(rid))
             return True
         name = HANDLERS.get(type(item))
         try:
@@ -353,9 +393,19 @@ class Session:
             handler: Handler = getattr(self, name)
             await handler(item)
         except Refused as exc:
+            self.deliver(
+                Error(
+                    id=rid,
+                    code=exc.code.value,
+                    message=exc.message,
+                    detail=exc.detail,
+                    retry_ms=exc.retry_ms,
+                )
+            )
+        except TableError as exc:
             self.deliver(Error(id=rid, code=exc.code.value, message=exc.message, detail=exc.detail))
-        except (TableError, AccountError) as exc:
-            self.deliver(Error(id=rid, code=str(exc.code), message=exc.message))
+        except AccountError as exc:
+            self.deliver(Error(id=rid, code=exc.code, message=exc.message))
         except StorageError as exc:
             self.log.error("storage_failed", request=item.TYPE, error=str(exc))
             self.deliver(
@@ -373,6 +423,14 @@ class Session:
             )
         # A refused hello ends the connection.
         return not (isinstance(item, Hello) and not self.hello_done)
+
+    def _rate_limited(self, request_id: int | None) -> Error:
+        return Error(
+            id=request_id,
+            code=ErrorCode.RATE_LIMITED.value,
+            message="too many messages",
+            retry_ms=self._requests.retry_ms(),
+        )
 
     def let_go_if_idle(self, cutoff: float, idle: float) -> None:
         """End the wait for the next message if nothing whole was heard since `cutoff` (the
@@ -394,14 +452,15 @@ class Session:
 
     def _detach(self) -> None:
         """The connection is gone: held seats wait for a reconnect, spectating ends."""
-        lobby = self.server.lobby
-        for table_id in list(self.seats) + list(self.watching):
-            table = lobby.tables.get(table_id)
-            if table is not None:
-                lobby.submit_later(table, LeaveCommand(occupant=self, disconnected=True))
+        lobby = self.services.lobby
+        for table_id in {*self.seats, *self.watching}:
+            with contextlib.suppress(TableError):
+                table = lobby.get(table_id)
+                lobby.submit_later(table, LeaveCommand(peer=self, reason=LeaveReason.DISCONNECTED))
         self.seats.clear()
         self.watching.clear()
-        ladder_hooks.on_session_closed(self)
+        lobby.forget(self)
+        self.services.ladder.connection_closed(self)
 
     # ---------------------------------------------------------------- handlers
 
@@ -422,7 +481,7 @@ class Session:
         refused: AccountError | None = None
         if hello.token is not None:
             try:
-                self.account = await accounts.login(self.server.store, hello.token)
+                self.account = await accounts.login(self.services.store, hello.token)
                 name = self.account.name
             except AccountError as exc:
                 refused = exc
@@ -435,15 +494,15 @@ class Session:
         self.log = self.log.bind(account=name)
         self.log.info("hello", client=hello.client, kind=hello.kind.value)
         if self.account is not None:
-            await self._resume_seats()
+            await self._logged_in(self.account)
 
     def _welcome(self, request_id: int | None, name: str | None) -> Welcome:
-        cfg = self.server.config
+        cfg = self.services.config
         limits = cfg.limits
         return Welcome(
             id=request_id,
             server=cfg.server_name,
-            server_version=self.server.server_version,
+            server_version=self.services.server_version,
             protocol=PROTOCOL_VERSION_TEXT,
             session=self.id,
             user=name,
@@ -458,28 +517,26 @@ class Session:
                 rate_burst=limits.max_message_burst,
                 handshake_timeout_ms=int(limits.handshake_timeout * 1000),
                 idle_timeout_ms=int(limits.idle_timeout * 1000),
-                clock=Clock(turn_ms=int(cfg.human_clock * 1000), bank_ms=0),
+                # The clock of this connection's decisions: its account's kind decides it (a bot
+                # account's is shorter); a connection not yet logged in is told a person's.
+                clock=self._clock(self.account),
                 chat_max_chars=limits.chat_max_chars,
                 chat_burst=limits.chat_burst,
                 chat_per_second=limits.chat_per_second,
             ),
         )
 
-    async def _resume_seats(self) -> None:
-        """A returning account gets back the seats it holds: `joined`, then a full snapshot."""
-        assert self.account is not None
-        lobby = self.server.lobby
-        for table in lobby.tables_held_by(self.account.id):
-            await lobby.submit(
-                table,
-                JoinCommand(
-                    account=self.account,
-                    occupant=self,
-                    seat=None,
-                    reply=self.deliver,
-                    reattach=True,
-                ),
-            )
+    def _clock(self, account: Account | None) -> Clock:
+        cfg = self.services.config
+        seconds = cfg.bot_clock if account is not None and account.is_bot else cfg.human_clock
+        return Clock(turn_ms=int(seconds * 1000), bank_ms=0)
+
+    async def _logged_in(self, account: Account) -> None:
+        """Now logged in: hear lobby chat, and get back the account's seats that no live
+        connection holds (`joined`, a snapshot and `turn` for each; docs/protocol.md,
+        "Accounts, connections and seats")."""
+        self.services.lobby.enter(self)
+        await self.services.lobby.resume(self, account)
 
     def _not_logged_in(self) -> None:
         if self.account is not None:
@@ -488,46 +545,78 @@ class Session:
     async def _on_register(self, request: Register) -> None:
         self._not_logged_in()
         account, token = await accounts.register(
-            self.server.store, request.name, is_bot=self.kind is ClientKind.BOT
+            self.services.store, request.name, is_bot=self.kind is ClientKind.BOT
         )
         self.account = account
         self.log = self.log.bind(account=account.name)
         self.log.info("registered", bot=account.is_bot)
-        self.deliver(Registered(id=request.id, name=account.name, token=token))
+        self.deliver(
+            Registered(
+                id=request.id,
+                name=account.name,
+                token=token,
+                bot=account.is_bot,
+                clock=self._clock(account),
+            )
+        )
+        self.services.lobby.enter(self)
 
     async def _on_login(self, request: Login) -> None:
         self._not_logged_in()
-        self.account = await accounts.login(self.server.store, request.token)
-        self.log = self.log.bind(account=self.account.name)
+        account = await accounts.login(self.services.store, request.token)
+        self.account = account
+        self.log = self.log.bind(account=account.name)
         # A guest logs in again with its resume token (a guest session resumed): say so. The
         # token is not repeated: the client already has it.
-        self.deliver(LoggedIn(id=request.id, name=self.account.name, guest=self.account.is_guest))
-        await self._resume_seats()
+        self.deliver(
+            LoggedIn(
+                id=request.id,
+                name=account.name,
+                guest=account.is_guest,
+                bot=account.is_bot,
+                clock=self._clock(account),
+            )
+        )
+        await self._logged_in(account)
 
     async def _on_guest(self, request: Guest) -> None:
         self._not_logged_in()
-        if not self.server.config.allow_guests:
+        if not self.services.config.allow_guests:
             raise Refused(ErrorCode.GUESTS_DISABLED, "this server does not allow guests")
         wanted = None
         if request.name is not None:
             wanted = accounts.check_name(request.name[:18])
-        self.account, token = await accounts.guest(self.server.store, wanted)
+        self.account, token = await accounts.guest(self.services.store, wanted)
         self.log = self.log.bind(account=self.account.name)
         # The resume token: with it (`login` or `hello.token`) the guest gets its seat back after a
         # dropped connection, as an account does with its own.
-        self.deliver(LoggedIn(id=request.id, name=self.account.name, guest=True, token=token))
+        self.deliver(
+            LoggedIn(
+                id=request.id,
+                name=self.account.name,
+                guest=True,
+                token=token,
+                clock=self._clock(self.account),
+            )
+        )
+        self.services.lobby.enter(self)
 
     async def _on_list_tables(self, request: ListTables) -> None:
-        self.watching_lobby = True
+        lobby = self.services.lobby
         game = request.game.value if request.game is not None else None
-        infos = self.server.lobby.listing(game, request.status, request.open_seats)
+        lobby.listen(self, game)
+        infos = lobby.listing(game, request.status, request.open_seats)
         self.deliver(Tables(id=request.id, tables=infos))
+
+    def _seated_elsewhere(self, table_id: str | None) -> None:
+        if any(t != table_id for t in self.seats):
+            raise Refused(ErrorCode.ALREADY_SEATED, "you already have a seat at a table")
 
     async def _on_create_table(self, request: CreateTable) -> None:
         account = self._need_account()
-        if request.sit is not None and self.seats:
-            raise Refused(ErrorCode.ALREADY_SEATED, "you already have a seat at a table")
-        lobby = self.server.lobby
+        if request.sit is not None:
+            self._seated_elsewhere(None)
+        lobby = self.services.lobby
         table = await lobby.create(request, account)
         created = TableCreated(id=request.id, table=table.table_id, code=table.config.code)
         if request.sit is None:
@@ -536,58 +625,43 @@ class Session:
         await lobby.submit(
             table,
             JoinCommand(
-                account=account,
-                occupant=self,
-                seat=request.sit,
-                reply=self.deliver,
-                request_id=request.id,
-                created=created,
+                peer=self, account=account, seat=request.sit, request_id=request.id, created=created
             ),
         )
 
     async def _on_join(self, request: Join) -> None:
         account = self._need_account()
-        if request.table not in self.seats and self.seats:
-            raise Refused(ErrorCode.ALREADY_SEATED, "you already have a seat at a table")
-        lobby = self.server.lobby
+        self._seated_elsewhere(request.table)
+        lobby = self.services.lobby
         table = lobby.find(request.table, request.code)
         await lobby.submit(
             table,
             JoinCommand(
+                peer=self,
                 account=account,
-                occupant=self,
                 seat=request.seat,
-                reply=self.deliver,
                 request_id=request.id,
+                takeover=request.takeover,
             ),
         )
 
     async def _on_spectate(self, request: Spectate) -> None:
         self._need_account()
-        if request.table in self.seats:
-            raise Refused(ErrorCode.ALREADY_SEATED, "you are seated at this table")
-        lobby = self.server.lobby
+        lobby = self.services.lobby
         table = lobby.find(request.table, request.code)
-        await lobby.submit(
-            table, SpectateCommand(occupant=self, reply=self.deliver, request_id=request.id)
-        )
+        await lobby.submit(table, SpectateCommand(peer=self, request_id=request.id))
 
     async def _on_leave(self, request: Leave) -> None:
         self._need_account()
-        if request.table not in self.seats and request.table not in self.watching:
-            raise Refused(ErrorCode.NOT_SEATED, "you are not at this table")
+        lobby = self.services.lobby
+        table = lobby.get(request.table)
         self.seats.pop(request.table, None)
         self.watching.discard(request.table)
-        table = self.server.lobby.tables.get(request.table)
-        if table is None:
-            raise Refused(ErrorCode.NO_SUCH_TABLE, f"no table {request.table!r}")
-        await self.server.lobby.submit(
-            table, LeaveCommand(occupant=self, reply=self.deliver, request_id=request.id)
-        )
+        await lobby.submit(table, LeaveCommand(peer=self, request_id=request.id))
 
     async def _on_chat(self, request: Chat) -> None:
         account = self._need_account()
-        limits = self.server.config.limits
+        limits = self.services.config.limits
         text = request.text.strip()
         if not text or len(text) > limits.chat_max_chars:
             raise Refused(
@@ -595,55 +669,46 @@ class Session:
                 f"a chat line is 1 to {limits.chat_max_chars} characters",
                 detail="text",
             )
-        lobby = self.server.lobby
+        lobby = self.services.lobby
         table = None
         if request.scope is ChatScope.TABLE:
             assert request.table is not None
-            if request.table not in self.seats and request.table not in self.watching:
-                raise Refused(ErrorCode.NOT_SEATED, "you are not at this table")
-            table = lobby.tables.get(request.table)
-            if table is None:
-                raise Refused(ErrorCode.NO_SUCH_TABLE, f"no table {request.table!r}")
+            table = lobby.get(request.table)
         if not self._chat.take():
-            raise Refused(ErrorCode.RATE_LIMITED, "you are chatting too fast")
-        if table is None:
-            lobby.chat(self, text)
-        else:
-            await lobby.submit(
-                table,
-                ChatCommand(
-                    ChatMessage(
-                        scope=ChatScope.TABLE, table=table.table_id, name=account.name, text=text
-                    )
-                ),
+            raise Refused(
+                ErrorCode.RATE_LIMITED, "you are chatting too fast", retry_ms=self._chat.retry_ms()
             )
-        self.deliver(Ok(id=request.id))
+        if table is None:
+            lobby.chat(account.name, text)
+            self.deliver(Ok(id=request.id))
+            return
+        line = ChatMessage(
+            scope=ChatScope.TABLE, table=table.table_id, name=account.name, text=text
+        )
+        # The table answers `ok`, then tells everyone at it (this connection too).
+        await lobby.submit(table, ChatCommand(peer=self, message=line, request_id=request.id))
 
     async def _on_act(self, request: Act) -> None:
         self._need_account()
-        seat = self.seats.get(request.table)
-        if seat is None:
-            raise Refused(ErrorCode.NOT_SEATED, "you hold no seat at this table")
-        table = self.server.lobby.tables.get(request.table)
-        if table is None:
-            raise Refused(ErrorCode.NO_SUCH_TABLE, f"no table {request.table!r}")
-        await self.server.lobby.submit(
+        lobby = self.services.lobby
+        table = lobby.get(request.table)
+        # The table checks that this connection holds a seat there and that it is its turn.
+        await lobby.submit(
             table,
             ActCommand(
-                seat=seat,
+                peer=self,
                 version=request.version,
                 action=to_map(request.action),
-                reply=self.deliver,
                 request_id=request.id,
             ),
         )
 
-    async def _on_ladder(self, request: LadderEnter | LadderLeave) -> None:
+    async def _on_ladder(
+        self, request: LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow
+    ) -> None:
         # The ladder (server/ladder/) judges who may enter, accounts included.
-        await ladder_hooks.on_ladder_request(self, request)
-
-    async def _on_standings(self, request: LadderStandings) -> None:
-        await ladder_hooks.on_ladder_request(self, request)
+        client = Client(peer=self, account=self.account, owner=self.host)
+        self.deliver(await self.services.ladder.handle(client, request))
 
     async def _on_ping(self, request: Ping) -> None:
         self.deliver(Pong(id=request.id))
@@ -668,9 +733,9 @@ HANDLERS: dict[type[Message], str] = {
     Act: "_on_act",
     LadderEnter: "_on_ladder",
     LadderLeave: "_on_ladder",
-    LadderStandings: "_on_standings",
-    LadderMatches: "_on_standings",
-    LadderShow: "_on_standings",
+    LadderStandings: "_on_ladder",
+    LadderMatches: "_on_ladder",
+    LadderShow: "_on_ladder",
     Ping: "_on_ping",
     Pong: "_on_pong",
 }

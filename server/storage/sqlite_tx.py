@@ -31,6 +31,11 @@ def _now() -> float:
     return round(time.time(), 3)
 
 
+def _storable(number: int) -> bool:
+    """Whether SQLite can hold this integer (64-bit): no row has an id it cannot."""
+    return -(2**63) <= number < 2**63
+
+
 def _account(row: sqlite3.Row | None) -> AccountRow | None:
     if row is None:
         return None
@@ -93,8 +98,8 @@ class SqliteTx:
         return cur.lastrowid
 
     def account_by_id(self, account_id: int) -> AccountRow | None:
-        if not -(2**63) <= account_id < 2**63:
-            return None  # no such id can be stored (SQLite integers are 64-bit)
+        if not _storable(account_id):
+            return None
         return _account(
             self.conn.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
         )
@@ -215,6 +220,8 @@ class SqliteTx:
         return [game for row in rows if (game := self.load_game(row["id"])) is not None]
 
     def load_game(self, game_id: int) -> StoredGame | None:
+        if not _storable(game_id):
+            return None
         conn = self.conn
         row = conn.execute(
             "SELECT g.*, t.config AS table_config FROM games g JOIN tables t ON t.id = g.table_id"
@@ -263,7 +270,15 @@ class SqliteTx:
             )
         ]
 
+    def latest_game_at(self, table_id: str) -> int | None:
+        row = self.conn.execute(
+            "SELECT id FROM games WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
+        ).fetchone()
+        return None if row is None else int(row["id"])
+
     def game_status(self, game_id: int) -> str | None:
+        if not _storable(game_id):
+            return None
         row = self.conn.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else str(row["status"])
 

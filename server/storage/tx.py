@@ -125,6 +125,10 @@ class Tx(Protocol):
 
     def game_ids(self, status: str | None = None) -> list[int]: ...
 
+    def latest_game_at(self, table_id: str) -> int | None:
+        """The last game played at a table (a table plays one; if it ever held more, the latest)."""
+        ...
+
     def game_status(self, game_id: int) -> str | None: ...
 
     def hand_count(self, game_id: int) -> tuple[int, int]:

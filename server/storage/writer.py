@@ -22,9 +22,9 @@ from typing import TypeVar
 
 import trio
 
-from server.storage import sqlite
 from server.storage.engine import Database, Durability, Job
 from server.storage.errors import StorageError, StoreClosed
+from server.storage.sqlite import open_for_serving
 from server.storage.tx import Tx
 
 T = TypeVar("T")
@@ -145,7 +145,7 @@ async def open_store(
     request, then the database is left whole (for SQLite: the WAL checkpointed and truncated), the
     file closed and the lock released.
     """
-    database = await trio.to_thread.run_sync(sqlite.open_for_serving, path, durability)
+    database = await trio.to_thread.run_sync(open_for_serving, path, durability)
     store = Store(database)
     try:
         async with trio.open_nursery() as nursery:

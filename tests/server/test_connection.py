@@ -1,5 +1,5 @@
 """The writer: frames queued together leave in one write (bounded), in order, byte for byte; and
-an event delivered to many sessions is encoded once (`event_frames`)."""
+an event delivered to many sessions is encoded once (`SharedEvent`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from protocol.framing import FrameDecoder
 from protocol.messages import CardPlayed, Pong
 from protocol.wire import decode, encode
 from server.connection import MAX_WRITE_BYTES, Connection
-from server.session import _RECENT_LIMIT, event_frames
+from server.peers import SharedEvent
 
 
 class Recording(trio.abc.HalfCloseableStream):
@@ -95,12 +95,8 @@ async def test_a_long_burst_is_cut_into_bounded_writes() -> None:
 
 def test_an_event_object_is_encoded_once_for_all_its_recipients() -> None:
     event = CardPlayed(table="t1", version=3, seat=1, card="QS", trick_number=1)
-    shared = event_frames(event)
-    assert event_frames(event) is shared  # the next recipient reuses it
-    twin = dataclasses.replace(event)  # equal, but another object: encoded on its own
-    assert event_frames(twin) is not shared
-    assert shared.frame(7) == encode(dataclasses.replace(event, seq=7))
-    # Bounded: old entries make way.
-    for version in range(_RECENT_LIMIT + 5):
-        event_frames(dataclasses.replace(event, version=version))
-    assert event_frames(event) is not shared
+    shared = SharedEvent(event)
+    frames = shared.frames()
+    assert shared.frames() is frames  # the next recipient reuses the one encoding
+    assert frames.frame(7) == encode(dataclasses.replace(event, seq=7))
+    assert frames.frame(8) == encode(dataclasses.replace(event, seq=8))

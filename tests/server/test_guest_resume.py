@@ -29,6 +29,7 @@ from protocol.messages import (
 from protocol.types import ActionKind, Game
 from server import accounts
 from server.app import Server, local_config, running_server
+from server.seating import account_seat
 from server.table import Table
 from tests.server.players import random_choice
 from tests.server.wire_client import WireClient
@@ -166,8 +167,8 @@ async def test_a_wrong_or_unknown_token_gets_no_seat(server: Server, tmp_path: P
         assert not [m for m in stranger_back.received if isinstance(m, Joined | Snapshot)]
         await stranger_back.aclose()
         # The seat is still held for the real guest.
-        assert table.seats[0].occupant is None and not table.seats[0].abandoned
-        assert table.holds_seat(int(guest_id)) == 0
+        assert table.seats[0].holder is None and not table.seats[0].abandoned
+        assert account_seat(table.seats, int(guest_id)) == 0
 
 
 async def test_after_the_grace_the_guest_seat_is_gone(tmp_path: Path) -> None:
@@ -183,7 +184,7 @@ async def test_after_the_grace_the_guest_seat_is_gone(tmp_path: Path) -> None:
                     break
                 await trio.sleep(0.02)
             assert table.seats[0].abandoned, "the grace never ran out"
-            assert table.holds_seat(guest_id) is None
+            assert account_seat(table.seats, guest_id) is None
             back = await WireClient.connect(server.port)
             welcome = await back.hello(token=guest.token)
             assert welcome.user == guest.name  # the token still logs the guest in ...

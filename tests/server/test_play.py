@@ -16,6 +16,7 @@ from protocol.messages import (
     Joined,
     Leave,
     LoggedIn,
+    Ok,
     Register,
     Registered,
     Snapshot,
@@ -158,14 +159,21 @@ async def test_refused_actions_leave_the_game_unchanged(server: Server) -> None:
         ok = await a.request(Act(table=table_id, version=version, action=good))
         assert not isinstance(ok, Error), ok
         assert table.game.version == version + 1
+        # A repeat of a decision already made: a has no decision open, and that refusal comes
+        # before any version check (docs/protocol.md, "Which refusal wins").
         dup = await a.request(Act(table=table_id, version=version, action=good))
-        assert isinstance(dup, Error) and dup.code == "stale_version"
+        assert isinstance(dup, Error) and dup.code == "not_your_turn"
         # Out of turn: a has passed; it may not act again in this phase.
         out_of_turn = await refused(
             a, Act(table=table_id, version=version + 1, action=turn_a.legal[1])
         )
         assert out_of_turn.code == "not_your_turn"
         assert turn_b.seat == 1
+        # b's decision began at `version`; a's pass raised the version without changing b's
+        # choices, so b's pass decided on `version` is for the same decision and is applied.
+        passed = await b.request(Act(table=table_id, version=version, action=turn_b.legal[0]))
+        assert isinstance(passed, Ok), passed
+        assert table.game.version == version + 2
         for client in (a, b, c, d, outsider):
             await client.aclose()
 

@@ -191,8 +191,9 @@ async def test_chat_is_length_and_rate_limited(server: Server) -> None:
         assert isinstance(replies[-1], Error) and replies[-1].code == "rate_limited"
         heard = await b.expect(ChatMessage)
         assert heard.text == "hi 0" and heard.name.startswith("talker")
+        # A table that does not exist is `no_such_table` (docs/protocol.md, "Which refusal wins").
         not_there = await a.request(Chat(scope=ChatScope.TABLE, table="nope", text="hello"))
-        assert isinstance(not_there, Error) and not_there.code == "not_seated"
+        assert isinstance(not_there, Error) and not_there.code == "no_such_table"
         await a.aclose()
         await b.aclose()
 

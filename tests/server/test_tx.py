@@ -71,6 +71,8 @@ def test_a_game_from_start_to_finish(tx: Tx) -> None:
     assert list(tx.hand_records(game)) == [{"hand": "again"}]
     assert tx.game_ids() == [game] and tx.game_ids("finished") == [game]
     assert tx.game_ids("running") == [] and tx.load_game(game + 1) is None
+    assert tx.latest_game_at("t") == game and tx.latest_game_at("elsewhere") is None
+    assert tx.game_status(10**30) is None and tx.load_game(10**30) is None
 
 
 def test_hand_records_of_every_game_come_in_game_then_hand_order(tx: Tx) -> None:

@@ -27,13 +27,13 @@ from protocol.messages import (
 )
 from protocol.types import ClientKind
 from server.app import Server
-from server.ladder import hooks
 from server.ladder import store as ladder_store
+from server.ladder.house import add_house_bots_command
 from server.ladder.ratings import recompute
 from server.ladder.scheduler import SchedulerSettings
-from server.ladder.service import LadderService, LadderSettings
+from server.ladder.settings import LadderSettings
 from server.storage import Tx, read_transaction, write_transaction
-from tests.server.ladder.conftest import ServerFactory
+from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.wire_client import WireClient
 
 FAST = LadderSettings(hands=1, interval=0.05, seed=7, scheduler=SchedulerSettings())
@@ -61,45 +61,48 @@ def runner_for(
     return BotRunner(make_bot(spec, seed=seed), config, on_message=on_message)
 
 
-async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(server: Server) -> None:
+async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(
+    make_server: ServerFactory,
+) -> None:
     specs = ["random", "random", "heuristic", "heuristic", "search,ms=5", "search,ms=5"]
     specs += ["heuristic", "random"]
     with trio.fail_after(100):
-        tokens = [await register_bot(server, f"lb{i}") for i in range(len(specs))]
-        seen = {"matches": 0, "turns": 0, "dropped": 0}
+        async with make_server(ladder=True, ladder_settings=FAST) as server:
+            tokens = [await register_bot(server, f"lb{i}") for i in range(len(specs))]
+            seen = {"matches": 0, "turns": 0, "dropped": 0}
 
-        def drop_in_second_match(message: Message) -> None:
-            # The last bot cuts its line on its third turn of its second match.
-            if isinstance(message, MatchEnded):
-                seen["matches"] += 1
-                seen["turns"] = 0
-            elif isinstance(message, YourTurn) and seen["matches"] == 1 and not seen["dropped"]:
-                seen["turns"] += 1
-                if seen["turns"] == 3:
-                    seen["dropped"] = 1
-                    runner.disconnect()
+            def drop_in_second_match(message: Message) -> None:
+                # The last bot cuts its line on its third turn of its second match.
+                if isinstance(message, MatchEnded):
+                    seen["matches"] += 1
+                    seen["turns"] = 0
+                elif isinstance(message, YourTurn) and seen["matches"] == 1 and not seen["dropped"]:
+                    seen["turns"] += 1
+                    if seen["turns"] == 3:
+                        seen["dropped"] = 1
+                        runner.disconnect()
 
-        async with trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
-            runners = [
-                runner_for(server, spec, token, seed=i)
-                for i, (spec, token) in enumerate(zip(specs[:-1], tokens[:-1], strict=True))
-            ]
-            runner = runner_for(
-                server, specs[-1], tokens[-1], seed=99, on_message=drop_in_second_match
-            )
-            for each in [*runners, runner]:
-                nursery.start_soon(each.run)
-            await service.wait_rated(6)
-            # Keep going until the dropper's forfeit has been rated too.
-            with trio.fail_after(60):
-                while not any(m["forfeits"] for m in _stored_matches(server)):
-                    await service.wait_rated(service.rated + 1)
-            client = await WireClient.connect(server.port)
-            await client.hello(token=tokens[0], kind=ClientKind.BOT)
-            standings = await client.request(LadderStandings(limit=50))
-            await client.aclose()
-            nursery.cancel_scope.cancel()
+            async with trio.open_nursery() as nursery:
+                service = ladder_of(server)
+                runners = [
+                    runner_for(server, spec, token, seed=i)
+                    for i, (spec, token) in enumerate(zip(specs[:-1], tokens[:-1], strict=True))
+                ]
+                runner = runner_for(
+                    server, specs[-1], tokens[-1], seed=99, on_message=drop_in_second_match
+                )
+                for each in [*runners, runner]:
+                    nursery.start_soon(each.run)
+                await service.wait_rated(6)
+                # Keep going until the dropper's forfeit has been rated too.
+                with trio.fail_after(60):
+                    while not any(m["forfeits"] for m in _stored_matches(server)):
+                        await service.wait_rated(service.rated + 1)
+                client = await WireClient.connect(server.port)
+                await client.hello(token=tokens[0], kind=ClientKind.BOT)
+                standings = await client.request(LadderStandings(limit=50))
+                await client.aclose()
+                nursery.cancel_scope.cancel()
 
     assert isinstance(standings, Standings)
     names = {line.name for line in standings.entries}
@@ -155,15 +158,18 @@ async def test_house_bots_give_a_lone_bot_opponents(
     # The host enters house bots with the CLI's function: before the server starts, and while the
     # ladder runs (it looks for new ones every `house_poll` seconds).
     path = tmp_path / "ladder.db"
-    message = hooks.add_house_bots_command(path, ["random", "heuristic"])
+    message = add_house_bots_command(path, ["random", "heuristic"])
     assert message == "entered on the ladder: house:random, house:heuristic"
     settings = dataclasses.replace(FAST, house_poll=0.05)
     with trio.fail_after(60):
-        async with make_server() as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
             token = await register_bot(server, "lonely")
             nursery.start_soon(runner_for(server, "heuristic", token, seed=1).run)
-            await trio.to_thread.run_sync(hooks.add_house_bots_command, path, ["search,ms=5"])
+            await trio.to_thread.run_sync(add_house_bots_command, path, ["search,ms=5"])
             await service.wait_rated(2)
             nursery.cancel_scope.cancel()
     with read_transaction(path) as tx:
@@ -176,8 +182,11 @@ async def test_house_bots_give_a_lone_bot_opponents(
 async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: ServerFactory) -> None:
     settings = LadderSettings(hands=1, interval=0.05, seed=3, max_timeouts=2, cooldown=600)
     with trio.fail_after(60):
-        async with make_server(bot_clock=0.05) as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(bot_clock=0.05, ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
             for spec in ("random", "heuristic", "search,ms=5"):
                 await service.add_house_bot(spec)
             token = await register_bot(server, "silent")
@@ -211,7 +220,9 @@ async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: Serve
     assert row is not None and row.halves[0]["seats"]
 
 
-async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server: Server) -> None:
+async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(
+    server: Server, make_server: ServerFactory
+) -> None:
     from protocol.messages import Guest
 
     with trio.fail_after(20):
@@ -220,20 +231,22 @@ async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server:
         assert isinstance(await client.request(LadderStandings()), Standings)
         refused = await client.request(LadderEnter())
         assert isinstance(refused, Error) and refused.code == "not_on_ladder"
-        await client.request(Guest())
-        async with trio.open_nursery() as nursery:
-            await nursery.start(hooks.run_ladder, server, FAST)
+        await client.aclose()
+    with trio.fail_after(20):
+        async with make_server(ladder=True, ladder_settings=FAST) as with_ladder:
+            client = await WireClient.connect(with_ladder.port)
+            await client.hello()
+            await client.request(Guest())
             refused = await client.request(LadderEnter())
             assert isinstance(refused, Error) and refused.code == "not_authenticated"
-            nursery.cancel_scope.cancel()
-        await client.aclose()
+            await client.aclose()
 
 
 async def test_the_server_runs_its_own_ladder_by_default(make_server: ServerFactory) -> None:
     with trio.fail_after(20):
         async with make_server(ladder=True) as server:
-            service = hooks.service_of(server)
-            assert service is not None and service.settings == LadderSettings()
+            service = ladder_of(server)
+            assert service.settings == LadderSettings()
             token = await register_bot(server, "solo")
             client = await WireClient.connect(server.port)
             await client.hello(token=token, kind=ClientKind.BOT)
@@ -249,10 +262,10 @@ async def test_matches_wait_for_room_and_one_table_at_a_time_is_enough(
 
     with trio.fail_after(40):
         async with (
-            make_server(limits=Limits(max_tables=1)) as server,
+            make_server(limits=Limits(max_tables=1), ladder=True, ladder_settings=FAST) as server,
             trio.open_nursery() as nursery,
         ):
-            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
+            service = ladder_of(server)
             for spec in ("random", "heuristic", "search,ms=5"):
                 await service.add_house_bot(spec)
             token = await register_bot(server, "roomy")
@@ -270,7 +283,7 @@ async def test_the_ladder_rebuilds_its_ratings_from_the_history_at_start(
 ) -> None:
     # Ratings stored by other rules (an older server, another tau) are replaced at start by the
     # ones this server's rules give for the rated history.
-    from server.ladder.ratings import RatingModel, recompute
+    from server.ladder.ratings import RatingModel
     from tests.server.ladder import made
 
     path = tmp_path / "ladder.db"
@@ -282,8 +295,11 @@ async def test_the_ladder_rebuilds_its_ratings_from_the_history_at_start(
         tx.set_rating(stale, ladder_store.RATING_KEY, mu=99.0, sigma=0.5, games=7)
     settings = dataclasses.replace(FAST, tau=0.3)
     with trio.fail_after(30):
-        async with make_server() as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
             nursery.cancel_scope.cancel()
     with read_transaction(path) as tx:
         expected = recompute(ladder_store.rated_outcomes(tx), RatingModel(tau=0.3))

@@ -1,0 +1,147 @@
+"""The ladder as a session sees it: answers to ladder requests, with or without a running ladder.
+
+What was stored (standings, matches, an entrant's record) is read from the database the same way
+whether or not this server runs the ladder (`LadderArchive`); entering and leaving need the running
+service (`server.ladder.service.LadderService`). `NoLadder` is the desk of a server started with the
+ladder off: it answers the reads and refuses `ladder_enter` / `ladder_leave` with `not_on_ladder`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Entrant,
+    Error,
+    LadderMatches,
+    LadderShow,
+    LadderStandings,
+    Matches,
+    Message,
+    Standings,
+)
+from protocol.types import ClientKind, LadderHalf, LadderMatch, MatchStatus, RatingMove, Standing
+from server.ladder import store as ladder_store
+from server.ladder.ratings import Rating
+from server.peers import Peer
+from server.ports import Client, LadderRequest
+
+if TYPE_CHECKING:
+    from server.storage import Store, Tx
+
+#: The most standings lines sent at once: 500 of the longest fit one 64 KiB frame, 1000 do not.
+MAX_STANDINGS = 500
+
+
+class LadderArchive:
+    """The ladder's stored history, read in the store's writer (so it sees every commit)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def answer(self, request: LadderStandings | LadderMatches | LadderShow) -> Message:
+        if isinstance(request, LadderStandings):
+            limit = min(request.limit, MAX_STANDINGS)
+            rows = await self.store.call(lambda tx: _stored_standings(tx, limit))
+            return Standings(id=request.id, entries=rows)
+        if isinstance(request, LadderMatches):
+            found = await self.store.call(
+                lambda tx: _stored_matches(tx, request.entrant, request.limit)
+            )
+            return Matches(id=request.id, matches=found)
+        entrant = await self.store.call(lambda tx: _stored_entrant(tx, request.name))
+        if entrant is None:
+            return Error(
+                id=request.id,
+                code=ErrorCode.NO_SUCH_ENTRANT.value,
+                message=f"no account is called {request.name!r}",
+            )
+        return dataclasses.replace(entrant, id=request.id)
+
+
+class NoLadder:
+    """The ladder desk of a server that runs no ladder: past ladders can still be read."""
+
+    def __init__(self, store: Store) -> None:
+        self.archive = LadderArchive(store)
+
+    async def handle(self, client: Client, request: LadderRequest) -> Message:
+        if isinstance(request, LadderStandings | LadderMatches | LadderShow):
+            return await self.archive.answer(request)
+        return Error(
+            id=request.id,
+            code=ErrorCode.NOT_ON_LADDER.value,
+            message="the rated ladder does not run on this server",
+        )
+
+    def connection_closed(self, peer: Peer) -> None:
+        return None
+
+
+def _stored_matches(tx: Tx, entrant: str | None, limit: int) -> list[LadderMatch]:
+    return [wire_match(row) for row in ladder_store.matches(tx, entrant, limit)]
+
+
+def _stored_entrant(tx: Tx, name: str) -> Entrant | None:
+    detail = ladder_store.entrant_detail(tx, name, recent=10)
+    if detail is None:
+        return None
+    start = Rating()
+    return Entrant(
+        name=detail["name"][:32],
+        kind=ClientKind.BOT if detail["bot"] else ClientKind.HUMAN,
+        rank=detail["rank"],
+        rating=float(detail.get("rating", start.conservative)),
+        mu=float(detail.get("mu", start.mu)),
+        sigma=float(detail.get("sigma", start.sigma)),
+        games=int(detail.get("matches", 0)),
+        wins=detail["wins"],
+        draws=detail["draws"],
+        losses=detail["losses"],
+        forfeits=detail["forfeits"],
+        recent=[wire_match(row) for row in detail["recent"]],
+    )
+
+
+def wire_match(row: dict[str, Any]) -> LadderMatch:
+    """One of `server.ladder.store.matches`' rows as the wire's `LadderMatch`."""
+    changes: dict[str, dict[str, dict[str, float]]] = row["changes"]
+    finished = row.get("finished_at")
+    return LadderMatch(
+        match=row["match"],
+        status=MatchStatus(row["status"]),
+        time=int(finished) if finished is not None else None,
+        preset=row["preset"][:64],
+        teams=[[name[:32] for name in team] for team in row["teams"]],
+        halves=[
+            LadderHalf(game=half["game"], table=half["table"], points=list(half["points"]))
+            for half in row["halves"]
+        ],
+        points=list(row["points"]) if row["points"] is not None else None,
+        winner=row["winner"],
+        forfeits=[name[:32] for name in row["forfeits"]],
+        ratings=[
+            RatingMove(
+                name=name[:32],
+                before=float(move["before"]["rating"]),
+                after=float(move["after"]["rating"]),
+            )
+            for name, move in changes.items()
+        ],
+    )
+
+
+def _stored_standings(tx: Tx, limit: int) -> list[Standing]:
+    return [
+        Standing(
+            rank=r.rank,
+            name=r.name[:32],
+            rating=r.rating.conservative,
+            mu=r.rating.mu,
+            sigma=r.rating.sigma,
+            games=r.rating.matches,
+        )
+        for r in ladder_store.standings(tx, limit)
+    ]
