@@ -85,10 +85,11 @@ async def test_a_second_serve_is_refused_naming_the_first(tmp_path: Path) -> Non
         second = await trio.run_process(
             serve, capture_stdout=True, capture_stderr=True, check=False
         )
-        # Refused before it touched anything. (How the CLI words it, and its exit code, are the
-        # CLI's part.)
-        assert second.returncode != 0
-        assert f"is in use by spades-server pid {first.pid}" in second.stderr.decode()
+        # Refused before it touched anything: one line, the database's exit code (4).
+        assert second.returncode == 4
+        lines = second.stderr.decode().strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error: database {db} is in use"), lines
+        assert f"by spades-server pid {first.pid} on {socket.gethostname()}" in lines[0]
         assert first.alive()
         # A read-only command still works while it serves.
         exported = await trio.run_process(

@@ -26,7 +26,7 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ClientKind
-from server.app import Server
+from server.app import Server, local_config, running_server
 from server.ladder import store as ladder_store
 from server.ladder.house import add_house_bots_command
 from server.ladder.ratings import recompute
@@ -220,9 +220,7 @@ async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: Serve
     assert row is not None and row.halves[0]["seats"]
 
 
-async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(
-    server: Server, make_server: ServerFactory
-) -> None:
+async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server: Server) -> None:
     from protocol.messages import Guest
 
     with trio.fail_after(20):
@@ -233,7 +231,10 @@ async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(
         assert isinstance(refused, Error) and refused.code == "not_on_ladder"
         await client.aclose()
     with trio.fail_after(20):
-        async with make_server(ladder=True, ladder_settings=FAST) as with_ladder:
+        # A database of its own: `server` still holds its own (one server per database).
+        other_db = server.config.db_path.with_name("with-ladder.db")
+        config = local_config(other_db, ladder=True, ladder_settings=FAST)
+        async with running_server(config) as with_ladder:
             client = await WireClient.connect(with_ladder.port)
             await client.hello()
             await client.request(Guest())
