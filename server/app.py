@@ -36,6 +36,7 @@ from server.lobby import Lobby
 from server.ports import LadderDesk
 from server.session import Session, SessionServices
 from server.storage import Store, open_store
+from server.storage.target import shown
 from server.tls import server_context
 
 if TYPE_CHECKING:
@@ -184,7 +185,7 @@ async def serve(
         if config.tls_cert is None or config.tls_key is None:
             raise ValueError("TLS needs both tls_cert and tls_key")
         tls = server_context(config.tls_cert, config.tls_key)
-    async with open_store(config.db_path, config.durability) as store:
+    async with open_store(config.database, config.durability) as store:
         server = Server(config, store, tls)
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
@@ -226,7 +227,7 @@ async def serve(
                             "listening",
                             host=config.host,
                             port=server.port,
-                            db=str(config.db_path),
+                            db=shown(config.database),
                             durability=config.durability.value,
                             synchronous=store.synchronous,
                             tls=tls is not None,

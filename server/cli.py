@@ -25,6 +25,7 @@ from server.config import (
     default_db_path,
 )
 from server.storage import Durability
+from server.storage.target import Target, is_postgres, shown
 
 if TYPE_CHECKING:
     from server.storage import Tx
@@ -83,7 +84,11 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         bool, typer.Option("--web/--no-web", help="Serve the browser page (--no-web: TCP only).")
     ] = True,
     db: Annotated[
-        Path | None, typer.Option(help="SQLite database file (default: under your data dir).")
+        str | None,
+        typer.Option(
+            help="SQLite database file (default: under your data dir), or a PostgreSQL database "
+            "postgresql://user@host:port/db (which several servers may share)."
+        ),
     ] = None,
     durability: Annotated[
         Durability,
@@ -186,7 +191,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     config = ServerConfig(
         host=host,
         port=port,
-        db_path=db if db is not None else default_db_path(),
+        db_path=Path(db) if db is not None and not is_postgres(db) else default_db_path(),
+        db_url=db if db is not None and is_postgres(db) else None,
         durability=durability,
         human_clock=human_clock,
         bot_clock=bot_clock,
@@ -266,7 +272,9 @@ def export(
         ),
     ] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Export every recorded hand.")] = False,
-    db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
+    db: Annotated[
+        str | None, typer.Option(help="SQLite database file, or a PostgreSQL URL.")
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
     ] = None,
@@ -277,7 +285,7 @@ def export(
     if (game is None) == (not all_games):
         typer.echo("error: give exactly one of --game ID or --all", err=True)
         raise typer.Exit(2)
-    path = db if db is not None else default_db_path()
+    path = _database(db)
     try:
         # Read-only and lock-free: works while a server serves the file.
         with read_transaction(path) as tx:
@@ -286,7 +294,7 @@ def export(
                 game_id = _game_number(tx, game)
                 if game_id is None:
                     typer.echo(
-                        f"error: no game {game} in {path}: give a table id (`spades history` "
+                        f"error: no game {game} in {shown(path)}: give a table id (`spades history` "
                         "lists yours) or a game number",
                         err=True,
                     )
@@ -304,6 +312,13 @@ def export(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"{count} hand records", err=True)
+
+
+def _database(db: str | None) -> Target:
+    """A command's `--db`: a PostgreSQL URL, a SQLite file, or the default file."""
+    if db is None:
+        return default_db_path()
+    return db if is_postgres(db) else Path(db)
 
 
 def _game_number(tx: Tx, game: str) -> int | None:
@@ -325,15 +340,17 @@ def add_house_bots(
     specs: Annotated[
         list[str] | None, typer.Argument(help="Bot specs (default: the sample bots).")
     ] = None,
-    db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
+    db: Annotated[
+        str | None, typer.Option(help="SQLite database file, or a PostgreSQL URL.")
+    ] = None,
 ) -> None:
     """Enter sample bots on the ladder as house bots (the ladder seats them itself)."""
     from server.ladder.house import add_house_bots_command
     from server.storage import StorageError
 
-    path = db if db is not None else default_db_path()
+    path = _database(db)
     if db is None:
-        path.parent.mkdir(parents=True, exist_ok=True)  # our own data folder, made on first use
+        default_db_path().parent.mkdir(parents=True, exist_ok=True)  # ours, made on first use
     try:
         typer.echo(add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:

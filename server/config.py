@@ -14,6 +14,7 @@ import structlog
 
 from server.ladder.settings import LadderSettings
 from server.storage import Durability
+from server.storage.target import Target
 
 DEFAULT_PORT = 7777
 DEFAULT_WEB_PORT = 7778  # `spades-server serve`'s web port (the browser page and its WebSocket)
@@ -65,6 +66,9 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = DEFAULT_PORT
     db_path: Path = field(default_factory=default_db_path)
+    # A PostgreSQL database (`postgresql://user@host:port/db`) instead of the SQLite file
+    # `db_path`: the one several servers (workers, machines) share. See `database`.
+    db_url: str | None = None
     # normal: a commit survives a killed server process; full: also power loss (an fsync per
     # commit). See `server.storage.Durability` and docs/operations.md.
     durability: Durability = Durability.normal
@@ -93,6 +97,11 @@ class ServerConfig:
     web_port: int | None = None
     web_port_optional: bool = False
     limits: Limits = field(default_factory=Limits)
+
+    @property
+    def database(self) -> Target:
+        """What the store opens: `db_url` when given, else the SQLite file `db_path`."""
+        return self.db_url if self.db_url is not None else self.db_path
 
 
 class _StderrLogger:
