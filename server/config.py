@@ -69,6 +69,11 @@ class ServerConfig:
     # A PostgreSQL database (`postgresql://user@host:port/db`) instead of the SQLite file
     # `db_path`: the one several servers (workers, machines) share. See `database`.
     db_url: str | None = None
+    # One of several servers sharing `db_url` as one server (server/cluster/): `serve --cluster`
+    # on each machine, or each worker of `serve --workers N`. `cluster_address`: the address the
+    # others reach this one's link at (None: `host`, or this machine's LAN address for 0.0.0.0).
+    cluster: bool = False
+    cluster_address: str | None = None
     # normal: a commit survives a killed server process; full: also power loss (an fsync per
     # commit). See `server.storage.Durability` and docs/operations.md.
     durability: Durability = Durability.normal

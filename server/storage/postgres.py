@@ -138,11 +138,19 @@ def hold_serving_lock(url: str, *, shared: bool) -> psycopg.Connection[Any]:
     raise PostgresInUse(shown(url), holder, detail)
 
 
-def open_for_serving(url: str, durability: Durability, *, shared: bool = False) -> PostgresDatabase:
+#: A statement (and its parameters) a cluster server's writer runs first in every batch: it fails
+#: the transaction unless the server's lease is good (`server.cluster.membership.FENCE`).
+Fence = tuple[str, tuple[Any, ...]]
+
+
+def open_for_serving(
+    url: str, durability: Durability, *, fence: Fence | None = None
+) -> PostgresDatabase:
     """Take the serving lock, connect and migrate for the writer (blocking: call it in a worker
-    thread). Raises `PostgresInUse`, `DatabaseUnreachable`, `SchemaTooNew` or another
-    `StorageError`; nothing is held then."""
-    lock = hold_serving_lock(url, shared=shared)
+    thread). With a `fence` the server is one of a cluster: the lock is shared with the others,
+    and every batch runs the fence first. Raises `PostgresInUse`, `DatabaseUnreachable`,
+    `SchemaTooNew` or another `StorageError`; nothing is held then."""
+    lock = hold_serving_lock(url, shared=fence is not None)
     try:
         conn = connect(url)
     except BaseException:
@@ -150,7 +158,7 @@ def open_for_serving(url: str, durability: Durability, *, shared: bool = False) 
         raise
     try:
         migrate(conn, url)
-        return PostgresDatabase(conn, url, durability, lock)
+        return PostgresDatabase(conn, url, durability, lock, fence)
     except BaseException:
         conn.close()
         lock.close()
@@ -183,9 +191,11 @@ class PostgresDatabase:
         url: str,
         durability: Durability,
         lock: psycopg.Connection[Any] | None = None,
+        fence: Fence | None = None,
     ) -> None:
         self.conn = conn
         self.lock = lock  # the connection holding the serving lock (`hold_serving_lock`)
+        self.fence = fence
         self.url = url
         self.durability = Durability(durability)
         self.tx = PostgresTx(conn)
@@ -195,6 +205,10 @@ class PostgresDatabase:
     def _configure(self) -> None:
         level = "on" if self.durability is Durability.full else "off"
         self.conn.execute(f"SET synchronous_commit = {level}")
+        if self.fence is not None:
+            # A stalled server (stopped, swapped out) must not hold its fence's lock, which the
+            # others need to declare it dead, for longer than this.
+            self.conn.execute("SET idle_in_transaction_session_timeout = '10s'")
 
     # ---------------------------------------------------------------- commits
 
@@ -216,6 +230,8 @@ class PostgresDatabase:
         try:
             with conn.pipeline():
                 conn.execute("BEGIN")
+                if self.fence is not None:
+                    conn.execute(*self.fence)
                 for job in jobs:
                     job.result = job.fn(self.tx)
                 conn.execute("COMMIT")
@@ -231,6 +247,8 @@ class PostgresDatabase:
         tx = self.tx
         try:
             conn.execute("BEGIN")
+            if self.fence is not None:
+                conn.execute(*self.fence)
             for job in jobs:
                 conn.execute("SAVEPOINT job")
                 try:

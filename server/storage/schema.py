@@ -176,6 +176,27 @@ _MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE tables ADD COLUMN creator {int};
     ALTER TABLE actions ADD COLUMN bank_left_ms {int}
     """,
+    # Several servers on one PostgreSQL as one (server/cluster/; unused by a lone server): each
+    # running server (`cluster_workers`) with the address of its link to the others, the lease it
+    # renews (`lease_until`, PostgreSQL's clock), whether it still counts as alive and whether it
+    # runs the ladder; and which server runs each open table (`cluster_tables`), with the table's
+    # listing line (`info`, JSON) as its owner last published it, for every server's lobby.
+    """
+    CREATE TABLE cluster_workers (
+        id          TEXT PRIMARY KEY,
+        link        TEXT NOT NULL,
+        lease_until {real} NOT NULL,
+        alive       {int} NOT NULL DEFAULT 1,
+        ladder      {int} NOT NULL DEFAULT 0,
+        started_at  {real} NOT NULL
+    );
+    CREATE TABLE cluster_tables (
+        table_id    TEXT PRIMARY KEY,
+        worker      TEXT NOT NULL,
+        info        TEXT
+    );
+    CREATE INDEX cluster_tables_worker ON cluster_tables(worker)
+    """,
 )
 
 

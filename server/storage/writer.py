@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
@@ -131,13 +131,17 @@ class Store:
         self._send.close()
 
 
-def open_database(target: Target, durability: Durability) -> Database:
+def open_database(
+    target: Target, durability: Durability, fence: tuple[str, tuple[Any, ...]] | None = None
+) -> Database:
     """The engine `target` names, opened and migrated for a writer (blocking: a worker thread)."""
     if is_postgres(target):
         # psycopg is loaded only for PostgreSQL.
         from server.storage.postgres import open_for_serving as open_postgres
 
-        return open_postgres(str(target), durability)
+        return open_postgres(str(target), durability, fence=fence)
+    if fence is not None:
+        raise StorageError("several servers share a PostgreSQL database, not a SQLite file")
     from server.storage.sqlite import open_for_serving as open_sqlite
 
     return open_sqlite(target, durability)
@@ -145,7 +149,10 @@ def open_database(target: Target, durability: Durability) -> Database:
 
 @asynccontextmanager
 async def open_store(
-    target: Target, durability: Durability = Durability.normal
+    target: Target,
+    durability: Durability = Durability.normal,
+    *,
+    fence: tuple[str, tuple[Any, ...]] | None = None,
 ) -> AsyncIterator[Store]:
     """`async with open_store(target) as store:` opens and migrates the database and runs the
     writer. `target` is a SQLite file's path (its lock is taken: one server per file), `":memory:"`
@@ -157,8 +164,11 @@ async def open_store(
     `StorageError` if it cannot be opened; nothing is held then. On exit (also by cancellation or
     error) the writer first commits every queued request, then the database is left whole (for
     SQLite: the WAL checkpointed and truncated), the connection closed and the lock released.
+
+    `fence` (PostgreSQL only) makes this the store of one server of a cluster: see
+    `server.storage.postgres.open_for_serving`.
     """
-    database = await trio.to_thread.run_sync(open_database, target, durability)
+    database = await trio.to_thread.run_sync(open_database, target, durability, fence)
     store = Store(database)
     try:
         async with trio.open_nursery() as nursery:
