@@ -7,6 +7,7 @@ import signal
 import socket
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,6 +29,7 @@ from server.storage import Durability
 from server.storage.target import Target, is_postgres, shown
 
 if TYPE_CHECKING:
+    from server.app import Server
     from server.storage import Tx
 
 app = typer.Typer(
@@ -138,6 +140,25 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             help="Seconds without a message (pings count) before a client is let go; 0: never."
         ),
     ] = DEFAULT_LIMITS.idle_timeout,
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Server processes on this machine, sharing the address and a PostgreSQL --db "
+            "as one server (tables spread over them); 1: this process alone."
+        ),
+    ] = 1,
+    cluster: Annotated[
+        bool,
+        typer.Option(
+            "--cluster/--no-cluster",
+            help="Serve as one of several servers (other machines, or other serve commands) "
+            "sharing the PostgreSQL --db as one server.",
+        ),
+    ] = False,
+    cluster_address: Annotated[
+        str | None, typer.Option(help="The address other servers of the cluster reach this one at.")
+    ] = None,
+    listen_fd: Annotated[int | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
@@ -166,6 +187,17 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             "error: --handshake-timeout must be positive and --idle-timeout not negative", err=True
         )
         raise typer.Exit(2)
+    if workers < 1:
+        typer.echo("error: --workers must be at least 1", err=True)
+        raise typer.Exit(2)
+    if (workers > 1 or cluster) and (db is None or not is_postgres(db)):
+        flag = f"--workers {workers}" if workers > 1 else "--cluster"
+        typer.echo(
+            f"error: {flag} needs a PostgreSQL --db (postgresql://user@host:port/db), which the "
+            "servers share; a SQLite file serves one process",
+            err=True,
+        )
+        raise typer.Exit(2)
     if (tls_cert is None) != (tls_key is None):
         typer.echo("error: give both --tls-cert and --tls-key (or neither)", err=True)
         raise typer.Exit(2)
@@ -177,6 +209,19 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             raise typer.Exit(ExitCode.TLS) from None
     raise_open_files_limit()
     configure_logging(log_format)
+    if workers > 1:
+        from server.cluster.workers import run as run_workers
+
+        shown_host = lan_address() if host in ("0.0.0.0", "") else host
+        try:
+            code = run_workers(sys.argv[2:], workers, host, port, shown_host)
+        except OSError as exc:
+            from server.failures import explain as explain_failure
+
+            failure = explain_failure(exc, host, port)
+            typer.echo(failure.line if failure else f"error: {exc}", err=True)
+            raise typer.Exit(failure.code if failure else 1) from None
+        raise typer.Exit(code)
     limits = replace(
         DEFAULT_LIMITS,
         max_connections=max_connections,
@@ -206,14 +251,23 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         # The default web port may be taken (another server here): then serve without the page.
         web_port=(web_port if web_port is not None else DEFAULT_WEB_PORT) if web else None,
         web_port_optional=web_port is None,
+        cluster=cluster,
+        cluster_address=cluster_address
+        or (lan_address() if cluster and host in ("0.0.0.0", "") else None),
     )
+    listeners = None
+    if listen_fd is not None:  # a worker of `--workers N`: the supervisor's socket
+        inherited = socket.socket(fileno=listen_fd)
+        listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(inherited))]
 
     async def main() -> None:
         # Catch the signals before anything else, so one arriving during start-up still means
         # "stop gracefully" (it is acted on once the server is up).
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
-                server = await nursery.start(run_server, config)
+                server = await nursery.start(partial(run_server, config, listeners=listeners))
+                if listeners is not None:
+                    server.port = port_of(listeners[0])
                 shown = lan_address() if host in ("0.0.0.0", "") else host
                 # stdout, flushed: people read it, and scripts (and tests) wait for this line.
                 scheme = "tls://" if tls_cert is not None else ""
@@ -234,10 +288,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                         "(choose one with --web-port)",
                         flush=True,
                     )
-                async for signum in signals:
-                    log.info("signal", signal=signal.Signals(signum).name)
-                    server.request_stop()
-                    break
+                with trio.CancelScope() as waiting:
+                    # A server may also stop by itself (a cluster server that lost its lease).
+                    nursery.start_soon(_cancel_when_stopped, server, waiting)
+                    async for signum in signals:
+                        log.info("signal", signal=signal.Signals(signum).name)
+                        server.request_stop()
+                        break
 
     try:
         trio.run(main)
@@ -247,6 +304,15 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             raise  # not an operator's mistake: a bug, reported as one
         typer.echo(failure.line, err=True)
         raise typer.Exit(failure.code) from None
+
+
+async def _cancel_when_stopped(server: Server, scope: trio.CancelScope) -> None:
+    await server.wait_stopped()
+    scope.cancel()
+
+
+def port_of(listener: trio.SocketListener) -> int:
+    return int(listener.socket.getsockname()[1])
 
 
 def raise_open_files_limit() -> None:

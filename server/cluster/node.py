@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -119,7 +120,9 @@ class ClusterNode:
         """Bind the link, register, and keep the lease (the server's store opens after this:
         its writer's fence needs the registration)."""
         self._conn = await trio.to_thread.run_sync(
-            lambda: connect(self.url, purpose=f"spades-server cluster {self.worker}")
+            lambda: connect(
+                self.url, purpose=f"spades-server cluster {self.worker} pid {os.getpid()}"
+            )
         )
         try:
             migrate(self._conn, self.url)  # the cluster's tables are in the schema
@@ -230,10 +233,10 @@ class ClusterNode:
             task_status.started()
             pg = conn.pgconn
             while True:
-                await trio.lowlevel.wait_readable(pg.socket)
-                pg.consume_input()
+                pg.consume_input()  # first: libpq may hold notices it read already
                 while (note := pg.notifies()) is not None:
                     self._notice(json.loads(note.extra.decode()))
+                await trio.lowlevel.wait_readable(pg.socket)
         finally:
             conn.close()
 
