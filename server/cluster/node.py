@@ -90,7 +90,8 @@ class ClusterNode:
         self._publish_wanted = trio.Event()
         self._chat: list[dict[str, Any]] = []
         self.ladder_here = False
-        self.ladder_worker: str | None = None
+        self._ladder_worker: str | None = None
+        self.ladder_found = trio.Event()  # set once it is known where the ladder runs
         self.ladder: LadderDesk | None = None  # the ladder service, where it runs here
         self._calls = itertools.count(1)
         self._waiting: dict[int, tuple[trio.Event, list[Message]]] = {}
@@ -468,6 +469,17 @@ class ClusterNode:
             entry.owner = ""  # until its new owner says; commands to it are answered by nobody
 
     # ---------------------------------------------------------------- the ladder
+
+    @property
+    def ladder_worker(self) -> str | None:
+        """The server that runs the ladder, as far as this one knows."""
+        return self._ladder_worker
+
+    @ladder_worker.setter
+    def ladder_worker(self, worker: str | None) -> None:
+        self._ladder_worker = worker
+        if worker is not None:
+            self.ladder_found.set()
 
     async def keep_ladder(self, start: Callable[[], Awaitable[LadderDesk | None]]) -> None:
         """Run the ladder here once this server holds its lock (at once, or when the server
