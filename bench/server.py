@@ -14,14 +14,24 @@ client processes: they answer `your_turn` with a random legal `act` over the rea
 Prints one JSON object on its last line (bench/report.py). `--profile` samples the server with py-spy
 during the flat runs and adds where its time goes. Defaults take about two to three minutes.
 
+`--db postgres` runs the server on PostgreSQL instead (a throwaway cluster the bench starts, as the
+tests do: tests/postgres.py; or `--db postgresql://...`, a server where the bench may create
+databases), a fresh database per run; `--workers 1,2` runs each K and the paced load with each
+number of worker processes (more than one needs PostgreSQL), and `scaling_kK` is the actions/s of
+the most workers over one's, in the same run.
+
     .venv/bin/python bench/server.py [--tables 16,256] [--duration 10] [--paced-duration 15] [--profile]
+    .venv/bin/python bench/server.py --db postgres --workers 1,2 --tables 256
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +65,18 @@ def main() -> None:
         default="normal",
         help="the server's --durability (normal, the default, or full: an fsync per commit)",
     )
+    parser.add_argument(
+        "--db",
+        default="sqlite",
+        help="sqlite (a fresh file per run), postgres (a throwaway cluster), or a postgresql:// URL",
+    )
+    parser.add_argument(
+        "--workers", default="1", help="comma-separated worker counts (>1: PostgreSQL)"
+    )
     args = parser.parse_args()
+    workers = [int(text) for text in args.workers.split(",") if text]
+    if max(workers) > 1 and args.db == "sqlite":
+        parser.error("--workers above 1 needs --db postgres or a postgresql:// URL")
     figures: dict[str, Any] = {"bench": "server", "load_before": load()}
     raise_nofile()
     server_args: tuple[str, ...] = ()
@@ -63,21 +84,38 @@ def main() -> None:
         server_args = (f"--rate={args.server_rate}", f"--burst={int(args.server_rate * 2)}")
     server_args = (*server_args, f"--durability={args.durability}")
     figures["durability"] = args.durability
-    with tempfile.TemporaryDirectory(prefix="bench-server-") as tmp, Children() as kids:
+    figures["store"] = "sqlite" if args.db == "sqlite" else "postgresql"
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-server-") as tmp,
+        Children() as kids,
+        databases(args.db) as fresh,
+    ):
         logs = Path(tmp)
         for k in (int(text) for text in args.tables.split(",") if text):
-            flat = server_run(
-                kids,
-                k,
-                mode="flat",
-                clients=args.clients,
-                warmup=args.warmup,
-                duration=args.duration,
-                logs=logs,
-                server_args=server_args,
-                profile_seconds=args.duration if args.profile else 0.0,
-            )
-            print(f"flat K={k}: {flat}", file=sys.stderr, flush=True)
+            by_workers: dict[int, dict[str, Any]] = {}
+            for count in workers:
+                by_workers[count] = server_run(
+                    kids,
+                    k,
+                    mode="flat",
+                    clients=args.clients,
+                    warmup=args.warmup,
+                    duration=args.duration,
+                    logs=logs,
+                    server_args=server_args,
+                    profile_seconds=args.duration if args.profile and count == 1 else 0.0,
+                    db=fresh(),
+                    workers=count,
+                )
+                print(
+                    f"flat K={k} workers={count}: {by_workers[count]}", file=sys.stderr, flush=True
+                )
+            flat = by_workers[workers[0]]
+            if len(workers) > 1:
+                most = by_workers[max(workers)]["actions_per_s"]
+                figures[f"scaling_k{k}"] = round(
+                    most / max(by_workers[min(workers)]["actions_per_s"], 1e-9), 3
+                )
             if not args.no_limit:
                 limit = limit_run(
                     kids,
@@ -99,8 +137,13 @@ def main() -> None:
                 )
                 if ours and theirs:
                     flat["ratio_per_server_cpu_vs_limit"] = round(ours / theirs, 3)
-            figures[f"flat_k{k}"] = flat
-        if args.paced_tables > 0:
+                for run in by_workers.values():
+                    run["ratio_vs_limit"] = round(
+                        run["actions_per_s"] / max(limit["table_actions_per_s"], 1e-9), 3
+                    )
+            for count, run in by_workers.items():
+                figures[_name(f"flat_k{k}", count, workers)] = run
+        for count in workers if args.paced_tables > 0 else []:
             paced = server_run(
                 kids,
                 args.paced_tables,
@@ -111,13 +154,48 @@ def main() -> None:
                 duration=args.paced_duration,
                 logs=logs,
                 server_args=server_args,
+                db=fresh(),
+                workers=count,
             )
-            print(f"paced: {paced}", file=sys.stderr, flush=True)
-            figures[f"paced_k{args.paced_tables}"] = paced
+            print(f"paced workers={count}: {paced}", file=sys.stderr, flush=True)
+            figures[_name(f"paced_k{args.paced_tables}", count, workers)] = paced
     figures["load_after"] = load()
     figures["clients"] = args.clients
     figures["player"] = "bench._load.players (lean random player over the protocol, not the SDK)"
     emit(figures)
+
+
+def _name(base: str, count: int, workers: list[int]) -> str:
+    """A figure's key: as before for one worker count, with `_w<count>` for several."""
+    return base if len(workers) == 1 else f"{base}_w{count}"
+
+
+@contextmanager
+def databases(db: str) -> Iterator[Callable[[], str | None]]:
+    """A maker of fresh databases for the runs: None (a SQLite file per run, the default), a
+    database of a throwaway cluster, or one created on the server of a URL."""
+    if db == "sqlite":
+        yield lambda: None
+        return
+    if db == "postgres":
+        from tests.postgres import started
+
+        with started() as cluster:
+            yield cluster.fresh_database
+        return
+    import psycopg
+
+    made = 0
+
+    def fresh() -> str:
+        nonlocal made
+        made += 1
+        name = f"bench_{os.getpid()}_{made}"
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return db.rsplit("/", 1)[0] + "/" + name
+
+    yield fresh
 
 
 if __name__ == "__main__":

@@ -351,15 +351,19 @@ class Lobby:
         `TableError` (no_such_table) otherwise."""
         table: Table | RemoteTable | None = self.tables.get(table_id)
         if table is None and self.cluster is not None:
-            table = self.cluster.remote_table(table_id)
+            table = self.cluster.remote_table(table_id, None)
         if table is None:
             raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         return table
 
     def find(self, table_id: str, code: str | None = None) -> Table | RemoteTable:
         """The table, if it exists and `code` opens it; raises `TableError` otherwise."""
+        if table_id not in self.tables and self.cluster is not None:
+            remote = self.cluster.remote_table(table_id, code)  # the code checked there
+            if remote is not None:
+                return remote
         table = self.get(table_id)
-        if table.config.private and code != table.config.code:
+        if isinstance(table, Table) and table.config.private and code != table.config.code:
             raise TableError(
                 ErrorCode.PRIVATE_TABLE, "this table is private: the join code is wrong"
             )

@@ -61,9 +61,6 @@ class TableRef(Protocol):
     @property
     def table_id(self) -> str: ...
 
-    @property
-    def config(self) -> TableConfig: ...
-
 
 class LobbyDesk(TableHost, Protocol):
     """What a session may do in the lobby."""

@@ -23,12 +23,23 @@ def split(total: int, parts: int) -> list[int]:
 
 
 def read_port(server: Child, timeout: float = 30.0) -> int:
-    """The port from the server's `port N ...` line."""
+    """The port from the server's `port N ...` line (and its workers' pids, when it has
+    workers: `server.pids`, whose CPU and memory `drive` adds up)."""
     line = server.read_line(timeout)
     words = line.split()
     if not words or words[0] != "port":
         raise RuntimeError(f"{server.name}: expected 'port N', got {line!r}")
+    if "pids" in words:
+        server.pids = [int(p) for p in words[words.index("pids") + 1].split(",")]
     return int(words[1])
+
+
+def _cpu(server: Child) -> float:
+    return sum(cpu_seconds(pid) for pid in server.pids or [server.pid])
+
+
+def _rss(server: Child) -> int:
+    return sum(rss_kb(pid) for pid in server.pids or [server.pid])
 
 
 def per_cpu(actions: int, cpu_share: float, duration: float) -> float | None:
@@ -69,13 +80,13 @@ def drive(
     time.sleep(max(0.0, begin + warmup - time.time()))
     if at_start is not None:
         at_start()
-    cpu_start = cpu_seconds(server.pid)
+    cpu_start = _cpu(server)
     loaders_start = sum(cpu_seconds(loader.pid) for loader in loaders)
-    rss_start = rss_kb(server.pid)
+    rss_start = _rss(server)
     time.sleep(max(0.0, begin + warmup + duration - time.time()))
-    cpu_end = cpu_seconds(server.pid)
+    cpu_end = _cpu(server)
     loaders_end = sum(cpu_seconds(loader.pid) for loader in loaders)
-    rss_end = rss_kb(server.pid)
+    rss_end = _rss(server)
     results = [loader.read_json(duration + 60) for loader in loaders]
     merged: dict[str, Any] = {"actions": 0, "hands": 0, "errors": {}, "latencies_ms": []}
     setup = 0.0
@@ -160,15 +171,19 @@ def server_run(
     rate: float = 10.0,
     server_args: tuple[str, ...] = (),
     profile_seconds: float = 0.0,
+    db: str | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
-    """The real server (fresh SQLite file) with `tables` tables of four lean random players."""
+    """The real server (a fresh SQLite file, or the fresh PostgreSQL database `db`, with
+    `workers` processes) with `tables` tables of four lean random players."""
     from bench._load.profile import start_recording, summarize
 
-    name = f"{mode}-{tables}"
+    name = f"{mode}-{tables}-w{workers}"
     server = kids.module(
         f"server-{name}",
         "bench._load.serve",
-        f"--db={logs / f'{name}.db'}",
+        f"--db={db if db is not None else logs / f'{name}.db'}",
+        f"--workers={workers}",
         f"--max-connections={4 * tables + 64}",
         f"--max-tables={max(256, tables + 16)}",
         *server_args,
@@ -176,7 +191,7 @@ def server_run(
     )
     try:
         port = read_port(server)
-        rss_idle = rss_kb(server.pid)
+        rss_idle = _rss(server)
         loaders = [
             kids.module(
                 f"players-{name}-{i}",
@@ -212,6 +227,8 @@ def server_run(
     result: dict[str, Any] = {
         "tables": tables,
         "mode": mode,
+        "workers": workers,
+        "store": "sqlite" if db is None else "postgresql",
         "actions_per_s": round(merged["actions"] / duration, 1),
         "actions_per_server_cpu_s": per_cpu(
             merged["actions"], merged["server_cpu_share"], duration

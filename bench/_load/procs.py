@@ -78,6 +78,7 @@ class Child:
             env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
         )
         self._buffer = b""
+        self.pids: list[int] = []  # a supervisor's workers (bench._load.serve --workers)
 
     @property
     def pid(self) -> int:

@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 
 class LobbyCluster(Protocol):
-    def remote_table(self, table_id: str) -> RemoteTable | None:
-        """Another server's open table of this id, if any."""
+    def remote_table(self, table_id: str, code: str | None) -> RemoteTable | None:
+        """Another server's table of this id: known, or to be looked up in the store (its
+        commands wait for that). Raises `TableError` (private_table) if a known table's `code`
+        is wrong (a table looked up is checked when found)."""
         ...
 
     def listing(

@@ -26,6 +26,8 @@ from typing import Any
 
 import psycopg
 
+from server.table_commands import TableConfig
+
 #: Seconds a lease lasts, and how often a server renews its own (and looks for dead ones).
 LEASE = 4.0
 RENEW_EVERY = 1.0
@@ -162,6 +164,16 @@ def owner_of(conn: psycopg.Connection[Any], table_id: str) -> str | None:
         (table_id,),
     ).fetchone()
     return None if row is None else str(row[0])
+
+
+def find(conn: psycopg.Connection[Any], table_id: str) -> tuple[str, TableConfig] | None:
+    """Who runs an open table (a live server), and its configuration; None if nobody does."""
+    row = conn.execute(
+        "SELECT c.worker, t.config FROM cluster_tables c JOIN cluster_workers w ON w.id = c.worker"
+        " JOIN tables t ON t.id = c.table_id WHERE c.table_id = %s AND w.alive = 1",
+        (table_id,),
+    ).fetchone()
+    return None if row is None else (str(row[0]), TableConfig.from_json(json.loads(row[1])))
 
 
 def workers(conn: psycopg.Connection[Any]) -> list[Worker]:

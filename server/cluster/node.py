@@ -47,11 +47,14 @@ from server.peers import Peer
 from server.ports import Client, LadderDesk, LadderRequest
 from server.storage.postgres import connect, migrate
 from server.table_commands import (
+    CloseUnoccupiedCommand,
     Command,
     LeaveCommand,
     LeaveReason,
     TableConfig,
+    TableError,
     answer_unserved,
+    error_for,
 )
 
 if TYPE_CHECKING:
@@ -95,6 +98,8 @@ class ClusterNode:
         self.ladder: LadderDesk | None = None  # the ladder service, where it runs here
         self._calls = itertools.count(1)
         self._waiting: dict[int, tuple[trio.Event, list[Message]]] = {}
+        # Commands for a table being looked up in the store, in the order they came.
+        self._looking_up: dict[str, list[tuple[RemoteTable, Command]]] = {}
         self.claimed = 0  # tables taken over from dead servers, for tests and stats
         self.stopping = False  # set as the server stops: its tables are handed over
         self.on_lease_lost: Callable[[], None] = lambda: None
@@ -254,7 +259,7 @@ class ClusterNode:
             self.lobby.tell(message, message.table.game.value)
         elif "closed" in notice:
             gone = self.remote.pop(notice["closed"], None)
-            if gone is not None:
+            if gone is not None and gone.config is not None:
                 self.lobby.tell(TableClosed(table=gone.table_id), gone.config.game)
         elif "chat" in notice:
             line = from_wire(notice["chat"])
@@ -335,8 +340,16 @@ class ClusterNode:
         takes it for an orphan)."""
         await self._run(lambda c: membership.own(c, self.worker, table_id))
 
-    def remote_table(self, table_id: str) -> RemoteTable | None:
-        return self.remote.get(table_id)
+    def remote_table(self, table_id: str, code: str | None) -> RemoteTable | None:
+        entry = self.remote.get(table_id)
+        if entry is None:
+            # Perhaps opened a moment ago, before its notice reached us: looked up when used.
+            return RemoteTable(table_id, None, None, "", self.forward, code)
+        if entry.config is not None and entry.config.private and code != entry.config.code:
+            raise TableError(
+                ErrorCode.PRIVATE_TABLE, "this table is private: the join code is wrong"
+            )
+        return entry
 
     def listing(
         self, game: str | None, status: TableStatus | None, open_seats: bool, room: int
@@ -346,6 +359,8 @@ class ClusterNode:
             if len(found) >= room:
                 break
             info = entry.info
+            if info is None:
+                continue
             if game is not None and info.game.value != game:
                 continue
             if status is not None and info.status is not status:
@@ -367,9 +382,47 @@ class ClusterNode:
         self._sessions[peer.peer_id] = (peer, account)
 
     def forward(self, table: RemoteTable, command: Command) -> None:
-        """Hand `command` to the server that runs `table`."""
-        self._remember(command.peer, getattr(command, "account", None))  # type: ignore[union-attr]
+        """Hand `command` to the server that runs `table` (looked up first if need be)."""
+        assert not isinstance(command, CloseUnoccupiedCommand)  # a table's own, never forwarded
+        self._remember(command.peer, getattr(command, "account", None))
+        waiting = self._looking_up.get(table.table_id)
+        if waiting is not None:  # a look-up is under way: after the commands before this one
+            waiting.append((table, command))
+            return
+        if table.pending or not table.owner:
+            if self._nursery is not None:
+                self._looking_up[table.table_id] = [(table, command)]
+                self._nursery.start_soon(self._look_up_and_forward, table.table_id)
+            return
         self.links.send(table.owner, {"k": "cmd", "c": command_to_wire(table.table_id, command)})
+
+    async def _look_up_and_forward(self, table_id: str) -> None:
+        """A table not (yet) known here, or whose server died: ask the store who runs it, then
+        forward the commands that waited, in order, or refuse them."""
+        try:
+            found = await self._run(lambda c: membership.find(c, table_id))
+        except psycopg.Error:
+            found = None
+        for table, command in self._looking_up.pop(table_id, []):
+            assert not isinstance(command, CloseUnoccupiedCommand)
+            refusal = None
+            if found is None or found[0] == self.worker:
+                refusal = error_for(
+                    ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}", command.request_id
+                )
+            elif found[1].private and table.pending and table.code != found[1].code:
+                refusal = error_for(
+                    ErrorCode.PRIVATE_TABLE,
+                    "this table is private: the join code is wrong",
+                    command.request_id,
+                )
+            else:
+                known = self.remote.get(table_id)
+                if known is not None and not known.owner:
+                    known.owner = found[0]
+                self.links.send(found[0], {"k": "cmd", "c": command_to_wire(table_id, command)})
+            if refusal is not None and not isinstance(command, LeaveCommand):
+                command.peer.deliver(refusal)
 
     def resume(self, peer: Peer, account: Account) -> None:
         """A login: every other server gives back the account's seats it holds for nobody."""

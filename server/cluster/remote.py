@@ -40,10 +40,16 @@ class RemoteTable:
     join code), and where to forward its commands."""
 
     table_id: str
-    config: TableConfig
-    info: TableInfo
-    owner: str  # the id of the server that runs it
+    config: TableConfig | None  # None while it is looked up (`pending`)
+    info: TableInfo | None
+    owner: str  # the id of the server that runs it ("" while it is looked up)
     forward: Callable[[RemoteTable, Command], None]  # hands a command to the link
+    code: str | None = None  # the join code a session gave, checked once the table is found
+
+    @property
+    def pending(self) -> bool:
+        """Not yet heard of here: the store says who runs it (a table opened a moment ago)."""
+        return self.config is None
 
     def submit(self, command: Command) -> None:
         self.forward(self, command)

@@ -112,3 +112,33 @@ async def test_one_lobby_and_tables_joined_watched_and_played_across_servers(
             assert line.text == "hello from a" and line.name == "ada"
             for client in (ada, bea, cid):
                 await client.aclose()
+
+
+async def test_a_table_opened_a_moment_ago_elsewhere_is_found_in_the_store(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A join that reaches the other server before the table's notice does is looked up in the
+    store and forwarded; a table nobody runs, or a wrong join code, is refused as on one server."""
+    with trio.fail_after(60):
+        async with two_servers(pg_url, tmp_path) as (first, second):
+            ada, _ = await registered(first.port, "ada")
+            for private in (False, True):
+                bea, _ = await registered(second.port, f"bea{int(private)}")
+                created = await ada.request(
+                    CreateTable(game=Game.SPADES, preset="standard", bots=[2, 3], private=private)
+                )
+                assert isinstance(created, TableCreated)
+                second.lobby.cluster.remote.pop(created.table, None)  # type: ignore[union-attr]
+                if private:
+                    refused = await bea.request(Join(table=created.table, code="WRONG1"))
+                    assert refused.TYPE == "error" and refused.code == "private_table", refused  # type: ignore[attr-defined]
+                    second.lobby.cluster.remote.pop(created.table, None)  # type: ignore[union-attr]
+                joined = await bea.request(Join(table=created.table, code=created.code))
+                assert isinstance(joined, Joined) and joined.seat == 0, joined
+                await bea.expect(Snapshot)
+                if not private:
+                    await bea.aclose()
+            missing = await bea.request(Spectate(table="nosuchtb"))
+            assert missing.TYPE == "error" and missing.code == "no_such_table"  # type: ignore[attr-defined]
+            await ada.aclose()
+            await bea.aclose()
