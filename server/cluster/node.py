@@ -36,14 +36,22 @@ import structlog
 import trio
 
 from protocol.errors import ErrorCode
-from protocol.messages import ChatMessage, Error, Message, TableChanged, TableClosed
+from protocol.messages import (
+    ChatMessage,
+    Error,
+    Event,
+    Message,
+    Sender,
+    TableChanged,
+    TableClosed,
+)
 from protocol.types import TableInfo, TableStatus
-from protocol.wire import from_wire, to_wire
+from protocol.wire import decode, encode_body, from_wire, to_wire
 from server.accounts import Account
 from server.cluster import membership
 from server.cluster.link import Links
 from server.cluster.remote import RemotePeer, RemoteTable, command_from_wire, command_to_wire
-from server.peers import Peer
+from server.peers import Peer, SharedEvent
 from server.ports import Client, LadderDesk, LadderRequest
 from server.storage.postgres import connect, migrate
 from server.table_commands import (
@@ -98,6 +106,10 @@ class ClusterNode:
         self.ladder: LadderDesk | None = None  # the ladder service, where it runs here
         self._calls = itertools.count(1)
         self._waiting: dict[int, tuple[trio.Event, list[Message]]] = {}
+        self._last_sent: Message | None = None
+        self._last_body = b""
+        self._last_body_in = b""
+        self._last_in: SharedEvent | Message | None = None
         # Commands for a table being looked up in the store, in the order they came.
         self._looking_up: dict[str, list[tuple[RemoteTable, Command]]] = {}
         self.claimed = 0  # tables taken over from dead servers, for tests and stats
@@ -447,9 +459,7 @@ class ClusterNode:
         assert self.lobby is not None
         kind = message.get("k")
         if kind == "deliver":
-            entry = self._sessions.get(message["to"])
-            if entry is not None:
-                entry[0].deliver(from_wire(message["m"]))
+            self._delivered(message["to"], message["b"])
             return
         if kind == "cmd":
             data = message["c"]
@@ -491,7 +501,27 @@ class ClusterNode:
         return peer
 
     def _deliver_back(self, peer: RemotePeer, message: Message) -> None:
-        self.links.send(peer.origin, {"k": "deliver", "to": peer.local_id, "m": to_wire(message)})
+        # A table tells the same event to everyone who may see it, one after the other: it is
+        # encoded once for all of them (and decoded once by their server, `_delivered`).
+        if message is not self._last_sent:
+            self._last_sent = message
+            self._last_body = encode_body(message)
+        self.links.send(peer.origin, {"k": "deliver", "to": peer.local_id, "b": self._last_body})
+
+    def _delivered(self, local_id: str, body: bytes) -> None:
+        """What another server's table told one of our sessions."""
+        entry = self._sessions.get(local_id)
+        if entry is None:
+            return
+        if body != self._last_body_in:
+            self._last_body_in = body
+            message = decode(body, Sender.SERVER)
+            self._last_in = SharedEvent(message) if isinstance(message, Event) else message
+        received = self._last_in
+        if isinstance(received, SharedEvent):
+            entry[0].deliver_shared(received)
+        elif received is not None:
+            entry[0].deliver(received)
 
     def _drop(self, peer: RemotePeer | None) -> None:
         """A remote connection is gone: its tables hold its seats as for any dropped one."""
