@@ -38,6 +38,7 @@ from protocol.messages import (
     LadderEnter,
     LadderLeave,
     LadderMatches,
+    LadderRecords,
     LadderShow,
     LadderStandings,
     Leave,
@@ -73,7 +74,7 @@ from server.accounts import Account, AccountError
 from server.config import ServerConfig
 from server.connection import FLUSH_TIMEOUT, Connection
 from server.peers import SharedEvent
-from server.ports import Client, LadderDesk, LobbyDesk
+from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk
 from server.storage import StorageError
 from server.table_commands import (
     ActCommand,
@@ -703,9 +704,7 @@ class Session:
             ),
         )
 
-    async def _on_ladder(
-        self, request: LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow
-    ) -> None:
+    async def _on_ladder(self, request: LadderRequest) -> None:
         # The ladder (server/ladder/) judges who may enter, accounts included.
         client = Client(peer=self, account=self.account, owner=self.host)
         self.deliver(await self.services.ladder.handle(client, request))
@@ -736,6 +735,7 @@ HANDLERS: dict[type[Message], str] = {
     LadderStandings: "_on_ladder",
     LadderMatches: "_on_ladder",
     LadderShow: "_on_ladder",
+    LadderRecords: "_on_ladder",
     Ping: "_on_ping",
     Pong: "_on_pong",
 }

@@ -118,13 +118,16 @@ def finish_match(
     halves: list[dict[str, Any]],
     moves: Mapping[int, tuple[Rating, Rating]],
     ratings: Mapping[int, Rating] | None = None,
+    forfeit_reasons: Mapping[int, str] | None = None,
 ) -> int:
     """Mark a match rated with its result, and write the ratings. Returns its `rated_seq`.
 
     `outcome` names entrants by account id (as text); `moves` maps account id to (before, after)
     for the match's players (what its record shows); `ratings` is every entrant's rating after it
     (a match moves the others a little too: the ratings are one joint belief), or `None` to write
-    the moves' alone. The match is stamped with `outcome.finished_at` (required), so a rebuild
+    the moves' alone. `forfeit_reasons` says why each forfeiter forfeited, by account id (the
+    table policy's word: `disconnected`, `left`, `timeouts`); a forfeiter it leaves out is stored
+    without a reason. The match is stamped with `outcome.finished_at` (required), so a rebuild
     rates it at the same time.
     """
     if outcome.finished_at is None:
@@ -150,7 +153,7 @@ def finish_match(
         " changes = ?, rated_seq = ?, finished_at = ? WHERE seq = ? AND status = 'running'",
         (
             json.dumps(list(outcome.points)),
-            json.dumps(sorted(outcome.forfeits)),
+            json.dumps(_forfeits_column(outcome.forfeits, forfeit_reasons or {})),
             json.dumps(halves),
             json.dumps(changes),
             rated_seq,
@@ -166,6 +169,20 @@ def finish_match(
             conn, account, RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches
         )
     return rated_seq
+
+
+def _forfeits_column(forfeits: Iterable[str], reasons: Mapping[int, str]) -> dict[str, str | None]:
+    """The `forfeits` column: each forfeiter's account id (as text) with its reason. (A match
+    stored before the reasons were kept holds a list of ids instead: `stored_forfeits` reads both.)"""
+    return {key: reasons.get(int(key)) for key in sorted(forfeits, key=int)}
+
+
+def stored_forfeits(text: str | None) -> dict[int, str | None]:
+    """The `forfeits` column as account id -> reason (None: not kept, as in older rows)."""
+    value = json.loads(text or "[]")
+    if isinstance(value, dict):
+        return {int(k): (str(v) if v is not None else None) for k, v in value.items()}
+    return {int(x): None for x in value}
 
 
 def void_match(conn: sqlite3.Connection, match: str, reason: str) -> None:
@@ -198,7 +215,7 @@ def _outcome(row: sqlite3.Row) -> MatchOutcome:
         match_id=match_id(row["seq"]),
         teams=teams,
         points=(int(points[0]), int(points[1])),
-        forfeits=frozenset(str(x) for x in json.loads(row["forfeits"] or "[]")),
+        forfeits=frozenset(str(x) for x in stored_forfeits(row["forfeits"])),
         boards=board_points(halves, teams),
         planned_boards=max(1, int(row["hands"])),
         finished_at=None if row["finished_at"] is None else float(row["finished_at"]),
@@ -265,33 +282,40 @@ class StandingRow:
     account_id: int
     name: str
     rating: Rating
+    bot: bool = False  # a bot account (else a person's)
 
 
 def standings(conn: sqlite3.Connection, limit: int = 100) -> list[StandingRow]:
     """Rated entrants, best first by the conservative estimate (ties by mean, then name)."""
     rows = conn.execute(
-        "SELECT r.account_id, a.name, r.mu, r.sigma, r.games FROM ratings r"
+        "SELECT r.account_id, a.name, a.is_bot, r.mu, r.sigma, r.games FROM ratings r"
         " JOIN accounts a ON a.id = r.account_id WHERE r.game = ?",
         (RATING_KEY,),
     ).fetchall()
     lines = sorted(
         (
-            (row["name"], int(row["account_id"]), Rating(row["mu"], row["sigma"], row["games"]))
+            (
+                row["name"],
+                int(row["account_id"]),
+                Rating(row["mu"], row["sigma"], row["games"]),
+                bool(row["is_bot"]),
+            )
             for row in rows
         ),
         key=lambda t: (-t[2].conservative, -t[2].mu, t[0].lower()),
     )
     return [
-        StandingRow(rank, account, name, rating)
-        for rank, (name, account, rating) in enumerate(lines[:limit], start=1)
+        StandingRow(rank, account, name, rating, bot)
+        for rank, (name, account, rating, bot) in enumerate(lines[:limit], start=1)
     ]
 
 
-def _names(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
+def _accounts(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, tuple[str, bool]]:
+    """Each account's (name, whether it is a bot account); `#id` for one that is gone."""
     out = {}
     for account in set(ids):
         row = queries.account_by_id(conn, account)
-        out[account] = row.name if row is not None else f"#{account}"
+        out[account] = (row.name, row.is_bot) if row is not None else (f"#{account}", False)
     return out
 
 
@@ -301,9 +325,10 @@ def matches(
     """Recent finished matches (newest first) as plain data, optionally only one entrant's.
 
     Each: `match`, `status`, `preset`, `teams` (names), `points`, `winner` (0, 1, or None for a
-    draw or a void match), `forfeits` (names), `games` (the half games, whose hand records
-    `spades-server export --game` writes), `halves` (each half's game, table and per-team points),
-    `changes` (name: before/after), `finished_at`.
+    draw or a void match), `forfeits` (names), `forfeit_reasons` (name: why, for those whose
+    reason was kept), `bots` (the players that are bot accounts), `games` (the half games, whose
+    hand records `spades-server export --game` writes), `halves` (each half's game, table and
+    per-team points), `changes` (name: before/after), `finished_at`.
     """
     account: int | None = None
     if entrant is not None:
@@ -319,7 +344,8 @@ def matches(
         teams = json.loads(row["teams"])
         if account is not None and account not in (*teams[0], *teams[1]):
             continue
-        names = _names(conn, [*teams[0], *teams[1]])
+        players = _accounts(conn, [*teams[0], *teams[1]])
+        names = {account: name for account, (name, _bot) in players.items()}
         changes = json.loads(row["changes"] or "{}")
         games = [
             int(g["game_id"])
@@ -330,7 +356,8 @@ def matches(
             )
         ]
         points = json.loads(row["points"]) if row["points"] else None
-        forfeits = [int(x) for x in json.loads(row["forfeits"] or "[]")]
+        reasons = stored_forfeits(row["forfeits"])
+        forfeits = list(reasons)
         out.append(
             {
                 "match": match_id(row["seq"]),
@@ -340,6 +367,10 @@ def matches(
                 "points": points,
                 "winner": _winner(teams, points, forfeits) if row["status"] == "rated" else None,
                 "forfeits": [names.get(x, f"#{x}") for x in forfeits],
+                "forfeit_reasons": {
+                    names.get(x, f"#{x}"): why for x, why in reasons.items() if why is not None
+                },
+                "bots": [name for name, bot in (players[a] for t in teams for a in t) if bot],
                 "games": games,
                 "halves": _halves(teams, row["halves"]),
                 "changes": {names.get(int(k), k): v for k, v in changes.items()},
@@ -422,6 +453,105 @@ def entrant_detail(conn: sqlite3.Connection, name: str, recent: int = 10) -> dic
     result["partners"] = dict(sorted(partners.items(), key=lambda kv: (-kv[1], kv[0])))
     result["recent"] = mine
     return result
+
+
+# ---------------------------------------------------------------- a match's hand records
+
+
+@dataclass(frozen=True, slots=True)
+class TimedAction:
+    """One stored action of a game with the time its row was written (Unix seconds)."""
+
+    seat: int
+    action: dict[str, Any]
+    source: str  # "player", "fallback" (its clock ran out) or "bot" (a built-in seat)
+    at: float
+    bank_left_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredHalf:
+    """One half of a match as stored: its game, table, seats, hand records and timed actions."""
+
+    half: int  # 0 or 1
+    game_id: int
+    table_id: str
+    table_config: dict[str, Any]
+    seats: list[dict[str, Any]]  # per seat: {"account": id or None, "bot": name or None}
+    started_at: float
+    records: list[dict[str, Any]]
+    actions: list[TimedAction]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """What `ladder_records` answers from: the match's status, players and halves."""
+
+    match: str
+    status: str
+    forfeits: dict[int, str | None]
+    accounts: dict[int, tuple[str, bool]]  # every seated account: (name, is a bot account)
+    halves: list[StoredHalf]
+
+
+def stored_match(conn: sqlite3.Connection, match: str) -> StoredMatch | None:
+    """A match with the games of its halves, for its hand records; None if no match has the id."""
+    try:
+        seq = match_seq(match)
+    except ValueError:
+        return None
+    row = conn.execute(
+        "SELECT status, teams, forfeits FROM ladder_matches WHERE seq = ?", (seq,)
+    ).fetchone()
+    if row is None:
+        return None
+    links = conn.execute(
+        "SELECT game_id, json_extract(changes, '$.half') AS half FROM ladder_games"
+        " WHERE json_extract(changes, '$.match') = ? ORDER BY half",
+        (match,),
+    ).fetchall()
+    halves = [_stored_half(conn, int(link["half"]), int(link["game_id"])) for link in links]
+    ids = [a for team in json.loads(row["teams"]) for a in team]
+    ids += [s["account"] for h in halves for s in h.seats if s.get("account") is not None]
+    return StoredMatch(
+        match=match,
+        status=str(row["status"]),
+        forfeits=stored_forfeits(row["forfeits"]),
+        accounts=_accounts(conn, ids),
+        halves=halves,
+    )
+
+
+def _stored_half(conn: sqlite3.Connection, half: int, game_id: int) -> StoredHalf:
+    game = conn.execute(
+        "SELECT g.table_id, g.seats, g.created_at, t.config FROM games g"
+        " JOIN tables t ON t.id = g.table_id WHERE g.id = ?",
+        (game_id,),
+    ).fetchone()
+    actions = [
+        TimedAction(
+            int(r["seat"]),
+            json.loads(r["action"]),
+            str(r["source"]),
+            float(r["created_at"]),
+            r["bank_left_ms"],
+        )
+        for r in conn.execute(
+            "SELECT seat, action, source, created_at, bank_left_ms FROM actions"
+            " WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+    ]
+    return StoredHalf(
+        half=half,
+        game_id=game_id,
+        table_id=str(game["table_id"]),
+        table_config=json.loads(game["config"]),
+        seats=json.loads(game["seats"]),
+        started_at=float(game["created_at"]),
+        records=list(queries.hand_records(conn, game_id)),
+        actions=actions,
+    )
 
 
 # ---------------------------------------------------------------- house bots
