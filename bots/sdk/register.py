@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import trio
 
-from bots.sdk.network import RunnerError, ServerConnection, client_tls_context, open_stream
+from bots.sdk.network import (
+    RunnerError,
+    ServerConnection,
+    client_tls_context,
+    open_stream,
+    reason_of,
+)
 from engine.version import project_version
 from protocol.errors import ProtocolError
 from protocol.messages import PROTOCOL_VERSION_TEXT, Bye, Error, Hello, Register, Registered
@@ -38,7 +44,9 @@ async def register_bot(
     except trio.TooSlowError:
         raise RunnerError(f"the server at {where} did not answer in time") from None
     except (OSError, trio.BrokenResourceError, ProtocolError) as exc:
-        raise RunnerError(f"cannot reach the server at {where} ({exc}): is it running?") from None
+        raise RunnerError(
+            f"cannot reach the server at {where} ({reason_of(exc)}): is it running, at that address?"
+        ) from None
 
 
 async def _register(conn: ServerConnection, name: str) -> Registered:

@@ -124,7 +124,8 @@ class RunnerConfig:
 
 
 class BotRunner:
-    """Plays `bot` on a server until `config.games` games are over (or forever with `games=0`)."""
+    """Plays `bot` on a server until `config.games` games (on the ladder: matches) are over, or
+    forever with `games=0`."""
 
     def __init__(
         self,

@@ -146,3 +146,16 @@ def test_the_bots_tokens_sit_beside_the_clients_in_one_folder(
     BotTokens(folder).save(key, BotCredentials("v6-bot", "3.secret"))
     assert client.config.ClientConfig(folder).bot_names(key) == ["v6-bot"]
     assert os.listdir(folder) == ["bots"]
+
+
+def test_a_server_that_is_not_there_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.bots.test_runner_cli import free_port
+
+    port = free_port()
+    code, _, err = run_main(["register", "lost-bot", "--server", f"127.0.0.1:{port}"], capsys)
+    assert code == 1
+    assert one_line(err) == (
+        f"error: cannot reach the server at 127.0.0.1:{port} (connection refused):"
+        " is it running, at that address?"
+    )
+    assert BotTokens().names(server_key("127.0.0.1", port)) == []

@@ -62,7 +62,10 @@ def config_for(server: Server, token: str, **fields: Any) -> RunnerConfig:
 
 
 def lines(caplog: pytest.LogCaptureFixture, level: int = logging.INFO) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno >= level]
+    """What the runner logged at `level` or above, in order."""
+    return [
+        r.getMessage() for r in caplog.records if r.levelno >= level and r.name == "bots.runner"
+    ]
 
 
 async def test_games_counts_ladder_matches_and_the_log_says_each(
