@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.ladder.store import StoredHalf, StoredMatch, TimedAction
+from server.ladder.store import StoredHalf, StoredMatch
+from server.storage import StoredAction
 
 HALVES = 2
 #: The engine's action kind that declares a dead deal: stored as an action, but a record keeps it
@@ -88,17 +89,18 @@ def _clock_entries(half: StoredHalf) -> list[tuple[dict[str, Any], dict[str, Any
     out = []
     previous = half.started_at
     for action in half.actions:
-        entry = _entry(action, previous)
-        previous = action.at
+        at = action.at if action.at is not None else previous
+        entry = _entry(action, at - previous)
+        previous = at
         if action.action.get("kind") != DEFICIENT:
             out.append((action.action, entry))
     return out
 
 
-def _entry(action: TimedAction, previous: float) -> dict[str, Any]:
+def _entry(action: StoredAction, seconds: float) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "seat": action.seat,
-        "ms": max(0, round((action.at - previous) * 1000)),
+        "ms": max(0, round(seconds * 1000)),
         "by": action.source,
     }
     if action.bank_left_ms is not None:

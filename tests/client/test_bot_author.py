@@ -11,7 +11,6 @@ ladder match's hands, list one's own matches, or see why a match was forfeited.
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from protocol.schema import from_map
 from protocol.types import LadderMatch
 from server.app import Server
 from server.ladder.service import LadderService
+from server.storage import Tx
 from tests.client.test_cli import one_line_error, spades
 from tests.client.test_ladder_cli import ladder_server  # noqa: F401 - the fixture
 from tests.server.ladder.made import rated_match
@@ -94,11 +94,10 @@ async def test_why_a_match_was_forfeited_is_shown(
 ) -> None:
     server, _service = ladder_server
 
-    def history(conn: object) -> str:
-        assert isinstance(conn, sqlite3.Connection)
+    def history(tx: Tx) -> str:
         four = ["slow-bot", "b2", "b3", "b4"]
         return rated_match(
-            conn, four, [(50, 10)], forfeits=["slow-bot"], reasons={"slow-bot": "timeouts"}
+            tx, four, [(50, 10)], forfeits=["slow-bot"], reasons={"slow-bot": "timeouts"}
         )
 
     with trio.fail_after(60):

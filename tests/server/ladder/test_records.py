@@ -33,9 +33,12 @@ from protocol.messages import (
 from protocol.types import ClientKind
 from server.ladder import store as ladder_store
 from server.ladder.desk import LadderArchive
-from server.storage import connect
+from server.storage import Tx
+from server.storage.sqlite_tx import SqliteTx
 from tests.server.ladder.conftest import ServerFactory, ladder_of
+from tests.server.ladder.made import rated_match
 from tests.server.ladder.test_service import FAST, register_bot
+from tests.server.stores import autocommit_tx
 from tests.server.wire_client import WireClient
 
 MAX_MESSAGES = 4000  # a two-hands-a-half match is far fewer messages than this
@@ -170,21 +173,62 @@ async def test_why_a_match_was_forfeited_is_kept_and_shown(make_server: ServerFa
 
 
 def test_a_match_stored_before_the_reasons_were_kept_still_reads(tmp_path: Path) -> None:
-    # Rows written before this change hold a list of forfeiters' ids: they read with no reason.
-    from tests.server.ladder.made import rated_match
+    # Rows written before the reasons were kept hold a list of forfeiters' ids (SQLite's
+    # `forfeits` column): they read with no reason, and rate as they did.
+    with autocommit_tx("sqlite-file", tmp_path) as tx:
+        assert isinstance(tx, SqliteTx)
+        match = rated_match(
+            tx, ["a", "b", "c", "d"], [(10, 20)], forfeits=["b"], reasons={"b": "left"}
+        )
+        seq = ladder_store.match_seq(match)
+        (kept,) = ladder_store.matches(tx)
+        assert kept["forfeits"] == ["b"] and kept["forfeit_reasons"] == {"b": "left"}
+        (stored,) = tx.conn.execute(
+            "SELECT forfeits FROM ladder_matches WHERE seq = ?", (seq,)
+        ).fetchone()
+        account = next(iter(json.loads(stored)))
+        tx.conn.execute(
+            "UPDATE ladder_matches SET forfeits = ? WHERE seq = ?",
+            (json.dumps([int(account)]), seq),
+        )
+        (row,) = ladder_store.matches(tx)
+        assert row["forfeits"] == ["b"] and row["forfeit_reasons"] == {}
+        (outcome,) = ladder_store.rated_outcomes(tx)
+        assert outcome.forfeits == frozenset({account})
+        assert ladder_store.current_ratings(tx) == ladder_store.rebuild_ratings(tx)
 
-    conn = connect(tmp_path / "old.db")
-    ladder_store.ensure_schema(conn)
-    match = rated_match(conn, ["a", "b", "c", "d"], [(10, 20)], forfeits=["b"])
-    seq = ladder_store.match_seq(match)
-    (stored,) = conn.execute("SELECT forfeits FROM ladder_matches WHERE seq = ?", (seq,)).fetchone()
-    account = next(iter(json.loads(stored)))
-    conn.execute(
-        "UPDATE ladder_matches SET forfeits = ? WHERE seq = ?", (json.dumps([int(account)]), seq)
+
+def test_the_store_keeps_what_the_records_and_the_listing_need(tx: Tx) -> None:
+    # On every engine: forfeit reasons kept with a rated match, each account's kind beside its
+    # rating, and each action's time (and the game's start) read back with the game.
+    bot = tx.insert_account("a-bot", None, None, is_bot=True, is_guest=False)
+    ada = tx.insert_account("ada", None, None, is_bot=False, is_guest=False)
+    seq = tx.insert_match(
+        preset="standard", options={}, hands=1, teams=((bot, ada), (ada, bot)), created_at=1.0
     )
-    (row,) = ladder_store.matches(conn)
-    assert row["forfeits"] == ["b"] and row["forfeit_reasons"] == {}
-    (outcome,) = ladder_store.rated_outcomes(conn)
-    assert outcome.forfeits == frozenset({account})
-    assert ladder_store.current_ratings(conn) == ladder_store.rebuild_ratings(conn)
-    conn.close()
+    order = tx.rate_match(
+        seq,
+        points=[1, 2],
+        forfeits=[bot, ada],
+        halves=[],
+        changes={},
+        finished_at=2.0,
+        forfeit_reasons={bot: "timeouts"},
+    )
+    assert order == 1
+    row = tx.match(seq)
+    assert row is not None and row.forfeits == [bot, ada]
+    assert row.forfeit_reasons == {bot: "timeouts"}  # ada's reason was not given
+    tx.set_rating(bot, "ladder", mu=1.0, sigma=2.0, games=1)
+    tx.set_rating(ada, "ladder", mu=1.0, sigma=2.0, games=1)
+    kinds = {r.name: r.is_bot for r in tx.rated_accounts("ladder")}
+    assert kinds == {"a-bot": True, "ada": False}
+    tx.insert_table("t", {"game": "spades"})
+    game = tx.insert_game("t", "spades", {}, [{"account": bot}] * 4)
+    tx.insert_action(game, 0, seat=0, action={"kind": "bid"}, source="player")
+    tx.insert_action(game, 1, seat=1, action={"kind": "bid"}, source="fallback")
+    stored = tx.load_game(game)
+    assert stored is not None and stored.created_at is not None
+    first, second = stored.actions
+    assert first.at is not None and second.at is not None
+    assert stored.created_at <= first.at <= second.at
