@@ -29,13 +29,15 @@ import structlog
 import trio
 
 from engine.version import project_version
+from server import accounts
 from server.config import LogFormat, ServerConfig, configure_logging
 from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
 from server.lobby import Lobby
 from server.ports import LadderDesk
+from server.quotas import Buckets
 from server.session import Session, SessionServices
-from server.storage import Store, open_store
+from server.storage import StorageError, Store, open_store
 from server.tls import server_context
 
 if TYPE_CHECKING:
@@ -65,6 +67,12 @@ class Server:
         # Read from the package metadata once: every `welcome` says it.
         self._version = project_version()
         self._services: SessionServices | None = None
+        limits = config.limits
+        # Guest accounts made per network address: `max_guests_per_address` at once, then as
+        # many an hour.
+        self.guests_made = Buckets(
+            limits.max_guests_per_address / 3600.0, limits.max_guests_per_address
+        )
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
@@ -81,6 +89,7 @@ class Server:
                 lobby=self.lobby,
                 ladder=desk,
                 is_stopping=lambda: self.stopping,
+                guests=self.guests_made,
             )
         return self._services
 
@@ -143,6 +152,28 @@ class Server:
             if ttl > 0:
                 self.lobby.close_unoccupied(now, ttl)
 
+    async def expire_guests(self) -> None:
+        """Delete unused guest accounts (`ServerConfig.guest_ttl`), once a minute (or four times
+        a ttl, if shorter), until the server stops. The guests of live connections and of seats
+        are in use, so they are never deleted, and count as seen."""
+        ttl = self.config.guest_ttl
+        if ttl <= 0:
+            return
+        period = min(60.0, ttl / 4)
+        while True:  # until the server's nursery is cancelled
+            await trio.sleep(period)
+            in_use = self.lobby.seated_accounts()
+            in_use.update(
+                s.account.id for s in self.sessions if s.account is not None and s.account.is_guest
+            )
+            try:
+                gone = await accounts.expire_guests(self.store, ttl, in_use)
+            except StorageError as exc:  # the next sweep tries again
+                log.warning("guests_not_expired", error=str(exc))
+                continue
+            if gone:
+                log.info("guests_expired", count=gone, ttl_s=ttl)
+
     async def wait_stopped(self) -> None:
         await self._stop.wait()
 
@@ -194,6 +225,7 @@ async def serve(
                     async with trio.open_nursery() as accepting:
                         # Stops with the listener (cancelled once the server is asked to stop).
                         accepting.start_soon(server.reap_idle)
+                        accepting.start_soon(server.expire_guests)
                         accepting.start_soon(
                             partial(
                                 trio.serve_listeners,

@@ -105,6 +105,33 @@ def account_by_name(conn: sqlite3.Connection, name: str) -> AccountRow | None:
     return _account(conn.execute("SELECT * FROM accounts WHERE name = ?", (name,)).fetchone())
 
 
+def guest_seen(conn: sqlite3.Connection, account_ids: list[int]) -> None:
+    """Note that these guests were seen now (a login, a live connection, a seat)."""
+    now = _now()
+    conn.executemany(
+        "UPDATE accounts SET last_seen_at = ? WHERE id = ? AND is_guest = 1",
+        [(now, account_id) for account_id in account_ids],
+    )
+
+
+def expire_guests(conn: sqlite3.Connection, cutoff: float, in_use: list[int]) -> int:
+    """Delete every guest account not seen since `cutoff` (Unix time) that has no game results
+    and no ladder or rating rows, after noting the guests `in_use` (connected or seated) as seen
+    now; returns how many went. The newest account is never deleted, so SQLite never hands a
+    deleted account's id to a new one (it reuses a rowid only above the largest left)."""
+    guest_seen(conn, in_use)
+    cur = conn.execute(
+        "DELETE FROM accounts WHERE is_guest = 1"
+        " AND COALESCE(last_seen_at, created_at) < ?"
+        " AND id < (SELECT MAX(id) FROM accounts)"
+        " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.account_id = accounts.id)"
+        " AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.account_id = accounts.id)"
+        " AND NOT EXISTS (SELECT 1 FROM ladder_entrants e WHERE e.account_id = accounts.id)",
+        (cutoff,),
+    )
+    return int(cur.rowcount)
+
+
 # Tables and games
 
 

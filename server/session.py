@@ -74,6 +74,7 @@ from server.config import ServerConfig
 from server.connection import FLUSH_TIMEOUT, Connection
 from server.peers import SharedEvent
 from server.ports import Client, LadderDesk, LobbyDesk
+from server.quotas import Buckets, network_of
 from server.storage import StorageError
 from server.table_commands import (
     ActCommand,
@@ -149,6 +150,8 @@ class SessionServices:
     lobby: LobbyDesk
     ladder: LadderDesk
     is_stopping: Callable[[], bool]
+    # Guest accounts made per network address (`Limits.max_guests_per_address`), server-wide.
+    guests: Buckets
 
 
 class Session:
@@ -403,7 +406,15 @@ class Session:
                 )
             )
         except TableError as exc:
-            self.deliver(Error(id=rid, code=exc.code.value, message=exc.message, detail=exc.detail))
+            self.deliver(
+                Error(
+                    id=rid,
+                    code=exc.code.value,
+                    message=exc.message,
+                    detail=exc.detail,
+                    retry_ms=exc.retry_ms,
+                )
+            )
         except AccountError as exc:
             self.deliver(Error(id=rid, code=exc.code, message=exc.message))
         except StorageError as exc:
@@ -583,6 +594,18 @@ class Session:
         self._not_logged_in()
         if not self.services.config.allow_guests:
             raise Refused(ErrorCode.GUESTS_DISABLED, "this server does not allow guests")
+        # A guest account is one request away, so the accounts an address may make are counted
+        # (before any is made: nothing is stored for a refused one).
+        made = self.services.guests
+        network = network_of(self.host)
+        now = trio.current_time()
+        if not made.take(network, now):
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                "this address has made too many guest accounts for now; register an account, "
+                "or wait",
+                retry_ms=made.retry_ms(network, now),
+            )
         wanted = None
         if request.name is not None:
             wanted = accounts.check_name(request.name[:18])
@@ -605,8 +628,10 @@ class Session:
         lobby = self.services.lobby
         game = request.game.value if request.game is not None else None
         lobby.listen(self, game)
-        infos = lobby.listing(game, request.status, request.open_seats)
-        self.deliver(Tables(id=request.id, tables=infos))
+        infos, after = lobby.listing(
+            game, request.status, request.open_seats, cursor=request.cursor, limit=request.limit
+        )
+        self.deliver(Tables(id=request.id, tables=infos, next=after))
 
     def _seated_elsewhere(self, table_id: str | None) -> None:
         if any(t != table_id for t in self.seats):
@@ -617,7 +642,7 @@ class Session:
         if request.sit is not None:
             self._seated_elsewhere(None)
         lobby = self.services.lobby
-        table = await lobby.create(request, account)
+        table = await lobby.create(request, account, network_of(self.host))
         created = TableCreated(id=request.id, table=table.table_id, code=table.config.code)
         if request.sit is None:
             self.deliver(created)
@@ -633,7 +658,7 @@ class Session:
         account = self._need_account()
         self._seated_elsewhere(request.table)
         lobby = self.services.lobby
-        table = lobby.find(request.table, request.code)
+        table = lobby.find(request.table, request.code, network_of(self.host))
         await lobby.submit(
             table,
             JoinCommand(
@@ -648,7 +673,7 @@ class Session:
     async def _on_spectate(self, request: Spectate) -> None:
         self._need_account()
         lobby = self.services.lobby
-        table = lobby.find(request.table, request.code)
+        table = lobby.find(request.table, request.code, network_of(self.host))
         await lobby.submit(table, SpectateCommand(peer=self, request_id=request.id))
 
     async def _on_leave(self, request: Leave) -> None:
