@@ -187,9 +187,12 @@ class ListTables(Request):
         Doc("go on from here: the `next` of the page before (same filters); nil: from the start"),
     ] = None
     limit: Annotated[
-        Annotated[int, Range(1, 200)],
-        Doc("at most this many tables in the page (fewer when more would not fit one frame)"),
-    ] = 100
+        Annotated[int, Range(1, 200)] | None,
+        Doc(
+            "at most this many tables in the page (fewer when more would not fit one frame);"
+            " nil: 100"
+        ),
+    ] = None
 
 
 @register("tables", S)

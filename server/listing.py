@@ -18,6 +18,7 @@ from protocol.schema import to_map
 from protocol.types import TableInfo
 
 OPTIONS_BUDGET = 1024  # bytes of packed options one listing entry may carry
+LISTING_PAGE = 100  # tables in a page when `list_tables` sets no `limit`
 # A generous bound on what a `tables` map holds besides its entries: the map and array headers,
 # `t`, `id` (a request id up to 2**32), the keys `tables` and `next`, and a cursor of up to 32
 # characters. (1 + 10 + 8 + 3 + 5 + 7 + 5 + 5 + 34 = 78; rounded up.)

@@ -28,7 +28,7 @@ from protocol.types import ChatScope, TableInfo, TableStatus
 from server import accounts, queries
 from server.accounts import Account
 from server.config import ServerConfig
-from server.listing import Page, bounded_info
+from server.listing import LISTING_PAGE, Page, bounded_info
 from server.peers import Peer
 from server.quotas import JoinCodeGuard
 from server.seats import decide_inline, decide_off_loop
@@ -232,7 +232,7 @@ class Lobby:
         open_seats: bool,
         *,
         cursor: str | None = None,
-        limit: int = 100,
+        limit: int = LISTING_PAGE,
     ) -> tuple[list[TableInfo], str | None]:
         """One page of the tables that match, in the order they opened, from `cursor` on: at most
         `limit`, and never more than fit one frame (`server.listing.Page`); and the cursor of the

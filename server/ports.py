@@ -22,6 +22,7 @@ from protocol.messages import (
 )
 from protocol.types import TableInfo, TableStatus
 from server.accounts import Account
+from server.listing import LISTING_PAGE
 from server.peers import Peer
 from server.table import Table
 from server.table_commands import Command, TableConfig
@@ -73,7 +74,7 @@ class LobbyDesk(TableHost, Protocol):
         open_seats: bool,
         *,
         cursor: str | None = None,
-        limit: int = 100,
+        limit: int = LISTING_PAGE,
     ) -> tuple[list[TableInfo], str | None]:
         """A page of the matching tables that fits a frame, and the next page's cursor."""
         ...

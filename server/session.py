@@ -72,6 +72,7 @@ from server import accounts
 from server.accounts import Account, AccountError
 from server.config import ServerConfig
 from server.connection import FLUSH_TIMEOUT, Connection
+from server.listing import LISTING_PAGE
 from server.peers import SharedEvent
 from server.ports import Client, LadderDesk, LobbyDesk
 from server.quotas import Buckets, network_of
@@ -629,7 +630,11 @@ class Session:
         game = request.game.value if request.game is not None else None
         lobby.listen(self, game)
         infos, after = lobby.listing(
-            game, request.status, request.open_seats, cursor=request.cursor, limit=request.limit
+            game,
+            request.status,
+            request.open_seats,
+            cursor=request.cursor,
+            limit=request.limit if request.limit is not None else LISTING_PAGE,
         )
         self.deliver(Tables(id=request.id, tables=infos, next=after))
 
