@@ -35,7 +35,7 @@ from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
 from server.lobby import Lobby
 from server.ports import LadderDesk
-from server.quotas import Buckets
+from server.quotas import AddressQuotas
 from server.session import Session, SessionServices
 from server.storage import StorageError, Store, open_store
 from server.tls import server_context
@@ -67,12 +67,8 @@ class Server:
         # Read from the package metadata once: every `welcome` says it.
         self._version = project_version()
         self._services: SessionServices | None = None
-        limits = config.limits
-        # Guest accounts made per network address: `max_guests_per_address` at once, then as
-        # many an hour.
-        self.guests_made = Buckets(
-            limits.max_guests_per_address / 3600.0, limits.max_guests_per_address
-        )
+        # What one network address may do, whatever its connections (guests made, lobby chat).
+        self.quotas = AddressQuotas.from_limits(config.limits)
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
@@ -89,7 +85,7 @@ class Server:
                 lobby=self.lobby,
                 ladder=desk,
                 is_stopping=lambda: self.stopping,
-                guests=self.guests_made,
+                quotas=self.quotas,
             )
         return self._services
 

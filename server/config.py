@@ -51,6 +51,10 @@ class Limits:
     wrong_codes_per_second: float = 0.2
     table_wrong_codes_burst: int = 20
     table_wrong_codes_per_second: float = 1.0
+    # Lobby chat lines (which every logged-in connection hears) from one address, all its
+    # connections together: this many at once, then this many a second.
+    address_lobby_chat_burst: int = 20
+    address_lobby_chat_per_second: float = 2.0
     max_spectators: int = 64  # per table
     outbox_size: int = 256  # frames queued for one connection; full means a slow peer: disconnect
     table_inbox_size: int = 64

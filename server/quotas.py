@@ -116,6 +116,23 @@ class Buckets:
         self._buckets.pop(key, None)
 
 
+@dataclass(frozen=True)
+class AddressQuotas:
+    """What one address may do however many connections and accounts it has, server-wide."""
+
+    guests: Buckets  # guest accounts made (`max_guests_per_address` at once, as many an hour)
+    lobby_chat: Buckets  # lobby chat lines (everyone logged in hears them)
+
+    @classmethod
+    def from_limits(cls, limits: Limits) -> AddressQuotas:
+        return cls(
+            guests=Buckets(limits.max_guests_per_address / 3600.0, limits.max_guests_per_address),
+            lobby_chat=Buckets(
+                limits.address_lobby_chat_per_second, limits.address_lobby_chat_burst
+            ),
+        )
+
+
 class JoinCodeGuard:
     """Wrong join codes, counted per table and per address (`Limits.wrong_codes_*`).
 

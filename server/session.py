@@ -75,7 +75,7 @@ from server.connection import FLUSH_TIMEOUT, Connection
 from server.listing import LISTING_PAGE
 from server.peers import SharedEvent
 from server.ports import Client, LadderDesk, LobbyDesk
-from server.quotas import Buckets, network_of
+from server.quotas import AddressQuotas, network_of
 from server.storage import StorageError
 from server.table_commands import (
     ActCommand,
@@ -151,8 +151,8 @@ class SessionServices:
     lobby: LobbyDesk
     ladder: LadderDesk
     is_stopping: Callable[[], bool]
-    # Guest accounts made per network address (`Limits.max_guests_per_address`), server-wide.
-    guests: Buckets
+    # What one network address may do, all its connections together (guests, lobby chat).
+    quotas: AddressQuotas
 
 
 class Session:
@@ -595,9 +595,12 @@ class Session:
         self._not_logged_in()
         if not self.services.config.allow_guests:
             raise Refused(ErrorCode.GUESTS_DISABLED, "this server does not allow guests")
+        wanted = None
+        if request.name is not None:
+            wanted = accounts.check_name(request.name[:18])
         # A guest account is one request away, so the accounts an address may make are counted
         # (before any is made: nothing is stored for a refused one).
-        made = self.services.guests
+        made = self.services.quotas.guests
         network = network_of(self.host)
         now = trio.current_time()
         if not made.take(network, now):
@@ -607,9 +610,6 @@ class Session:
                 "or wait",
                 retry_ms=made.retry_ms(network, now),
             )
-        wanted = None
-        if request.name is not None:
-            wanted = accounts.check_name(request.name[:18])
         self.account, token = await accounts.guest(self.services.store, wanted)
         self.log = self.log.bind(account=self.account.name)
         # The resume token: with it (`login` or `hello.token`) the guest gets its seat back after a
@@ -709,6 +709,17 @@ class Session:
                 ErrorCode.RATE_LIMITED, "you are chatting too fast", retry_ms=self._chat.retry_ms()
             )
         if table is None:
+            # Everyone logged in hears the lobby: one address's connections share one limit, so
+            # many of them cannot drown it out.
+            shared = self.services.quotas.lobby_chat
+            network = network_of(self.host)
+            now = trio.current_time()
+            if not shared.take(network, now):
+                raise Refused(
+                    ErrorCode.RATE_LIMITED,
+                    "your address is chatting too fast in the lobby",
+                    retry_ms=shared.retry_ms(network, now),
+                )
             lobby.chat(account.name, text)
             self.deliver(Ok(id=request.id))
             return

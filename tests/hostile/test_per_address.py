@@ -8,8 +8,18 @@ from pathlib import Path
 
 import trio
 
-from protocol.messages import CreateTable, Error, Guest, LoggedIn, Login, TableCreated
-from protocol.types import Game
+from protocol.messages import (
+    Chat,
+    ChatMessage,
+    CreateTable,
+    Error,
+    Guest,
+    LoggedIn,
+    Login,
+    Ok,
+    TableCreated,
+)
+from protocol.types import ChatScope, Game
 from tests.hostile.peer import Peer, errors, round_trip, welcomed
 from tests.hostile.proc import ServerProcess
 
@@ -111,3 +121,36 @@ async def test_unused_guest_accounts_expire(tmp_path: Path) -> None:
         refused = await again.request(Login(token=made.token))
         assert isinstance(refused, Error) and refused.code == "bad_token", refused
         assert '"guests_expired"' in server.logs()
+
+
+async def test_one_address_cannot_drown_the_lobby_chat(tmp_path: Path) -> None:
+    """Ten connections of one address, each within its own chat limit (5 lines at once), share one
+    lobby-chat limit: 20 lines at once, the rest refused `rate_limited`; another address still
+    speaks, and everyone hears it."""
+    with ServerProcess(tmp_path / "s.db", "--no-ladder") as server, trio.fail_after(60):
+        crowd = [await guest_peer(server.port, "127.0.0.1") for _ in range(10)]
+        listener = await guest_peer(server.port, "127.0.0.2")
+        said = 0
+        refused = []
+        started = trio.current_time()
+        for round_number in range(5):
+            for peer in crowd:
+                reply = await peer.request(Chat(scope=ChatScope.LOBBY, text=f"{round_number}"))
+                if isinstance(reply, Ok):
+                    said += 1
+                else:
+                    refused.append(reply)
+        # The burst, and what refilled meanwhile (2 a second), where each connection alone
+        # could have said 5 (50 in all).
+        assert said <= 20 + 2 * (trio.current_time() - started) + 1, said
+        assert refused and all(
+            isinstance(r, Error) and r.code == "rate_limited" and r.retry_ms for r in refused
+        ), refused
+        reply = await listener.request(Chat(scope=ChatScope.LOBBY, text="may I?"))
+        assert isinstance(reply, Ok), reply
+        heard = await crowd[0].expect(ChatMessage)
+        for _ in range(100):  # bounded: the crowd's own lines come first
+            if heard.text == "may I?":
+                break
+            heard = await crowd[0].expect(ChatMessage)
+        assert heard.text == "may I?"
