@@ -35,7 +35,7 @@ from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
 from server.lobby import Lobby
 from server.ports import LadderDesk
-from server.quotas import AddressQuotas
+from server.quotas import AddressQuotas, network_of
 from server.session import Session, SessionServices
 from server.storage import StorageError, Store, open_store
 from server.tls import server_context
@@ -60,7 +60,7 @@ class Server:
         self.lobby = Lobby(store, config)
         self.ladder: LadderService | None = None
         self.sessions: set[Session] = set()
-        self._per_host: Counter[str] = Counter()  # open sessions by peer address
+        self._per_host: Counter[str] = Counter()  # open sessions by network (`network_of`)
         self.port = 0
         self.stopping = False
         self._stop = trio.Event()
@@ -103,16 +103,18 @@ class Server:
             stream = trio.SSLStream(stream, self.tls, server_side=True)
         session = Session(self.services(), stream, peer)
         limits = self.config.limits
+        # Counted by network (an IPv6 host by its /64), as every per-address limit is.
+        network = network_of(session.host)
         if (
             self.stopping
             or len(self.sessions) >= limits.max_connections
-            or self._per_host[session.host] >= limits.max_connections_per_address
+            or self._per_host[network] >= limits.max_connections_per_address
         ):
             # One address cannot take every connection and lock the others out.
             await session.refuse_and_close()
             return
         self.sessions.add(session)
-        self._per_host[session.host] += 1
+        self._per_host[network] += 1
         try:
             await session.run()
         except Exception:
@@ -120,9 +122,9 @@ class Server:
             log.exception("session_failed", peer=session.peer)
         finally:
             self.sessions.discard(session)
-            self._per_host[session.host] -= 1
-            if not self._per_host[session.host]:
-                del self._per_host[session.host]
+            self._per_host[network] -= 1
+            if not self._per_host[network]:
+                del self._per_host[network]
 
     async def reap_idle(self) -> None:
         """Let go of every session that has sent no whole message for `limits.idle_timeout`, and
