@@ -41,10 +41,31 @@ async def login(address: ServerAddress, token: str) -> str:
     return reply.name
 
 
+# Pages of the listing `every_table` follows at most (each holds up to 100 tables, fewer when
+# they would not fit a frame): far more than any server lists, and a bound on a broken one.
+MAX_PAGES = 100
+
+
+async def every_table(conn: Connection, game: Game | None = None) -> list[TableInfo]:
+    """Every table (of `game`, if given) on this connection, page after page, in the order they
+    opened (the server sends the listing in pages that fit a frame: `tables.next`)."""
+    infos: list[TableInfo] = []
+    seen: set[str] = set()
+    cursor = None
+    for _page in range(MAX_PAGES):
+        reply = await conn.expect(m.ListTables(game=game, cursor=cursor), m.Tables)
+        # A table shows once; a server that listed one twice is not believed twice.
+        infos.extend(info for info in reply.tables if info.table not in seen)
+        seen.update(info.table for info in reply.tables)
+        cursor = reply.next
+        if cursor is None:
+            break
+    return infos
+
+
 async def list_tables(address: ServerAddress, game: str | None) -> list[TableInfo]:
     async with open_connection(address) as conn:
-        reply = await conn.expect(m.ListTables(game=Game(game) if game else None), m.Tables)
-    return list(reply.tables)
+        return await every_table(conn, Game(game) if game else None)
 
 
 async def standings(address: ServerAddress, token: str | None, limit: int) -> list[Standing]:

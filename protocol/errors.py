@@ -110,8 +110,10 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.GUESTS_DISABLED: ErrorInfo(False, "This server does not allow guest play."),
     ErrorCode.RATE_LIMITED: ErrorInfo(
         False,
-        "Too many messages; `welcome.limits` says how many are allowed, and `retry_ms` how long"
-        " to wait before the request would be accepted.",
+        "Too many messages, or too many of one kind of request (open tables, guest accounts,"
+        " wrong join codes); `welcome.limits` says how many messages are allowed, and"
+        " `retry_ms` (when the server knows) how long to wait before the request would be"
+        " accepted.",
     ),
     ErrorCode.SERVER_FULL: ErrorInfo(True, "The server has no room for another session."),
     ErrorCode.NO_SUCH_TABLE: ErrorInfo(False, "No table has this id (or it has closed)."),

@@ -53,6 +53,7 @@ from protocol.types import (
     ClientKind,
     Clock,
     Count,
+    Cursor,
     Digest,
     Game,
     GameVersion,
@@ -176,19 +177,35 @@ class LoggedIn(Reply):
 @register("list_tables", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListTables(Request):
-    """Ask for the tables, optionally filtered. Private tables are listed, marked ``private``."""
+    """Ask for the tables, optionally filtered, a page at a time (see ``tables.next``). Private
+    tables are listed, marked ``private``."""
 
     game: Annotated[Game | None, Doc("only tables of this game")] = None
     status: Annotated[TableStatus | None, Doc("only tables in this status")] = None
     open_seats: Annotated[bool, Doc("only tables with a free seat")] = False
+    cursor: Annotated[
+        Cursor | None,
+        Doc("go on from here: the `next` of the page before (same filters); nil: from the start"),
+    ] = None
+    limit: Annotated[
+        Annotated[int, Range(1, 200)] | None,
+        Doc(
+            "at most this many tables in the page (fewer when more would not fit one frame);"
+            " nil: 100"
+        ),
+    ] = None
 
 
 @register("tables", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Tables(Reply):
-    """The tables matching a ``list_tables``."""
+    """One page of the tables matching a ``list_tables``, in the order they opened."""
 
     tables: Annotated[list[TableInfo], Doc("the tables")]
+    next: Annotated[
+        Cursor | None,
+        Doc("more tables follow: ask again with this `cursor`; nil: this page is the last"),
+    ] = None
 
 
 @register("create_table", C)

@@ -108,6 +108,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = 1800.0,
     guests: Annotated[bool, typer.Option(help="Allow guests (no account).")] = True,
+    guest_ttl: Annotated[
+        float,
+        typer.Option(
+            help="Seconds after its last login that a guest account with no seat, no game "
+            "results and no connection is deleted; 0: never."
+        ),
+    ] = 86400.0,
     ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
     tls_cert: Annotated[
         Path | None, typer.Option(help="PEM certificate (chain): serve over TLS (with --tls-key).")
@@ -124,6 +131,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     max_tables: Annotated[int, typer.Option(help="Tables open at once.")] = (
         DEFAULT_LIMITS.max_tables
     ),
+    max_tables_per_address: Annotated[
+        int, typer.Option(help="Open tables created from one IP address (any accounts).")
+    ] = DEFAULT_LIMITS.max_tables_per_address,
+    max_guests_per_address: Annotated[
+        int,
+        typer.Option(help="Guest accounts one IP address may make at once, and again each hour."),
+    ] = DEFAULT_LIMITS.max_guests_per_address,
     handshake_timeout: Annotated[
         float, typer.Option(help="Seconds a new connection has to send hello.")
     ] = DEFAULT_LIMITS.handshake_timeout,
@@ -148,12 +162,22 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
-    if waiting_table_ttl < 0:
-        typer.echo("error: --waiting-table-ttl must not be negative (0: never)", err=True)
-        raise typer.Exit(2)
-    if min(max_connections, max_per_address, max_tables) < 1:
+    if waiting_table_ttl < 0 or guest_ttl < 0:
         typer.echo(
-            "error: --max-connections, --max-per-address and --max-tables must be >= 1", err=True
+            "error: --waiting-table-ttl and --guest-ttl must not be negative (0: never)", err=True
+        )
+        raise typer.Exit(2)
+    if min(max_connections, max_per_address, max_tables, max_tables_per_address) < 1:
+        typer.echo(
+            "error: --max-connections, --max-per-address, --max-tables and "
+            "--max-tables-per-address must be >= 1",
+            err=True,
+        )
+        raise typer.Exit(2)
+    if max_guests_per_address < 1:
+        typer.echo(
+            "error: --max-guests-per-address must be >= 1 (--no-guests turns guests off)",
+            err=True,
         )
         raise typer.Exit(2)
     if handshake_timeout <= 0 or idle_timeout < 0:
@@ -177,6 +201,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         max_connections=max_connections,
         max_connections_per_address=max_per_address,
         max_tables=max_tables,
+        max_tables_per_address=max_tables_per_address,
+        max_guests_per_address=max_guests_per_address,
         handshake_timeout=handshake_timeout,
         idle_timeout=idle_timeout,
     )
@@ -192,6 +218,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         bot_clock=bot_clock,
         reconnect_grace=reconnect_grace,
         waiting_table_ttl=waiting_table_ttl,
+        guest_ttl=guest_ttl,
         allow_guests=guests,
         ladder=ladder,
         tls_cert=tls_cert,

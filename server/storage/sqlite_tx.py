@@ -121,6 +121,28 @@ class SqliteTx:
             self.conn.execute("SELECT * FROM accounts WHERE name = ?", (name,)).fetchone()
         )
 
+    def guest_seen(self, account_ids: list[int]) -> None:
+        now = _now()
+        self.conn.executemany(
+            "UPDATE accounts SET last_seen_at = ? WHERE id = ? AND is_guest = 1",
+            [(now, account_id) for account_id in account_ids if _storable(account_id)],
+        )
+
+    def expire_guests(self, cutoff: float, in_use: list[int]) -> int:
+        self.guest_seen(in_use)
+        # SQLite gives a new row the largest rowid plus one: keeping the largest keeps every
+        # deleted id unused for good.
+        cur = self.conn.execute(
+            "DELETE FROM accounts WHERE is_guest = 1"
+            " AND COALESCE(last_seen_at, created_at) < ?"
+            " AND id < (SELECT MAX(id) FROM accounts)"
+            " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.account_id = accounts.id)"
+            " AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.account_id = accounts.id)"
+            " AND NOT EXISTS (SELECT 1 FROM ladder_entrants e WHERE e.account_id = accounts.id)",
+            (cutoff,),
+        )
+        return int(cur.rowcount)
+
     # ---------------------------------------------------------------- tables
 
     def insert_table(
