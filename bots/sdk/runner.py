@@ -15,6 +15,7 @@ Sync bots decide in a worker thread (`trio.to_thread`), so a long search never s
 from reading; async bots are awaited. Either way the decision is cut at the deadline minus a margin.
 """
 
+import dataclasses
 import logging
 import os
 import random
@@ -127,12 +128,19 @@ class _Connection:
         self.stream = stream
         self.protocol = Connection(Sender.CLIENT, max_frame_size=1 << 20)
         self.pending: deque[Message] = deque()
+        # The last requests sent, by id: one refused `rate_limited` is sent again (a few at most
+        # are ever in flight, so a short memory is enough).
+        self.sent: dict[int, Request] = {}
 
     async def send(self, message: Message) -> int | None:
         """Send `message` (a request is numbered: its id is returned). Raises `LocalProtocolError`
         when the protocol forbids it now (say, after the server's closing error)."""
         if isinstance(message, Request):
             message = self.protocol.numbered(message)
+            assert message.id is not None
+            self.sent[message.id] = message
+            if len(self.sent) > 32:
+                del self.sent[next(iter(self.sent))]
         await self.stream.send_all(self.protocol.send(message))
         return message.id if isinstance(message, Request) else None
 
@@ -352,6 +360,9 @@ class BotRunner:
         if isinstance(message, Ping):
             await conn.send(Pong(id=message.id))
         elif isinstance(message, Error):
+            if message.code == "rate_limited":
+                await self._send_again(conn, message)
+                return False
             return self._on_error(message)
         elif isinstance(message, Bye):
             raise trio.BrokenResourceError(f"the server said bye: {message.reason}")
@@ -376,6 +387,20 @@ class BotRunner:
                 return False
             return await self._on_game(conn, message)
         return False
+
+    async def _send_again(self, conn: _Connection, error: Error) -> None:
+        """A request refused `rate_limited` was not carried out: send it again once `retry_ms` has
+        passed (docs/protocol.md, Limits and clocks). A stale `act` is not: a fresh `your_turn`
+        comes if the seat is still to act."""
+        request = conn.sent.pop(error.id, None) if error.id is not None else None
+        if request is None or isinstance(request, Act):
+            return
+        wait = min(5.0, (error.retry_ms or 1000) / 1000)
+        log.info("rate limited; sending %s again in %.2f s", request.TYPE, wait)
+        await trio.sleep(wait)
+        rid = await conn.send(dataclasses.replace(request, id=None))
+        if request.id == self._tables_request:
+            self._tables_request = rid
 
     def _learn_ruleset(self, tables: Tables) -> None:
         for info in tables.tables:
