@@ -60,6 +60,7 @@ class Server:
         self.sessions: set[Session] = set()
         self._per_host: Counter[str] = Counter()  # open sessions by peer address
         self.port = 0
+        self.web_port: int | None = None  # the web port once bound (server/web/), if any
         self.stopping = False
         self._stop = trio.Event()
         # Read from the package metadata once: every `welcome` says it.
@@ -120,8 +121,9 @@ class Server:
                 del self._per_host[session.host]
 
     async def reap_idle(self) -> None:
-        """Let go of every session that has sent no whole message for `limits.idle_timeout`, and
-        close every waiting table that has had nobody seated for `waiting_table_ttl`.
+        """Let go of every session that has sent no whole message for `limits.idle_timeout`, or
+        whose writes made no progress for `limits.write_timeout` (it reads nothing), and close every
+        waiting table that has had nobody seated for `waiting_table_ttl`.
 
         One sweep a second (or four per timeout, if shorter) for the whole server, rather than a
         timer per message on every connection: a timer per message is a deadline added to and
@@ -129,17 +131,20 @@ class Server:
         """
         idle = self.config.limits.idle_timeout
         ttl = self.config.waiting_table_ttl
-        timeouts = [t for t in (idle, ttl) if t > 0]
+        stall = self.config.limits.write_timeout
+        timeouts = [t for t in (idle, ttl, stall) if t > 0]
         if not timeouts:
             return
         period = min(1.0, *(t / 4 for t in timeouts))
         while True:  # until the server's nursery is cancelled
             await trio.sleep(period)
             now = trio.current_time()
-            if idle > 0:
-                cutoff = now - idle
-                for session in self.sessions:  # no await inside: the set cannot change meanwhile
+            cutoff = now - idle
+            for session in self.sessions:  # no await inside: the set cannot change meanwhile
+                if idle > 0:
                     session.let_go_if_idle(cutoff, idle)
+                if stall > 0:
+                    session.connection.check_progress(now)
             if ttl > 0:
                 self.lobby.close_unoccupied(now, ttl)
 
@@ -202,6 +207,21 @@ async def serve(
                                 handler_nursery=connections,
                             )
                         )
+                        if config.web_port is not None:  # the browser page (server/web/)
+                            from server.web import serve_web
+
+                            server.web_port = await accepting.start(
+                                partial(
+                                    serve_web,
+                                    server.handle_connection,
+                                    host=config.host,
+                                    port=config.web_port,
+                                    tls=tls,
+                                    max_message_bytes=config.limits.max_frame_bytes,
+                                    session_nursery=connections,
+                                    optional=config.web_port_optional,
+                                )
+                            )
                         log.info(
                             "listening",
                             host=config.host,

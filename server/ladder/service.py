@@ -39,7 +39,6 @@ from protocol.messages import (
     Ok,
 )
 from protocol.types import MatchResult
-from server import queries
 from server.accounts import Account
 from server.config import ServerConfig
 from server.ladder import store as ladder_store
@@ -56,7 +55,7 @@ from server.table import Table
 from server.table_commands import JoinCommand, LeaveCommand, LeaveReason, TableConfig, TableError
 
 if TYPE_CHECKING:
-    from server.storage import Store
+    from server.storage import Store, Tx
 
 log = structlog.get_logger("server.ladder")
 
@@ -116,16 +115,15 @@ class LadderService:
         """Load the ladder's state, then schedule matches until cancelled."""
         store = self.store
 
-        def load(conn: Any) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
-            ladder_store.ensure_schema(conn)
-            voided = ladder_store.void_running(conn)
+        def load(tx: Tx) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
+            voided = ladder_store.void_running(tx)
             return (
                 voided,
                 # Rebuilt from the rated history at every start: the ratings always follow the
                 # rules (and the `tau`) this server rates by, also after an upgrade changed them.
-                ladder_store.rebuild(conn, self.model),
-                ladder_store.recent_partners(conn),
-                ladder_store.house_entrants(conn),
+                ladder_store.rebuild(tx, self.model),
+                ladder_store.recent_partners(tx),
+                ladder_store.house_entrants(tx),
             )
 
         voided, ratings, partners, house = await store.call(load)
@@ -152,7 +150,7 @@ class LadderService:
                 self._wake = trio.Event()
 
     async def _load_house(self) -> None:
-        house = await self.store.get(ladder_store.house_entrants)
+        house = await self.store.call(ladder_store.house_entrants)
         for account_id, name, spec in house:
             if account_id not in self.entrants:
                 self._add(Entrant(Account(account_id, name, True, False), None, house_spec=spec))
@@ -243,13 +241,9 @@ class LadderService:
     async def add_house_bot(self, spec: str) -> Entrant:
         """Enter a sample bot for good (as `spades-server ladder add-house-bots` does, live)."""
 
-        def write(conn: Any) -> None:
-            ladder_store.ensure_schema(conn)
-            ladder_store.add_house_bots(conn, [spec])
-
-        await self.store.call(write)
+        await self.store.call(lambda tx: ladder_store.add_house_bots(tx, [spec]))
         name = ladder_store.house_account_name(spec)
-        row = await self.store.get(queries.account_by_name, name)
+        row = await self.store.call(lambda tx: tx.account_by_name(name))
         assert row is not None
         entrant = Entrant(Account(row.id, row.name, True, False), None, house_spec=spec)
         self._add(entrant)
@@ -320,8 +314,8 @@ class LadderService:
         ids = [e.account.id for e in seated]
         teams = ((ids[0], ids[2]), (ids[1], ids[3]))
         match = await self.store.call(
-            lambda c: ladder_store.insert_match(
-                c,
+            lambda tx: ladder_store.insert_match(
+                tx,
                 preset=settings.preset,
                 options=settings.table_options(),
                 hands=settings.hands,
@@ -348,7 +342,7 @@ class LadderService:
                 played = None
             if played is None:
                 await self.store.call(
-                    lambda c: ladder_store.void_match(c, match, "a table could not finish")
+                    lambda tx: ladder_store.void_match(tx, match, "a table could not finish")
                 )
                 self.voided += 1
                 self._match_settled()
@@ -361,7 +355,9 @@ class LadderService:
                 break  # the result is decided; the second half would rate nothing
         if self._is_stopping():
             # The server is hanging up on everyone: those are not forfeits, and nothing is rated.
-            await self.store.call(lambda c: ladder_store.void_match(c, match, "the server stopped"))
+            await self.store.call(
+                lambda tx: ladder_store.void_match(tx, match, "the server stopped")
+            )
             self.voided += 1
             self._match_settled()
             return
@@ -391,8 +387,8 @@ class LadderService:
             # Every entrant's rating is written: one match moves the others' a little too.
             everyone = {int(k): v for k, v in self.ratings.items()}
             await self.store.call(
-                lambda c: ladder_store.finish_match(
-                    c,
+                lambda tx: ladder_store.finish_match(
+                    tx,
                     outcome.match_id,
                     outcome=outcome,
                     halves=[h.to_dict() for h in halves],
@@ -492,7 +488,7 @@ class LadderService:
             await table.ended.wait()
         game_id = table.game_id
         assert game_id is not None
-        await self.store.call(lambda c: ladder_store.link_game(c, match, half, game_id))
+        await self.store.call(lambda tx: ladder_store.link_game(tx, match, half, game_id))
         result = HalfResult(
             seats=tuple(e.key for e in seats),
             sides=table.game.ruleset.sides,
