@@ -247,9 +247,10 @@ async def create_table(who: Requester, request: CreateTable) -> None:
 
 async def join(who: Requester, request: Join) -> None:
     account = need_account(who)
-    _seated_elsewhere(who, request.table)
     lobby = who.services.lobby
+    # docs/protocol.md `join`: no_such_table and private_table come before already_seated.
     table = lobby.find(request.table, request.code)
+    _seated_elsewhere(who, request.table)
     command = JoinCommand(
         peer=who,
         account=account,
@@ -296,8 +297,9 @@ async def chat(who: Requester, request: Chat) -> None:
             ErrorCode.RATE_LIMITED, "you are chatting too fast", retry_ms=who.chat.retry_ms()
         )
     if table is None:
-        lobby.chat(account.name, text)
+        # Answered `ok`, then everyone hears it (this connection too), as at a table.
         who.deliver(Ok(id=request.id))
+        lobby.chat(account.name, text)
         return
     line = ChatMessage(scope=ChatScope.TABLE, table=table.table_id, name=account.name, text=text)
     # The table answers `ok`, then tells everyone at it (this connection too).

@@ -24,17 +24,8 @@ from server.app import Server, local_config, running_server
 
 # (scenario, the start of the failure's sentence): what docs/protocol.md says and the server does not.
 KNOWN: set[tuple[str, str]] = {
-    # Handshake: "anything else is refused with error unexpected_message (..., detail the refused type,
-    # ...)"; server/session.py refuses a request before hello without a detail.
-    ("handshake", "unexpected_message before hello has detail None"),
-    # Handshake: version_mismatch "carrying the hello's id"; server/session.py sends it without one.
-    ("version-mismatch", "hello with protocol 99.0 was answered error version_mismatch"),
-    # `join`: "Refusals, first that applies: no_such_table; private_table; already_seated; ...";
-    # server/session.py checks already_seated first.
-    ("join-refusals", "join of seated elsewhere, a table that does not exist"),
-    ("join-refusals", "join of seated elsewhere, a private table with a wrong code"),
     # Playing: "A seat still deciding is sent a your_turn at each new version"; server/turns.py
-    # sends one per decision.
+    # sends one per decision (again only if its choices change).
     ("hearts-pass", "a seat still deciding was not sent a your_turn"),
 }
 

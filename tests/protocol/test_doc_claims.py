@@ -136,12 +136,6 @@ def test_the_join_refusal_order_is_read_from_the_document() -> None:
     assert join_refusal_order() == list(claims.JOIN_REFUSALS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the server checks already_seated before no_such_table and private_table "
-    "(server/session.py _on_join: _seated_elsewhere comes before lobby.find), while "
-    "docs/protocol.md `join` lists no_such_table and private_table first",
-)
 async def test_a_join_is_refused_for_the_first_reason_in_the_documents_order(
     server: Server,
 ) -> None:
@@ -179,12 +173,6 @@ async def test_a_table_chat_is_answered_ok_then_everyone_gets_chat_message(serve
     await run_scenario(server_lobby.chat, server)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lobby chat: the server sends chat_message to everyone (the speaker included) before "
-    "its ok (server/session.py _on_chat calls lobby.chat, then delivers Ok), while "
-    "docs/protocol.md `chat` says 'Answered with ok; everyone gets chat_message' for both scopes",
-)
 async def test_a_lobby_chat_is_answered_ok_then_everyone_gets_chat_message(server: Server) -> None:
     assert chat_order() == ["ok", "chat_message"]
     findings = Findings()
