@@ -20,7 +20,7 @@ import trio
 from protocol.codec import unpack_body
 from protocol.errors import ProtocolError
 from protocol.framing import FrameDecoder, frame
-from protocol.messages import Message, Sender
+from protocol.messages import Message, Ping, Pong, Sender
 from protocol.wire import encode, from_wire
 
 READ_CHUNK = 65536
@@ -90,11 +90,15 @@ class Link:
     server_closed: bool = False
     cut_by_kit: bool = False
     muted: bool = False  # nothing more from the server reaches the bot (after the kit's bye)
+    kit_pings: set[int] = field(default_factory=set)  # ids of the kit's own pings to the bot
     _send_lock: trio.Lock = field(default_factory=trio.Lock)
     _to_server_lock: trio.Lock = field(default_factory=trio.Lock)
 
     async def to_bot(self, message: Message) -> None:
-        """Send the bot a message of the kit's own (a `ping`, a `bye`), as if from the server."""
+        """Send the bot a message of the kit's own (a `ping`, a `bye`), as if from the server. The
+        bot's `pong` to the kit's `ping` is the kit's: it does not reach the server."""
+        if isinstance(message, Ping) and message.id is not None:
+            self.kit_pings.add(message.id)
         self.timeline.add(
             Entry(trio.current_time(), self.index, Source.KIT, message, to=Source.BOT)
         )
@@ -133,6 +137,11 @@ class Link:
             Entry(trio.current_time(), self.index, Source.KIT, problem=f"server side closed: {why}")
         )
         await trio.aclose_forcefully(self.server)
+
+
+def _answers_kit(link: Link, source: Source, message: Message) -> bool:
+    """Whether `message` is the bot's answer to the kit's own ping (kept from the server)."""
+    return source is Source.BOT and isinstance(message, Pong) and message.id in link.kit_pings
 
 
 class Proxy:
@@ -220,8 +229,10 @@ class Proxy:
                     problem = f"{exc.code.value}: {exc.message}"
                 forward = True
                 if message is not None:
-                    forward = not (source is Source.SERVER and link.muted) and await hook(
-                        link, message
+                    forward = (
+                        not (source is Source.SERVER and link.muted)
+                        and not _answers_kit(link, source, message)
+                        and await hook(link, message)
                     )
                 self.timeline.add(
                     Entry(trio.current_time(), link.index, source, message, problem, forward)
