@@ -65,6 +65,7 @@ RATE = Section("Limits and clocks", "Rate")
 TIME = Section("Limits and clocks", "Time")
 WHOSE_CLOCK = Section("Limits and clocks", "Whose clock")
 CLOCKS = Section("Limits and clocks", "Clocks")
+LADDER = Section("Ladder")
 VERSIONING = Section("Versioning")
 WRITING = Section("Writing a client")
 

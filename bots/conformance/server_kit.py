@@ -62,6 +62,11 @@ CHECKS: tuple[tuple[str, Check, str], ...] = (
         "a second connection of a seated account does not take the seat; takeover",
     ),
     (
+        "ladder-queries",
+        server_lobby.ladder_queries,
+        "standings, matches and an entrant for anyone; no entry without an account",
+    ),
+    (
         "full-hand",
         server_play.full_hand,
         "a whole hand: snapshot, commitments, ok before events, turn before your_turn, the deal, game_over",

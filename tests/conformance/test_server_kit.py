@@ -51,6 +51,14 @@ async def test_the_server_passes_the_server_kit(server: Server) -> None:
     assert skipped == []
 
 
+async def test_a_server_with_a_ladder_refuses_entries_without_an_account(tmp_path: Path) -> None:
+    async with running_server(local_config(tmp_path / "ladder.db", ladder=True)) as srv:
+        with trio.fail_after(60):
+            (outcome,) = await check_server("127.0.0.1", srv.port, ["ladder-queries"])
+    assert outcome.verdict is Verdict.PASS, outcome.failures
+    assert outcome.notes == []  # not_authenticated itself was checked
+
+
 async def _run_cli(*args: str) -> tuple[int, str, str]:
     done = await trio.run_process(
         [str(Path(sys.executable).parent / "spades-bot"), *args],

@@ -290,3 +290,23 @@ def test_resume_order_is_read_from_the_document() -> None:
 
 async def test_a_dropped_seat_resumes_in_the_documents_order(server: Server) -> None:
     await run_scenario(server_play.reconnect, server, resume=resume_order())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="docs/protocol.md contradicts its own decision rule in three places: 'Messages and the "
+    "envelope' (the server refuses stale_version 'any action whose version is not the table's "
+    "current one'), `act`'s description (protocol/messages.py: 'unless version is the table's "
+    "current one') and the stale_version code (protocol/errors.py: 'not the table's current game "
+    "version'), while Playing says an act carrying any version since its decision began is applied "
+    "(and the server does so)",
+)
+def test_the_document_states_one_rule_for_stale_versions() -> None:
+    assert "an `act` carrying any version from the decision's start to the current one" in DECISION
+    text = flat(TEXT)
+    for words in (
+        "any action whose version is not the table's current one",
+        "unless `version` is the table's current one",
+        "is not the table's current game version",
+    ):
+        assert words not in text, words
