@@ -33,7 +33,7 @@ from protocol.types import Action
 from server.conformance.proxy import Entry, Source, Timeline
 
 #: Messages that cross a peer's `bye` on the wire (sent before it was read) arrive within this.
-IN_FLIGHT = 0.3
+IN_FLIGHT = 1.0
 #: How long a bot has to answer the kit's `ping`.
 PONG_WITHIN = 2.0
 
