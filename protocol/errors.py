@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     ALREADY_ON_LADDER = "already_on_ladder"
     LADDER_LIMIT = "ladder_limit"
     NO_SUCH_ENTRANT = "no_such_entrant"
+    NO_SUCH_MATCH = "no_such_match"
     # The server itself.
     TIMEOUT = "timeout"
     SLOW_CONSUMER = "slow_consumer"
@@ -156,6 +157,11 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False, "This network address already has as many entrants on the ladder as it may."
     ),
     ErrorCode.NO_SUCH_ENTRANT: ErrorInfo(False, "No account has this name."),
+    ErrorCode.NO_SUCH_MATCH: ErrorInfo(
+        False,
+        "No ladder match has this id, or it is still being played (its records are sent once it"
+        " has ended).",
+    ),
     ErrorCode.TIMEOUT: ErrorInfo(
         True,
         "The handshake did not finish in time, or the connection sent no whole message for "

@@ -56,6 +56,7 @@ from protocol.types import (
     Digest,
     Game,
     GameVersion,
+    HandRecord,
     Label,
     LadderMatch,
     MatchResult,
@@ -520,6 +521,36 @@ class Entrant(Reply):
     ] = field(default_factory=list)
 
 
+@register("ladder_records", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderRecords(Request):
+    """Ask for a finished ladder match's hand records: both halves, every seat's decisions and
+    clock use. Answered with `match_records`, a page at a time.
+    """
+
+    match: Annotated[Label, Doc("the match id (`ladder_matches` lists them)")]
+    start: Annotated[
+        Count, Doc("the first record wanted: 0, then the `next` of the page before")
+    ] = 0
+
+
+@register("match_records", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchRecords(Reply):
+    """One page of a ladder match's hand records, oldest first: the first half's hands, then the
+    second's. A page holds as many whole records as fit well inside one frame.
+    """
+
+    match: Annotated[Label, Doc("the match id")]
+    records: Annotated[
+        list[HandRecord], Doc("`spades-hand/1` records with the ladder's fields, in order")
+    ]
+    total: Annotated[Count, Doc("how many records the match has in all")]
+    next: Annotated[
+        Count | None, Doc("the `start` of the next page; nil when this page is the last")
+    ] = None
+
+
 @register("match_started", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MatchStarted(Event):
@@ -639,6 +670,7 @@ __all__ = [
     "LadderEnter",
     "LadderLeave",
     "LadderMatches",
+    "LadderRecords",
     "LadderShow",
     "LadderStandings",
     "Leave",
@@ -646,6 +678,7 @@ __all__ = [
     "LoggedIn",
     "Login",
     "MatchEnded",
+    "MatchRecords",
     "MatchStarted",
     "Matches",
     "Message",

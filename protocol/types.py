@@ -43,6 +43,7 @@ Label = Annotated[str, Length(1, 64)]
 OptionValue = bool | int | Annotated[str, Length(0, 64)] | list[Annotated[str, Length(0, 64)]]
 Options = Annotated[dict[str, OptionValue], Named("Options")]
 View = Annotated[dict[str, Any], Named("View")]
+HandRecord = Annotated[dict[str, Any], Named("HandRecord")]
 
 # Named types listed in the docs' "Types" table, with what they stand for.
 NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
@@ -62,6 +63,7 @@ NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
     "ProtocolVersion": (ProtocolVersion, "see Versioning"),
     "Options": (Options, "ruleset option name to value; the engine judges names and values"),
     "View": (View, "a game view, the engine's `to_dict()`; see Game views"),
+    "HandRecord": (HandRecord, "a finished hand, a `spades-hand/1` object (hand-records.md)"),
 }
 
 
@@ -232,6 +234,7 @@ class Standing:
     mu: Annotated[float, Doc("the rating model's mean")]
     sigma: Annotated[float, Doc("the rating model's uncertainty")]
     games: Annotated[Count, Doc("rated games played")]
+    bot: Annotated[bool, Doc("whether it is a bot account (else a person's)")] = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -247,6 +250,7 @@ class MatchResult:
 
 
 TeamNames = Annotated[list[Name], Length(2, 2)]
+ForfeitReason = Annotated[str, Length(1, 16)]
 TeamPoints = Annotated[list[int], Length(2, 2)]
 
 
@@ -298,6 +302,16 @@ class LadderMatch:
     ] = field(default_factory=list)
     ratings: Annotated[
         Annotated[list[RatingMove], Length(0, 4)], Doc("the ratings the match moved")
+    ] = field(default_factory=list)
+    forfeit_reasons: Annotated[
+        dict[str, ForfeitReason],
+        Doc(
+            "why each of `forfeits` forfeited, by name: `disconnected`, `left` or `timeouts`"
+            " (none for a match stored before the reasons were kept)"
+        ),
+    ] = field(default_factory=dict)
+    bots: Annotated[
+        Annotated[list[Name], Length(0, 4)], Doc("which of the players are bot accounts")
     ] = field(default_factory=list)
 
 

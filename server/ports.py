@@ -16,6 +16,7 @@ from protocol.messages import (
     LadderEnter,
     LadderLeave,
     LadderMatches,
+    LadderRecords,
     LadderShow,
     LadderStandings,
     Message,
@@ -27,7 +28,9 @@ from server.table import Table
 from server.table_commands import Command, TableConfig
 from server.table_policy import TablePolicy
 
-LadderRequest = LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow
+LadderRequest = (
+    LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow | LadderRecords
+)
 
 
 class TableHost(Protocol):

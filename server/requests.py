@@ -27,6 +27,7 @@ from protocol.messages import (
     LadderEnter,
     LadderLeave,
     LadderMatches,
+    LadderRecords,
     LadderShow,
     LadderStandings,
     Leave,
@@ -49,7 +50,7 @@ from server import accounts
 from server.accounts import Account
 from server.config import ServerConfig
 from server.peers import Peer
-from server.ports import Client, LadderDesk, LobbyDesk
+from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk
 from server.table_commands import (
     ActCommand,
     ChatCommand,
@@ -320,10 +321,7 @@ async def act(who: Requester, request: Act) -> None:
 # ---------------------------------------------------------------- the ladder, and the line itself
 
 
-async def ladder(
-    who: Requester,
-    request: LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow,
-) -> None:
+async def ladder(who: Requester, request: LadderRequest) -> None:
     # The ladder (server/ladder/) judges who may enter, accounts included.
     client = Client(peer=who, account=who.account, owner=who.host)
     who.deliver(await who.services.ladder.handle(client, request))
@@ -356,6 +354,7 @@ HANDLERS: dict[type[Message], Handler] = {
     LadderStandings: ladder,
     LadderMatches: ladder,
     LadderShow: ladder,
+    LadderRecords: ladder,
     Ping: ping,
     Pong: pong,
 }

@@ -191,9 +191,12 @@ class Tx(Protocol):
         halves: Any,
         changes: Any,
         finished_at: float,
+        forfeit_reasons: Mapping[int, str] | None = None,
     ) -> int | None:
         """Mark a running match rated with its result; returns its rating order (one more than
-        the last rated match's), or None (nothing written) if it is not running."""
+        the last rated match's), or None (nothing written) if it is not running.
+        `forfeit_reasons` (by account id, for some or all of `forfeits`) is kept with it and read
+        back in `MatchRow.forfeit_reasons`."""
         ...
 
     def void_match(self, seq: int, *, reason: str, finished_at: float) -> None:
