@@ -338,6 +338,37 @@ def _match_line(match: dict[str, object]) -> str:
     return text
 
 
+@app.command()
+def conformance(
+    server: Annotated[
+        str, typer.Option(help="the server to check, HOST[:PORT]", envvar="SPADES_SERVER")
+    ] = "127.0.0.1:7777",
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="run only these scenarios (repeat, or a comma list)"),
+    ] = None,
+    list_scenarios: Annotated[
+        bool, typer.Option("--list", help="list the scenarios and what each checks")
+    ] = False,
+) -> None:
+    """Check a server against docs/protocol.md: a table of scenarios; exit 0 only if all pass."""
+    from bots.conformance import server_cli
+    from bots.sdk.runner import parse_address
+
+    if list_scenarios:
+        typer.echo(server_cli.list_scenarios())
+        return
+    try:
+        host, port = parse_address(server)
+        code = server_cli.run(host, port, only or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    except server_cli.Unreachable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    raise typer.Exit(code)
+
+
 def _from_environment(ctx: typer.Context, name: str) -> bool:
     """Whether the parameter `name` got its value from its environment variable, not a flag."""
     source = ctx.get_parameter_source(name)

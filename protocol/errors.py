@@ -142,8 +142,8 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.NOT_YOUR_TURN: ErrorInfo(False, "It is not this seat's turn to act."),
     ErrorCode.STALE_VERSION: ErrorInfo(
         False,
-        "The action's `version` is not the table's current game version: it was decided on an "
-        "older state (or resent) and is not applied.",
+        "The action's `version` is older than the start of the seat's decision, or one the game has "
+        "not reached: it was decided on an older state (or resent) and is not applied.",
     ),
     ErrorCode.ILLEGAL_ACTION: ErrorInfo(
         False,

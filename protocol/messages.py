@@ -440,8 +440,9 @@ class SeatStatus(Event):
 @register("act", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act(Request):
-    """Take an action. Refused with ``stale_version`` unless ``version`` is the table's current one,
-    so a resent or late action is never applied twice. Answered with ``ok``; events follow."""
+    """Take an action. ``version`` is the one the ``your_turn`` said: any version since the seat's
+    decision began is accepted (``stale_version`` otherwise), so a resent or late action is never
+    applied twice. Answered with ``ok``; events follow."""
 
     table: Annotated[TableId, Doc("the table")]
     version: Annotated[GameVersion, Doc("the game version the action was decided on")]

@@ -1,4 +1,4 @@
-"""The `spades-server` command line: `serve`, `export`, `version`."""
+"""The `spades-server` command line: `serve`, `export`, `version`, `conformance`."""
 
 from __future__ import annotations
 
@@ -339,6 +339,52 @@ def _game_number(tx: Tx, game: str) -> int | None:
     if game.isascii() and game.isdigit() and tx.game_status(int(game)) is not None:
         return int(game)
     return tx.latest_game_at(game)
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def conformance(  # noqa: PLR0917 - typer maps each option to a parameter
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(help="the bot program and its arguments, after --", show_default=False),
+    ] = None,
+    preset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--preset",
+            help="a preset the bot plays (repeat, or a comma list; default: standard and hearts)",
+        ),
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="run only these scenarios (repeat, or a comma list)"),
+    ] = None,
+    keep: Annotated[
+        Path | None,
+        typer.Option(
+            help="keep each scenario's transcript, bot output and database in this folder"
+        ),
+    ] = None,
+    list_scenarios: Annotated[
+        bool, typer.Option("--list", help="list the scenarios and what each checks")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show the server's log")] = False,
+) -> None:
+    """Run a bot program against scripted scenarios on a local server; say what it did wrong.
+
+    The bot is started with SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE in its environment, e.g.
+    `spades-server conformance -- spades-bot run heuristic`. Exits 0 only if every scenario passed.
+    """
+    from server.conformance import cli as kit
+
+    if list_scenarios:
+        typer.echo(kit.list_scenarios(kit.names(preset or [])))
+        return
+    try:
+        code = kit.run(command or [], preset or [], only or [], keep, verbose=verbose)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
 
 
 ladder_app = typer.Typer(

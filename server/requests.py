@@ -268,9 +268,10 @@ async def create_table(who: Requester, request: CreateTable) -> None:
 
 async def join(who: Requester, request: Join) -> None:
     account = need_account(who)
-    _seated_elsewhere(who, request.table)
     lobby = who.services.lobby
+    # docs/protocol.md `join`: no_such_table and private_table come before already_seated.
     table = lobby.find(request.table, request.code, network_of(who.host))
+    _seated_elsewhere(who, request.table)
     command = JoinCommand(
         peer=who,
         account=account,
@@ -328,8 +329,9 @@ async def chat(who: Requester, request: Chat) -> None:
                 "your address is chatting too fast in the lobby",
                 retry_ms=shared.retry_ms(network, now),
             )
-        lobby.chat(account.name, text)
+        # Answered `ok`, then everyone hears it (this connection too), as at a table.
         who.deliver(Ok(id=request.id))
+        lobby.chat(account.name, text)
         return
     line = ChatMessage(scope=ChatScope.TABLE, table=table.table_id, name=account.name, text=text)
     # The table answers `ok`, then tells everyone at it (this connection too).

@@ -38,12 +38,19 @@ class ServerConnection:
         self.stream = stream
         self.protocol = Connection(Sender.CLIENT, max_frame_size=1 << 20)
         self.pending: deque[Message] = deque()
+        # The last requests sent, by id: one refused `rate_limited` is sent again (a few at most
+        # are ever in flight, so a short memory is enough).
+        self.sent: dict[int, Request] = {}
 
     async def send(self, message: Message) -> int | None:
         """Send `message` (a request is numbered: its id is returned). Raises `LocalProtocolError`
         when the protocol forbids it now (say, after the server's closing error)."""
         if isinstance(message, Request):
             message = self.protocol.numbered(message)
+            assert message.id is not None
+            self.sent[message.id] = message
+            if len(self.sent) > 32:
+                del self.sent[next(iter(self.sent))]
         await self.stream.send_all(self.protocol.send(message))
         return message.id if isinstance(message, Request) else None
 

@@ -17,6 +17,7 @@ Sync bots decide in a worker thread (`trio.to_thread`), so a long search never s
 from reading; async bots are awaited. Either way the decision is cut at the deadline minus a margin.
 """
 
+import dataclasses
 import logging
 import random
 import ssl
@@ -354,6 +355,9 @@ class BotRunner:
         if isinstance(message, Ping):
             await conn.send(Pong(id=message.id))
         elif isinstance(message, Error):
+            if message.code == "rate_limited":
+                await self._send_again(conn, message)
+                return False
             return self._on_error(message)
         elif (
             isinstance(message, Ok) and message.id is not None and message.id == self._enter_request
@@ -398,6 +402,20 @@ class BotRunner:
         games = self.config.games
         first_half = self.runlog.halves_started(started.match) == 1
         return bool(games) and first_half and len(self.stats.matches) + 1 >= games
+
+    async def _send_again(self, conn: ServerConnection, error: Error) -> None:
+        """A request refused `rate_limited` was not carried out: send it again once `retry_ms` has
+        passed (docs/protocol.md, Limits and clocks). A stale `act` is not: a fresh `your_turn`
+        comes if the seat is still to act."""
+        request = conn.sent.pop(error.id, None) if error.id is not None else None
+        if request is None or isinstance(request, Act):
+            return
+        wait = min(5.0, (error.retry_ms or 1000) / 1000)
+        log.info("rate limited; sending %s again in %.2f s", request.TYPE, wait)
+        await trio.sleep(wait)
+        rid = await conn.send(dataclasses.replace(request, id=None))
+        if request.id == self._tables_request:
+            self._tables_request = rid
 
     def _learn_ruleset(self, tables: Tables) -> None:
         for info in tables.tables:
