@@ -22,9 +22,10 @@ class LobbyCluster(Protocol):
         ...
 
     def listing(
-        self, game: str | None, status: TableStatus | None, open_seats: bool, room: int
+        self, game: str | None, status: TableStatus | None, open_seats: bool, after: str
     ) -> list[TableInfo]:
-        """The other servers' tables the filters keep, at most `room` of them."""
+        """The other servers' tables the filters keep, in table id order from `after` on (a
+        listing's page ends at one of them and the next starts there)."""
         ...
 
     async def opening(self, table_id: str) -> None:

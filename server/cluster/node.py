@@ -364,13 +364,11 @@ class ClusterNode:
         return entry
 
     def listing(
-        self, game: str | None, status: TableStatus | None, open_seats: bool, room: int
+        self, game: str | None, status: TableStatus | None, open_seats: bool, after: str
     ) -> list[TableInfo]:
         found: list[TableInfo] = []
-        for entry in self.remote.values():
-            if len(found) >= room:
-                break
-            info = entry.info
+        for table_id in sorted(t for t in self.remote if t >= after):
+            info = self.remote[table_id].info
             if info is None:
                 continue
             if game is not None and info.game.value != game:

@@ -30,9 +30,6 @@ from protocol.errors import ErrorCode
 from protocol.messages import (
     Error,
     LadderLeave,
-    LadderMatches,
-    LadderShow,
-    LadderStandings,
     MatchEnded,
     MatchStarted,
     Message,
@@ -42,7 +39,7 @@ from protocol.types import MatchResult
 from server.accounts import Account
 from server.config import ServerConfig
 from server.ladder import store as ladder_store
-from server.ladder.desk import LadderArchive
+from server.ladder.desk import ARCHIVE_REQUESTS, LadderArchive
 from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
 from server.ladder.policy import MatchPolicy
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_match
@@ -195,7 +192,7 @@ class LadderService:
     async def handle(self, client: Client, request: LadderRequest) -> Message:
         """The reply to a ladder request from `client` (the session delivers it)."""
         rid = request.id
-        if isinstance(request, LadderStandings | LadderMatches | LadderShow):
+        if isinstance(request, ARCHIVE_REQUESTS):
             return await self.archive.answer(request)
         account = client.account
         if account is None or account.is_guest:
@@ -394,6 +391,7 @@ class LadderService:
                     halves=[h.to_dict() for h in halves],
                     moves=by_account,
                     ratings=everyone,
+                    forfeit_reasons=forfeits,
                 )
             )
         for team in outcome.teams:

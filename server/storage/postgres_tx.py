@@ -69,7 +69,17 @@ def _account(row: Sequence[Any] | None) -> AccountRow | None:
     )
 
 
+def _forfeits(text: str | None) -> tuple[list[int], dict[int, str]]:
+    """The `forfeits` column: a JSON object of account id -> reason (or null), or, as stored
+    before the reasons were kept, a list of account ids."""
+    value = json.loads(text or "[]")
+    if isinstance(value, dict):
+        return [int(k) for k in value], {int(k): str(v) for k, v in value.items() if v is not None}
+    return [int(x) for x in value], {}
+
+
 def _match(row: Sequence[Any]) -> MatchRow:
+    forfeits, reasons = _forfeits(row[7])
     return MatchRow(
         seq=int(row[0]),
         status=str(row[1]),
@@ -78,12 +88,13 @@ def _match(row: Sequence[Any]) -> MatchRow:
         hands=int(row[4]),
         teams=json.loads(row[5]),
         points=json.loads(row[6]) if row[6] else None,
-        forfeits=[int(x) for x in json.loads(row[7] or "[]")],
+        forfeits=forfeits,
         halves=json.loads(row[8]) if row[8] else None,
         changes=json.loads(row[9] or "{}"),
         rated_seq=None if row[10] is None else int(row[10]),
         created_at=float(row[11]),
         finished_at=None if row[12] is None else float(row[12]),
+        forfeit_reasons=reasons,
     )
 
 
@@ -142,6 +153,29 @@ class PostgresTx:
                 ' WHERE lower(name COLLATE "C") = lower(%s::text COLLATE "C")',
                 (name,),
             )
+        )
+
+    def guest_seen(self, account_ids: list[int]) -> None:
+        ids = [a for a in account_ids if _storable(a)]
+        if ids:
+            self._run(
+                "UPDATE accounts SET last_seen_at = %s WHERE id = ANY(%s) AND is_guest = 1",
+                (_now(), ids),
+            )
+
+    def expire_guests(self, cutoff: float, in_use: list[int]) -> int:
+        self.guest_seen(in_use)
+        # The newest account is kept, as SQLite's must be (PostgreSQL's identity never reuses a
+        # number anyway): the same rule on both engines.
+        return self._count(
+            "DELETE FROM accounts WHERE is_guest = 1"
+            " AND COALESCE(last_seen_at, created_at) < %s"
+            " AND id < (SELECT MAX(id) FROM accounts)"
+            " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.account_id = accounts.id)"
+            " AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.account_id = accounts.id)"
+            " AND NOT EXISTS (SELECT 1 FROM ladder_entrants e WHERE e.account_id = accounts.id)"
+            " RETURNING id",
+            (cutoff,),
         )
 
     # ---------------------------------------------------------------- tables
@@ -270,7 +304,8 @@ class PostgresTx:
         if not _storable(game_id):
             return None
         row = self._one(
-            "SELECT g.id, g.table_id, t.config, g.game, g.ruleset, g.seats FROM games g"
+            "SELECT g.id, g.table_id, t.config, g.game, g.ruleset, g.seats, g.created_at"
+            " FROM games g"
             " JOIN tables t ON t.id = g.table_id WHERE g.id = %s",
             (game_id,),
         )
@@ -286,11 +321,16 @@ class PostgresTx:
         ]
         actions = [
             StoredAction(
-                int(r[0]), int(r[1]), json.loads(r[2]), str(r[3]), None if r[4] is None else r[4]
+                int(r[0]),
+                int(r[1]),
+                json.loads(r[2]),
+                str(r[3]),
+                None if r[4] is None else int(r[4]),
+                float(r[5]),
             )
             for r in self._all(
-                "SELECT seq, seat, action, source, bank_left_ms FROM actions WHERE game_id = %s"
-                " ORDER BY seq",
+                "SELECT seq, seat, action, source, bank_left_ms, created_at FROM actions"
+                " WHERE game_id = %s ORDER BY seq",
                 (game_id,),
             )
         ]
@@ -303,6 +343,7 @@ class PostgresTx:
             seats=json.loads(row[5]),
             hands=hands,
             actions=actions,
+            created_at=float(row[6]),
         )
 
     def game_ids(self, status: str | None = None) -> list[int]:
@@ -396,9 +437,14 @@ class PostgresTx:
 
     def rated_accounts(self, game: str) -> list[RatedAccount]:
         return [
-            RatedAccount(int(r[0]), str(r[1]), StoredRating(float(r[2]), float(r[3]), int(r[4])))
+            RatedAccount(
+                int(r[0]),
+                str(r[1]),
+                StoredRating(float(r[3]), float(r[4]), int(r[5])),
+                bool(r[2]),
+            )
             for r in self._all(
-                "SELECT r.account_id, a.name, r.mu, r.sigma, r.games FROM ratings r"
+                "SELECT r.account_id, a.name, a.is_bot, r.mu, r.sigma, r.games FROM ratings r"
                 " JOIN accounts a ON a.id = r.account_id WHERE r.game = %s",
                 (game,),
             )
@@ -448,6 +494,7 @@ class PostgresTx:
         halves: Any,
         changes: Any,
         finished_at: float,
+        forfeit_reasons: Mapping[int, str] | None = None,
     ) -> int | None:
         rated_seq = int(self._one("SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM ladder_matches")[0])
         updated = self._count(
@@ -456,7 +503,12 @@ class PostgresTx:
             " WHERE seq = %s AND status = 'running' RETURNING seq",
             (
                 json.dumps(points),
-                json.dumps(forfeits),
+                # With reasons: {id: reason or null}, in the order of `forfeits`.
+                json.dumps(
+                    forfeits
+                    if forfeit_reasons is None
+                    else {str(a): forfeit_reasons.get(a) for a in forfeits}
+                ),
                 json.dumps(halves),
                 json.dumps(changes),
                 rated_seq,

@@ -176,6 +176,13 @@ _MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE tables ADD COLUMN creator {int};
     ALTER TABLE actions ADD COLUMN bank_left_ms {int}
     """,
+    # Unused guests expire (`Tx.expire_guests`): `last_seen_at` is when a guest last logged in, or
+    # was last found connected or seated (NULL: not since it was made); the index finds an
+    # account's results without reading them all.
+    """
+    ALTER TABLE accounts ADD COLUMN last_seen_at {real};
+    CREATE INDEX results_account ON results(account_id)
+    """,
     # Several servers on one PostgreSQL as one (server/cluster/; unused by a lone server): each
     # running server (`cluster_workers`) with the address of its link to the others, the lease it
     # renews (`lease_until`, PostgreSQL's clock), whether it still counts as alive and whether it
