@@ -407,13 +407,19 @@ class Lobby:
         while it waits for players."""
         config = table.config
         seats = table.waiting_seats() if table.policy.reopens else None
-        await self.store.call(
-            lambda tx: tx.insert_table(
-                config.table_id, config.to_json(), seats=seats, creator=creator
-            )
-        )
         if self.cluster is not None:
+            # Ours before it is stored: a stored open table nobody owns is a lone server's.
             await self.cluster.opening(config.table_id)
+        try:
+            await self.store.call(
+                lambda tx: tx.insert_table(
+                    config.table_id, config.to_json(), seats=seats, creator=creator
+                )
+            )
+        except BaseException:
+            if self.cluster is not None:
+                self.cluster.published(config.table_id, None, None)  # not ours after all
+            raise
         await self._open(table, creator)
         self._table_changed(table)
 

@@ -86,7 +86,7 @@ def expire(conn: psycopg.Connection[Any]) -> list[str]:
 
 def claim(conn: psycopg.Connection[Any], worker: str) -> list[str]:
     """Move up to `CLAIM_BATCH` tables of dead servers to `worker`; their ids. Also adopts the
-    open tables nobody owns (a database a lone server ran before the cluster)."""
+    open tables nobody owns (a database a lone server ran before the cluster, for one)."""
     with conn.transaction():
         rows = conn.execute(
             "UPDATE cluster_tables SET worker = %s WHERE table_id IN ("
@@ -95,25 +95,22 @@ def claim(conn: psycopg.Connection[Any], worker: str) -> list[str]:
             " RETURNING table_id",
             (worker, CLAIM_BATCH),
         ).fetchall()
-        # Orphans: open tables with no owner row, taken only while no other server is alive (a
-        # live server writes its table's row before opening it, so no live table is an orphan).
-        others = conn.execute(
-            f"SELECT COUNT(*) FROM cluster_workers WHERE alive = 1 AND id != %s"
-            f" AND lease_until > {NOW}",
+        # Orphans: open tables with no owner row, whoever else is alive. A cluster server writes
+        # its table's row before it stores the table (`own`, then the store), so a table being
+        # opened is never one, and a lone server never shares the database with a cluster: these
+        # are a lone server's from before, or tables stored whose row was dropped (the table
+        # crashed, or its creation was cancelled once the store had it). They resume here as
+        # after a restart. ON CONFLICT: each goes to one claimer.
+        rows += conn.execute(
+            "INSERT INTO cluster_tables (table_id, worker) SELECT t.id, %s FROM tables t"
+            " WHERE t.closed_at IS NULL AND NOT EXISTS"
+            " (SELECT 1 FROM cluster_tables c WHERE c.table_id = t.id) AND ("
+            " EXISTS (SELECT 1 FROM games g WHERE g.table_id = t.id AND g.status = 'running')"
+            " OR (t.seats IS NOT NULL AND NOT EXISTS"
+            " (SELECT 1 FROM games g WHERE g.table_id = t.id)))"
+            " ON CONFLICT DO NOTHING RETURNING table_id",
             (worker,),
-        ).fetchone()
-        if others is not None and int(others[0]) == 0:
-            conn.execute("LOCK TABLE cluster_tables IN SHARE ROW EXCLUSIVE MODE")
-            rows += conn.execute(
-                "INSERT INTO cluster_tables (table_id, worker) SELECT t.id, %s FROM tables t"
-                " WHERE t.closed_at IS NULL AND NOT EXISTS"
-                " (SELECT 1 FROM cluster_tables c WHERE c.table_id = t.id) AND ("
-                " EXISTS (SELECT 1 FROM games g WHERE g.table_id = t.id AND g.status = 'running')"
-                " OR (t.seats IS NOT NULL AND NOT EXISTS"
-                " (SELECT 1 FROM games g WHERE g.table_id = t.id)))"
-                " ON CONFLICT DO NOTHING RETURNING table_id",
-                (worker,),
-            ).fetchall()
+        ).fetchall()
     return [str(r[0]) for r in rows]
 
 

@@ -187,7 +187,9 @@ _MIGRATIONS: tuple[str, ...] = (
     # running server (`cluster_workers`) with the address of its link to the others, the lease it
     # renews (`lease_until`, PostgreSQL's clock), whether it still counts as alive and whether it
     # runs the ladder; and which server runs each open table (`cluster_tables`), with the table's
-    # listing line (`info`, JSON) as its owner last published it, for every server's lobby.
+    # listing line (`info`, JSON) as its owner last published it, for every server's lobby. The
+    # servers look for open tables without an owner every second: `tables_open` finds them
+    # without reading every table ever closed.
     """
     CREATE TABLE cluster_workers (
         id          TEXT PRIMARY KEY,
@@ -202,7 +204,8 @@ _MIGRATIONS: tuple[str, ...] = (
         worker      TEXT NOT NULL,
         info        TEXT
     );
-    CREATE INDEX cluster_tables_worker ON cluster_tables(worker)
+    CREATE INDEX cluster_tables_worker ON cluster_tables(worker);
+    CREATE INDEX tables_open ON tables(id) WHERE closed_at IS NULL
     """,
 )
 
