@@ -18,15 +18,19 @@ during the flat runs and adds where its time goes. Defaults take about two to th
 tests do: tests/postgres.py; or `--db postgresql://...`, a server where the bench may create
 databases), a fresh database per run; `--workers 1,2` runs each K and the paced load with each
 number of worker processes (more than one needs PostgreSQL), and `scaling_kK` is the actions/s of
-the most workers over one's, in the same run.
+the most workers over one's, in the same run. `--db sqlite,postgres` runs every load on each store
+in turn in the same run (several workers on PostgreSQL only); the keys then name the store too, and
+the raw limit (`limit_kK`) runs once per K.
 
     .venv/bin/python bench/server.py [--tables 16,256] [--duration 10] [--paced-duration 15] [--profile]
     .venv/bin/python bench/server.py --db postgres --workers 1,2 --tables 256
+    .venv/bin/python bench/server.py --db sqlite,postgres --workers 1,2 --tables 256
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -68,15 +72,19 @@ def main() -> None:
     parser.add_argument(
         "--db",
         default="sqlite",
-        help="sqlite (a fresh file per run), postgres (a throwaway cluster), or a postgresql:// URL",
+        help="sqlite (a fresh file per run), postgres (a throwaway cluster), or a postgresql:// URL;"
+        " several, comma-separated, run one after the other in the same run (sqlite,postgres)",
     )
     parser.add_argument(
         "--workers", default="1", help="comma-separated worker counts (>1: PostgreSQL)"
     )
     args = parser.parse_args()
     workers = [int(text) for text in args.workers.split(",") if text]
-    if max(workers) > 1 and args.db == "sqlite":
+    stores = [text for text in args.db.split(",") if text]
+    if max(workers) > 1 and stores == ["sqlite"]:
         parser.error("--workers above 1 needs --db postgres or a postgresql:// URL")
+    # Each store with each worker count (several workers only on PostgreSQL), in this order.
+    setups = [(db, n) for db in stores for n in workers if n == 1 or db != "sqlite"]
     figures: dict[str, Any] = {"bench": "server", "load_before": load()}
     raise_nofile()
     server_args: tuple[str, ...] = ()
@@ -84,17 +92,26 @@ def main() -> None:
         server_args = (f"--rate={args.server_rate}", f"--burst={int(args.server_rate * 2)}")
     server_args = (*server_args, f"--durability={args.durability}")
     figures["durability"] = args.durability
-    figures["store"] = "sqlite" if args.db == "sqlite" else "postgresql"
+    figures["store"] = ",".join(_store_name(db) for db in stores)
+
+    def name(base: str, db: str, count: int) -> str:
+        """A figure's key: as before for one store and one worker count, else with the store
+        (`_sqlite`, `_postgresql`) and `_w<count>` added."""
+        if len(stores) > 1:
+            base = f"{base}_{_store_name(db)}"
+        return base if len(workers) == 1 else f"{base}_w{count}"
+
     with (
         tempfile.TemporaryDirectory(prefix="bench-server-") as tmp,
         Children() as kids,
-        databases(args.db) as fresh,
+        contextlib.ExitStack() as opened,
     ):
+        fresh = {db: opened.enter_context(databases(db)) for db in stores}
         logs = Path(tmp)
         for k in (int(text) for text in args.tables.split(",") if text):
-            by_workers: dict[int, dict[str, Any]] = {}
-            for count in workers:
-                by_workers[count] = server_run(
+            runs: dict[tuple[str, int], dict[str, Any]] = {}
+            for db, count in setups:
+                runs[db, count] = server_run(
                     kids,
                     k,
                     mode="flat",
@@ -104,18 +121,21 @@ def main() -> None:
                     logs=logs,
                     server_args=server_args,
                     profile_seconds=args.duration if args.profile and count == 1 else 0.0,
-                    db=fresh(),
+                    db=fresh[db](),
                     workers=count,
                 )
                 print(
-                    f"flat K={k} workers={count}: {by_workers[count]}", file=sys.stderr, flush=True
+                    f"flat K={k} {_store_name(db)} workers={count}: {runs[db, count]}",
+                    file=sys.stderr,
+                    flush=True,
                 )
-            flat = by_workers[workers[0]]
-            if len(workers) > 1:
-                most = by_workers[max(workers)]["actions_per_s"]
-                figures[f"scaling_k{k}"] = round(
-                    most / max(by_workers[min(workers)]["actions_per_s"], 1e-9), 3
-                )
+            for db in stores:
+                counts = [n for d, n in setups if d == db]
+                if len(counts) > 1:
+                    most = runs[db, max(counts)]["actions_per_s"]
+                    least = runs[db, min(counts)]["actions_per_s"]
+                    key = f"scaling_k{k}" if len(stores) == 1 else f"scaling_k{k}_{_store_name(db)}"
+                    figures[key] = round(most / max(least, 1e-9), 3)
             if not args.no_limit:
                 limit = limit_run(
                     kids,
@@ -126,24 +146,20 @@ def main() -> None:
                     logs=logs,
                 )
                 print(f"limit K={k}: {limit}", file=sys.stderr, flush=True)
-                flat["limit"] = limit
-                flat["ratio_vs_limit"] = round(
-                    flat["actions_per_s"] / max(limit["table_actions_per_s"], 1e-9), 3
-                )
-                # CPU cost per action against the limit's: steadier than the ratio on a busy machine.
-                ours, theirs = (
-                    flat["actions_per_server_cpu_s"],
-                    limit["table_actions_per_server_cpu_s"],
-                )
-                if ours and theirs:
-                    flat["ratio_per_server_cpu_vs_limit"] = round(ours / theirs, 3)
-                for run in by_workers.values():
+                figures[f"limit_k{k}"] = limit
+                for run in runs.values():
                     run["ratio_vs_limit"] = round(
                         run["actions_per_s"] / max(limit["table_actions_per_s"], 1e-9), 3
                     )
-            for count, run in by_workers.items():
-                figures[_name(f"flat_k{k}", count, workers)] = run
-        for count in workers if args.paced_tables > 0 else []:
+                    # CPU cost per action against the limit's: steadier than the ratio on a busy
+                    # machine.
+                    ours = run.get("actions_per_server_cpu_s")
+                    theirs = limit["table_actions_per_server_cpu_s"]
+                    if ours and theirs:
+                        run["ratio_per_server_cpu_vs_limit"] = round(ours / theirs, 3)
+            for (db, count), run in runs.items():
+                figures[name(f"flat_k{k}", db, count)] = run
+        for db, count in setups if args.paced_tables > 0 else []:
             paced = server_run(
                 kids,
                 args.paced_tables,
@@ -154,20 +170,19 @@ def main() -> None:
                 duration=args.paced_duration,
                 logs=logs,
                 server_args=server_args,
-                db=fresh(),
+                db=fresh[db](),
                 workers=count,
             )
-            print(f"paced workers={count}: {paced}", file=sys.stderr, flush=True)
-            figures[_name(f"paced_k{args.paced_tables}", count, workers)] = paced
+            print(f"paced {_store_name(db)} workers={count}: {paced}", file=sys.stderr, flush=True)
+            figures[name(f"paced_k{args.paced_tables}", db, count)] = paced
     figures["load_after"] = load()
     figures["clients"] = args.clients
     figures["player"] = "bench._load.players (lean random player over the protocol, not the SDK)"
     emit(figures)
 
 
-def _name(base: str, count: int, workers: list[int]) -> str:
-    """A figure's key: as before for one worker count, with `_w<count>` for several."""
-    return base if len(workers) == 1 else f"{base}_w{count}"
+def _store_name(db: str) -> str:
+    return "sqlite" if db == "sqlite" else "postgresql"
 
 
 @contextmanager

@@ -263,6 +263,8 @@ async def _serve(
                     bound = await trio.open_tcp_listeners(config.port, host=config.host)
                     listeners = bound
                     server.port = bound[0].socket.getsockname()[1]
+                elif isinstance(listeners[0], trio.SocketListener):  # one handed over (a worker's)
+                    server.port = listeners[0].socket.getsockname()[1]
                 try:
                     async with trio.open_nursery() as accepting:
                         # Stops with the listener (cancelled once the server is asked to stop).

@@ -293,8 +293,6 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
                 server = await nursery.start(partial(run_server, config, listeners=listeners))
-                if listeners is not None:
-                    server.port = port_of(listeners[0])
                 shown = lan_address() if host in ("0.0.0.0", "") else host
                 # stdout, flushed: people read it, and scripts (and tests) wait for this line.
                 scheme = "tls://" if tls_cert is not None else ""
@@ -336,10 +334,6 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 async def _cancel_when_stopped(server: Server, scope: trio.CancelScope) -> None:
     await server.wait_stopped()
     scope.cancel()
-
-
-def port_of(listener: trio.SocketListener) -> int:
-    return int(listener.socket.getsockname()[1])
 
 
 def raise_open_files_limit() -> None:

@@ -49,6 +49,14 @@ def worker_arguments(argv: Sequence[str], index: int, fd: int) -> list[str]:
     return [*kept, *extra]
 
 
+class WorkerFailed(RuntimeError):
+    """A worker exited while starting; it said why on its stderr (the supervisor's own)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"a worker exited with code {code} while starting")
+        self.code = code
+
+
 class Supervisor:
     def __init__(self, argv: Sequence[str], workers: int, host: str, port: int) -> None:
         self.argv = list(argv)
@@ -85,14 +93,14 @@ class Supervisor:
         return proc
 
     def wait_ready(self, proc: subprocess.Popen[bytes]) -> list[str]:
-        """The worker's first line(s) once it listens; raises `RuntimeError` if it exits first."""
+        """The worker's first line(s) once it listens; raises `WorkerFailed` if it exits first."""
         assert proc.stdout is not None
         lines = []
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             line = proc.stdout.readline().decode(errors="replace").rstrip("\n")
             if not line:
-                raise RuntimeError(f"a worker exited with code {proc.wait()} while starting")
+                raise WorkerFailed(proc.wait())
             lines.append(line)
             if line.startswith("spades-server listening"):
                 return lines
@@ -136,6 +144,9 @@ def run(argv: Sequence[str], workers: int, host: str, port: int, shown: str) -> 
                 web_line = _read_web_line(supervisor.procs[0])
     except RuntimeError as exc:
         supervisor.stop()
+        if isinstance(exc, WorkerFailed) and exc.code > 0:
+            # It said why in one line (as `serve` does): its exit code is the supervisor's.
+            return exc.code
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 1
     print(

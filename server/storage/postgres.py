@@ -49,7 +49,8 @@ class DatabaseUnreachable(StorageError):
     """PostgreSQL could not be reached, or refused us (no such database, user or password)."""
 
     def __init__(self, url: str, error: BaseException) -> None:
-        reason = " ".join(str(error).split()) or type(error).__name__
+        # The driver may quote the URL it could not parse: never with its password.
+        reason = " ".join(str(error).replace(url, shown(url)).split()) or type(error).__name__
         super().__init__(f"cannot connect to PostgreSQL at {shown(url)}: {reason}")
         self.url = shown(url)
 

@@ -6,10 +6,14 @@ driver it does not need (a SQLite server never loads psycopg).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+#: The password of a URL too malformed to split (`scheme://user:password@`).
+_PASSWORD = re.compile(r"^([a-z]+://[^:/@]*:)[^@]*@", re.IGNORECASE)
 
 #: A database as callers give it: a SQLite file's path (or ":memory:"), or a PostgreSQL URL.
 Target = Path | str
@@ -25,8 +29,12 @@ def shown(target: Target) -> str:
     if not is_postgres(target):
         return str(target)
     assert isinstance(target, str)
-    parts = urlsplit(target)
-    if parts.password is None:
+    try:
+        parts = urlsplit(target)
+        password = parts.password
+    except ValueError:  # malformed (the driver refuses it too), but still never shown its password
+        return _PASSWORD.sub(r"\1***@", target)
+    if password is None:
         return target
     netloc = parts.netloc.rsplit("@", 1)[1]
     user = parts.username or ""

@@ -32,6 +32,7 @@ from server.storage.postgres import (
 from server.storage.postgres_tx import PostgresTx
 from server.storage.sqlite import connect as sqlite_connect
 from server.storage.sqlite_tx import SqliteTx
+from server.storage.target import shown
 
 
 def _pg(tx: Tx) -> psycopg.Connection[object]:
@@ -200,3 +201,11 @@ async def test_a_lone_server_holds_its_database_alone(pg_url: str) -> None:
             assert tx.table_creator("t") is None
     async with open_store(pg_url) as second:
         assert await second.call(lambda tx: tx.latest_game_at("t")) is None
+
+
+def test_a_malformed_url_is_shown_without_its_password() -> None:
+    assert shown("postgresql://ada:secret@[::1/db") == "postgresql://ada:***@[::1/db"
+    assert shown("postgresql://ada:secret@db.lan:5432/spades") == (
+        "postgresql://ada:***@db.lan:5432/spades"
+    )
+    assert shown("postgresql://ada@db.lan/spades") == "postgresql://ada@db.lan/spades"

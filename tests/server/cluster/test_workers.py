@@ -303,3 +303,25 @@ def test_workers_need_a_postgresql_database(tmp_path: object) -> None:
         "error: --workers 2 needs a PostgreSQL --db (postgresql://user@host:port/db), which the"
         " servers share; a SQLite file serves one process"
     ]
+
+
+def test_a_database_that_cannot_be_had_is_one_line_and_exit_4() -> None:
+    """Under --workers (the workers say why, the supervisor adds nothing and exits as they do),
+    --cluster, and a URL too malformed to parse: one line, the password hidden, no traceback."""
+    unreachable = "postgresql://ada:secret@127.0.0.1:1/nowhere"  # nobody listens on port 1
+    for flags, url in (
+        (["--workers", "2"], unreachable),
+        (["--cluster"], unreachable),
+        ([], "postgresql://ada:secret@[::1/nowhere"),
+    ):
+        done = subprocess.run(
+            [*CLI, "serve", *flags, "--host", "127.0.0.1", "--port", "0", "--no-web", "--db", url],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 4, (flags, done.stderr)
+        assert "Traceback" not in done.stderr and "secret" not in done.stderr, done.stderr
+        (line,) = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        assert line.startswith("error: cannot connect to PostgreSQL at postgresql://ada:***@"), line
