@@ -20,7 +20,8 @@ databases), a fresh database per run; `--workers 1,2` runs each K and the paced 
 number of worker processes (more than one needs PostgreSQL), and `scaling_kK` is the actions/s of
 the most workers over one's, in the same run. `--db sqlite,postgres` runs every load on each store
 in turn in the same run (several workers on PostgreSQL only); the keys then name the store too, and
-the raw limit (`limit_kK`) runs once per K.
+the raw limit (`limit_kK`) runs once per K. On the throwaway cluster, `db_cpu_share` is the CPU
+PostgreSQL's processes took (the same cores as the server's).
 
     .venv/bin/python bench/server.py [--tables 16,256] [--duration 10] [--paced-duration 15] [--profile]
     .venv/bin/python bench/server.py --db postgres --workers 1,2 --tables 256
@@ -36,13 +37,14 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._load.drive import limit_run, server_run
-from bench._load.procs import Children, load, raise_nofile
+from bench._load.procs import Children, load, raise_nofile, tree_cpu_seconds
 from bench.report import emit
 
 
@@ -106,7 +108,10 @@ def main() -> None:
         Children() as kids,
         contextlib.ExitStack() as opened,
     ):
-        fresh = {db: opened.enter_context(databases(db)) for db in stores}
+        fresh: dict[str, Callable[[], str | None]] = {}
+        db_cpu: dict[str, Callable[[], float] | None] = {}
+        for db in stores:
+            fresh[db], db_cpu[db] = opened.enter_context(databases(db))
         logs = Path(tmp)
         for k in (int(text) for text in args.tables.split(",") if text):
             runs: dict[tuple[str, int], dict[str, Any]] = {}
@@ -123,6 +128,7 @@ def main() -> None:
                     profile_seconds=args.duration if args.profile and count == 1 else 0.0,
                     db=fresh[db](),
                     workers=count,
+                    db_cpu=db_cpu[db],
                 )
                 print(
                     f"flat K={k} {_store_name(db)} workers={count}: {runs[db, count]}",
@@ -172,6 +178,7 @@ def main() -> None:
                 server_args=server_args,
                 db=fresh[db](),
                 workers=count,
+                db_cpu=db_cpu[db],
             )
             print(f"paced {_store_name(db)} workers={count}: {paced}", file=sys.stderr, flush=True)
             figures[name(f"paced_k{args.paced_tables}", db, count)] = paced
@@ -186,17 +193,22 @@ def _store_name(db: str) -> str:
 
 
 @contextmanager
-def databases(db: str) -> Iterator[Callable[[], str | None]]:
+def databases(
+    db: str,
+) -> Iterator[tuple[Callable[[], str | None], Callable[[], float] | None]]:
     """A maker of fresh databases for the runs: None (a SQLite file per run, the default), a
-    database of a throwaway cluster, or one created on the server of a URL."""
+    database of a throwaway cluster, or one created on the server of a URL; and, for the
+    throwaway cluster, the CPU seconds its processes have used so far (on the same cores)."""
     if db == "sqlite":
-        yield lambda: None
+        yield (lambda: None), None
         return
     if db == "postgres":
         from tests.postgres import started
 
         with started() as cluster:
-            yield cluster.fresh_database
+            postmaster = cluster.postmaster_pid()
+            cpu = None if postmaster is None else partial(tree_cpu_seconds, postmaster)
+            yield cluster.fresh_database, cpu
         return
     import psycopg
 
@@ -210,7 +222,7 @@ def databases(db: str) -> Iterator[Callable[[], str | None]]:
             conn.execute(f'CREATE DATABASE "{name}"')
         return db.rsplit("/", 1)[0] + "/" + name
 
-    yield fresh
+    yield fresh, None
 
 
 if __name__ == "__main__":

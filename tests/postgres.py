@@ -162,6 +162,13 @@ class Cluster:
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
 
+    def postmaster_pid(self) -> int | None:
+        """The pid of the cluster's postmaster (its backends are its children), or None."""
+        try:
+            return int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             text = (self.folder / "log").read_text(errors="replace")

@@ -65,10 +65,12 @@ def drive(
     warmup: float,
     duration: float,
     at_start: Callable[[], None] | None = None,
+    db_cpu: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
     """Wait until every load process is ready, start them together, and merge their results.
 
-    Samples the server's RSS and CPU time at the start and the end of the counted window.
+    Samples the server's RSS and CPU time at the start and the end of the counted window (and
+    the database's CPU time, `db_cpu`, where the bench runs the database itself).
     """
     for loader in loaders:
         line = loader.read_line(SETUP_TIMEOUT)
@@ -81,10 +83,12 @@ def drive(
     if at_start is not None:
         at_start()
     cpu_start = _cpu(server)
+    db_start = db_cpu() if db_cpu is not None else 0.0
     loaders_start = sum(cpu_seconds(loader.pid) for loader in loaders)
     rss_start = _rss(server)
     time.sleep(max(0.0, begin + warmup + duration - time.time()))
     cpu_end = _cpu(server)
+    db_end = db_cpu() if db_cpu is not None else 0.0
     loaders_end = sum(cpu_seconds(loader.pid) for loader in loaders)
     rss_end = _rss(server)
     results = [loader.read_json(duration + 60) for loader in loaders]
@@ -102,6 +106,8 @@ def drive(
     merged["setup_s"] = setup
     merged["server_cpu_share"] = round((cpu_end - cpu_start) / duration, 2)
     merged["clients_cpu_share"] = round((loaders_end - loaders_start) / duration, 2)
+    if db_cpu is not None:
+        merged["db_cpu_share"] = round((db_end - db_start) / duration, 2)
     merged["server_rss_kb"] = rss_end
     merged["server_rss_start_kb"] = rss_start
     return merged
@@ -173,9 +179,11 @@ def server_run(
     profile_seconds: float = 0.0,
     db: str | None = None,
     workers: int = 1,
+    db_cpu: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
     """The real server (a fresh SQLite file, or the fresh PostgreSQL database `db`, with
-    `workers` processes) with `tables` tables of four lean random players."""
+    `workers` processes) with `tables` tables of four lean random players; `db_cpu`: the CPU
+    seconds PostgreSQL has used so far, where the bench runs it."""
     from bench._load.profile import start_recording, summarize
 
     name = f"{mode}-{tables}-w{workers}"
@@ -216,7 +224,9 @@ def server_run(
                 seconds = min(profile_seconds, duration)
                 spies.append(start_recording(kids, server.pid, seconds, raw))
 
-        merged = drive(server, loaders, warmup=warmup, duration=duration, at_start=profile)
+        merged = drive(
+            server, loaders, warmup=warmup, duration=duration, at_start=profile, db_cpu=db_cpu
+        )
         spy = spies[0] if spies else None
         if spy is not None:
             spy.proc.wait(30)
@@ -238,6 +248,7 @@ def server_run(
         "errors": merged["errors"],
         "server_cpu_share": merged["server_cpu_share"],
         "clients_cpu_share": merged["clients_cpu_share"],
+        **({"db_cpu_share": merged["db_cpu_share"]} if "db_cpu_share" in merged else {}),
         "server_rss_kb": merged["server_rss_kb"],
         "server_rss_idle_kb": rss_idle,
         "setup_s": merged["setup_s"],

@@ -14,12 +14,22 @@ from typing import Any
 import psycopg
 import trio
 
-from protocol.messages import CreateTable, TableCreated
+from protocol.messages import (
+    CreateTable,
+    Joined,
+    ListTables,
+    LoggedIn,
+    Login,
+    Snapshot,
+    TableCreated,
+    Tables,
+)
 from protocol.types import Game
 from server.app import local_config, running_server
 from server.cluster import membership
 from server.storage.postgres import connect, migrate
-from tests.server.cluster.test_one_lobby import registered
+from tests.server.cluster.test_one_lobby import registered, until
+from tests.server.wire_client import WireClient
 
 
 @contextmanager
@@ -85,3 +95,34 @@ async def test_a_cluster_server_owns_its_table_before_it_stores_it(
                 )
                 assert isinstance(created, TableCreated), created
                 await ada.aclose()
+
+
+async def test_a_lone_servers_open_tables_are_adopted_by_the_cluster_after_it(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A lone server on PostgreSQL stops; a cluster server started on its database opens the
+    game it left (its player gets the seat back on logging in) and lists its waiting table."""
+    with trio.fail_after(60):
+        async with running_server(local_config(tmp_path / "unused.db", db_url=pg_url)) as lone:
+            ada, login = await registered(lone.port, "ada")
+            playing = await ada.request(
+                CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
+            )
+            bea, _ = await registered(lone.port, "bea")
+            waiting = await bea.request(CreateTable(game=Game.SPADES, preset="standard", sit=0))
+            assert isinstance(playing, TableCreated) and isinstance(waiting, TableCreated)
+            for client in (ada, bea):
+                await client.aclose()
+        config = local_config(tmp_path / "unused.db", db_url=pg_url, cluster=True)
+        async with running_server(config) as server:
+            assert {playing.table, waiting.table} <= set(server.lobby.tables)
+            ada = await WireClient.connect(server.port)
+            await ada.hello()
+            assert isinstance(await ada.request(Login(token=login.token)), LoggedIn)
+            back = await until(ada, Joined, lambda m: m.table == playing.table)
+            assert back.seat == 0
+            await ada.expect(Snapshot)
+            listing = await ada.request(ListTables())
+            assert isinstance(listing, Tables)
+            assert waiting.table in {info.table for info in listing.tables}
+            await ada.aclose()
