@@ -53,6 +53,7 @@ from server.cluster.link import Links
 from server.cluster.remote import RemotePeer, RemoteTable, command_from_wire, command_to_wire
 from server.peers import Peer, SharedEvent
 from server.ports import Client, LadderDesk, LadderRequest
+from server.storage import StorageError
 from server.storage.postgres import connect, migrate
 from server.table_commands import (
     CloseUnoccupiedCommand,
@@ -349,8 +350,12 @@ class ClusterNode:
 
     async def opening(self, table_id: str) -> None:
         """A table of ours is about to run: its ownership row first (so no other server ever
-        takes it for an orphan)."""
-        await self._run(lambda c: membership.own(c, self.worker, table_id))
+        takes it for an orphan). Raises `StorageError` if the database refuses it (nothing opened:
+        the client is told the server could not save that, as for the table's own row)."""
+        try:
+            await self._run(lambda c: membership.own(c, self.worker, table_id))
+        except psycopg.Error as exc:
+            raise StorageError(f"table {table_id} not owned: {exc}") from None
 
     def remote_table(self, table_id: str, code: str | None) -> RemoteTable | None:
         entry = self.remote.get(table_id)

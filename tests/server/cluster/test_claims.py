@@ -126,3 +126,29 @@ async def test_a_lone_servers_open_tables_are_adopted_by_the_cluster_after_it(
             assert isinstance(listing, Tables)
             assert waiting.table in {info.table for info in listing.tables}
             await ada.aclose()
+
+
+async def test_a_table_the_database_will_not_own_is_refused_and_nothing_opens(
+    pg_url: str, tmp_path: Path
+) -> None:
+    with _database(pg_url) as conn:
+        conn.execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+            " RAISE EXCEPTION 'no more tables'; END $$"
+        )
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON cluster_tables"
+            " FOR EACH ROW EXECUTE FUNCTION refuse()"
+        )
+        config = local_config(tmp_path / "unused.db", db_url=pg_url, cluster=True)
+        with trio.fail_after(60):
+            async with running_server(config) as server:
+                ada, _ = await registered(server.port, "ada")
+                refused = await ada.request(
+                    CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
+                )
+                assert refused.TYPE == "error" and refused.code == "internal", refused  # type: ignore[attr-defined]
+                assert refused.message == "the server could not save that"  # type: ignore[attr-defined]
+                assert server.lobby.tables == {}
+                await ada.aclose()
+        assert conn.execute("SELECT COUNT(*) FROM tables").fetchone() == (0,)
