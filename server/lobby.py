@@ -408,7 +408,7 @@ class Lobby:
         config = table.config
         seats = table.waiting_seats() if table.policy.reopens else None
         if self.cluster is not None:
-            # Ours before it is stored: a stored open table nobody owns is a lone server's.
+            # Ours before it is stored: the servers adopt a stored open table nobody owns.
             await self.cluster.opening(config.table_id)
         try:
             await self.store.call(
