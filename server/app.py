@@ -244,7 +244,7 @@ async def _serve(
         if node is not None:
             node.attach(server.lobby)
             node.on_lease_lost = server.request_stop
-            server.ladder_desk = node.ladder_desk(NoLadder(store))
+            server.ladder_desk = node.ladder.desk(NoLadder(store))
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
             if node is not None:
@@ -255,7 +255,7 @@ async def _serve(
                         server.ladder = await _start_ladder(server, tables_nursery)
                         return server.ladder
 
-                    tables_nursery.start_soon(node.keep_ladder, start_ladder)
+                    tables_nursery.start_soon(node.ladder.keep, start_ladder)
             elif config.ladder:
                 server.ladder = await _start_ladder(server, tables_nursery)
             async with trio.open_nursery() as connections:

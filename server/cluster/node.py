@@ -17,17 +17,16 @@ own tables):
   and every server asks it again for its logged-in connections, so a player whose table moved
   gets the seat back without doing anything.
 - The ladder runs in one server only: the one holding the ladder's advisory lock (another takes
-  it when that one dies); the others forward ladder requests to it (`ladder_desk`).
+  it when that one dies); the others forward ladder requests to it (`server.cluster.ladder`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +37,6 @@ import trio
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ChatMessage,
-    Error,
     Event,
     Message,
     Sender,
@@ -49,10 +47,10 @@ from protocol.types import TableInfo, TableStatus
 from protocol.wire import decode, encode_body, from_wire, to_wire
 from server.accounts import Account
 from server.cluster import membership
+from server.cluster.ladder import ClusterLadder, account_from, wire_account
 from server.cluster.link import Links
 from server.cluster.remote import RemotePeer, RemoteTable, command_from_wire, command_to_wire
 from server.peers import Peer, SharedEvent
-from server.ports import Client, LadderDesk, LadderRequest
 from server.storage import StorageError
 from server.storage.postgres import connect, migrate
 from server.table_commands import (
@@ -70,11 +68,6 @@ if TYPE_CHECKING:
     from server.lobby import Lobby
 
 log = structlog.get_logger("server.cluster")
-
-#: The advisory lock the ladder's server holds (any fixed pair of numbers).
-LADDER_LOCK = (0x73706164, 2)
-#: Seconds a forwarded ladder request may wait for its answer.
-LADDER_TIMEOUT = 30.0
 
 
 class LeaseLost(Exception):
@@ -101,12 +94,7 @@ class ClusterNode:
         self._dirty: dict[str, dict[str, Any] | None] = {}  # our listing lines to publish
         self._publish_wanted = trio.Event()
         self._chat: list[dict[str, Any]] = []
-        self.ladder_here = False
-        self._ladder_worker: str | None = None
-        self.ladder_found = trio.Event()  # set once it is known where the ladder runs
-        self.ladder: LadderDesk | None = None  # the ladder service, where it runs here
-        self._calls = itertools.count(1)
-        self._waiting: dict[int, tuple[trio.Event, list[Message]]] = {}
+        self.ladder = ClusterLadder(self)  # where the one ladder runs, and the way to it
         self._last_sent: Message | None = None
         self._last_body = b""
         self._last_body_in = b""
@@ -120,15 +108,20 @@ class ClusterNode:
 
     # ---------------------------------------------------------------- the database
 
-    async def _run(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> Any:
+    async def run_statement(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> Any:
+        """Run `fn` on the bookkeeping connection (in a thread, one at a time)."""
         async with self._db:
             assert self._conn is not None
             conn = self._conn
             return await trio.to_thread.run_sync(fn, conn)
 
+    def send_to(self, worker: str, message: dict[str, Any]) -> None:
+        """A map to server `worker` over the link."""
+        self.links.send(worker, message)
+
     async def _address_of(self, worker: str) -> str | None:
         if worker not in self._addresses:
-            for known in await self._run(membership.workers):
+            for known in await self.run_statement(membership.workers):
                 self._addresses[known.id] = known.link
         return self._addresses.get(worker)
 
@@ -150,7 +143,7 @@ class ClusterNode:
                 self._nursery = nursery
                 port = await nursery.start(self.links.serve, self.host, nursery)
                 link = f"{self.advertise}:{port}"
-                await self._run(lambda c: membership.register(c, self.worker, link))
+                await self.run_statement(lambda c: membership.register(c, self.worker, link))
                 log.info("cluster_joined", worker=self.worker, link=link)
                 nursery.start_soon(self._keep_lease)
                 try:
@@ -179,7 +172,7 @@ class ClusterNode:
         `started`, so a cluster's first server opens the previous run's tables at once)."""
         assert self.lobby is not None and self._nursery is not None
         for table_id, (owner, info) in (
-            await self._run(lambda c: membership.listing(c, self.worker))
+            await self.run_statement(lambda c: membership.listing(c, self.worker))
         ).items():
             self._learn(owner, table_id, info)
         async with trio.open_nursery() as nursery:
@@ -195,7 +188,7 @@ class ClusterNode:
         while True:
             await trio.sleep(membership.RENEW_EVERY)
             try:
-                alive = await self._run(lambda c: membership.renew(c, self.worker))
+                alive = await self.run_statement(lambda c: membership.renew(c, self.worker))
             except psycopg.Error as exc:
                 log.warning("lease_not_renewed", error=str(exc))
                 continue  # the lease lasts several renewals; the fence guards the writes
@@ -206,13 +199,13 @@ class ClusterNode:
 
     async def _claim(self) -> None:
         try:
-            self._addresses = {w.id: w.link for w in await self._run(membership.workers)}
-            dead = await self._run(membership.expire)
+            self._addresses = {w.id: w.link for w in await self.run_statement(membership.workers)}
+            dead = await self.run_statement(membership.expire)
             if dead:
                 log.info("servers_dead", workers=dead)
                 for worker in dead:
                     self._forget_server(worker)
-            claimed = await self._run(lambda c: membership.claim(c, self.worker))
+            claimed = await self.run_statement(lambda c: membership.claim(c, self.worker))
         except psycopg.Error as exc:
             log.warning("claim_failed", error=str(exc))
             return
@@ -224,7 +217,7 @@ class ClusterNode:
         await self.lobby.take_over(claimed)
         self.claimed += len(claimed)
         log.info("tables_taken_over", tables=len(claimed))
-        await self._run(
+        await self.run_statement(
             lambda c: c.execute(
                 "SELECT pg_notify(%s, %s)",
                 (
@@ -285,14 +278,14 @@ class ClusterNode:
                     entry.owner = str(worker)
             self._nursery.start_soon(self._resume_at, str(worker))
         elif "ladder" in notice:
-            self.ladder_worker = str(worker)
+            self.ladder.worker = str(worker)
 
     async def _resume_at(self, worker: str) -> None:
         """Another server took tables over: ask it to give our logged-in sessions' seats back."""
         for local_id, (_peer, account) in list(self._sessions.items()):
             if account is not None:
                 self.links.send(
-                    worker, {"k": "resume", "peer": local_id, "account": _wire_account(account)}
+                    worker, {"k": "resume", "peer": local_id, "account": wire_account(account)}
                 )
 
     def _learn(self, owner: str, table_id: str, changed: dict[str, Any]) -> None:
@@ -332,11 +325,11 @@ class ClusterNode:
             chats, self._chat = self._chat, []
             try:
                 if changes:
-                    await self._run(
+                    await self.run_statement(
                         lambda c, changes=changes: membership.publish(c, self.worker, changes)  # type: ignore[misc]
                     )
                 for line in chats:
-                    await self._run(
+                    await self.run_statement(
                         lambda c, line=line: c.execute(  # type: ignore[misc]
                             "SELECT pg_notify(%s, %s)",
                             (
@@ -353,7 +346,7 @@ class ClusterNode:
         takes it for an orphan). Raises `StorageError` if the database refuses it (nothing opened:
         the client is told the server could not save that, as for the table's own row)."""
         try:
-            await self._run(lambda c: membership.own(c, self.worker, table_id))
+            await self.run_statement(lambda c: membership.own(c, self.worker, table_id))
         except psycopg.Error as exc:
             raise StorageError(f"table {table_id} not owned: {exc}") from None
 
@@ -390,7 +383,7 @@ class ClusterNode:
 
     # ---------------------------------------------------------------- the hop
 
-    def _remember(self, peer: Peer, account: Account | None = None) -> None:
+    def remember(self, peer: Peer, account: Account | None = None) -> None:
         known = self._sessions.get(peer.peer_id)
         if account is None and known is not None:
             account = known[1]
@@ -399,7 +392,7 @@ class ClusterNode:
     def forward(self, table: RemoteTable, command: Command) -> None:
         """Hand `command` to the server that runs `table` (looked up first if need be)."""
         assert not isinstance(command, CloseUnoccupiedCommand)  # a table's own, never forwarded
-        self._remember(command.peer, getattr(command, "account", None))
+        self.remember(command.peer, getattr(command, "account", None))
         waiting = self._looking_up.get(table.table_id)
         if waiting is not None:  # a look-up is under way: after the commands before this one
             waiting.append((table, command))
@@ -415,7 +408,7 @@ class ClusterNode:
         """A table not (yet) known here, or whose server died: ask the store who runs it, then
         forward the commands that waited, in order, or refuse them."""
         try:
-            found = await self._run(lambda c: membership.find(c, table_id))
+            found = await self.run_statement(lambda c: membership.find(c, table_id))
         except psycopg.Error:
             found = None
         for table, command in self._looking_up.pop(table_id, []):
@@ -441,11 +434,11 @@ class ClusterNode:
 
     def resume(self, peer: Peer, account: Account) -> None:
         """A login: every other server gives back the account's seats it holds for nobody."""
-        self._remember(peer, account)
+        self.remember(peer, account)
         for entry in list(self._addresses):
             if entry != self.worker:
                 self.links.send(
-                    entry, {"k": "resume", "peer": peer.peer_id, "account": _wire_account(account)}
+                    entry, {"k": "resume", "peer": peer.peer_id, "account": wire_account(account)}
                 )
 
     def forget(self, peer: Peer) -> None:
@@ -466,7 +459,7 @@ class ClusterNode:
             return
         if kind == "cmd":
             data = message["c"]
-            peer = self._peer(origin, str(data["peer"]))
+            peer = self.peer_at(origin, str(data["peer"]))
             command = command_from_wire(data, peer)
             table = self.lobby.tables.get(data["table"])
             if table is None:
@@ -478,24 +471,21 @@ class ClusterNode:
             self.lobby.submit_later(table, command)
             return
         if kind == "resume":
-            peer = self._peer(origin, str(message["peer"]))
-            await self.lobby.resume_here(peer, _account_from(message["account"]))
+            peer = self.peer_at(origin, str(message["peer"]))
+            await self.lobby.resume_here(peer, account_from(message["account"]))
             return
         if kind == "gone":
             self._drop(self._peers.pop((origin, str(message["peer"])), None))
             return
         if kind == "ladder":
-            await self._ladder_request(origin, message)
+            await self.ladder.serve_request(origin, message)
             return
         if kind == "ladder_reply":
-            waiting = self._waiting.get(int(message["call"]))
-            if waiting is not None:
-                waiting[1].append(from_wire(message["m"]))
-                waiting[0].set()
+            self.ladder.answered(message)
             return
         log.warning("link_message_unknown", origin=origin, kind=kind)
 
-    def _peer(self, origin: str, local_id: str) -> RemotePeer:
+    def peer_at(self, origin: str, local_id: str) -> RemotePeer:
         key = (origin, local_id)
         peer = self._peers.get(key)
         if peer is None:
@@ -538,8 +528,7 @@ class ClusterNode:
                 self.lobby.submit_later(
                     table, LeaveCommand(peer=peer, reason=LeaveReason.DISCONNECTED)
                 )
-        if self.ladder is not None and self.ladder_here:
-            self.ladder.connection_closed(peer)
+        self.ladder.connection_closed(peer)
 
     def _on_lost(self, worker: str) -> None:
         for key in [k for k in self._peers if k[0] == worker]:
@@ -548,130 +537,11 @@ class ClusterNode:
     def _forget_server(self, worker: str) -> None:
         self._on_lost(worker)
         self._addresses.pop(worker, None)
-        if self.ladder_worker == worker:
-            self.ladder_worker = None
+        if self.ladder.worker == worker:
+            self.ladder.worker = None
         for table_id in [t for t, e in self.remote.items() if e.owner == worker]:
             entry = self.remote[table_id]
             entry.owner = ""  # until its new owner says; commands to it are answered by nobody
-
-    # ---------------------------------------------------------------- the ladder
-
-    @property
-    def ladder_worker(self) -> str | None:
-        """The server that runs the ladder, as far as this one knows."""
-        return self._ladder_worker
-
-    @ladder_worker.setter
-    def ladder_worker(self, worker: str | None) -> None:
-        self._ladder_worker = worker
-        if worker is not None:
-            self.ladder_found.set()
-
-    async def keep_ladder(self, start: Callable[[], Awaitable[LadderDesk | None]]) -> None:
-        """Run the ladder here once this server holds its lock (at once, or when the server
-        that ran it dies); until then, find where it runs."""
-        conn = await trio.to_thread.run_sync(
-            lambda: connect(self.url, purpose=f"spades-server ladder {self.worker}")
-        )
-        try:
-            while True:
-                row = await trio.to_thread.run_sync(
-                    lambda: conn.execute(
-                        "SELECT pg_try_advisory_lock(%s, %s)", LADDER_LOCK
-                    ).fetchone()
-                )
-                if row is not None and row[0]:
-                    break
-                if self.ladder_worker is None:
-                    found = [w for w in await self._run(membership.workers) if w.ladder]
-                    self.ladder_worker = found[0].id if found else None
-                await trio.sleep(membership.RENEW_EVERY)
-            self.ladder = await start()
-            self.ladder_here = True
-            self.ladder_worker = self.worker
-            await self._run(lambda c: membership.run_ladder(c, self.worker))
-            await self._run(
-                lambda c: c.execute(
-                    "SELECT pg_notify(%s, %s)",
-                    (membership.LOBBY_CHANNEL, json.dumps({"ladder": 1, "worker": self.worker})),
-                )
-            )
-            await trio.sleep_forever()  # the lock is held while this connection lives
-        finally:
-            conn.close()
-
-    def ladder_desk(self, archive: LadderDesk) -> LadderDesk:
-        """The desk this server's sessions ask: the ladder here, or forwarded to its server;
-        `archive` (the stored ladder) while no server runs it."""
-        return _ClusterLadderDesk(self, archive)
-
-    async def _ladder_request(self, origin: str, message: dict[str, Any]) -> None:
-        peer = self._peer(origin, str(message["peer"]))
-        request = from_wire(message["m"])
-        account = None if message.get("account") is None else _account_from(message["account"])
-        if self.ladder is None:
-            reply: Message = Error(
-                id=getattr(request, "id", None),
-                code=ErrorCode.INTERNAL.value,
-                message="the ladder is moving to another server; try again",
-            )
-        else:
-            client = Client(peer=peer, account=account, owner=str(message["owner"]))
-            reply = await self.ladder.handle(client, request)  # type: ignore[arg-type]
-        self.links.send(origin, {"k": "ladder_reply", "call": message["call"], "m": to_wire(reply)})
-
-    async def ask_ladder(self, client: Client, request: LadderRequest) -> Message | None:
-        worker = self.ladder_worker
-        if worker is None or worker == self.worker:
-            return None
-        self._remember(client.peer, client.account)
-        call = next(self._calls)
-        done = trio.Event()
-        answers: list[Message] = []
-        self._waiting[call] = (done, answers)
-        self.links.send(
-            worker,
-            {
-                "k": "ladder",
-                "call": call,
-                "peer": client.peer.peer_id,
-                "account": None if client.account is None else _wire_account(client.account),
-                "owner": client.owner,
-                "m": to_wire(request),
-            },
-        )
-        try:
-            with trio.move_on_after(LADDER_TIMEOUT):
-                await done.wait()
-        finally:
-            del self._waiting[call]
-        return answers[0] if answers else None
-
-
-class _ClusterLadderDesk:
-    def __init__(self, node: ClusterNode, archive: LadderDesk) -> None:
-        self.node = node
-        self.archive = archive
-
-    async def handle(self, client: Client, request: LadderRequest) -> Message:
-        if self.node.ladder is not None and self.node.ladder_here:
-            return await self.node.ladder.handle(client, request)
-        answer = await self.node.ask_ladder(client, request)
-        if answer is not None:
-            return answer
-        return await self.archive.handle(client, request)
-
-    def connection_closed(self, peer: Peer) -> None:
-        if self.node.ladder is not None and self.node.ladder_here:
-            self.node.ladder.connection_closed(peer)
-
-
-def _wire_account(account: Account) -> list[Any]:
-    return [account.id, account.name, account.is_bot, account.is_guest]
-
-
-def _account_from(data: list[Any]) -> Account:
-    return Account(int(data[0]), str(data[1]), bool(data[2]), bool(data[3]))
 
 
 @asynccontextmanager

@@ -35,11 +35,11 @@ async def test_a_bot_on_another_server_plays_on_the_one_ladder(pg_url: str, tmp_
 
     with trio.fail_after(60):
         async with running_server(config("a")) as first:  # type: ignore[arg-type]
-            await node_of(first).ladder_found.wait()
-            assert first.ladder is not None and node_of(first).ladder_here
+            await node_of(first).ladder.found.wait()
+            assert first.ladder is not None and node_of(first).ladder.here
             async with running_server(config("b")) as second:  # type: ignore[arg-type]
-                await node_of(second).ladder_found.wait()
-                assert second.ladder is None and not node_of(second).ladder_here
+                await node_of(second).ladder.found.wait()
+                assert second.ladder is None and not node_of(second).ladder.here
                 for spec in ("random", "heuristic", "search,ms=5"):
                     await first.ladder.add_house_bot(spec)
                 token = await register_bot(second, "faraway")
