@@ -320,10 +320,11 @@ def _team(match: LadderMatch, team: int) -> str:
 def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> Group:
     """The matches as a table, then a line for each forfeit saying why."""
     view = Table(title=title, title_justify="left")
+    # Team names wrap at the `+`s (else anywhere) rather than lose their ends at 80 columns; the
+    # halves wrap at their spaces too, so a forfeit's longer result leaves the teams their room.
     for column in ("match", "ended", "team A", "team B", "halves", "result"):
-        # Team names wrap (at the `+`s, else anywhere) rather than lose their ends at 80 columns.
-        team = column.startswith("team")
-        view.add_column(column, no_wrap=not team, overflow="fold" if team else "ellipsis")
+        wraps = column.startswith("team") or column == "halves"
+        view.add_column(column, no_wrap=not wraps, overflow="fold" if wraps else "ellipsis")
     for match in matches:
         when = (
             time.strftime("%m-%d %H:%M", time.localtime(match.time))

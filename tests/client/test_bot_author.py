@@ -22,6 +22,7 @@ from protocol.types import LadderMatch
 from server.app import Server
 from server.ladder.service import LadderService
 from server.storage import Tx
+from tests.client.helpers import table_column
 from tests.client.test_cli import one_line_error, spades
 from tests.client.test_ladder_cli import ladder_server  # noqa: F401 - the fixture
 from tests.server.ladder.made import rated_match
@@ -60,7 +61,9 @@ async def test_a_bot_author_registers_enters_finds_fetches_and_replays_a_match(
         assert match["match"] == "m-1" and "my-bot" in match["bots"]
         assert set(match["bots"]) == {n for team in match["teams"] for n in team}
         table = await spades("ladder", "matches", "--mine")
-        assert "Ladder matches of my-bot" in table.output and "my-bot*" in table.output
+        assert "Ladder matches of my-bot" in table.output, table.output
+        teams = table_column(table.output, 2, 6) + table_column(table.output, 3, 6)
+        assert "my-bot*" in teams.replace(" ", ""), table.output  # wrapped at 80 columns
 
         shown = await spades("ladder", "show", "my-bot")
         assert "my-bot (bot)" in shown.output, shown.output
