@@ -227,7 +227,7 @@ def match_result(match: LadderMatch) -> str:
 
 def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> Table:
     view = Table(title=title, title_justify="left")
-    for column in ("match", "ended", "team A", "team B", "halves", "result"):
+    for column in ("match", "ended", "team A", "team B", "points", "result"):
         # Team names wrap (at the `+`s, else anywhere) rather than lose their ends at 80 columns.
         team = column.startswith("team")
         view.add_column(column, no_wrap=not team, overflow="fold" if team else "ellipsis")
@@ -246,7 +246,10 @@ def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> T
             halves,
             match_result(match),
         )
-    view.caption = "halves: team A's points:team B's in each half · a void match is not rated"
+    view.caption = (
+        "points: team A's:team B's at the match's table (an older match: in each of its halves)"
+        " · a void match is not rated"
+    )
     return view
 
 

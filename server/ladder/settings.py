@@ -23,6 +23,9 @@ class LadderSettings:
     cooldown: float = 60.0  # seconds a timeout forfeiter sits out
     house_poll: float = 5.0  # seconds between looks for house bots the CLI entered meanwhile
     house_only: bool = False  # may four house bots play each other (burns CPU for little)
+    # Seconds a match that would start alone waits for a twin (a second match to share its deals)
+    # while other entrants are still playing: twins then start, and finish, together.
+    twin_wait: float = 3.0
     partner_memory: int = 8  # recent partnerships remembered for rotation
     seed: int | None = None  # fixed: reproducible schedules and deals (tests); None: secret
     scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)

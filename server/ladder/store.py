@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from server import queries
-from server.ladder.duplicate import HalfResult, board_points
+from server.ladder.duplicate import TableResult, board_points, deal_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, recompute
 
 #: The `game` column of the server's `ratings` table for ladder ratings.
@@ -191,9 +191,11 @@ def _outcome(row: sqlite3.Row) -> MatchOutcome:
     points = json.loads(row["points"])
     teams = ((str(a[0]), str(a[1])), (str(b[0]), str(b[1])))
     stored = json.loads(row["halves"] or "[]")
-    # Each half keeps its hands' points by seed (matches rated before it did have none: they are
-    # rated on their combined points, as they were then).
-    halves = [HalfResult.from_dict(h) for h in stored] if isinstance(stored, list) else []
+    # Each table keeps its hands' points by seed (matches rated before it did have none: they are
+    # rated on their combined points, as they were then). A match of one table is rated on its
+    # deals (with its twin's, if it had one); one of two halves is an old duplicate pair.
+    halves = [TableResult.from_dict(h) for h in stored] if isinstance(stored, list) else []
+    one = halves[0] if len(halves) == 1 else None
     return MatchOutcome(
         match_id=match_id(row["seq"]),
         teams=teams,
@@ -202,6 +204,8 @@ def _outcome(row: sqlite3.Row) -> MatchOutcome:
         boards=board_points(halves, teams),
         planned_boards=max(1, int(row["hands"])),
         finished_at=None if row["finished_at"] is None else float(row["finished_at"]),
+        deals=deal_points(one, teams) if one is not None else (),
+        twin=one.twin if one is not None else None,
     )
 
 
@@ -369,7 +373,7 @@ def _halves(teams: list[list[int]], stored: str | None) -> list[dict[str, Any]]:
     keys = [tuple(str(a) for a in team) for team in teams]
     out = []
     for half in halves:
-        result = HalfResult(
+        result = TableResult(
             seats=tuple(half["seats"]),
             sides=tuple(tuple(side) for side in half["sides"]),
             scores=tuple(half["scores"]),

@@ -1,0 +1,161 @@
+"""Twins on a real server: two matches dealt the same deals at two tables at once, by eight different
+accounts, and a spectator of the table ahead sees a deal only once the other table has played it.
+
+Eight people enter; the ladder is held (no room for matches) until all eight are in, so its first
+round seats all of them: one pair of twins. The test plays every seat with the first legal action,
+and holds one player of the second table on its first turn, so the first table runs a deal ahead.
+"""
+
+import dataclasses
+import json
+import sqlite3
+
+import trio
+
+from protocol.messages import (
+    Act,
+    DealCommitment,
+    DealSeed,
+    Joined,
+    LadderEnter,
+    MatchEnded,
+    MatchStarted,
+    Message,
+    Ok,
+    Ping,
+    Pong,
+    Snapshot,
+    Spectate,
+    YourTurn,
+)
+from server.ladder import store as ladder_store
+from server.ladder.settings import LadderSettings
+from server.storage import connect
+from tests.server.ladder.conftest import ServerFactory, ladder_of
+from tests.server.ladder.test_queries import person
+
+SETTINGS = LadderSettings(hands=2, interval=0.05, seed=21, max_matches=0, twin_wait=60.0)
+MAX_MESSAGES = 3000  # a two-hand match is far fewer messages than this
+
+
+def hands_recorded(db: sqlite3.Connection, table: str) -> tuple[int, bool]:
+    """How many hands the table's game has finished, and whether the game is over."""
+    row = db.execute("SELECT id, status FROM games WHERE table_id = ?", (table,)).fetchone()
+    if row is None:
+        return 0, False
+    (count,) = db.execute(
+        "SELECT COUNT(*) FROM hand_records WHERE game_id = ?", (row[0],)
+    ).fetchone()
+    return int(count), row[1] == "finished"
+
+
+async def test_twins_share_their_deals_and_the_table_ahead_is_watched_a_deal_late(
+    make_server: ServerFactory,
+) -> None:
+    names = [f"p{i}" for i in range(8)]
+    with trio.fail_after(120):
+        async with (
+            make_server(ladder=True, ladder_settings=SETTINGS) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
+            players = {name: await person(server.port, name) for name in names}
+            for client in players.values():
+                assert isinstance(await client.request(LadderEnter()), Ok)
+            tables: dict[str, str] = {}
+            all_started = trio.Event()
+            go = {name: trio.Event() for name in names}
+            ahead_dealt_again = trio.Event()
+            ended = {name: trio.Event() for name in names}
+
+            async def play(name: str) -> None:
+                client = players[name]
+                for _ in range(MAX_MESSAGES):
+                    message: Message | None = await client.receive()
+                    assert message is not None, f"{name}'s connection closed"
+                    if isinstance(message, MatchStarted):
+                        tables[name] = message.table
+                        if len(tables) == len(names):
+                            all_started.set()
+                    elif isinstance(message, YourTurn):
+                        await go[name].wait()
+                        action = message.legal[0]
+                        await client.send(
+                            Act(table=message.table, version=message.version, action=action)
+                        )
+                    elif isinstance(message, DealSeed) and message.hand_number == 1:
+                        if tables[name] == tables[names[0]]:
+                            ahead_dealt_again.set()
+                    elif isinstance(message, MatchEnded):
+                        ended[name].set()
+                        return
+                raise AssertionError(f"{name}: no match_ended")
+
+            for name in names:
+                nursery.start_soon(play, name)
+            # All eight are in: make room for two matches. The first round pairs them up.
+            service.settings = dataclasses.replace(SETTINGS, max_matches=2)
+            service.wake()
+            await all_started.wait()
+            ahead = tables[names[0]]
+            (behind,) = {t for t in tables.values() if t != ahead}
+            at_ahead = [n for n in names if tables[n] == ahead]
+            at_behind = [n for n in names if tables[n] == behind]
+            assert len(at_ahead) == len(at_behind) == 4
+
+            watcher = await person(server.port, "watcher")
+            before = len(watcher.received)
+            assert isinstance(await watcher.request(Spectate(table=ahead)), Joined)
+            stalled = at_behind[0]
+            for name in names:
+                if name != stalled:
+                    go[name].set()
+            # The table ahead plays its first deal through while the other waits on one player.
+            await ahead_dealt_again.wait()
+            db = connect(server.config.db_path)
+            assert hands_recorded(db, ahead)[0] >= 1 and hands_recorded(db, behind)[0] == 0
+            pong = await watcher.request(Ping())
+            assert isinstance(pong, Pong)
+            # Nothing of the deal the other table is still playing reached the spectator.
+            seen = [m for m in watcher.received[before:] if not isinstance(m, Joined | Pong)]
+            assert all(isinstance(m, Snapshot) and m.version == 0 for m in seen), seen
+
+            go[stalled].set()
+            for hand in (1, 2):
+                revealed = await watcher.expect(DealSeed)
+                assert revealed.table == ahead and revealed.hand_number == hand
+                # When the spectator learns a deal of the table ahead, the other table has played
+                # it: its hand is recorded (or its game is over).
+                done, over = hands_recorded(db, behind)
+                assert done >= hand or over, (done, over)
+            for event in ended.values():
+                await event.wait()
+            # It saw the table as it was when it came (the snapshot first, held with the rest),
+            # then every deal after it, in order.
+            told = [m for m in watcher.received[before:] if not isinstance(m, Pong)]
+            assert [m.TYPE for m in told[:2]] == ["joined", "snapshot"]
+            commitments = [m.hand_number for m in told if isinstance(m, DealCommitment)]
+            assert commitments in ([1, 2], [2])
+            db.close()
+            await service.wait_rated(2)
+            for client in (*players.values(), watcher):
+                await client.aclose()
+            nursery.cancel_scope.cancel()
+
+    conn = connect(server.config.db_path)
+    history = ladder_store.rated_outcomes(conn)
+    assert len(history) == 2
+    first, second = history
+    assert first.twin == second.match_id and second.twin == first.match_id
+    assert [s for s, _ in first.deals] == [s for s, _ in second.deals]
+    assert set(first.entrants).isdisjoint(second.entrants)
+    dealt = [
+        (seat["account"], seed)
+        for seats, seed in conn.execute(
+            "SELECT g.seats, h.seed FROM games g JOIN hands h ON h.game_id = g.id"
+        )
+        for seat in json.loads(seats)
+    ]
+    # Eight accounts, two deals each (and the next round may have begun): never a deal twice.
+    assert len(dealt) == len(set(dealt)) >= 16
+    assert ladder_store.current_ratings(conn) == ladder_store.rebuild_ratings(conn)
