@@ -28,11 +28,15 @@ import hashlib
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from bots.arena.match import seat_entrants
 
+T = TypeVar("T")
+
 HALVES = 2  # the halves of an old duplicate pair
+#: Matches that start together share a board set this many at a time: twins.
+TWINS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,12 @@ class BoardSet:
     def deal_seed(self, deal: int) -> bytes:
         """The seed of deal number `deal` (0-based, counting re-deals): the same at both twins."""
         return hashlib.sha256(self.secret + deal.to_bytes(8, "big")).digest()
+
+
+def twin_groups(matches: Sequence[T]) -> list[list[T]]:
+    """Matches that start together, in the order formed, as the sets that share a board set:
+    two by two (twins), the last one alone when they are odd in number."""
+    return [list(matches[i : i + TWINS]) for i in range(0, len(matches), TWINS)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,7 +127,7 @@ PLAYS_PER_BOARD = 2
 BOARD_SD = 140.0
 #: The spread of what the cards alone are worth to one table's team 0 on a deal (the part a second
 #: table dealt the same cards cancels), in points: measured on the benchmark's bots (docs/ladder.md).
-LUCK_SD = 40.0
+LUCK_SD = 35.0
 #: A board's margin counts up to this many points either way (one table's margin alone, half of
 #: it); a forfeit loses each board by it.
 MAX_MARGIN = 400

@@ -50,7 +50,14 @@ from server.accounts import Account
 from server.config import ServerConfig
 from server.ladder import store as ladder_store
 from server.ladder.desk import LadderArchive
-from server.ladder.duplicate import BoardSet, TableResult, deal_points, team_points
+from server.ladder.duplicate import (
+    TWINS,
+    BoardSet,
+    TableResult,
+    deal_points,
+    team_points,
+    twin_groups,
+)
 from server.ladder.gate import DealGate
 from server.ladder.policy import MatchPolicy
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_board_set
@@ -66,9 +73,6 @@ if TYPE_CHECKING:
     from server.storage import Store
 
 log = structlog.get_logger("server.ladder")
-
-#: Matches that start together are dealt the same board set, this many at a time (twins).
-TWINS = 2
 
 
 @dataclass(eq=False)
@@ -309,8 +313,7 @@ class LadderService:
         if self._hold_for_twin(len(starting), room):
             starting.pop()
         # Matches that start together are twins, two by two: each pair is dealt one board set.
-        for first in range(0, len(starting), TWINS):
-            group = starting[first : first + TWINS]
+        for group in twin_groups(starting):
             for _match, seated in group:
                 for entrant in seated:
                     entrant.busy = True
