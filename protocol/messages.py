@@ -525,15 +525,15 @@ class Entrant(Reply):
 class MatchStarted(Event):
     """The ladder seated this entrant in a rated match; a ``snapshot`` of the table follows.
 
-    Sent once per half: a match is two tables, one after the other (see the Ladder section).
+    Sent once per match: a match is one table, on deals made for it (see the Ladder section).
     """
 
     match: Annotated[Label, Doc("the match id")]
     table: Annotated[TableId, Doc("the table it is played at")]
     players: Annotated[list[Name], Doc("the bots by seat")]
-    hands: Annotated[Count | None, Doc("the deals this half has (the ladder's hands per half)")] = (
-        None
-    )
+    hands: Annotated[
+        Count | None, Doc("the deals the match has (the ladder's hands per match)")
+    ] = None
 
 
 @register("match_ended", S)
@@ -542,8 +542,8 @@ class MatchEnded(Event):
     """A rated match is over and the ratings are updated."""
 
     match: Annotated[Label, Doc("the match id")]
-    table: Annotated[TableId, Doc("the first half's table (the one `results[].seat` refers to)")]
-    results: Annotated[list[MatchResult], Doc("one per entrant, by its seat in the first half")]
+    table: Annotated[TableId, Doc("the match's table (the one `results[].seat` refers to)")]
+    results: Annotated[list[MatchResult], Doc("one per entrant, by its seat")]
 
 
 # ---- General ------------------------------------------------------------------------------------

@@ -130,6 +130,7 @@ def wire_match(row: dict[str, Any]) -> LadderMatch:
             )
             for name, move in changes.items()
         ],
+        twin=row.get("twin"),
     )
 
 

@@ -306,8 +306,10 @@ def matches(
 
     Each: `match`, `status`, `preset`, `teams` (names), `points`, `winner` (0, 1, or None for a
     draw or a void match), `forfeits` (names), `games` (the half games, whose hand records
-    `spades-server export --game` writes), `halves` (each half's game, table and per-team points),
-    `changes` (name: before/after), `finished_at`.
+    `spades-server export --game` writes), `halves` (the match's table, or an old pair's two
+    halves: each one's game, table and per-team points),
+    `changes` (name: before/after), `finished_at`, `twin` (the match dealt the same deals at the
+    same time, or None).
     """
     account: int | None = None
     if entrant is not None:
@@ -348,6 +350,7 @@ def matches(
                 "halves": _halves(teams, row["halves"]),
                 "changes": {names.get(int(k), k): v for k, v in changes.items()},
                 "finished_at": row["finished_at"],
+                "twin": _twin(row["halves"]),
             }
         )
         if len(out) >= limit:
@@ -386,6 +389,15 @@ def _halves(teams: list[list[int]], stored: str | None) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _twin(stored: str | None) -> str | None:
+    """The twin a match's table names (a match of one table dealt alongside another)."""
+    halves = json.loads(stored) if stored else []
+    if not isinstance(halves, list) or len(halves) != 1:
+        return None
+    twin = halves[0].get("twin")
+    return str(twin) if twin is not None else None
 
 
 def record(conn: sqlite3.Connection, name: str) -> dict[str, int]:
