@@ -10,7 +10,7 @@ ARGS   ?=
 BINDIR ?= $(HOME)/.local/bin
 COMMANDS := spades spades-server spades-bot
 
-.PHONY: play install uninstall test lint typecheck pytest bench clean
+.PHONY: play install uninstall test test-web lint typecheck pytest bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q
+
+# The web page and its transport alone (tests/web/), with the browser required: a missing Chromium
+# fails here instead of skipping (install it with: apt-get install chromium chromium-driver).
+test-web: $(STAMP)
+	SPADES_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/web
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'

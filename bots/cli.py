@@ -1,5 +1,10 @@
-"""The `spades-bot` command line."""
+"""The `spades-bot` command line.
 
+Every command that fails prints one line, `error: ...`, on stderr and exits non-zero (2 for a usage
+mistake, 1 for a failure), as `spades` does; no traceback and no box reaches the user.
+"""
+
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -129,27 +134,45 @@ def arena(  # noqa: PLR0917 - typer maps each option to a parameter
 
 @app.command()
 def run(  # noqa: PLR0917 - typer maps each option to a parameter
+    ctx: typer.Context,
     bot: Annotated[
         str, typer.Argument(help="module:Class, or a sample name (random, heuristic, search)")
     ],
-    server: Annotated[str, typer.Option(help="the server, HOST:PORT")] = "127.0.0.1:7777",
+    server: Annotated[
+        str,
+        typer.Option(
+            help="the server, HOST[:PORT] (port 7777 if left out)", envvar="SPADES_SERVER"
+        ),
+    ] = "127.0.0.1:7777",
     tls: Annotated[bool, typer.Option(help="speak TLS (a server run with --tls-cert)")] = False,
     ca: Annotated[
         str | None, typer.Option(help="PEM file the server's TLS certificate chains to")
     ] = None,
     token: Annotated[str, typer.Option(help="the bot account's token", envvar="SPADES_TOKEN")] = "",
-    table: Annotated[str | None, typer.Option(help="take a seat at this table")] = None,
+    table: Annotated[
+        str | None, typer.Option(help="take a seat at this table", envvar="SPADES_TABLE")
+    ] = None,
     seat: Annotated[int | None, typer.Option(help="the seat wanted (default: any free)")] = None,
     ladder: Annotated[bool, typer.Option(help="enter the rated ladder instead")] = False,
     games: Annotated[
         int, typer.Option(help="stop after this many games (0: keep playing)", min=0)
     ] = 1,
     seed: Annotated[int | None, typer.Option(help="the bot's random seed")] = None,
+    retry_forever: Annotated[
+        bool,
+        typer.Option(
+            "--retry-forever",
+            help="never give up reaching the server (by default: 10 s for the first connection,"
+            " 120 s to get a lost one back)",
+        ),
+    ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="log every decision")] = False,
 ) -> None:
     """Take a seat at a table (--table) or enter the ladder (--ladder) and play until done.
 
     The runner reconnects by itself after a drop and answers every turn before its deadline.
+    SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE stand in for --server, --token and --table
+    (the flags win).
     """
     import logging
 
@@ -158,6 +181,8 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     from bots.registry import BotSpecError, make_bot
     from bots.sdk.runner import BotRunner, RunnerConfig, RunnerError, parse_address
 
+    if ladder and _from_environment(ctx, "table"):
+        table = None  # --ladder, a flag, wins over SPADES_TABLE
     if (table is None) == (not ladder):
         raise typer.BadParameter("give exactly one of --table ID and --ladder")
     if not token:
@@ -183,17 +208,25 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         games=0 if ladder and games == 1 else games,
         tls=tls,
         ca=ca,
+        retry_forever=retry_forever,
     )
     try:
         stats = trio.run(BotRunner(player, config).run)
     except RunnerError as exc:
-        typer.echo(f"spades-bot: {exc}", err=True)
+        hint = " (--retry-forever keeps trying)" if exc.gave_up else ""
+        typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     for game in stats.games:
         typer.echo(f"game over: winners {game['winners']}, scores {game['scores']}")
     typer.echo(f"{stats.decisions} decisions, {stats.fallbacks} fallbacks")
+
+
+def _from_environment(ctx: typer.Context, name: str) -> bool:
+    """Whether the parameter `name` got its value from its environment variable, not a flag."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "ENVIRONMENT"
 
 
 def _options(pairs: list[str]) -> dict[str, object]:
@@ -214,6 +247,24 @@ def _options(pairs: list[str]) -> dict[str, object]:
     return out
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: a usage mistake is one `error:` line naming the help to read,
+    as every other failure is (see the module's docstring); exits with the command's code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # the help, and the exit code of a usage mistake
+        app(args=["--help"], prog_name="spades-bot", standalone_mode=False)
+        raise SystemExit(2)
+    try:
+        # Not standalone: click would print its multi-line usage box; we print one line instead.
+        code = app(args=args, prog_name="spades-bot", standalone_mode=False)
+    except typer.TyperException as exc:  # click's usage errors (and the few others it raises)
+        text = exc.format_message().removeprefix("Invalid value: ").strip()
+        where = getattr(getattr(exc, "ctx", None), "command_path", "spades-bot")
+        exit_code = getattr(exc, "exit_code", 1)
+        hint = f" (see {where} --help)" if exit_code == 2 else ""
+        typer.echo(f"error: {text}{hint}", err=True)
+        raise SystemExit(exit_code) from None
+    except typer.Abort:
+        typer.echo("error: interrupted", err=True)
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

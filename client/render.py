@@ -114,8 +114,10 @@ def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> li
     player = state.player(seat)
     if player and seat != state.seat:
         name.append(f" · {player}")
-    if v.get("dealer") == seat and v.get("hand_number"):
+    dealer = v.get("dealer") == seat and bool(v.get("hand_number"))
+    if dealer and len(name) + 4 <= width:
         name.append(" (D)", style="dim")
+        dealer = False  # marked on the name line; otherwise on the cards line, below
     bits: list[str] = []
     bids = v.get("bids") or []
     if state.game == "spades":
@@ -127,6 +129,8 @@ def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> li
         points = v.get("points") or []
         bits.append(f"pts {points[seat] if seat < len(points) else 0}")
     status = Text()
+    if dealer:  # the name line is full: the dealer's mark goes here instead of being cut
+        status.append("dealer · ", style="dim")
     sizes = v.get("hand_sizes") or []
     if seat in state.away:  # dropped: how long its seat is still held, instead of its cards
         held = state.away[seat]

@@ -49,7 +49,8 @@ class ReplayHand:
 def _ruleset(record: dict[str, Any]) -> Ruleset | None:
     try:
         if isinstance(record.get("ruleset"), dict):
-            return Ruleset.from_dict(record["ruleset"])
+            # As it was when the hand was played: options added since take their old rule.
+            return Ruleset.from_stored(record["ruleset"])
         if record.get("preset"):
             return Ruleset.from_preset(str(record["preset"]), **dict(record.get("options") or {}))
     except (EngineError, TypeError):

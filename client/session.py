@@ -502,7 +502,12 @@ class PlaySession:
         else:
             turn = self.state.turn
             if turn is not None and turn.version == command.version:
+                # Done: `ok` comes before the events it caused and the `turn` that follows them,
+                # so until that `turn` we are no longer to act (not "YOUR TURN" with no cards).
                 self.state.turn = None
+                to_act = self.state.view.get("to_act")
+                if isinstance(to_act, list) and self.state.seat in to_act:
+                    to_act.remove(self.state.seat)
             if self.state.result is not None and self.state.view.get("hand_number", 0) > (
                 self.state.result.hand_number
             ):

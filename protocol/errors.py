@@ -1,8 +1,12 @@
-"""Error codes and the one exception the protocol package raises.
+"""Error codes and the exceptions the protocol package raises.
 
 Every way a peer can get the protocol wrong, and every reason the server refuses a request, has a code
 here. The codes travel in the ``error`` message, so they are part of the wire contract: add codes, never
 rename or remove one. ``docs/protocol.md`` renders its error table from ``ERROR_CODES``.
+
+:class:`ProtocolError` carries a code; its two kinds say whose fault it is, as h11's do:
+:class:`RemoteProtocolError` (the peer's bytes or messages) and :class:`LocalProtocolError` (our own
+code tried to send what the protocol forbids).
 """
 
 from dataclasses import dataclass
@@ -79,11 +83,14 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         "bytes, ext types, non-string or duplicate map keys, a size or nesting limit exceeded.",
     ),
     ErrorCode.NOT_A_MAP: ErrorInfo(False, "The frame holds a msgpack value that is not a map."),
-    ErrorCode.UNKNOWN_TYPE: ErrorInfo(False, "The `t` field names no message type."),
+    ErrorCode.UNKNOWN_TYPE: ErrorInfo(
+        False, "The `t` field names no message type; `detail` is that `t` (at most 40 characters)."
+    ),
     ErrorCode.UNEXPECTED_MESSAGE: ErrorInfo(
         False,
-        "A message the receiver never accepts from this side, or not in this state "
-        "(anything but `hello` before `welcome`, a second `hello`).",
+        "A message the receiver never accepts from this side, or not in this phase (see Connection: "
+        "anything but `hello` or `ping` before `hello`, a second `hello`, a reply to no request, "
+        "anything after `bye`); `detail` is its type.",
     ),
     ErrorCode.MISSING_FIELD: ErrorInfo(False, "A required field is absent; `detail` names it."),
     ErrorCode.INVALID_FIELD: ErrorInfo(
@@ -169,6 +176,15 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
 }
 
 
+def closes_connection(code: str) -> bool:
+    """Whether an ``error`` with this code ends the connection (the table's "closes"); a code this
+    version does not know does not (read it as the refusal of one request)."""
+    try:
+        return ERROR_CODES[ErrorCode(code)].closes
+    except ValueError:
+        return False
+
+
 class ProtocolError(Exception):
     """A peer broke the protocol, or a request cannot be carried out; the one exception of this package.
 
@@ -197,3 +213,47 @@ class ProtocolError(Exception):
         self.fatal = fatal
         self.request_id = request_id
         self.detail = detail
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol: raised by ``protocol.connection.Connection.next_event``.
+
+    ``fatal`` and the rest mean what they mean on :class:`ProtocolError`. ``received`` is the refused
+    message when it was well formed (a reply that answers no request of ours, a message sent after the
+    peer's ``bye``), so a caller can log it, or a test tool keep it; the connection has not acted on it.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        fatal: bool = False,
+        request_id: int | None = None,
+        detail: str | None = None,
+        received: object = None,
+    ) -> None:
+        super().__init__(code, message, fatal=fatal, request_id=request_id, detail=detail)
+        self.received = received
+
+    @classmethod
+    def of(cls, error: ProtocolError) -> "RemoteProtocolError":
+        """The same refusal, said to be the peer's fault (a decoder's error about the peer's bytes)."""
+        if isinstance(error, RemoteProtocolError):
+            return error
+        return cls(
+            error.code,
+            error.message,
+            fatal=error.fatal,
+            request_id=error.request_id,
+            detail=error.detail,
+        )
+
+
+class LocalProtocolError(ProtocolError):
+    """Our own code tried to send what the protocol forbids now (a bug on this side, not the peer's):
+    raised by ``Connection.send``, which leaves the connection's state unchanged and returns no bytes.
+
+    ``code`` says what the peer would have answered (``unexpected_message`` for a message out of its
+    phase, ``invalid_field`` or ``missing_field`` for one that breaks its schema).
+    """

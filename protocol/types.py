@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
 
 from engine.cards import card_text
-from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range
+from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range, remember_maps
 
 MAX_SAFE_INT: Final = 2**53 - 1  # the largest integer every language's msgpack reads exactly
 MAX_SEATS: Final = 4
@@ -151,6 +151,8 @@ class Action:
 
 
 _GIVING: Final = frozenset({ActionKind.EXCHANGE, ActionKind.PASS, ActionKind.DISCARD})
+# A server lists the same Action objects in turn after turn (`your_turn.legal`): encode each once.
+remember_maps(Action)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -60,6 +60,7 @@ class Server:
         self.sessions: set[Session] = set()
         self._per_host: Counter[str] = Counter()  # open sessions by peer address
         self.port = 0
+        self.web_port: int | None = None  # the web port once bound (server/web/), if any
         self.stopping = False
         self._stop = trio.Event()
         # Read from the package metadata once: every `welcome` says it.
@@ -202,6 +203,21 @@ async def serve(
                                 handler_nursery=connections,
                             )
                         )
+                        if config.web_port is not None:  # the browser page (server/web/)
+                            from server.web import serve_web
+
+                            server.web_port = await accepting.start(
+                                partial(
+                                    serve_web,
+                                    server.handle_connection,
+                                    host=config.host,
+                                    port=config.web_port,
+                                    tls=tls,
+                                    max_message_bytes=config.limits.max_frame_bytes,
+                                    session_nursery=connections,
+                                    optional=config.web_port_optional,
+                                )
+                            )
                         log.info(
                             "listening",
                             host=config.host,

@@ -47,7 +47,6 @@ def tell_events(
     audience: Audience,
     *,
     deal: DealInPlay,
-    pass_direction: str | None = None,
 ) -> None:
     """Each engine event to each recipient as that recipient may see it; after the event that ends
     a deal, that deal's seed (and `deal` is cleared: its secret is out)."""
@@ -58,11 +57,10 @@ def tell_events(
             shown = event.for_seat(seat)
             if shown is None:
                 continue
-            if pass_direction is not None and event.kind == "hand_dealt":
-                shown = {**shown, "pass_direction": pass_direction}
             shared = next((s for seen, s in built if seen == shown), None)
             if shared is None:
-                shared = SharedEvent(game_event(table_id, version, shown))
+                # The engine's own maps: built into messages without validating them again.
+                shared = SharedEvent(game_event(table_id, version, shown, trusted=True))
                 built.append((shown, shared))
             peer.deliver_shared(shared)
         if event.kind in DEAL_OVER and deal.seed:

@@ -18,6 +18,7 @@ import typer
 from engine.version import project_version
 from server.config import (
     DEFAULT_PORT,
+    DEFAULT_WEB_PORT,
     Limits,
     LogFormat,
     ServerConfig,
@@ -69,6 +70,16 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     port: Annotated[int, typer.Option(help="TCP port to listen on (0: any free port).")] = (
         DEFAULT_PORT
     ),
+    web_port: Annotated[
+        int | None,
+        typer.Option(
+            help=f"HTTP port of the browser page and its WebSocket (default {DEFAULT_WEB_PORT}; "
+            "0: any free port)."
+        ),
+    ] = None,
+    web: Annotated[
+        bool, typer.Option("--web/--no-web", help="Serve the browser page (--no-web: TCP only).")
+    ] = True,
     db: Annotated[
         Path | None, typer.Option(help="SQLite database file (default: under your data dir).")
     ] = None,
@@ -129,6 +140,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if not 0 <= port <= 65535:
         typer.echo(f"error: port {port} is not in 0..65535", err=True)
         raise typer.Exit(2)
+    if web_port is not None and not 0 <= web_port <= 65535:
+        typer.echo(f"error: --web-port {web_port} is not in 0..65535", err=True)
+        raise typer.Exit(2)
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
@@ -178,6 +192,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         tls_cert=tls_cert,
         tls_key=tls_key,
         limits=limits,
+        # The default web port may be taken (another server here): then serve without the page.
+        web_port=(web_port if web_port is not None else DEFAULT_WEB_PORT) if web else None,
+        web_port_optional=web_port is None,
     )
 
     async def main() -> None:
@@ -194,6 +211,18 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                     f"spades join {scheme}{shown}:{server.port}",
                     flush=True,
                 )
+                if server.web_port is not None:
+                    web_scheme = "https" if tls_cert is not None else "http"
+                    print(
+                        f"spades-server web page: open {web_scheme}://{shown}:{server.web_port}",
+                        flush=True,
+                    )
+                elif web:
+                    print(
+                        f"spades-server web page off: port {DEFAULT_WEB_PORT} is in use "
+                        "(choose one with --web-port)",
+                        flush=True,
+                    )
                 async for signum in signals:
                     log.info("signal", signal=signal.Signals(signum).name)
                     server.request_stop()

@@ -16,6 +16,7 @@ from server.ladder.settings import LadderSettings
 from server.storage import Durability
 
 DEFAULT_PORT = 7777
+DEFAULT_WEB_PORT = 7778  # `spades-server serve`'s web port (the browser page and its WebSocket)
 
 
 class LogFormat(StrEnum):
@@ -85,6 +86,12 @@ class ServerConfig:
     tls_cert: Path | None = None  # both set: every accepted stream is wrapped in TLS
     tls_key: Path | None = None
     server_name: str = "spades-table"
+    # The browser page and the protocol over WebSocket on this HTTP port (server/web/; 0: any
+    # free port); None: no web port (embedded servers: tests, `spades play`). `web_port_optional`:
+    # if the port is taken, log it and serve without the page instead of failing (the CLI's
+    # default port, not one the user chose).
+    web_port: int | None = None
+    web_port_optional: bool = False
     limits: Limits = field(default_factory=Limits)
 
 

@@ -31,8 +31,9 @@ LINGER_TIME = 1.0
 LINGER_BYTES = 64 * 1024
 
 
-class Connection:
-    """A framed, bounded outbox of msgpack maps over a trio stream.
+class Outbox:
+    """A framed, bounded outbox over a trio stream (the protocol's state is the session's:
+    `protocol.connection.Connection`; this is only where its frames wait to be written).
 
     Run `run_writer()` in the connection's nursery; call `abort()` to drop it at once, or
     `finish()` to flush what is queued and then close.

@@ -52,7 +52,8 @@ def explain(error: BaseException, host: str, port: int) -> Failure | None:
 
 
 def _explain_one(error: BaseException, host: str, port: int) -> Failure | None:
-    where = f"{host}:{port}"
+    # The web port's own failure names its port (server/web/: WebPortError.web_port).
+    where = f"{host}:{getattr(error, 'web_port', port)}"
     if isinstance(error, TLSConfigError):
         return Failure(ExitCode.TLS, f"error: {error}")
     if isinstance(error, StorageError):

@@ -92,11 +92,15 @@ class Lobby:
                 continue
             state = table.seats[index]
             state.account = Account(row.id, row.name, row.is_bot, row.is_guest)
-            if index not in table.config.bots:
-                # Held for its player as after a disconnect: the clock and fallback play on. A
-                # guest from before resume tokens has none to come back with: played at once.
+            if index in table.config.bots:
+                continue
+            if seat.get("abandoned") or accounts.cannot_return(row):
+                # Given up before the restart (or a guest from before resume tokens, with none
+                # to come back with): the fallback plays it, as it did.
+                state.abandoned = True
+            else:
+                # Held for its player as after a disconnect: the clock and fallback play on.
                 state.dropped_at = now
-                state.abandoned = accounts.cannot_return(row)
         creator = await self.store.get(queries.table_creator, config.table_id)
         await self._open(table, creator)
         log.info(

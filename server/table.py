@@ -33,6 +33,7 @@ from engine.actions import action_from_dict, action_to_dict
 from engine.deal import commitment
 from engine.errors import EngineError
 from engine.game import Game, Phase, new_game
+from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ClockExpired,
@@ -119,9 +120,16 @@ class Table:
         self._nursery: trio.Nursery | None = None
         self.send_inbox, self.receive_inbox = trio.open_memory_channel[Command](inbox_size)
         self.log = log.bind(table=config.table_id)
-        used, decide = make_decider(config.fallback_bot, secrets.randbits(64), self.game.ruleset)
+        self.fallback: Decider | None = None
+        self.fallback_name = ""
+        self._make_fallback()
+
+    def _make_fallback(self) -> None:
+        """The decider that plays for a late seat, for this game's rules."""
+        wanted = self.config.fallback_bot
+        used, decide = make_decider(wanted, secrets.randbits(64), self.game.ruleset)
         # A fallback that cannot load is the engine's first legal action, and we say so.
-        self.fallback: Decider | None = decide if used == config.fallback_bot else None
+        self.fallback = decide if used == wanted else None
         self.fallback_name = f"{used} bot" if self.fallback is not None else "first legal action"
 
     # ---------------------------------------------------------------- facts for the lobby
@@ -286,6 +294,23 @@ class Table:
             fallback=self.fallback_name,
             reason="abandoned",
         )
+        if self.lifecycle is Lifecycle.PLAYING:
+            # Stored, so a restart does not hold the seat for its player again.
+            try:
+                await self.records.store_seats(self._game_seats())
+            except StorageError as exc:
+                self.log.error("seats_not_stored", error=str(exc))
+
+    def _game_seats(self) -> list[dict[str, Any]]:
+        """Who plays each seat, as the game's record keeps it (and a restart reads it back)."""
+        return [
+            {
+                "account": s.account.id if s.account else None,
+                "bot": s.bot.name if s.bot and not s.abandoned else None,
+                **({"abandoned": True} if s.abandoned else {}),
+            }
+            for s in self.seats
+        ]
 
     # ---------------------------------------------------------------- commands
 
@@ -425,7 +450,6 @@ class Table:
             events,
             audience,
             deal=self.deal,
-            pass_direction=self._pass_direction(),
         )
         if self.game.is_over:
             self.log.info("game_over", scores=list(self.game.scores))
@@ -435,20 +459,19 @@ class Table:
         return True
 
     def _results(self, game: Game) -> list[ResultRow]:
-        scores = game.scores
-        sides = game.ruleset.sides
-        rows = []
-        for seat, state in enumerate(self.seats):
-            side = next(i for i, members in enumerate(sides) if seat in members)
-            place = 1 + sum(1 for other in scores if other > scores[side])
-            account = state.account.id if state.account else None
-            rows.append((seat, account, scores[side], place))
-        return rows
-
-    def _pass_direction(self) -> str | None:
-        """Hearts: where the hand in play passes, as the engine's game says."""
-        direction = getattr(self.game, "pass_direction", None)
-        return direction if self.config.game == "hearts" and isinstance(direction, str) else None
+        """Each seat's final score and place, as the engine's outcome says (the lowest score is
+        first in Hearts)."""
+        outcome = game.outcome
+        assert outcome is not None
+        return [
+            (
+                seat,
+                state.account.id if state.account else None,
+                outcome.score_of(seat),
+                outcome.place_of(seat),
+            )
+            for seat, state in enumerate(self.seats)
+        ]
 
     def _snapshot(self, seat: int | None) -> Snapshot:
         view = self.game.view(seat) if seat is not None else self.game.spectator_view()
@@ -481,12 +504,8 @@ class Table:
         self._send_turns()
 
     async def _start_game(self) -> None:
-        seats: list[dict[str, Any]] = [
-            {"account": s.account.id if s.account else None, "bot": s.bot.name if s.bot else None}
-            for s in self.seats
-        ]
         game_id = await self.records.start_game(
-            self.config.game, self.game.ruleset.to_dict(), seats
+            self.config.game, self.game.ruleset.to_dict(), self._game_seats()
         )
         self.lifecycle = Lifecycle.PLAYING
         self.log = self.log.bind(game=game_id)
@@ -513,7 +532,6 @@ class Table:
             events,
             audience,
             deal=self.deal,
-            pass_direction=self._pass_direction(),
         )
         self.log.info("hand_dealt", hand=self.game.hand_number, commitment=digest[:12])
 
@@ -657,6 +675,10 @@ class Table:
         Raises `EngineError` (or `ValueError`/`KeyError`) if the record does not replay; the table
         is then not opened.
         """
+        # The rules the game was started with, as stored (a preset may have changed meaning since,
+        # and options added since take the value that was the rule before them).
+        self.game = new_game(Ruleset.from_stored(stored.ruleset))
+        self._make_fallback()
         found = recovery.replay(self.game, stored)
         self.records.game_id = found.game_id
         self.records.actions = found.actions

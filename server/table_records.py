@@ -98,6 +98,12 @@ class GameRecorder:
         await self.store.call(persist)
         self.actions += 1
 
+    async def store_seats(self, seats: list[dict[str, Any]]) -> None:
+        """Who plays each seat of the game in play (an abandoned seat is marked)."""
+        assert self.game_id is not None
+        game_id = self.game_id
+        await self.store.call(lambda c: queries.update_game_seats(c, game_id, seats))
+
     async def store_waiting_seats(self, seats: list[int | None]) -> None:
         """Who sits at a table still waiting for players (reopened so after a restart)."""
         table_id = self.table_id

@@ -25,7 +25,20 @@ FORBIDDEN: dict[str, set[str]] = {
         "selectors",
         "ssl",
     },
-    "protocol": {"trio", "socket", "asyncio", "server", "client", "bots", "sqlite3", "ssl"},
+    # Sans-IO: no sockets, no event loop, no clock (the caller owns time: timeouts, rates).
+    "protocol": {
+        "trio",
+        "socket",
+        "asyncio",
+        "time",
+        "datetime",
+        "selectors",
+        "server",
+        "client",
+        "bots",
+        "sqlite3",
+        "ssl",
+    },
     "client": {"server.table", "server.storage", "server.ladder"},
     "bots": {"server", "client"},
     # The server may seat the sample bots (bots.registry, bots.sdk), never the human's client.

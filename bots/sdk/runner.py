@@ -4,19 +4,26 @@ It connects, says `hello` with the account's token, takes a seat (`join`) or ent
 the seat's view from the snapshot and the events (`ViewTracker`), and answers each `your_turn` before
 its deadline: a bot that is too slow, raises, or answers something illegal is covered by a legal
 fallback, and the log says so. When the connection drops it reconnects with backoff; the server gives a
-returning account its seat back with a fresh snapshot, and play goes on.
+returning account its seat back with a fresh snapshot, and play goes on. It gives up, in one sentence,
+when it could not reach the server for `first_connect_for` seconds (a server that is not running, a
+wrong address) or could not get a lost connection back within `reconnect_for` (the server holds a seat
+120 s by default); `retry_forever` never gives up.
+
+The protocol is `protocol.connection.Connection` (sans-IO); this module owns the socket and the clock.
 
 Sync bots decide in a worker thread (`trio.to_thread`), so a long search never stops the connection
 from reading; async bots are awaited. Either way the decision is cut at the deadline minus a margin.
 """
 
-import dataclasses
 import logging
+import os
 import random
+import socket
 import ssl
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import trio
 
@@ -26,7 +33,8 @@ from bots.sdk.view import BotView, HandMemory
 from engine.actions import Action, action_to_dict
 from engine.ruleset import Ruleset
 from engine.version import project_version
-from protocol.errors import ProtocolError
+from protocol.connection import CONNECTION_CLOSED, Connection
+from protocol.errors import ProtocolError, RemoteProtocolError, closes_connection
 from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
     Act,
@@ -55,7 +63,7 @@ from protocol.messages import ListTables as ListTablesRequest
 from protocol.schema import from_map, to_map
 from protocol.types import Action as WireAction
 from protocol.types import ClientKind
-from protocol.wire import MessageDecoder, encode, to_wire
+from protocol.wire import to_wire
 
 log = logging.getLogger("bots.runner")
 
@@ -63,10 +71,20 @@ log = logging.getLogger("bots.runner")
 FATAL_CODES = frozenset(
     {"bad_token", "unauthorized", "version_mismatch", "not_on_ladder", "no_such_table"}
 )
+#: A connection that lasted this long after its welcome worked: the count of drops starts again (a
+#: server that lets us in and drops us at once is given up on after `max_reconnects` of those).
+STEADY: Final = 10.0
+#: The port of `HOST` without `:PORT` (the server's default, as `spades connect` assumes).
+DEFAULT_PORT: Final = 7777
 
 
 class RunnerError(Exception):
-    """The runner cannot go on (a refused token, a table that does not exist, too many drops)."""
+    """The runner cannot go on (a refused token, a table that does not exist, a server it could
+    not reach in time). `gave_up` is true when trying longer might have helped (`retry_forever`)."""
+
+    def __init__(self, message: str, *, gave_up: bool = False) -> None:
+        super().__init__(message)
+        self.gave_up = gave_up
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +101,11 @@ class RunnerConfig:
     client: str = f"spades-bot/{project_version()}"
     margin: float = 0.25  # seconds kept back from each deadline for the network
     connect_timeout: float = 10.0
-    max_reconnects: int = 30
+    max_reconnects: int = 30  # lost connections in a row (none welcomed) before giving up
     backoff: tuple[float, float] = (0.2, 5.0)  # first and longest wait between reconnects
+    first_connect_for: float = 10.0  # give up if no connection was ever welcomed within this
+    reconnect_for: float = 120.0  # give up if a lost connection is not back within this
+    retry_forever: bool = False  # never give up on an unreachable server (an operator's choice)
     tls: bool = False  # speak TLS (a server started with --tls-cert/--tls-key)
     ca: str | None = None  # PEM file the server's certificate must chain to (default: system CAs)
 
@@ -100,31 +121,42 @@ class RunStats:
 
 
 class _Connection:
-    """One TCP connection with the protocol codec: send messages, receive validated ones."""
+    """One stream with the protocol's `Connection`: send messages, receive validated ones."""
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
-        self.decoder = MessageDecoder(Sender.SERVER, max_frame_size=1 << 20)
-        self.next_id = 1
-        self.pending: list[Message] = []
+        self.protocol = Connection(Sender.CLIENT, max_frame_size=1 << 20)
+        self.pending: deque[Message] = deque()
 
     async def send(self, message: Message) -> int | None:
-        if isinstance(message, Request) and message.id is None:
-            message = dataclasses.replace(message, id=self.next_id)
-            self.next_id += 1
-        await self.stream.send_all(encode(message))
-        return getattr(message, "id", None)
+        """Send `message` (a request is numbered: its id is returned). Raises `LocalProtocolError`
+        when the protocol forbids it now (say, after the server's closing error)."""
+        if isinstance(message, Request):
+            message = self.protocol.numbered(message)
+        await self.stream.send_all(self.protocol.send(message))
+        return message.id if isinstance(message, Request) else None
 
     async def receive(self) -> Message | None:
-        """The next message; None when the server closed the connection."""
+        """The next message; None when the server closed the connection. Raises a fatal
+        `RemoteProtocolError` when the server's bytes or events cannot be trusted."""
         while not self.pending:
             data = await self.stream.receive_some(65536)
             if not data:
                 return None
-            self.decoder.receive_data(data)
-            while (message := self.decoder.next_message()) is not None:
+            self.protocol.receive_data(data)
+            while True:
+                try:
+                    message = self.protocol.next_event()
+                except RemoteProtocolError as exc:
+                    if exc.fatal:
+                        raise
+                    log.warning("skipped a message from the server: %s", exc)
+                    continue
+                if message is None or message is CONNECTION_CLOSED:
+                    break
+                assert isinstance(message, Message)
                 self.pending.append(message)
-        return self.pending.pop(0)
+        return self.pending.popleft()
 
 
 class BotRunner:
@@ -152,38 +184,74 @@ class BotRunner:
         self._hand = 0
         self._stream: trio.SocketStream | None = None  # the TCP stream (under TLS, if any)
         self._tls: ssl.SSLContext | None = None
+        self._welcomed_at: float | None = None  # when the connection in play got its welcome
+        self._ever_welcomed = False
 
     # -- the outer loop: connect, play, reconnect ----------------------------------------------------
     async def run(self) -> RunStats:
-        """Play until done. Raises RunnerError when the server refuses us or keeps dropping, or
-        (with `tls`) its certificate is not trusted or the CA file cannot be read."""
-        if self.config.tls:
-            self._tls = client_tls_context(self.config.ca)
-        drops = 0
-        delay = self.config.backoff[0]
+        """Play until done. Raises RunnerError when the server refuses us, when it cannot be reached
+        (or reached again) in time, or (with `tls`) its certificate is not trusted or the CA file
+        cannot be read."""
+        cfg = self.config
+        if cfg.tls:
+            self._tls = client_tls_context(cfg.ca)
+        failures = 0  # lost connections in a row that were never welcomed
+        delay = cfg.backoff[0]
+        since = trio.current_time()  # when we last had a welcomed connection (or started)
         while True:
+            self._welcomed_at = None
             try:
-                finished = await self._session()
+                if await self._session():
+                    return self.stats
+                reason = "the server closed the connection"
             except (
                 OSError,
                 trio.BrokenResourceError,
                 trio.ClosedResourceError,
+                trio.TooSlowError,
                 ProtocolError,
             ) as exc:
-                drops += 1
-                log.warning("connection lost (%s); reconnecting in %.1f s", exc, delay)
-                if drops > self.config.max_reconnects:
-                    raise RunnerError(f"gave up after {drops} lost connections") from exc
-                await trio.sleep(delay)
-                delay = min(delay * 2, self.config.backoff[1])
-                continue
-            if finished:
-                return self.stats
-            drops += 1
-            if drops > self.config.max_reconnects:
-                raise RunnerError(f"gave up after {drops} lost connections")
+                reason = _reason(exc)
+            now = trio.current_time()
+            if self._welcomed_at is not None:
+                since = now  # we were back: the time to give up counts from here
+                if now - self._welcomed_at >= STEADY:  # and it held: start counting again
+                    failures, delay = 0, cfg.backoff[0]
+            failures += 1
+            self._give_up_if_due(reason, now - since, failures)
+            if self._ever_welcomed:
+                log.warning("connection lost (%s); reconnecting in %.1f s", reason, delay)
+            elif failures == 1:  # once, not at every attempt: the last word is the error's
+                log.info(
+                    "cannot reach %s:%s (%s); trying for up to %s",
+                    cfg.host,
+                    cfg.port,
+                    reason,
+                    "ever" if cfg.retry_forever else f"{cfg.first_connect_for:.0f} s",
+                )
+            else:
+                log.debug("still cannot reach the server (%s); next try in %.1f s", reason, delay)
             await trio.sleep(delay)
-            delay = min(delay * 2, self.config.backoff[1])
+            delay = min(delay * 2, cfg.backoff[1])
+
+    def _give_up_if_due(self, reason: str, waited: float, failures: int) -> None:
+        """Raise RunnerError (one sentence) when it is time to stop trying to reach the server."""
+        cfg = self.config
+        if cfg.retry_forever:
+            return
+        where = f"{cfg.host}:{cfg.port}"
+        if not self._ever_welcomed:
+            if waited >= cfg.first_connect_for or failures > cfg.max_reconnects:
+                raise RunnerError(
+                    f"cannot reach the server at {where} ({reason}, for {waited:.0f} s):"
+                    " is it running, at that address?",
+                    gave_up=True,
+                )
+        elif waited >= cfg.reconnect_for or failures > cfg.max_reconnects:
+            raise RunnerError(
+                f"lost the server at {where} and could not get back in {waited:.0f} s ({reason})",
+                gave_up=True,
+            )
 
     def disconnect(self) -> None:
         """Drop the connection now (for tests of reconnection); the runner reconnects."""
@@ -218,9 +286,13 @@ class BotRunner:
                 token=cfg.token,
             )
         )
-        resuming = self.stats.connections > 1 and self.table is not None and self.seat is not None
+        resuming = self._ever_welcomed and self.table is not None and self.seat is not None
         with trio.fail_after(cfg.connect_timeout):
             welcome = await self._expect_welcome(conn)
+            if welcome.user is None:
+                await self._token_refused(conn)
+        self._welcomed_at = trio.current_time()
+        self._ever_welcomed = True
         log.info("connected to %s as %s", welcome.server, welcome.user)
         if resuming:
             # The server gives a returning account its seat back by itself (joined, snapshot).
@@ -258,6 +330,22 @@ class BotRunner:
             if isinstance(message, Error):
                 raise RunnerError(f"the server refused us: {message.code}: {message.message}")
             self._early.append(message)
+
+    async def _token_refused(self, conn: _Connection) -> None:
+        """Welcomed without a user: the token logged nobody in. The server says why next
+        (`bad_token`, docs/protocol.md, Handshake); raise RunnerError with its words."""
+        while True:
+            message = await conn.receive()
+            if message is None:
+                break
+            if isinstance(message, Error):
+                raise RunnerError(
+                    f"the server did not accept the token ({message.code}: {message.message});"
+                    " check --token (or SPADES_TOKEN)"
+                )
+        raise RunnerError(
+            "the server did not log in with the token; check --token (or SPADES_TOKEN)"
+        )
 
     # -- messages -------------------------------------------------------------------------------------
     async def _handle(self, conn: _Connection, message: Message) -> bool:
@@ -303,9 +391,12 @@ class BotRunner:
             # Expected when several seats act at once (a Hearts pass): a fresh your_turn follows.
             log.debug("stale action: %s", error.message)
             return False
-        log.warning("server error %s: %s (%s)", error.code, error.message, error.detail)
+        detail = f" ({error.detail})" if error.detail else ""
+        log.warning("server error %s: %s%s", error.code, error.message, detail)
         if error.code in FATAL_CODES:
             raise RunnerError(f"{error.code}: {error.message}")
+        if closes_connection(error.code):  # nothing follows it: reconnect
+            raise trio.BrokenResourceError(f"the server closed the connection: {error.code}")
         return False
 
     async def _on_game(self, conn: _Connection, message: Message) -> bool:
@@ -394,9 +485,48 @@ def _plain(action: dict[str, Any]) -> dict[str, Any]:
     return {k: getattr(v, "value", v) for k, v in action.items() if v is not None}
 
 
+def _reason(exc: BaseException) -> str:
+    """A lost connection's cause in a few words ("connection refused", not trio's wrapping)."""
+    if isinstance(exc, trio.TooSlowError):
+        return "no answer in time"
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror) and cause.strerror:
+            return cause.strerror.lower()
+        if isinstance(cause, OSError) and cause.errno and cause.errno > 0:
+            return os.strerror(cause.errno).lower()
+    return str(exc) or type(exc).__name__
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc`, then what it was raised from, and the errors inside exception groups on the way."""
+    out: list[BaseException] = []
+    todo = [exc]
+    while todo and len(out) < 20:
+        error = todo.pop(0)
+        out.append(error)
+        if isinstance(error, BaseExceptionGroup):
+            todo.extend(error.exceptions)
+        if error.__cause__ is not None:
+            todo.append(error.__cause__)
+    return out
+
+
 def parse_address(text: str) -> tuple[str, int]:
-    """`HOST:PORT` (or `[v6]:PORT`) as a pair. Raises ValueError with a sentence."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ValueError(f"{text!r}: write the server as HOST:PORT")
-    return host.strip("[]") or "127.0.0.1", int(port)
+    """`HOST[:PORT]` (or `[v6]:PORT`, or a bare v6 address) as a pair; the port is 7777 when not
+    given, as `spades connect` assumes. Raises ValueError with a sentence."""
+    text = text.strip()
+    port_text: str | None = None
+    if text.startswith("["):
+        host, sep, rest = text[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            raise ValueError(f"{text!r}: write the server as HOST:PORT, e.g. [::1]:7777")
+        port_text = rest[1:] if rest else None
+    elif text.count(":") == 1:
+        host, _, port_text = text.partition(":")
+    else:  # a name, an IPv4 address, or a bare IPv6 one: the default port
+        host = text
+    if port_text is None:
+        return host or "127.0.0.1", DEFAULT_PORT
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ValueError(f"{text!r}: the port must be a number from 1 to 65535 (or left out: 7777)")
+    return host or "127.0.0.1", int(port_text)

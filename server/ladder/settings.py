@@ -32,8 +32,10 @@ class LadderSettings:
     tau: float | None = None  # rating drift per square root of a day; None: ratings.DEFAULT_TAU
 
     def table_options(self) -> dict[str, Any]:
-        """The preset's options with a fixed number of hands (no target score)."""
-        return {**self.options, "target_score": 0, "max_hands": self.hands}
+        """The preset's options with a fixed number of hands (no target score) and a fixed first
+        dealer: a duplicate board is the same deal from the same dealer at every table that plays
+        it (the seat of the dealer, not a draw from the seed)."""
+        return {**self.options, "target_score": 0, "max_hands": self.hands, "first_dealer": 0}
 
     def ruleset(self) -> Ruleset:
         """The rules of every ladder game; raises `ValueError` for a preset the ladder cannot use."""

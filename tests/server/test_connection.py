@@ -11,7 +11,7 @@ from protocol.codec import unpack_body
 from protocol.framing import FrameDecoder
 from protocol.messages import CardPlayed, Pong
 from protocol.wire import decode, encode
-from server.connection import MAX_WRITE_BYTES, Connection
+from server.connection import MAX_WRITE_BYTES, Outbox
 from server.peers import SharedEvent
 
 
@@ -55,7 +55,7 @@ async def test_frames_queued_together_leave_in_one_write_in_order() -> None:
     ours, theirs = trio.socket.socketpair()
     recording = Recording(trio.SocketStream(ours))
     peer = trio.SocketStream(theirs)
-    connection = Connection(recording, outbox_size=16)
+    connection = Outbox(recording, outbox_size=16)
     pongs = [Pong(id=i) for i in range(5)]
     with trio.fail_after(10):
         for pong in pongs:
@@ -74,7 +74,7 @@ async def test_a_long_burst_is_cut_into_bounded_writes() -> None:
     ours, theirs = trio.socket.socketpair()
     recording = Recording(trio.SocketStream(ours))
     peer = trio.SocketStream(theirs)
-    connection = Connection(recording, outbox_size=64)
+    connection = Outbox(recording, outbox_size=64)
     # 40 frames of about 12 KB: several writes' worth, all queued before the writer wakes.
     maps = [{"t": "pong", "id": i, "pad": ["x" * 4000] * 3} for i in range(40)]
     with trio.fail_after(10):

@@ -41,7 +41,7 @@ from protocol.types import ChatScope, ClientKind, Game
 from protocol.wire import encode
 from server.app import Server, local_config, running_server
 from server.config import Limits
-from server.connection import Connection
+from server.connection import Outbox
 from tests.server.wire_client import WireClient
 
 
@@ -254,7 +254,7 @@ async def test_silent_client_times_out(
 async def test_a_stalled_reader_is_dropped_not_waited_for() -> None:
     # A lockstep stream blocks every send until the peer reads: the peer never reads.
     server_side, _client_side = trio.testing.lockstep_stream_pair()
-    connection = Connection(server_side, outbox_size=4)
+    connection = Outbox(server_side, outbox_size=4)
     with trio.fail_after(5):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(connection.run_writer)
@@ -356,12 +356,12 @@ async def test_hello_with_a_bad_token_is_welcomed_without_a_user(server: Server)
 async def test_a_handler_bug_is_answered_internal_and_contained(
     server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from server.session import Session
+    from server import requests
 
-    async def broken(self: Session, request: ListTables) -> None:
+    async def broken(who: requests.Requester, request: ListTables) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(Session, "_on_list_tables", broken)
+    monkeypatch.setitem(requests.HANDLERS, ListTables, broken)
     with trio.fail_after(10):
         client = await WireClient.connect(server.port)
         await client.hello()

@@ -12,29 +12,20 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from protocol.messages import PROTOCOL_VERSION_TEXT, Hello, Sender, Welcome
+from protocol.messages import PROTOCOL_VERSION_TEXT, Hello, Welcome
 from protocol.types import ClientKind
-from protocol.wire import MessageDecoder, encode
+from protocol.wire import encode
 from server.app import local_config, running_server
 from server.cli import app
 from server.config import Limits
 from server.failures import ExitCode
 from server.tls import TLSConfigError, server_context
+from tests.server.wire_client import WireClient
 from tests.tls_certs import make_certificate
 
 
 async def _hello_over(stream: trio.abc.Stream) -> object:
-    await stream.send_all(
-        encode(Hello(id=1, protocol=PROTOCOL_VERSION_TEXT, client="t", kind=ClientKind.HUMAN))
-    )
-    decoder = MessageDecoder(Sender.SERVER, max_frame_size=1 << 20)
-    for _ in range(50):
-        data = await stream.receive_some(65536)
-        assert data, "closed before welcome"
-        decoder.receive_data(data)
-        for message in decoder:
-            return message
-    raise AssertionError("no reply to hello")
+    return await WireClient(stream).hello()
 
 
 async def test_a_tls_server_welcomes_a_tls_client_and_drops_a_plain_one(tmp_path: Path) -> None:
