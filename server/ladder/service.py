@@ -416,7 +416,9 @@ class LadderService:
         return RunningMatch(match=match, seated=seated)
 
     async def _play_table(self, running: RunningMatch, index: int, gate: DealGate | None) -> None:
-        """Seat the match's remote entrants at its table and wait for the game to end."""
+        """Seat the match's remote entrants at its table and wait for the game to end; its
+        `result` is left None if the game did not finish or could not be kept (never raises what
+        a table or the store raise: the twin's task runs beside it)."""
         table = running.table
         assert table is not None
         seats = running.seated
@@ -456,7 +458,12 @@ class LadderService:
                     table, LeaveCommand(peer=peer, reason=LeaveReason.RELEASED)
                 )
         game_id = table.game_id
-        await self.store.call(lambda c: ladder_store.link_game(c, running.match, 0, game_id))
+        try:
+            await self.store.call(lambda c: ladder_store.link_game(c, running.match, 0, game_id))
+        except StorageError as exc:
+            # Not raised into the set's nursery (its twin plays on): this match stays unrated.
+            log.error("match_not_stored", match=running.match, error=str(exc))
+            return
         running.result = TableResult(
             seats=tuple(e.key for e in seats),
             sides=table.game.ruleset.sides,
