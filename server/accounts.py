@@ -16,13 +16,11 @@ import hashlib
 import hmac
 import re
 import secrets
-import sqlite3
 from dataclasses import dataclass
 
 import trio
 
-from server import queries
-from server.storage import Store
+from server.storage import AccountRow, Store, Tx
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{1,23}$")
 # A token as this server makes them: an account id (ASCII digits, at most 18: it fits SQLite's
@@ -74,8 +72,8 @@ async def register(store: Store, name: str, *, is_bot: bool = False) -> tuple[Ac
     check_name(name)
     secret, salt, digest = await _new_secret()
 
-    def write(conn: sqlite3.Connection) -> int:
-        return queries.insert_account(conn, name, salt, digest, is_bot=is_bot, is_guest=False)
+    def write(tx: Tx) -> int:
+        return tx.insert_account(name, salt, digest, is_bot=is_bot, is_guest=False)
 
     try:
         account_id = await store.call(write)
@@ -99,7 +97,7 @@ async def login(store: Store, token: str) -> Account:
     if TOKEN_RE.fullmatch(token) is None:
         raise bad
     account_id_text, _dot, secret = token.partition(".")
-    row = await store.get(queries.account_by_id, int(account_id_text))
+    row = await store.call(lambda tx: tx.account_by_id(int(account_id_text)))
     if row is None or row.token_salt is None or row.token_hash is None:
         # Hash anyway so a wrong id and a wrong secret take about the same time.
         await trio.to_thread.run_sync(_hash, secret, b"0" * 16)
@@ -122,8 +120,8 @@ async def guest(store: Store, wanted: str | None = None) -> tuple[Account, str]:
             else f"{wanted}~{secrets.token_hex(2)}"
         )
 
-        def write(conn: sqlite3.Connection, name: str = name) -> int:
-            return queries.insert_account(conn, name, salt, digest, is_bot=False, is_guest=True)
+        def write(tx: Tx, name: str = name) -> int:
+            return tx.insert_account(name, salt, digest, is_bot=False, is_guest=True)
 
         try:
             account_id = await store.call(write)
@@ -133,7 +131,7 @@ async def guest(store: Store, wanted: str | None = None) -> tuple[Account, str]:
     raise AccountError("name_taken", "could not find a free guest name; try again")
 
 
-def cannot_return(row: queries.AccountRow) -> bool:
+def cannot_return(row: AccountRow) -> bool:
     """Whether a seat held for this account after a restart would wait for nobody: a guest made
     before resume tokens has no token to log in with. (Every other guest, like every account,
     can come back.)"""
@@ -142,14 +140,14 @@ def cannot_return(row: queries.AccountRow) -> bool:
 
 async def builtin_bot(store: Store, name: str) -> Account:
     """The account of a built-in bot (`name` like `bot:heuristic`), created on first use."""
-    row = await store.get(queries.account_by_name, name)
+    row = await store.call(lambda tx: tx.account_by_name(name))
     if row is None:
 
-        def write(conn: sqlite3.Connection) -> int:
-            existing = queries.account_by_name(conn, name)
+        def write(tx: Tx) -> int:
+            existing = tx.account_by_name(name)
             if existing is not None:
                 return existing.id
-            return queries.insert_account(conn, name, None, None, is_bot=True, is_guest=False)
+            return tx.insert_account(name, None, None, is_bot=True, is_guest=False)
 
         return Account(await store.call(write), name, True, False)
     return Account(row.id, row.name, row.is_bot, row.is_guest)

@@ -121,8 +121,9 @@ class Server:
                 del self._per_host[session.host]
 
     async def reap_idle(self) -> None:
-        """Let go of every session that has sent no whole message for `limits.idle_timeout`, and
-        close every waiting table that has had nobody seated for `waiting_table_ttl`.
+        """Let go of every session that has sent no whole message for `limits.idle_timeout`, or
+        whose writes made no progress for `limits.write_timeout` (it reads nothing), and close every
+        waiting table that has had nobody seated for `waiting_table_ttl`.
 
         One sweep a second (or four per timeout, if shorter) for the whole server, rather than a
         timer per message on every connection: a timer per message is a deadline added to and
@@ -130,17 +131,20 @@ class Server:
         """
         idle = self.config.limits.idle_timeout
         ttl = self.config.waiting_table_ttl
-        timeouts = [t for t in (idle, ttl) if t > 0]
+        stall = self.config.limits.write_timeout
+        timeouts = [t for t in (idle, ttl, stall) if t > 0]
         if not timeouts:
             return
         period = min(1.0, *(t / 4 for t in timeouts))
         while True:  # until the server's nursery is cancelled
             await trio.sleep(period)
             now = trio.current_time()
-            if idle > 0:
-                cutoff = now - idle
-                for session in self.sessions:  # no await inside: the set cannot change meanwhile
+            cutoff = now - idle
+            for session in self.sessions:  # no await inside: the set cannot change meanwhile
+                if idle > 0:
                     session.let_go_if_idle(cutoff, idle)
+                if stall > 0:
+                    session.connection.check_progress(now)
             if ttl > 0:
                 self.lobby.close_unoccupied(now, ttl)
 

@@ -57,7 +57,11 @@ def tell_events(
             shown = event.for_seat(seat)
             if shown is None:
                 continue
-            shared = next((s for seen, s in built if seen == shown), None)
+            shared = None
+            for seen, made in built:  # a plain loop: a generator per recipient costs more
+                if seen == shown:
+                    shared = made
+                    break
             if shared is None:
                 # The engine's own maps: built into messages without validating them again.
                 shared = SharedEvent(game_event(table_id, version, shown, trusted=True))

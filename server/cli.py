@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import sqlite3
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import structlog
 import trio
@@ -26,6 +25,9 @@ from server.config import (
     default_db_path,
 )
 from server.storage import Durability
+
+if TYPE_CHECKING:
+    from server.storage import Tx
 
 app = typer.Typer(
     name="spades-server",
@@ -178,6 +180,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         handshake_timeout=handshake_timeout,
         idle_timeout=idle_timeout,
     )
+    if db is None:
+        # The default lives in our own data folder, made on first use; a --db folder never is.
+        default_db_path().parent.mkdir(parents=True, exist_ok=True)
     config = ServerConfig(
         host=host,
         port=port,
@@ -267,57 +272,46 @@ def export(
     ] = None,
 ) -> None:
     """Write hand records as JSON Lines (one `spades-hand/1` object per line)."""
-    from server import queries
-    from server.storage import StorageError, connect
+    from server.storage import StorageError, read_transaction
 
     if (game is None) == (not all_games):
         typer.echo("error: give exactly one of --game ID or --all", err=True)
         raise typer.Exit(2)
     path = db if db is not None else default_db_path()
-    if not path.exists():
-        typer.echo(f"error: no database at {path}", err=True)
-        raise typer.Exit(1)
     try:
-        conn = connect(path)
+        # Read-only and lock-free: works while a server serves the file.
+        with read_transaction(path) as tx:
+            game_id = None
+            if game is not None:
+                game_id = _game_number(tx, game)
+                if game_id is None:
+                    typer.echo(
+                        f"error: no game {game} in {path}: give a table id (`spades history` "
+                        "lists yours) or a game number",
+                        err=True,
+                    )
+                    raise typer.Exit(1)
+            out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
+            try:
+                count = 0
+                for record in tx.hand_records(game_id):
+                    out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+                    count += 1
+            finally:
+                if output is not None:
+                    out.close()
     except StorageError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    try:
-        game_id = None
-        if game is not None:
-            game_id = _game_number(conn, game)
-            if game_id is None:
-                typer.echo(
-                    f"error: no game {game} in {path}: give a table id (`spades history` lists "
-                    "yours) or a game number",
-                    err=True,
-                )
-                raise typer.Exit(1)
-        out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
-        try:
-            count = 0
-            for record in queries.hand_records(conn, game_id):
-                out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
-                count += 1
-        finally:
-            if output is not None:
-                out.close()
-        typer.echo(f"{count} hand records", err=True)
-    finally:
-        conn.close()
+    typer.echo(f"{count} hand records", err=True)
 
 
-def _game_number(conn: sqlite3.Connection, game: str) -> int | None:
+def _game_number(tx: Tx, game: str) -> int | None:
     """The database's number for a game named by its table id or by that number itself (a
     table plays one game; if it ever held more, the latest)."""
-    from server import queries
-
-    if game.isdigit() and queries.game_status(conn, int(game)) is not None:
+    if game.isascii() and game.isdigit() and tx.game_status(int(game)) is not None:
         return int(game)
-    row = conn.execute(
-        "SELECT id FROM games WHERE table_id = ? ORDER BY id DESC LIMIT 1", (game,)
-    ).fetchone()
-    return int(row[0]) if row is not None else None
+    return tx.latest_game_at(game)
 
 
 ladder_app = typer.Typer(
@@ -338,6 +332,8 @@ def add_house_bots(
     from server.storage import StorageError
 
     path = db if db is not None else default_db_path()
+    if db is None:
+        path.parent.mkdir(parents=True, exist_ok=True)  # our own data folder, made on first use
     try:
         typer.echo(add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:

@@ -49,9 +49,14 @@ class Outbox:
     ) -> None:
         self.stream = stream
         self.peer = peer
-        # How long one write may wait for the peer to read: a peer that reads nothing for this
-        # long is a slow consumer and is let go (nothing it does can hold a connection forever).
+        # How long the writer may make no progress while it has something to write: a peer that
+        # reads nothing for this long is a slow consumer and is let go (nothing it does can hold
+        # a connection forever). Checked by the server's sweep (`check_progress`), not by a timer
+        # per write, which would cost every connection on every frame.
         self.write_timeout = write_timeout
+        self._writing = False
+        self._seen_sent = 0
+        self._stall_start: float | None = None  # when the sweep first saw no progress
         self._send, self._receive = trio.open_memory_channel[bytes](outbox_size)
         self._size = outbox_size
         self._queued = 0  # frames in the outbox (cheaper to count than to ask the channel)
@@ -87,17 +92,27 @@ class Outbox:
 
     async def wait_for_room(self) -> None:
         """Wait while the outbox is at least half full (or until the connection closes). Bounded:
-        if the peer has read nothing for `write_timeout`, it is dropped as a slow consumer."""
-        if self.close_reason is not None or self._used() * 2 < self._size:
+        while frames wait, `check_progress` drops a peer that reads nothing for `write_timeout`."""
+        while self.close_reason is None and self._used() * 2 >= self._size:
+            if self._room.is_set():
+                self._room = trio.Event()
+            await self._room.wait()
+
+    def check_progress(self, now: float) -> None:
+        """The server's sweep (about once a second): drop the peer as a slow consumer if the
+        writer has had something to write and sent nothing for `write_timeout` seconds."""
+        if self.close_reason is not None:
             return
-        with trio.move_on_after(self.write_timeout):
-            while self.close_reason is None and self._used() * 2 >= self._size:
-                if self._room.is_set():
-                    self._room = trio.Event()
-                await self._room.wait()
+        busy = self._writing or self._queued > 0
+        if not busy or self.frames_sent != self._seen_sent or self._stall_start is None:
+            self._seen_sent = self.frames_sent
+            self._stall_start = now
             return
-        log.warning("slow_consumer", peer=self.peer, waited_s=self.write_timeout)
-        self.abort(ErrorCode.SLOW_CONSUMER)
+        if now - self._stall_start >= self.write_timeout:
+            log.warning(
+                "slow_consumer", peer=self.peer, stalled_s=round(now - self._stall_start, 1)
+            )
+            self.abort(ErrorCode.SLOW_CONSUMER)
 
     def _used(self) -> int:
         return self._queued
@@ -152,12 +167,9 @@ class Outbox:
                         count = len(chunks)
                         data = b"".join(chunks)
                         del chunks
-                    with trio.move_on_after(self.write_timeout) as write:
-                        await self.stream.send_all(data)
-                    if write.cancelled_caught:
-                        log.warning("slow_consumer", peer=self.peer, waited_s=self.write_timeout)
-                        self.abort(ErrorCode.SLOW_CONSUMER)
-                        return
+                    self._writing = True
+                    await self.stream.send_all(data)
+                    self._writing = False
                     del data  # an idle connection keeps no copy of what it last sent
                     self.frames_sent += count
                     if self._used() * 2 < self._size:

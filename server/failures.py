@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from server.storage import StorageError
+from server.storage.errors import DatabaseInUse
 from server.tls import TLSConfigError
 
 
@@ -25,6 +26,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # a flag or an argument is wrong
     CANNOT_LISTEN = 3  # the address cannot be listened on: in use, not ours, not allowed
     DATABASE = 4  # the database cannot be used: no such folder, not a database, too new
+    DATABASE_IN_USE = 5  # another running server holds the database
     TLS = 6  # the certificate or key cannot be loaded
 
 
@@ -56,6 +58,8 @@ def _explain_one(error: BaseException, host: str, port: int) -> Failure | None:
     where = f"{host}:{getattr(error, 'web_port', port)}"
     if isinstance(error, TLSConfigError):
         return Failure(ExitCode.TLS, f"error: {error}")
+    if isinstance(error, DatabaseInUse):
+        return Failure(ExitCode.DATABASE_IN_USE, f"error: {error}")
     if isinstance(error, StorageError):
         return Failure(ExitCode.DATABASE, f"error: {error}")
     if isinstance(error, socket.gaierror):

@@ -25,12 +25,12 @@ from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, CreateTable, Message, TableChanged, TableClosed
 from protocol.types import ChatScope, TableInfo, TableStatus
-from server import accounts, queries
+from server import accounts
 from server.accounts import Account
 from server.config import ServerConfig
 from server.peers import Peer
 from server.seats import decide_inline, decide_off_loop
-from server.storage import StorageError
+from server.storage import StorageError, StoredGame, WaitingTable
 from server.table import Table
 from server.table_commands import (
     CloseUnoccupiedCommand,
@@ -69,12 +69,12 @@ class Lobby:
         """Remember where table tasks run, resume every unfinished game in the store, and reopen
         every table that was waiting for players."""
         self._nursery = nursery
-        for stored in await self.store.get(queries.unfinished_games):
+        for stored in await self.store.call(lambda tx: tx.unfinished_games()):
             await self._resume_game(stored)
-        for waiting in await self.store.get(queries.waiting_tables):
+        for waiting in await self.store.call(lambda tx: tx.waiting_tables()):
             await self._reopen_waiting(waiting)
 
-    async def _resume_game(self, stored: queries.StoredGame) -> None:
+    async def _resume_game(self, stored: StoredGame) -> None:
         config = TableConfig.from_json(stored.table_config)
         table = self.new_table(config)
         try:
@@ -87,7 +87,9 @@ class Lobby:
             account_id = seat.get("account")
             if account_id is None:
                 continue
-            row = await self.store.get(queries.account_by_id, int(account_id))
+            row = await self.store.call(
+                lambda tx: tx.account_by_id(int(account_id))  # noqa: B023 (awaited at once)
+            )
             if row is None:
                 continue
             state = table.seats[index]
@@ -101,7 +103,7 @@ class Lobby:
             else:
                 # Held for its player as after a disconnect: the clock and fallback play on.
                 state.dropped_at = now
-        creator = await self.store.get(queries.table_creator, config.table_id)
+        creator = await self.store.call(lambda tx: tx.table_creator(config.table_id))
         await self._open(table, creator)
         log.info(
             "game_resumed",
@@ -111,7 +113,7 @@ class Lobby:
             version=table.game.version,
         )
 
-    async def _reopen_waiting(self, waiting: queries.WaitingTable) -> None:
+    async def _reopen_waiting(self, waiting: WaitingTable) -> None:
         """Open again a table that had no game yet: its config, built-in bots (seated by its task),
         and its accounts' seats, held for them as after a disconnect (the reconnect grace from now
         on). Guests' seats too: a guest comes back with its resume token. Only a guest from before
@@ -126,7 +128,9 @@ class Lobby:
         for index, account_id in enumerate(waiting.seats[: config.players]):
             if account_id is None or index in config.bots:
                 continue
-            row = await self.store.get(queries.account_by_id, int(account_id))
+            row = await self.store.call(
+                lambda tx: tx.account_by_id(int(account_id))  # noqa: B023 (awaited at once)
+            )
             if row is None or accounts.cannot_return(row):
                 continue
             state = table.seats[index]
@@ -137,9 +141,7 @@ class Lobby:
             # the table's.
             seats = table.waiting_seats()
             try:
-                await self.store.call(
-                    lambda c: queries.update_table_seats(c, config.table_id, seats)
-                )
+                await self.store.call(lambda tx: tx.update_table_seats(config.table_id, seats))
             except StorageError as exc:  # the table opens anyway; a later change stores them
                 log.warning("seats_not_stored", table=config.table_id, error=str(exc))
         await self._open(table, waiting.creator)
@@ -295,8 +297,8 @@ class Lobby:
         config = table.config
         seats = table.waiting_seats() if table.policy.reopens else None
         await self.store.call(
-            lambda conn: queries.insert_table(
-                conn, config.table_id, config.to_json(), seats=seats, creator=creator
+            lambda tx: tx.insert_table(
+                config.table_id, config.to_json(), seats=seats, creator=creator
             )
         )
         await self._open(table, creator)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from engine.actions import action_from_dict
 from engine.game import Game, Phase
-from server import queries
+from server.storage.rows import StoredGame
 
 
 @dataclass
@@ -27,7 +27,7 @@ class Recovered:
     banks: dict[int, int] = field(default_factory=dict)  # seat -> bank left after its last action
 
 
-def replay(game: Game, stored: queries.StoredGame) -> Recovered:
+def replay(game: Game, stored: StoredGame) -> Recovered:
     """Replay `stored` into `game` (fresh, from `new_game` with the table's ruleset).
 
     Raises `EngineError` (or `ValueError`/`KeyError` for a malformed record) if the record does

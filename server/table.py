@@ -43,7 +43,7 @@ from protocol.messages import (
     Snapshot,
 )
 from protocol.types import Clock, TableInfo, TableStatus
-from server import broadcast, clocks, queries, recovery, seating, turns
+from server import broadcast, clocks, recovery, seating, turns
 from server.accounts import Account
 from server.broadcast import DealInPlay
 from server.peers import Peer
@@ -56,7 +56,7 @@ from server.seats import (
     fallback_action,
     make_decider,
 )
-from server.storage import StorageError
+from server.storage import StorageError, StoredGame
 from server.table_commands import (
     ActCommand,
     ChatCommand,
@@ -225,12 +225,16 @@ class Table:
                 await self._handle(command)
             await self._advance()
             return
+        waiting: Command | None = None
         with trio.move_on_at(deadline):
-            command = await self.receive_inbox.receive()
-            await self._handle(command)
-            await self._advance()
-            return
-        await self._on_clock()
+            waiting = await self.receive_inbox.receive()
+        # Handled outside the deadline's scope: a deadline passing while an action waits for its
+        # commit must not cancel it half-way (committed but never counted, so the clock's
+        # fallback would play the same move number again: "game N already has an action S").
+        if waiting is not None:
+            await self._handle(waiting)
+        else:
+            await self._on_clock()
         await self._advance()
 
     def _done(self) -> bool:
@@ -669,7 +673,7 @@ class Table:
 
     # ---------------------------------------------------------------- recovery
 
-    def restore(self, stored: queries.StoredGame) -> None:
+    def restore(self, stored: StoredGame) -> None:
         """Rebuild the game from its persisted deals and actions (crash recovery), before `run`.
 
         Raises `EngineError` (or `ValueError`/`KeyError`) if the record does not replay; the table

@@ -8,17 +8,15 @@ its write-ahead order: nothing is told before it is on disk.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.events import Event as EngineEvent
 from engine.game import Game
 from engine.records import hand_to_record
-from server import queries
 
 if TYPE_CHECKING:
-    from server.storage import Store
+    from server.storage import Store, Tx
 
 # (seat, account id, final score, place) per seat, as the results are stored.
 ResultRow = tuple[int, int | None, int, int]
@@ -37,8 +35,8 @@ class GameRecorder:
     async def start_game(self, game: str, ruleset: Any, seats: list[dict[str, Any]]) -> int:
         table_id = self.table_id
 
-        def persist(conn: sqlite3.Connection) -> int:
-            return queries.insert_game(conn, table_id, game, ruleset, seats)
+        def persist(tx: Tx) -> int:
+            return tx.insert_game(table_id, game, ruleset, seats)
 
         self.game_id = await self.store.call(persist)
         return self.game_id
@@ -48,9 +46,8 @@ class GameRecorder:
         assert self.game_id is not None
         game_id, deal_no, first_seq = self.game_id, self.deals, self.actions
 
-        def persist(conn: sqlite3.Connection) -> None:
-            queries.insert_hand(
-                conn,
+        def persist(tx: Tx) -> None:
+            tx.insert_hand(
                 game_id,
                 hand_no=deal_no,
                 seed=seed.hex(),
@@ -79,9 +76,8 @@ class GameRecorder:
         game_id, seq, table_id = self.game_id, self.actions, self.table_id
         records = finished_hand_records(after, events, game_id)
 
-        def persist(conn: sqlite3.Connection) -> None:
-            queries.insert_action(
-                conn,
+        def persist(tx: Tx) -> None:
+            tx.insert_action(
                 game_id,
                 seq,
                 seat=seat,
@@ -90,10 +86,10 @@ class GameRecorder:
                 bank_left_ms=bank_left_ms,
             )
             for hand_no, record in records:
-                queries.insert_hand_record(conn, game_id, hand_no, record)
+                tx.insert_hand_record(game_id, hand_no, record)
             if results is not None:
-                queries.finish_game(conn, game_id, "finished", results)
-                queries.close_table(conn, table_id)
+                tx.finish_game(game_id, "finished", results)
+                tx.close_table(table_id)
 
         await self.store.call(persist)
         self.actions += 1
@@ -102,17 +98,17 @@ class GameRecorder:
         """Who plays each seat of the game in play (an abandoned seat is marked)."""
         assert self.game_id is not None
         game_id = self.game_id
-        await self.store.call(lambda c: queries.update_game_seats(c, game_id, seats))
+        await self.store.call(lambda tx: tx.update_game_seats(game_id, seats))
 
     async def store_waiting_seats(self, seats: list[int | None]) -> None:
         """Who sits at a table still waiting for players (reopened so after a restart)."""
         table_id = self.table_id
-        await self.store.call(lambda c: queries.update_table_seats(c, table_id, seats))
+        await self.store.call(lambda tx: tx.update_table_seats(table_id, seats))
 
     async def close_table(self) -> None:
         """Mark the table closed (a restart does not reopen it)."""
         table_id = self.table_id
-        await self.store.call(lambda c: queries.close_table(c, table_id))
+        await self.store.call(lambda tx: tx.close_table(table_id))
 
 
 def finished_hand_records(

@@ -9,7 +9,6 @@ ladder off: it answers the reads and refuses `ladder_enter` / `ladder_leave` wit
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
@@ -30,7 +29,7 @@ from server.peers import Peer
 from server.ports import Client, LadderRequest
 
 if TYPE_CHECKING:
-    from server.storage import Store
+    from server.storage import Store, Tx
 
 #: The most standings lines sent at once: 500 of the longest fit one 64 KiB frame, 1000 do not.
 MAX_STANDINGS = 500
@@ -44,12 +43,15 @@ class LadderArchive:
 
     async def answer(self, request: LadderStandings | LadderMatches | LadderShow) -> Message:
         if isinstance(request, LadderStandings):
-            rows = await self.store.get(_stored_standings, min(request.limit, MAX_STANDINGS))
+            limit = min(request.limit, MAX_STANDINGS)
+            rows = await self.store.call(lambda tx: _stored_standings(tx, limit))
             return Standings(id=request.id, entries=rows)
         if isinstance(request, LadderMatches):
-            found = await self.store.get(_stored_matches, request.entrant, request.limit)
+            found = await self.store.call(
+                lambda tx: _stored_matches(tx, request.entrant, request.limit)
+            )
             return Matches(id=request.id, matches=found)
-        entrant = await self.store.get(_stored_entrant, request.name)
+        entrant = await self.store.call(lambda tx: _stored_entrant(tx, request.name))
         if entrant is None:
             return Error(
                 id=request.id,
@@ -78,14 +80,12 @@ class NoLadder:
         return None
 
 
-def _stored_matches(conn: sqlite3.Connection, entrant: str | None, limit: int) -> list[LadderMatch]:
-    ladder_store.ensure_schema(conn)
-    return [wire_match(row) for row in ladder_store.matches(conn, entrant, limit)]
+def _stored_matches(tx: Tx, entrant: str | None, limit: int) -> list[LadderMatch]:
+    return [wire_match(row) for row in ladder_store.matches(tx, entrant, limit)]
 
 
-def _stored_entrant(conn: sqlite3.Connection, name: str) -> Entrant | None:
-    ladder_store.ensure_schema(conn)
-    detail = ladder_store.entrant_detail(conn, name, recent=10)
+def _stored_entrant(tx: Tx, name: str) -> Entrant | None:
+    detail = ladder_store.entrant_detail(tx, name, recent=10)
     if detail is None:
         return None
     start = Rating()
@@ -134,8 +134,7 @@ def wire_match(row: dict[str, Any]) -> LadderMatch:
     )
 
 
-def _stored_standings(conn: sqlite3.Connection, limit: int) -> list[Standing]:
-    ladder_store.ensure_schema(conn)
+def _stored_standings(tx: Tx, limit: int) -> list[Standing]:
     return [
         Standing(
             rank=r.rank,
@@ -145,5 +144,5 @@ def _stored_standings(conn: sqlite3.Connection, limit: int) -> list[Standing]:
             sigma=r.rating.sigma,
             games=r.rating.matches,
         )
-        for r in ladder_store.standings(conn, limit)
+        for r in ladder_store.standings(tx, limit)
     ]

@@ -45,7 +45,6 @@ from protocol.messages import (
     Ok,
 )
 from protocol.types import MatchResult
-from server import queries
 from server.accounts import Account
 from server.config import ServerConfig
 from server.ladder import store as ladder_store
@@ -70,7 +69,7 @@ from server.table import Table
 from server.table_commands import JoinCommand, LeaveCommand, LeaveReason, TableConfig, TableError
 
 if TYPE_CHECKING:
-    from server.storage import Store
+    from server.storage import Store, Tx
 
 log = structlog.get_logger("server.ladder")
 
@@ -129,16 +128,15 @@ class LadderService:
         """Load the ladder's state, then schedule matches until cancelled."""
         store = self.store
 
-        def load(conn: Any) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
-            ladder_store.ensure_schema(conn)
-            voided = ladder_store.void_running(conn)
+        def load(tx: Tx) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
+            voided = ladder_store.void_running(tx)
             return (
                 voided,
                 # Rebuilt from the rated history at every start: the ratings always follow the
                 # rules (and the `tau`) this server rates by, also after an upgrade changed them.
-                ladder_store.rebuild(conn, self.model),
-                ladder_store.recent_partners(conn),
-                ladder_store.house_entrants(conn),
+                ladder_store.rebuild(tx, self.model),
+                ladder_store.recent_partners(tx),
+                ladder_store.house_entrants(tx),
             )
 
         voided, ratings, partners, house = await store.call(load)
@@ -165,7 +163,7 @@ class LadderService:
                 self._wake = trio.Event()
 
     async def _load_house(self) -> None:
-        house = await self.store.get(ladder_store.house_entrants)
+        house = await self.store.call(ladder_store.house_entrants)
         for account_id, name, spec in house:
             if account_id not in self.entrants:
                 self._add(Entrant(Account(account_id, name, True, False), None, house_spec=spec))
@@ -256,13 +254,9 @@ class LadderService:
     async def add_house_bot(self, spec: str) -> Entrant:
         """Enter a sample bot for good (as `spades-server ladder add-house-bots` does, live)."""
 
-        def write(conn: Any) -> None:
-            ladder_store.ensure_schema(conn)
-            ladder_store.add_house_bots(conn, [spec])
-
-        await self.store.call(write)
+        await self.store.call(lambda tx: ladder_store.add_house_bots(tx, [spec]))
         name = ladder_store.house_account_name(spec)
-        row = await self.store.get(queries.account_by_name, name)
+        row = await self.store.call(lambda tx: tx.account_by_name(name))
         assert row is not None
         entrant = Entrant(Account(row.id, row.name, True, False), None, house_spec=spec)
         self._add(entrant)
@@ -405,8 +399,8 @@ class LadderService:
         ids = [e.account.id for e in seated]
         teams = ((ids[0], ids[2]), (ids[1], ids[3]))
         match = await self.store.call(
-            lambda c: ladder_store.insert_match(
-                c,
+            lambda tx: ladder_store.insert_match(
+                tx,
                 preset=settings.preset,
                 options=settings.table_options(),
                 hands=settings.hands,
@@ -459,7 +453,7 @@ class LadderService:
                 )
         game_id = table.game_id
         try:
-            await self.store.call(lambda c: ladder_store.link_game(c, running.match, 0, game_id))
+            await self.store.call(lambda tx: ladder_store.link_game(tx, running.match, 0, game_id))
         except StorageError as exc:
             # Not raised into the set's nursery (its twin plays on): this match stays unrated.
             log.error("match_not_stored", match=running.match, error=str(exc))
@@ -512,10 +506,10 @@ class LadderService:
                 for outcome, running in zip(outcomes, done, strict=True)
             ]
 
-            def write(conn: Any) -> None:
+            def write(tx: Tx) -> None:
                 for outcome, half, by_account in rows:
                     ladder_store.finish_match(
-                        conn,
+                        tx,
                         outcome.match_id,
                         outcome=outcome,
                         halves=[half],

@@ -22,6 +22,7 @@ from protocol.types import ClientKind
 from server.app import Server, local_config, running_server
 from server.ladder.service import LadderService
 from server.ladder.settings import LadderSettings
+from server.storage import Tx
 from tests.client.helpers import FakeDisplay, wait_for
 from tests.client.test_cli import one_line_error, spades
 from tests.client.test_session import move_for
@@ -86,14 +87,11 @@ async def test_matches_and_show(
     server, _service = ladder_server
     four = ["ada", "bot-b", "bot-c", "bot-d"]
 
-    def history(conn: object) -> list[str]:
-        import sqlite3
-
-        assert isinstance(conn, sqlite3.Connection)
+    def history(tx: Tx) -> list[str]:
         return [
-            rated_match(conn, four, [(100, 40), (20, 60)], humans=["ada"]),
-            void_match(conn, four),
-            rated_match(conn, ["bot-b", "bot-c", "bot-d", "bot-e"], [(10, 90), (50, 30)]),
+            rated_match(tx, four, [(100, 40), (20, 60)], humans=["ada"]),
+            void_match(tx, four),
+            rated_match(tx, ["bot-b", "bot-c", "bot-d", "bot-e"], [(10, 90), (50, 30)]),
         ]
 
     with trio.fail_after(60):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import trio
+import trio.testing
 
 from protocol.codec import unpack_body
 from protocol.framing import FrameDecoder
@@ -100,3 +101,15 @@ def test_an_event_object_is_encoded_once_for_all_its_recipients() -> None:
     assert shared.frames() is frames  # the next recipient reuses the one encoding
     assert frames.frame(7) == encode(dataclasses.replace(event, seq=7))
     assert frames.frame(8) == encode(dataclasses.replace(event, seq=8))
+
+
+def test_the_stall_check_counts_from_when_it_first_sees_no_progress() -> None:
+    # trio's clock does not start at 0: the first look only starts the count.
+    outbox = Outbox(trio.testing.memory_stream_pair()[0], outbox_size=8, write_timeout=5.0)
+    assert outbox.send({"t": "pong", "id": 1})  # queued, and no writer runs: no progress
+    outbox.check_progress(100_000.0)
+    assert outbox.close_reason is None
+    outbox.check_progress(100_004.9)
+    assert outbox.close_reason is None
+    outbox.check_progress(100_005.0)
+    assert outbox.close_reason == "slow_consumer"

@@ -25,9 +25,9 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import Action, ActionKind, Game
-from server import queries
 from server.app import Server, local_config, running_server
 from server.config import Limits
+from server.storage.sqlite_tx import SqliteTx
 from tests.server.players import heuristic_choice, play_until_over, random_choice
 from tests.server.wire_client import WireClient
 
@@ -85,8 +85,8 @@ async def test_four_clients_play_a_whole_game_to_500(fast_play_server: Server) -
         assert max(overs[0].scores) >= 500 or min(overs[0].scores) <= -200
         game_id = server.lobby.tables[table].game_id
         assert game_id is not None
-        assert await server.store.get(queries.game_status, game_id) == "finished"
-        records = await server.store.get(lambda c: list(queries.hand_records(c, game_id)))
+        assert await server.store.call(lambda tx: tx.game_status(game_id)) == "finished"
+        records = await server.store.call(lambda tx: list(tx.hand_records(game_id)))
         assert len(records) == server.lobby.tables[table].game.hand_number
         for client in clients:
             await client.aclose()
@@ -218,12 +218,11 @@ async def test_an_action_that_cannot_be_stored_is_refused_and_not_applied(
             turn = await client.expect(YourTurn)
         table = server.lobby.tables[created.table]
         version = table.game.version
-        real_insert = queries.insert_action
 
         def failing_insert(*args: object, **kwargs: object) -> None:
             raise sqlite3.OperationalError("disk I/O error")
 
-        monkeypatch.setattr(queries, "insert_action", failing_insert)
+        monkeypatch.setattr(SqliteTx, "insert_action", failing_insert)
         seen = len(client.received)
         refused = await client.request(
             Act(table=created.table, version=turn.version, action=turn.legal[0])
@@ -232,7 +231,7 @@ async def test_an_action_that_cannot_be_stored_is_refused_and_not_applied(
         assert table.game.version == version
         # Nothing about the action was told to anyone.
         assert [m for m in client.received[seen:] if hasattr(m, "version")] == []
-        monkeypatch.setattr(queries, "insert_action", real_insert)
+        monkeypatch.undo()
         accepted = await client.request(
             Act(table=created.table, version=turn.version, action=turn.legal[0])
         )

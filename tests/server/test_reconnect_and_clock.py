@@ -26,7 +26,6 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ActionKind, Clock, Game, TableStatus
-from server import queries
 from server.app import Server, local_config, running_server
 from tests.server.players import play_until_over, random_choice
 from tests.server.wire_client import WireClient
@@ -85,7 +84,7 @@ async def test_disconnect_mid_hand_then_reconnect_with_snapshot(server: Server) 
         assert over.table == table_id
         game_id = table.game_id
         assert game_id is not None
-        assert await server.store.get(queries.game_status, game_id) == "finished"
+        assert await server.store.call(lambda tx: tx.game_status(game_id)) == "finished"
         await back.aclose()
 
 
@@ -133,7 +132,7 @@ async def test_clock_expiry_plays_the_fallback_and_says_so(
         assert isinstance(given, CardsGiven) and given.seat == 0, given
         game_id = server.lobby.tables[created.table].game_id
         assert game_id is not None
-        stored = await server.store.get(queries.load_game, game_id)
+        stored = await server.store.call(lambda tx: tx.load_game(game_id))
         assert stored is not None
         assert next((a.seat, a.source) for a in stored.actions if a.seat == 0) == (0, "fallback")
         await client.aclose()

@@ -161,10 +161,8 @@ async def test_accounts_over_the_wire(server: Server) -> None:
         await bot.request(Register(name="robot"))
         for c in (client, other, bot):
             await c.aclose()
-        account = await server.store.get(
-            lambda conn: conn.execute("SELECT is_bot FROM accounts WHERE name='robot'").fetchone()
-        )
-        assert account[0] == 1
+        account = await server.store.call(lambda tx: tx.account_by_name("robot"))
+        assert account is not None and account.is_bot
 
 
 async def test_guests_can_be_disabled(tmp_path: Path) -> None:

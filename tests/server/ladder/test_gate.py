@@ -8,7 +8,6 @@ which table is ahead.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -27,14 +26,14 @@ from protocol.messages import (
 )
 from protocol.schema import to_map
 from protocol.types import ChatScope
-from server import accounts, queries
+from server import accounts
 from server.accounts import Account
 from server.ladder.duplicate import BoardSet
 from server.ladder.gate import MAX_HELD_CHAT, DealGate, HeldPeer
 from server.ladder.policy import MatchPolicy
 from server.peers import SharedEvent
 from server.seats import decide_inline
-from server.storage import open_store
+from server.storage import Tx, open_store
 from server.table import Table
 from server.table_commands import (
     ActCommand,
@@ -76,14 +75,14 @@ async def twin_tables(gate: DealGate) -> AsyncIterator[tuple[Table, Table]]:
     async with open_store(":memory:") as store, trio.open_nursery() as nursery:
         ids = ("L0", "L1")
 
-        def prepare(conn: sqlite3.Connection) -> None:
+        def prepare(tx: Tx) -> None:
             for account in (ADA, BOB, *HOUSE):
-                made = queries.insert_account(
-                    conn, account.name, None, None, is_bot=account.is_bot, is_guest=False
+                made = tx.insert_account(
+                    account.name, None, None, is_bot=account.is_bot, is_guest=False
                 )
                 assert made == account.id
             for table_id in ids:
-                queries.insert_table(conn, table_id, config(table_id).to_json())
+                tx.insert_table(table_id, config(table_id).to_json())
 
         await store.call(prepare)
 

@@ -33,7 +33,7 @@ from protocol.messages import (
 from protocol.types import ClientKind, MatchStatus
 from server.ladder import store as ladder_store
 from server.ladder.desk import wire_match
-from server.storage import connect
+from server.storage import Tx, write_transaction
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.made import rated_match, void_match
 from tests.server.ladder.test_service import FAST
@@ -165,15 +165,18 @@ async def test_one_address_may_enter_only_so_many_and_keeps_its_connection(
 
 
 def test_stored_matches_become_wire_matches(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "made.db")
-    ladder_store.ensure_schema(conn)
-    four = ["ada", "b1", "b2", "b3"]
-    first = rated_match(conn, four, [(100, 40), (20, 60)], humans=["ada"])
-    drawn = rated_match(conn, four, [(50, 50), (30, 30)], humans=["ada"])
-    forfeited = rated_match(conn, four, [(200, -100)], forfeits=["ada"], humans=["ada"])
-    void = void_match(conn, four)
+    with write_transaction(tmp_path / "made.db") as tx:
+        _check_wire_matches(tx)
 
-    rows = ladder_store.matches(conn, "ada")
+
+def _check_wire_matches(tx: Tx) -> None:
+    four = ["ada", "b1", "b2", "b3"]
+    first = rated_match(tx, four, [(100, 40), (20, 60)], humans=["ada"])
+    drawn = rated_match(tx, four, [(50, 50), (30, 30)], humans=["ada"])
+    forfeited = rated_match(tx, four, [(200, -100)], forfeits=["ada"], humans=["ada"])
+    void = void_match(tx, four)
+
+    rows = ladder_store.matches(tx, "ada")
     wire = [wire_match(row) for row in rows]
     assert [w.match for w in wire] == [void, forfeited, drawn, first]  # newest first
     v, f, d, w = wire
@@ -187,6 +190,6 @@ def test_stored_matches_become_wire_matches(tmp_path: Path) -> None:
     assert [h.points for h in w.halves] == [[100, 40], [20, 60]]
     assert w.teams == [["ada", "b2"], ["b1", "b3"]]
 
-    assert ladder_store.record(conn, "ada") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 1}
-    assert ladder_store.record(conn, "b1") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 0}
-    assert len(ladder_store.matches(conn, "ada", limit=2)) == 2
+    assert ladder_store.record(tx, "ada") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 1}
+    assert ladder_store.record(tx, "b1") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 0}
+    assert len(ladder_store.matches(tx, "ada", limit=2)) == 2

@@ -21,7 +21,7 @@ from protocol.messages import (
 )
 from protocol.types import ClientKind
 from server.ladder import store as ladder_store
-from server.storage import connect
+from server.storage import read_transaction
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.test_service import FAST, register_bot, runner_for
 from tests.server.wire_client import WireClient
@@ -67,11 +67,9 @@ async def test_the_owners_queries_do_not_touch_the_bots_match_and_leave_waits_fo
                 await trio.sleep(0.05)
             assert not any(e.account.name == "mybot" for e in service.entrants.values())
             nursery.cancel_scope.cancel()
-    conn = connect(server.config.db_path)
-    (match,) = [
-        m for m in ladder_store.matches(conn) if any("mybot" in team for team in m["teams"])
-    ]
-    conn.close()
+    with read_transaction(server.config.db_path) as tx:
+        stored = ladder_store.matches(tx)
+    (match,) = [m for m in stored if any("mybot" in team for team in m["teams"])]
     assert match["status"] == "rated" and match["forfeits"] == [], match
     assert len(match["games"]) == 1  # a match is one table
     # The bot's seat went back to the ladder at the end of the match, and it was told so.

@@ -1,8 +1,6 @@
 """The ladder on a real server: eight remote bots through the SDK runner, house bots, forfeits."""
 
 import dataclasses
-import json
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,12 +26,13 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ClientKind
-from server.app import Server
+from server.app import Server, local_config, running_server
 from server.ladder import store as ladder_store
 from server.ladder.house import add_house_bots_command
+from server.ladder.ratings import recompute
 from server.ladder.scheduler import SchedulerSettings
 from server.ladder.settings import LadderSettings
-from server.storage import connect
+from server.storage import Tx, read_transaction, write_transaction
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.wire_client import WireClient
 
@@ -60,10 +59,6 @@ def runner_for(
         host="127.0.0.1", port=server.port, token=token, ladder=True, games=0, backoff=(0.05, 0.2)
     )
     return BotRunner(make_bot(spec, seed=seed), config, on_message=on_message)
-
-
-def db(server: Server) -> sqlite3.Connection:
-    return connect(server.config.db_path)
 
 
 async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(
@@ -103,9 +98,7 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(
                 await service.wait_rated(6)
                 # Keep going until the dropper's forfeit has been rated too.
                 with trio.fail_after(60):
-                    while not any(
-                        m["forfeits"] for m in ladder_store.matches(db(server), limit=100)
-                    ):
+                    while not any(m["forfeits"] for m in _stored_matches(server)):
                         await service.wait_rated(service.rated + 1)
                 client = await WireClient.connect(server.port)
                 await client.hello(token=tokens[0], kind=ClientKind.BOT)
@@ -119,32 +112,30 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(
     ratings = [line.rating for line in standings.entries]
     assert ratings == sorted(ratings, reverse=True)
 
-    conn = db(server)
-    rated = [m for m in ladder_store.matches(conn, limit=1000) if m["status"] == "rated"]
+    with read_transaction(server.config.db_path) as tx:
+        _check_rated_history(tx)
+
+
+def _check_rated_history(tx: Tx) -> None:
+    rated = [m for m in ladder_store.matches(tx, limit=1000) if m["status"] == "rated"]
     assert len(rated) >= 6
     clean = [m for m in rated if not m["forfeits"]]
     for match in clean:
         # A match is one real game on the server, with its hand record.
         (game,) = match["games"]
-        assert queries_hand_count(conn, game) == (1, 1)
+        assert tx.hand_count(game) == (1, 1)
         assert len(match["changes"]) == 4
         seats = {tuple(t) for t in match["teams"]}
         assert len({n for t in seats for n in t}) == 4  # one account, one seat
     # Matches that started together were twins: dealt the very same seeds at two tables, by
     # eight different accounts; and no account was ever dealt the same deal twice.
-    history = ladder_store.rated_outcomes(conn)
+    history = ladder_store.rated_outcomes(tx)
     twins = [(o, t) for o in history for t in history if o.twin == t.match_id]
     assert twins
     for one, other in twins:
         assert [seed for seed, _ in one.deals] == [seed for seed, _ in other.deals]
         assert set(one.entrants).isdisjoint(other.entrants)
-    dealt = [
-        (seat["account"], seed)
-        for seats, seed in conn.execute(
-            "SELECT g.seats, h.seed FROM games g JOIN hands h ON h.game_id = g.id"
-        )
-        for seat in json.loads(seats)
-    ]
+    dealt = dealt_deals(tx)
     assert len(dealt) == len(set(dealt)) and len(dealt) >= 4 * len(rated)
     forfeited = [m for m in rated if m["forfeits"]]
     assert forfeited[0]["forfeits"] == ["lb7"]
@@ -158,13 +149,24 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(
         tuple(map(sum, zip(*(p for _, p in o.deals), strict=True))) == o.points for o in history
     )
     # The stored ratings are exactly the ones rebuilt from the stored history.
-    assert ladder_store.current_ratings(conn) == ladder_store.rebuild_ratings(conn)
+    rebuilt = recompute(ladder_store.rated_outcomes(tx))
+    assert ladder_store.current_ratings(tx) == {int(k): v for k, v in rebuilt.items()}
 
 
-def queries_hand_count(conn: sqlite3.Connection, game: int) -> tuple[int, int]:
-    from server import queries
+def dealt_deals(tx: Tx) -> list[tuple[int, str]]:
+    """(account, seed) for every seat of every game stored, and every deal it was dealt."""
+    out: list[tuple[int, str]] = []
+    for game_id in tx.game_ids():
+        game = tx.load_game(game_id)
+        assert game is not None
+        for seat in game.seats:
+            out.extend((seat["account"], hand.seed) for hand in game.hands)
+    return out
 
-    return queries.hand_count(conn, game)
+
+def _stored_matches(server: Server) -> list[dict[str, object]]:
+    with read_transaction(server.config.db_path) as tx:
+        return ladder_store.matches(tx, limit=100)
 
 
 async def test_house_bots_give_a_lone_bot_opponents(
@@ -187,8 +189,9 @@ async def test_house_bots_give_a_lone_bot_opponents(
             await trio.to_thread.run_sync(add_house_bots_command, path, ["search,ms=5"])
             await service.wait_rated(2)
             nursery.cancel_scope.cancel()
-    conn = connect(path)
-    for match in ladder_store.matches(conn):
+    with read_transaction(path) as tx:
+        stored = ladder_store.matches(tx)
+    for match in stored:
         names = {n for team in match["teams"] for n in team}
         assert names == {"lonely", "house:random", "house:heuristic", "house:search,ms=5"}
 
@@ -227,16 +230,14 @@ async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: Serve
             assert isinstance(gone, Error) and gone.code == "not_on_ladder"
             await client.aclose()
             nursery.cancel_scope.cancel()
-    conn = connect(server.config.db_path)
-    (match,) = ladder_store.matches(conn)
+    with read_transaction(server.config.db_path) as tx:
+        (match,) = ladder_store.matches(tx)
+        row = tx.match(ladder_store.match_seq(match["match"]))
     assert match["forfeits"] == ["silent"] and len(match["games"]) == 1
-    row = conn.execute("SELECT halves FROM ladder_matches").fetchone()
-    assert json.loads(row[0])[0]["seats"]
+    assert row is not None and row.halves[0]["seats"]
 
 
-async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(
-    server: Server, make_server: ServerFactory
-) -> None:
+async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server: Server) -> None:
     from protocol.messages import Guest
 
     with trio.fail_after(20):
@@ -247,7 +248,10 @@ async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(
         assert isinstance(refused, Error) and refused.code == "not_on_ladder"
         await client.aclose()
     with trio.fail_after(20):
-        async with make_server(ladder=True, ladder_settings=FAST) as with_ladder:
+        # A database of its own: `server` still holds its own (one server per database).
+        other_db = server.config.db_path.with_name("with-ladder.db")
+        config = local_config(other_db, ladder=True, ladder_settings=FAST)
+        async with running_server(config) as with_ladder:
             client = await WireClient.connect(with_ladder.port)
             await client.hello()
             await client.request(Guest())
@@ -286,8 +290,9 @@ async def test_matches_wait_for_room_and_one_table_at_a_time_is_enough(
             nursery.start_soon(runner_for(server, "random", token, seed=3).run)
             await service.wait_rated(2)
             nursery.cancel_scope.cancel()
-    conn = connect(server.config.db_path)
-    assert {m["status"] for m in ladder_store.matches(conn, limit=1000)} <= {"rated", "void"}
+    with read_transaction(server.config.db_path) as tx:
+        statuses = {m["status"] for m in ladder_store.matches(tx, limit=1000)}
+    assert statuses <= {"rated", "void"}
     assert service.voided == 0
 
 
@@ -296,18 +301,16 @@ async def test_the_ladder_rebuilds_its_ratings_from_the_history_at_start(
 ) -> None:
     # Ratings stored by other rules (an older server, another tau) are replaced at start by the
     # ones this server's rules give for the rated history.
-    from server import queries
-    from server.ladder.ratings import RatingModel, recompute
+    from server.ladder.ratings import RatingModel
     from tests.server.ladder import made
 
     path = tmp_path / "ladder.db"
-    conn = connect(path)
     names = ["p0", "p1", "p2", "p3"]
-    made.rated_match(conn, names, [(120, 40), (60, 90)])
-    made.rated_match(conn, [names[1], names[0], names[3], names[2]], [(10, 70)])
-    stale = made.account(conn, "p0")
-    queries.set_rating(conn, stale, ladder_store.RATING_KEY, mu=99.0, sigma=0.5, games=7)
-    conn.close()
+    with write_transaction(path) as tx:
+        made.rated_match(tx, names, [(120, 40), (60, 90)])
+        made.rated_match(tx, [names[1], names[0], names[3], names[2]], [(10, 70)])
+        stale = made.account(tx, "p0")
+        tx.set_rating(stale, ladder_store.RATING_KEY, mu=99.0, sigma=0.5, games=7)
     settings = dataclasses.replace(FAST, tau=0.3)
     with trio.fail_after(30):
         async with (
@@ -316,8 +319,9 @@ async def test_the_ladder_rebuilds_its_ratings_from_the_history_at_start(
         ):
             service = ladder_of(server)
             nursery.cancel_scope.cancel()
-    conn = connect(path)
-    expected = recompute(ladder_store.rated_outcomes(conn), RatingModel(tau=0.3))
+    with read_transaction(path) as tx:
+        expected = recompute(ladder_store.rated_outcomes(tx), RatingModel(tau=0.3))
+        current = ladder_store.current_ratings(tx)
     assert service.ratings == expected
-    assert ladder_store.current_ratings(conn) == {int(k): v for k, v in expected.items()}
-    assert ladder_store.current_ratings(conn)[stale].mu != 99.0
+    assert current == {int(k): v for k, v in expected.items()}
+    assert current[stale].mu != 99.0

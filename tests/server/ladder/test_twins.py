@@ -7,8 +7,7 @@ and holds one player of the second table on its first turn, so the first table r
 """
 
 import dataclasses
-import json
-import sqlite3
+from pathlib import Path
 
 import trio
 
@@ -29,24 +28,25 @@ from protocol.messages import (
     YourTurn,
 )
 from server.ladder import store as ladder_store
+from server.ladder.ratings import recompute
 from server.ladder.settings import LadderSettings
-from server.storage import connect
+from server.storage import read_transaction
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.test_queries import person
+from tests.server.ladder.test_service import dealt_deals
 
 SETTINGS = LadderSettings(hands=2, interval=0.05, seed=21, max_matches=0, twin_wait=60.0)
 MAX_MESSAGES = 3000  # a two-hand match is far fewer messages than this
 
 
-def hands_recorded(db: sqlite3.Connection, table: str) -> tuple[int, bool]:
-    """How many hands the table's game has finished, and whether the game is over."""
-    row = db.execute("SELECT id, status FROM games WHERE table_id = ?", (table,)).fetchone()
-    if row is None:
-        return 0, False
-    (count,) = db.execute(
-        "SELECT COUNT(*) FROM hand_records WHERE game_id = ?", (row[0],)
-    ).fetchone()
-    return int(count), row[1] == "finished"
+def hands_recorded(server_db: Path, table: str) -> tuple[int, bool]:
+    """How many hands the table's game has finished, and whether the game is over (read from the
+    database as it is now)."""
+    with read_transaction(server_db) as tx:
+        game = tx.latest_game_at(table)
+        if game is None:
+            return 0, False
+        return tx.hand_count(game)[1], tx.game_status(game) == "finished"
 
 
 async def test_twins_share_their_deals_and_the_table_ahead_is_watched_a_deal_late(
@@ -112,7 +112,7 @@ async def test_twins_share_their_deals_and_the_table_ahead_is_watched_a_deal_lat
                     go[name].set()
             # The table ahead plays its first deal through while the other waits on one player.
             await ahead_dealt_again.wait()
-            db = connect(server.config.db_path)
+            db = server.config.db_path
             assert hands_recorded(db, ahead)[0] >= 1 and hands_recorded(db, behind)[0] == 0
             pong = await watcher.request(Ping())
             assert isinstance(pong, Pong)
@@ -136,26 +136,20 @@ async def test_twins_share_their_deals_and_the_table_ahead_is_watched_a_deal_lat
             assert [m.TYPE for m in told[:2]] == ["joined", "snapshot"]
             commitments = [m.hand_number for m in told if isinstance(m, DealCommitment)]
             assert commitments in ([1, 2], [2])
-            db.close()
             await service.wait_rated(2)
             for client in (*players.values(), watcher):
                 await client.aclose()
             nursery.cancel_scope.cancel()
 
-    conn = connect(server.config.db_path)
-    history = ladder_store.rated_outcomes(conn)
-    assert len(history) == 2
-    first, second = history
-    assert first.twin == second.match_id and second.twin == first.match_id
-    assert [s for s, _ in first.deals] == [s for s, _ in second.deals]
-    assert set(first.entrants).isdisjoint(second.entrants)
-    dealt = [
-        (seat["account"], seed)
-        for seats, seed in conn.execute(
-            "SELECT g.seats, h.seed FROM games g JOIN hands h ON h.game_id = g.id"
-        )
-        for seat in json.loads(seats)
-    ]
-    # Eight accounts, two deals each (and the next round may have begun): never a deal twice.
-    assert len(dealt) == len(set(dealt)) >= 16
-    assert ladder_store.current_ratings(conn) == ladder_store.rebuild_ratings(conn)
+    with read_transaction(server.config.db_path) as tx:
+        history = ladder_store.rated_outcomes(tx)
+        assert len(history) == 2
+        first, second = history
+        assert first.twin == second.match_id and second.twin == first.match_id
+        assert [s for s, _ in first.deals] == [s for s, _ in second.deals]
+        assert set(first.entrants).isdisjoint(second.entrants)
+        # Eight accounts, two deals each (and the next round may have begun): never a deal twice.
+        dealt = dealt_deals(tx)
+        assert len(dealt) == len(set(dealt)) >= 16
+        rebuilt = recompute(ladder_store.rated_outcomes(tx))
+        assert ladder_store.current_ratings(tx) == {int(k): v for k, v in rebuilt.items()}

@@ -7,7 +7,6 @@ every bot play on until a person must act, and a deadline passes only when the t
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,10 +14,10 @@ from typing import Any
 import trio
 import trio.testing
 
-from server import accounts, queries
+from server import accounts
 from server.accounts import Account
 from server.seats import decide_inline
-from server.storage import open_store
+from server.storage import Tx, open_store
 from server.table import Table
 from server.table_commands import Command, TableConfig
 from server.table_policy import TablePolicy
@@ -57,14 +56,12 @@ async def running_table(
     """The table's task, running; cancelled when the block ends."""
     async with open_store(":memory:") as store, trio.open_nursery() as nursery:
 
-        def prepare(conn: sqlite3.Connection) -> None:
+        def prepare(tx: Tx) -> None:
             # What the lobby would have stored: the people's accounts and the table itself.
             for person in (ADA, BOB):
-                made = queries.insert_account(
-                    conn, person.name, None, None, is_bot=False, is_guest=False
-                )
+                made = tx.insert_account(person.name, None, None, is_bot=False, is_guest=False)
                 assert made == person.id
-            queries.insert_table(conn, config.table_id, config.to_json())
+            tx.insert_table(config.table_id, config.to_json())
 
         await store.call(prepare)
 

@@ -7,9 +7,11 @@ import trio
 import trio.testing
 
 from protocol.messages import (
+    PROTOCOL_VERSION_TEXT,
     Act,
     CreateTable,
     Error,
+    Hello,
     Joined,
     LadderStandings,
     ListTables,
@@ -24,7 +26,7 @@ from protocol.messages import (
     Tables,
     YourTurn,
 )
-from protocol.types import Game
+from protocol.types import ClientKind, Game
 from protocol.wire import encode
 from server.app import running_server
 from server.config import Limits
@@ -102,3 +104,25 @@ async def test_a_client_that_floods_and_never_reads_is_let_go_in_time(
         await trio.testing.wait_all_tasks_blocked()
         assert not server.sessions
         await flooder.aclose()
+
+
+async def test_a_client_that_stops_reading_after_hello_is_let_go(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    # Past the handshake the idle sweep does not help (the client keeps sending); the writer's
+    # progress is checked by the same sweep: no progress for write_timeout, and it is dropped.
+    listener = MemoryListener(lockstep=True)
+    limits = Limits(idle_timeout=0, write_timeout=5.0, outbox_size=8)
+    async with running_server(memory_config(limits=limits), listeners=[listener]) as server:
+        stream = await listener.connect()
+        hello = Hello(protocol=PROTOCOL_VERSION_TEXT, client="tests/1", kind=ClientKind.HUMAN)
+        await stream.send_all(encode(hello))
+        welcome_bytes = await stream.receive_some(65536)  # read the welcome, then never again
+        assert welcome_bytes
+        pings = b"".join(encode(Ping(id=i)) for i in range(2, 60))
+        with trio.move_on_after(1.0):
+            await stream.send_all(pings)
+        await trio.sleep(limits.write_timeout + 2)  # trio time: the sweep runs once a second
+        await trio.testing.wait_all_tasks_blocked()
+        assert not server.sessions
+        await stream.aclose()

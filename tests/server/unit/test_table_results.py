@@ -6,7 +6,6 @@ from __future__ import annotations
 import trio
 
 from engine.game import Outcome
-from server import queries
 from tests.server.unit.tables import running_table, table_config
 
 
@@ -30,7 +29,8 @@ async def test_a_finished_hearts_game_stores_the_engines_places(
         assert table.game_id is not None
         outcome = table.game.outcome
         assert outcome is not None and outcome.lowest_wins
-        rows = await table.records.store.get(queries.results, table.game_id)
+        game_id = table.game_id
+        rows = await table.records.store.call(lambda tx: tx.results(game_id))
         places = {seat: place for seat, _account, _score, place in rows}
         scores = {seat: score for seat, _account, score, _place in rows}
         assert places == {seat: outcome.place_of(seat) for seat in range(4)}
