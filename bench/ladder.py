@@ -35,8 +35,12 @@ squared standardized error of each piece of evidence as the ratings predicted it
 Offline comparison of rating schemes: `--save FILE` writes every round played (its tables: seats and
 each deal's points per side, one JSON line each); `--replay FILE` rates those same rounds again,
 without playing, with the model's settings the flags name (`--tau`, `--board-sd`, `--luck-sd`), and
-reports the same figures (`wall_s` is then the rating time). A file an older benchmark saved (the
-duplicate pairs of the old ladder, `{"seated", "halves"}` per line) replays as those pairs.
+reports the same figures (`wall_s` is then the rating time). `--resume FILE` rates what a `--save` run
+wrote to FILE and plays on from there, appending (the same rounds the run would have played, had it
+not stopped: the scheduling and the deals depend only on the seed and the rounds so far), so a long
+run can be done in several sittings; `matches_resumed` says how many were read back. A file an older
+benchmark saved (the duplicate pairs of the old ladder, `{"seated", "halves"}` per line) replays as
+those pairs.
 """
 
 import argparse
@@ -212,6 +216,7 @@ class Tracker:
         self.ordered_at: int | None = None  # from when the conservative estimates were in order
         self.first_at_z: dict[str, int | None] = {"1": None, "2": None, "3": None}
         self.squared_errors: list[float] = []  # each piece of evidence, standardized
+        self.resumed_at = 0  # matches a --resume run read back before playing on
 
     def rate(self, outcomes: list[MatchOutcome]) -> bool:
         """Rate one round's matches together; True once the bands are in order (the end)."""
@@ -271,6 +276,9 @@ class Tracker:
             # A --save run plays on past the order; this is the wall time it took to reach it.
             "reached_after_s": self.reached_after_s,
             "matches_played": self.matches,
+            # A --resume run: the matches read back from the file (their wall time is the earlier
+            # runs'; `reached_after_s` and `wall_s` are this run's).
+            "matches_resumed": self.resumed_at,
             "rounds": self.rounds,
             "tables_with_a_twin": self.twinned,
             "ordered_by_rating_since": self.ordered_at,
@@ -319,7 +327,10 @@ def play(args: argparse.Namespace, tracker: Tracker, specs: dict[str, str]) -> N
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")
     with contextlib.ExitStack() as stack:
-        save = stack.enter_context(Path(args.save).open("w")) if args.save else None
+        # A resumed run appends to the file it was resumed from.
+        mode = "a" if args.resume else "w"
+        target = args.resume or args.save
+        save = stack.enter_context(Path(target).open(mode)) if target else None
         pool = stack.enter_context(context.Pool(processes=max(1, args.jobs)))
         while tracker.matches < args.max_matches and time.perf_counter() - start < args.max_seconds:
             planned = form_matches(tracker.candidates(), seed=args.seed * 100_003 + tracker.rounds)
@@ -333,7 +344,8 @@ def play(args: argparse.Namespace, tracker: Tracker, specs: dict[str, str]) -> N
                 for seated in group:
                     jobs.append(
                         GameJob(
-                            index=len(jobs),
+                            # Every table of the run its own number: the bots' own seeds.
+                            index=tracker.matches + len(jobs),
                             deal_index=board_set,
                             rotation=0,
                             specs=tuple(specs[n] for n in seated),
@@ -362,7 +374,8 @@ def play(args: argparse.Namespace, tracker: Tracker, specs: dict[str, str]) -> N
                     save.flush()
                 outcomes = outcomes_of(tracker.rounds + 1, tables, args.hands)
                 done = tracker.rate(outcomes) or done
-            # A --save run plays on to its limits, so the file serves any scheme's replay.
+            # A --save (or --resume) run plays on to its limits, so the file serves any
+            # scheme's replay, and a later --resume.
             if done and save is None:
                 break
             if tracker.rounds % 25 == 0:
@@ -404,6 +417,11 @@ def main() -> None:
     )
     parser.add_argument("--save", default=None, help="write every match played to FILE")
     parser.add_argument("--replay", default=None, help="rate the matches a --save run wrote")
+    parser.add_argument(
+        "--resume",
+        default=None,
+        help="rate what a --save run wrote to FILE, then play on where it stopped, appending",
+    )
     args = parser.parse_args()
 
     search = (
@@ -419,6 +437,12 @@ def main() -> None:
     if args.replay:
         replay(args, tracker)
     else:
+        if args.resume:
+            # The same rounds the saved run played, rated again: the ratings, partners and
+            # counts it had, so the scheduler picks on as it would have.
+            for outcomes in saved_rounds(Path(args.resume), args.hands):
+                tracker.rate(outcomes)
+            tracker.resumed_at = tracker.matches
         play(args, tracker, specs)
     wall = time.perf_counter() - start
     # The workers' CPU time counts once the pool has reaped them (the `with` block above).
