@@ -153,3 +153,29 @@ async def test_twins_share_their_deals_and_the_table_ahead_is_watched_a_deal_lat
         assert len(dealt) == len(set(dealt)) >= 16
         rebuilt = recompute(ladder_store.rated_outcomes(tx))
         assert ladder_store.current_ratings(tx) == {int(k): v for k, v in rebuilt.items()}
+
+
+async def test_twins_cut_short_by_the_server_stopping_are_void_and_never_rated(
+    make_server: ServerFactory,
+) -> None:
+    names = [f"q{i}" for i in range(8)]
+    with trio.fail_after(60):
+        async with make_server(ladder=True, ladder_settings=SETTINGS) as server:
+            service = ladder_of(server)
+            players = [await person(server.port, name) for name in names]
+            for client in players:
+                assert isinstance(await client.request(LadderEnter()), Ok)
+            service.settings = dataclasses.replace(SETTINGS, max_matches=2)
+            service.wake()
+            # Both matches start, and nobody plays a card: the server stops under them.
+            tables = {(await client.expect(MatchStarted)).table for client in players}
+            assert len(tables) == 2
+            # (The players stay connected: a drop would be a forfeit. The server hangs up on them.)
+        for client in players:
+            await client.aclose()
+        async with make_server(ladder=True, ladder_settings=SETTINGS) as again:
+            assert ladder_of(again).ratings == {}
+    with read_transaction(server.config.db_path) as tx:
+        matches = ladder_store.matches(tx, limit=10)
+        assert [m["status"] for m in matches] == ["void", "void"]
+        assert ladder_store.rated_outcomes(tx) == [] and ladder_store.current_ratings(tx) == {}
