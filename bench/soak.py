@@ -302,7 +302,18 @@ def database_figures(db: Path) -> tuple[str, dict[str, int], int]:
 async def soak(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="spades-soak-"))
     server = ServerProcess(
-        workdir / "soak.db", "--human-clock", "1", "--bot-clock", "2", "--reconnect-grace", "10"
+        workdir / "soak.db",
+        "--human-clock",
+        "1",
+        "--bot-clock",
+        "2",
+        "--reconnect-grace",
+        "10",
+        # Every soak client is on 127.0.0.1: its tables and its many guests come from one address.
+        "--max-tables-per-address",
+        "1000",
+        "--max-guests-per-address",
+        "100000",
     )
     stats = Stats()
     stop, done = trio.Event(), trio.Event()

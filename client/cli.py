@@ -360,13 +360,29 @@ def ladder_matches(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     limit: Annotated[int, typer.Option(help="At most this many matches (1..50).")] = 20,
+    mine: Annotated[
+        bool,
+        typer.Option(
+            "--mine",
+            help="Only the matches of your accounts here: yours (`spades register`) and the bots"
+            " made from this machine (`spades-bot register`).",
+        ),
+    ] = False,
 ) -> None:
     """The ladder's finished matches, newest first."""
     config = ClientConfig()
     address = server_address(config)
     if not 1 <= limit <= 50:
         raise fail("--limit is 1..50", 2)
-    found = run(lambda: lobby.ladder_matches(address, token_for(config, address), entrant, limit))
+    token = token_for(config, address)
+    if mine:
+        if entrant is not None:
+            raise fail("give an ENTRANT or --mine, not both", 2)
+        names = my_accounts(config, address)
+        found = run(lambda: lobby.ladder_matches_of(address, token, names, limit))
+        entrant = " and ".join(names)
+    else:
+        found = run(lambda: lobby.ladder_matches(address, token, entrant, limit))
     if as_json:
         typer.echo(json.dumps([lobby.table_dict(match) for match in found], indent=2))
         return
@@ -376,6 +392,51 @@ def ladder_matches(
         return
     title = f"Ladder matches of {entrant}" if entrant else "Ladder matches"
     Console(highlight=False).print(lobby.matches_view(found, title))
+
+
+def my_accounts(config: ClientConfig, address: ServerAddress) -> list[str]:
+    """Your account on the server and the bot accounts made from this machine there."""
+    saved = config.credentials(address.key)
+    try:
+        names = ([saved.name] if saved is not None else []) + config.bot_names(address.key)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    if not names:
+        raise fail(
+            f"no account of yours on {address.key} here: `spades register NAME`, or"
+            f" `spades-bot register NAME --server {address.key}` for a bot"
+        )
+    return list(dict.fromkeys(names))
+
+
+@ladder_app.command("records")
+def ladder_records(
+    match: Annotated[str, typer.Argument(help="The match id (see `spades ladder matches`).")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write them to this file (default: print them)."),
+    ] = None,
+) -> None:
+    """A finished match's hand records (every decision and its time) as JSON lines,
+    for `spades replay FILE`."""
+    config = ClientConfig()
+    address = server_address(config)
+    records = run(lambda: lobby.ladder_records(address, token_for(config, address), match))
+    lines = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
+    if output is None:
+        typer.echo(lines, nl=False)
+        return
+    try:
+        output.write_text(lines, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    games = len({(r.get("ladder") or {}).get("game") for r in records})
+    # A match is one game; an old duplicate pair's records are its two halves.
+    played = "1 game" if games == 1 else f"{games} games: both halves"
+    typer.echo(
+        f"wrote {len(records)} hand records of match {match} ({played}) to {output}:"
+        f" `spades replay {output}` steps through them"
+    )
 
 
 @ladder_app.command("show")

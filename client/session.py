@@ -33,6 +33,7 @@ from client.connection import (
     open_connection,
 )
 from client.journal import Journal
+from client.lobby import every_table
 from client.render import Screen, render
 from client.state import TableState
 from client.terminal import BACKSPACE, CTRL_C, CTRL_D, CTRL_U, ENTER, Key, Line
@@ -242,10 +243,9 @@ class PlaySession:
         `spades play` with a preset or options that are not the unfinished game's does not go
         back to it silently: it stops and says how to go on (`--new` leaves the old game to the
         server's bot, which plays the seat to the end, and starts the new one)."""
-        listing = await conn.expect(m.ListTables(), m.Tables)
         held = [
             info
-            for info in listing.tables
+            for info in await every_table(conn)
             if info.status is not TableStatus.FINISHED
             and any(s.player == self.name and not s.bot for s in info.seats)
         ]
@@ -384,8 +384,7 @@ class PlaySession:
             self.state.restore(records, progress)
 
     async def _refresh_info(self, conn: Connection) -> None:
-        listing = await conn.expect(m.ListTables(), m.Tables)
-        for info in listing.tables:
+        for info in await every_table(conn):
             if info.table == self.state.table:
                 self.state.set_info(info)
 

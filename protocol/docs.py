@@ -83,6 +83,8 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "matches",
         "ladder_show",
         "entrant",
+        "ladder_records",
+        "match_records",
         "match_started",
         "match_ended",
     ),

@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     ALREADY_ON_LADDER = "already_on_ladder"
     LADDER_LIMIT = "ladder_limit"
     NO_SUCH_ENTRANT = "no_such_entrant"
+    NO_SUCH_MATCH = "no_such_match"
     # The server itself.
     TIMEOUT = "timeout"
     SLOW_CONSUMER = "slow_consumer"
@@ -109,8 +110,10 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.GUESTS_DISABLED: ErrorInfo(False, "This server does not allow guest play."),
     ErrorCode.RATE_LIMITED: ErrorInfo(
         False,
-        "Too many messages; `welcome.limits` says how many are allowed, and `retry_ms` how long"
-        " to wait before the request would be accepted.",
+        "Too many messages, or too many of one kind of request (open tables, guest accounts,"
+        " wrong join codes); `welcome.limits` says how many messages are allowed, and"
+        " `retry_ms` (when the server knows) how long to wait before the request would be"
+        " accepted.",
     ),
     ErrorCode.SERVER_FULL: ErrorInfo(True, "The server has no room for another session."),
     ErrorCode.NO_SUCH_TABLE: ErrorInfo(False, "No table has this id (or it has closed)."),
@@ -139,8 +142,8 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.NOT_YOUR_TURN: ErrorInfo(False, "It is not this seat's turn to act."),
     ErrorCode.STALE_VERSION: ErrorInfo(
         False,
-        "The action's `version` is not the table's current game version: it was decided on an "
-        "older state (or resent) and is not applied.",
+        "The action's `version` is older than the start of the seat's decision, or one the game has "
+        "not reached: it was decided on an older state (or resent) and is not applied.",
     ),
     ErrorCode.ILLEGAL_ACTION: ErrorInfo(
         False,
@@ -156,6 +159,11 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False, "This network address already has as many entrants on the ladder as it may."
     ),
     ErrorCode.NO_SUCH_ENTRANT: ErrorInfo(False, "No account has this name."),
+    ErrorCode.NO_SUCH_MATCH: ErrorInfo(
+        False,
+        "No ladder match has this id, or it is still being played (its records are sent once it"
+        " has ended).",
+    ),
     ErrorCode.TIMEOUT: ErrorInfo(
         True,
         "The handshake did not finish in time, or the connection sent no whole message for "

@@ -53,9 +53,11 @@ from protocol.types import (
     ClientKind,
     Clock,
     Count,
+    Cursor,
     Digest,
     Game,
     GameVersion,
+    HandRecord,
     Label,
     LadderMatch,
     MatchResult,
@@ -175,19 +177,35 @@ class LoggedIn(Reply):
 @register("list_tables", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListTables(Request):
-    """Ask for the tables, optionally filtered. Private tables are listed, marked ``private``."""
+    """Ask for the tables, optionally filtered, a page at a time (see ``tables.next``). Private
+    tables are listed, marked ``private``."""
 
     game: Annotated[Game | None, Doc("only tables of this game")] = None
     status: Annotated[TableStatus | None, Doc("only tables in this status")] = None
     open_seats: Annotated[bool, Doc("only tables with a free seat")] = False
+    cursor: Annotated[
+        Cursor | None,
+        Doc("go on from here: the `next` of the page before (same filters); nil: from the start"),
+    ] = None
+    limit: Annotated[
+        Annotated[int, Range(1, 200)] | None,
+        Doc(
+            "at most this many tables in the page (fewer when more would not fit one frame);"
+            " nil: 100"
+        ),
+    ] = None
 
 
 @register("tables", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Tables(Reply):
-    """The tables matching a ``list_tables``."""
+    """One page of the tables matching a ``list_tables``, in the order they opened."""
 
     tables: Annotated[list[TableInfo], Doc("the tables")]
+    next: Annotated[
+        Cursor | None,
+        Doc("more tables follow: ask again with this `cursor`; nil: this page is the last"),
+    ] = None
 
 
 @register("create_table", C)
@@ -422,8 +440,9 @@ class SeatStatus(Event):
 @register("act", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act(Request):
-    """Take an action. Refused with ``stale_version`` unless ``version`` is the table's current one,
-    so a resent or late action is never applied twice. Answered with ``ok``; events follow."""
+    """Take an action. ``version`` is the one the ``your_turn`` said: any version since the seat's
+    decision began is accepted (``stale_version`` otherwise), so a resent or late action is never
+    applied twice. Answered with ``ok``; events follow."""
 
     table: Annotated[TableId, Doc("the table")]
     version: Annotated[GameVersion, Doc("the game version the action was decided on")]
@@ -518,6 +537,37 @@ class Entrant(Reply):
     recent: Annotated[
         Annotated[list[LadderMatch], Length(0, 10)], Doc("its last matches, newest first")
     ] = field(default_factory=list)
+
+
+@register("ladder_records", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderRecords(Request):
+    """Ask for a finished ladder match's hand records: every hand of its table (an older match's:
+    of both halves), with every seat's decisions and clock use. Answered with `match_records`, a
+    page at a time.
+    """
+
+    match: Annotated[Label, Doc("the match id (`ladder_matches` lists them)")]
+    start: Annotated[
+        Count, Doc("the first record wanted: 0, then the `next` of the page before")
+    ] = 0
+
+
+@register("match_records", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchRecords(Reply):
+    """One page of a ladder match's hand records, oldest first (an older match's: the first half's
+    hands, then the second's). A page holds as many whole records as fit well inside one frame.
+    """
+
+    match: Annotated[Label, Doc("the match id")]
+    records: Annotated[
+        list[HandRecord], Doc("`spades-hand/1` records with the ladder's fields, in order")
+    ]
+    total: Annotated[Count, Doc("how many records the match has in all")]
+    next: Annotated[
+        Count | None, Doc("the `start` of the next page; nil when this page is the last")
+    ] = None
 
 
 @register("match_started", S)
@@ -639,6 +689,7 @@ __all__ = [
     "LadderEnter",
     "LadderLeave",
     "LadderMatches",
+    "LadderRecords",
     "LadderShow",
     "LadderStandings",
     "Leave",
@@ -646,6 +697,7 @@ __all__ = [
     "LoggedIn",
     "Login",
     "MatchEnded",
+    "MatchRecords",
     "MatchStarted",
     "Matches",
     "Message",

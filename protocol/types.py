@@ -43,6 +43,10 @@ Label = Annotated[str, Length(1, 64)]
 OptionValue = bool | int | Annotated[str, Length(0, 64)] | list[Annotated[str, Length(0, 64)]]
 Options = Annotated[dict[str, OptionValue], Named("Options")]
 View = Annotated[dict[str, Any], Named("View")]
+HandRecord = Annotated[dict[str, Any], Named("HandRecord")]
+Cursor = Annotated[
+    str, Named("Cursor"), Pattern(r"[A-Za-z0-9_-]{1,32}", "1..32 of A-Z a-z 0-9 _ -")
+]
 
 # Named types listed in the docs' "Types" table, with what they stand for.
 NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
@@ -56,12 +60,14 @@ NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
     "Token": (Token, "an account's secret; the server checks its format"),
     "Text": (Text, "a chat line"),
     "Millis": (Millis, "a duration in milliseconds"),
+    "Cursor": (Cursor, "where a paged listing goes on, as the server gave it (`tables.next`)"),
     "HandNumber": (HandNumber, "hands of a game count from 1"),
     "Digest": (Digest, "a SHA-256 digest in hex"),
     "Seed": (Seed, "a deal seed's bytes in hex"),
     "ProtocolVersion": (ProtocolVersion, "see Versioning"),
     "Options": (Options, "ruleset option name to value; the engine judges names and values"),
     "View": (View, "a game view, the engine's `to_dict()`; see Game views"),
+    "HandRecord": (HandRecord, "a finished hand, a `spades-hand/1` object (hand-records.md)"),
 }
 
 
@@ -204,7 +210,8 @@ class SeatInfo:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableInfo:
-    """A table as the lobby sees it."""
+    """A table as the lobby sees it. Its ``options`` are bounded (about 1 KiB): an option too long
+    to list is left out and named in ``options_omitted``."""
 
     table: Annotated[TableId, Doc("the table's id")]
     game: Annotated[Game, Doc("the game")]
@@ -220,6 +227,13 @@ class TableInfo:
     private: Annotated[bool, Doc("whether joining needs the join code")] = False
     status: Annotated[TableStatus, Doc("waiting for players, playing, or finished")]
     spectators: Annotated[Count, Doc("how many are watching")] = 0
+    options_omitted: Annotated[
+        Annotated[list[Label], Length(1, 64)] | None,
+        Doc(
+            "options set at this table but too long for a listing, left out of `options` (their"
+            " names; the table plays them all); nil: `options` has every one"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -232,6 +246,7 @@ class Standing:
     mu: Annotated[float, Doc("the rating model's mean")]
     sigma: Annotated[float, Doc("the rating model's uncertainty")]
     games: Annotated[Count, Doc("rated games played")]
+    bot: Annotated[bool, Doc("whether it is a bot account (else a person's)")] = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -247,6 +262,7 @@ class MatchResult:
 
 
 TeamNames = Annotated[list[Name], Length(2, 2)]
+ForfeitReason = Annotated[str, Length(1, 16)]
 TeamPoints = Annotated[list[int], Length(2, 2)]
 
 
@@ -302,6 +318,16 @@ class LadderMatch:
     ratings: Annotated[
         Annotated[list[RatingMove], Length(0, 4)], Doc("the ratings the match moved")
     ] = field(default_factory=list)
+    forfeit_reasons: Annotated[
+        dict[str, ForfeitReason],
+        Doc(
+            "why each of `forfeits` forfeited, by name: `disconnected`, `left` or `timeouts`"
+            " (none for a match stored before the reasons were kept)"
+        ),
+    ] = field(default_factory=dict)
+    bots: Annotated[
+        Annotated[list[Name], Length(0, 4)], Doc("which of the players are bot accounts")
+    ] = field(default_factory=list)
     twin: Annotated[
         Label | None,
         Doc("the match dealt the same deals at the same time at another table, if any"),
@@ -321,6 +347,7 @@ __all__ = [
     "ClientKind",
     "Clock",
     "Count",
+    "Cursor",
     "Digest",
     "Game",
     "GameVersion",

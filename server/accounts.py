@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import time
 from dataclasses import dataclass
 
 import trio
@@ -105,6 +106,10 @@ async def login(store: Store, token: str) -> Account:
     digest = await trio.to_thread.run_sync(_hash, secret, row.token_salt)
     if not hmac.compare_digest(digest, row.token_hash):
         raise bad
+    if row.is_guest:
+        # An unused guest expires some time after its last login (`expire_guests`).
+        seen = [row.id]
+        await store.call(lambda tx: tx.guest_seen(seen))
     return Account(row.id, row.name, row.is_bot, row.is_guest)
 
 
@@ -129,6 +134,16 @@ async def guest(store: Store, wanted: str | None = None) -> tuple[Account, str]:
             continue
         return Account(account_id, name, False, True), f"{account_id}.{secret}"
     raise AccountError("name_taken", "could not find a free guest name; try again")
+
+
+async def expire_guests(store: Store, ttl: float, in_use: set[int]) -> int:
+    """Delete the guest accounts nobody has used for `ttl` seconds: not logged in since, and not
+    connected or seated now (`in_use`: the accounts of live connections and of seats, which count
+    as seen now), with no game results (a guest who finished a game stays, as its games' records
+    name it). Returns how many went. A deleted guest's resume token no longer logs in."""
+    cutoff = time.time() - ttl
+    ids = sorted(in_use)
+    return await store.call(lambda tx: tx.expire_guests(cutoff, ids))
 
 
 def cannot_return(row: AccountRow) -> bool:

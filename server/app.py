@@ -29,13 +29,15 @@ import structlog
 import trio
 
 from engine.version import project_version
+from server import accounts
 from server.config import LogFormat, ServerConfig, configure_logging
 from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
 from server.lobby import Lobby
 from server.ports import LadderDesk
+from server.quotas import AddressQuotas, network_of
 from server.session import Session, SessionServices
-from server.storage import Store, open_store
+from server.storage import StorageError, Store, open_store
 from server.tls import server_context
 
 if TYPE_CHECKING:
@@ -58,7 +60,7 @@ class Server:
         self.lobby = Lobby(store, config)
         self.ladder: LadderService | None = None
         self.sessions: set[Session] = set()
-        self._per_host: Counter[str] = Counter()  # open sessions by peer address
+        self._per_host: Counter[str] = Counter()  # open sessions by network (`network_of`)
         self.port = 0
         self.web_port: int | None = None  # the web port once bound (server/web/), if any
         self.stopping = False
@@ -66,6 +68,8 @@ class Server:
         # Read from the package metadata once: every `welcome` says it.
         self._version = project_version()
         self._services: SessionServices | None = None
+        # What one network address may do, whatever its connections (guests made, lobby chat).
+        self.quotas = AddressQuotas.from_limits(config.limits)
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
@@ -82,6 +86,7 @@ class Server:
                 lobby=self.lobby,
                 ladder=desk,
                 is_stopping=lambda: self.stopping,
+                quotas=self.quotas,
             )
         return self._services
 
@@ -99,16 +104,18 @@ class Server:
             stream = trio.SSLStream(stream, self.tls, server_side=True)
         session = Session(self.services(), stream, peer)
         limits = self.config.limits
+        # Counted by network (an IPv6 host by its /64), as every per-address limit is.
+        network = network_of(session.host)
         if (
             self.stopping
             or len(self.sessions) >= limits.max_connections
-            or self._per_host[session.host] >= limits.max_connections_per_address
+            or self._per_host[network] >= limits.max_connections_per_address
         ):
             # One address cannot take every connection and lock the others out.
             await session.refuse_and_close()
             return
         self.sessions.add(session)
-        self._per_host[session.host] += 1
+        self._per_host[network] += 1
         try:
             await session.run()
         except Exception:
@@ -116,9 +123,9 @@ class Server:
             log.exception("session_failed", peer=session.peer)
         finally:
             self.sessions.discard(session)
-            self._per_host[session.host] -= 1
-            if not self._per_host[session.host]:
-                del self._per_host[session.host]
+            self._per_host[network] -= 1
+            if not self._per_host[network]:
+                del self._per_host[network]
 
     async def reap_idle(self) -> None:
         """Let go of every session that has sent no whole message for `limits.idle_timeout`, or
@@ -147,6 +154,28 @@ class Server:
                     session.connection.check_progress(now)
             if ttl > 0:
                 self.lobby.close_unoccupied(now, ttl)
+
+    async def expire_guests(self) -> None:
+        """Delete unused guest accounts (`ServerConfig.guest_ttl`), once a minute (or four times
+        a ttl, if shorter), until the server stops. The guests of live connections and of seats
+        are in use, so they are never deleted, and count as seen."""
+        ttl = self.config.guest_ttl
+        if ttl <= 0:
+            return
+        period = min(60.0, ttl / 4)
+        while True:  # until the server's nursery is cancelled
+            await trio.sleep(period)
+            in_use = self.lobby.seated_accounts()
+            in_use.update(
+                s.account.id for s in self.sessions if s.account is not None and s.account.is_guest
+            )
+            try:
+                gone = await accounts.expire_guests(self.store, ttl, in_use)
+            except StorageError as exc:  # the next sweep tries again
+                log.warning("guests_not_expired", error=str(exc))
+                continue
+            if gone:
+                log.info("guests_expired", count=gone, ttl_s=ttl)
 
     async def wait_stopped(self) -> None:
         await self._stop.wait()
@@ -199,6 +228,7 @@ async def serve(
                     async with trio.open_nursery() as accepting:
                         # Stops with the listener (cancelled once the server is asked to stop).
                         accepting.start_soon(server.reap_idle)
+                        accepting.start_soon(server.expire_guests)
                         accepting.start_soon(
                             partial(
                                 trio.serve_listeners,

@@ -1,4 +1,4 @@
-"""The `spades-server` command line: `serve`, `export`, `version`."""
+"""The `spades-server` command line: `serve`, `export`, `version`, `conformance`."""
 
 from __future__ import annotations
 
@@ -108,6 +108,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = 1800.0,
     guests: Annotated[bool, typer.Option(help="Allow guests (no account).")] = True,
+    guest_ttl: Annotated[
+        float,
+        typer.Option(
+            help="Seconds after its last login that a guest account with no seat, no game "
+            "results and no connection is deleted; 0: never."
+        ),
+    ] = 86400.0,
     ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
     tls_cert: Annotated[
         Path | None, typer.Option(help="PEM certificate (chain): serve over TLS (with --tls-key).")
@@ -124,6 +131,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     max_tables: Annotated[int, typer.Option(help="Tables open at once.")] = (
         DEFAULT_LIMITS.max_tables
     ),
+    max_tables_per_address: Annotated[
+        int, typer.Option(help="Open tables created from one IP address (any accounts).")
+    ] = DEFAULT_LIMITS.max_tables_per_address,
+    max_guests_per_address: Annotated[
+        int,
+        typer.Option(help="Guest accounts one IP address may make at once, and again each hour."),
+    ] = DEFAULT_LIMITS.max_guests_per_address,
     handshake_timeout: Annotated[
         float, typer.Option(help="Seconds a new connection has to send hello.")
     ] = DEFAULT_LIMITS.handshake_timeout,
@@ -148,12 +162,22 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
-    if waiting_table_ttl < 0:
-        typer.echo("error: --waiting-table-ttl must not be negative (0: never)", err=True)
-        raise typer.Exit(2)
-    if min(max_connections, max_per_address, max_tables) < 1:
+    if waiting_table_ttl < 0 or guest_ttl < 0:
         typer.echo(
-            "error: --max-connections, --max-per-address and --max-tables must be >= 1", err=True
+            "error: --waiting-table-ttl and --guest-ttl must not be negative (0: never)", err=True
+        )
+        raise typer.Exit(2)
+    if min(max_connections, max_per_address, max_tables, max_tables_per_address) < 1:
+        typer.echo(
+            "error: --max-connections, --max-per-address, --max-tables and "
+            "--max-tables-per-address must be >= 1",
+            err=True,
+        )
+        raise typer.Exit(2)
+    if max_guests_per_address < 1:
+        typer.echo(
+            "error: --max-guests-per-address must be >= 1 (--no-guests turns guests off)",
+            err=True,
         )
         raise typer.Exit(2)
     if handshake_timeout <= 0 or idle_timeout < 0:
@@ -177,6 +201,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         max_connections=max_connections,
         max_connections_per_address=max_per_address,
         max_tables=max_tables,
+        max_tables_per_address=max_tables_per_address,
+        max_guests_per_address=max_guests_per_address,
         handshake_timeout=handshake_timeout,
         idle_timeout=idle_timeout,
     )
@@ -192,6 +218,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         bot_clock=bot_clock,
         reconnect_grace=reconnect_grace,
         waiting_table_ttl=waiting_table_ttl,
+        guest_ttl=guest_ttl,
         allow_guests=guests,
         ladder=ladder,
         tls_cert=tls_cert,
@@ -312,6 +339,52 @@ def _game_number(tx: Tx, game: str) -> int | None:
     if game.isascii() and game.isdigit() and tx.game_status(int(game)) is not None:
         return int(game)
     return tx.latest_game_at(game)
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def conformance(  # noqa: PLR0917 - typer maps each option to a parameter
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(help="the bot program and its arguments, after --", show_default=False),
+    ] = None,
+    preset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--preset",
+            help="a preset the bot plays (repeat, or a comma list; default: standard and hearts)",
+        ),
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="run only these scenarios (repeat, or a comma list)"),
+    ] = None,
+    keep: Annotated[
+        Path | None,
+        typer.Option(
+            help="keep each scenario's transcript, bot output and database in this folder"
+        ),
+    ] = None,
+    list_scenarios: Annotated[
+        bool, typer.Option("--list", help="list the scenarios and what each checks")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show the server's log")] = False,
+) -> None:
+    """Run a bot program against scripted scenarios on a local server; say what it did wrong.
+
+    The bot is started with SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE in its environment, e.g.
+    `spades-server conformance -- spades-bot run heuristic`. Exits 0 only if every scenario passed.
+    """
+    from server.conformance import cli as kit
+
+    if list_scenarios:
+        typer.echo(kit.list_scenarios(kit.names(preset or [])))
+        return
+    try:
+        code = kit.run(command or [], preset or [], only or [], keep, verbose=verbose)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
 
 
 ladder_app = typer.Typer(

@@ -39,6 +39,23 @@ class Limits:
     max_connections_per_address: int = 64
     max_tables: int = 256
     max_tables_per_account: int = 64  # open tables one account may have created
+    # Open tables created from one network address (`server.quotas.network_of`), whatever the
+    # accounts: an address cannot take every table from everyone else.
+    max_tables_per_address: int = 16
+    # Guest accounts one address may make: this many at once, then this many an hour.
+    max_guests_per_address: int = 30
+    # Wrong join codes for private tables: from one address, this many at once, then one every
+    # 5 s; at one table (from any addresses), 20 at once, then one a second. Past them every code
+    # is refused `rate_limited` (with `retry_ms`) until there is room again. The table's limit
+    # refills faster than an address's, so one address cannot lock a table's friends out.
+    wrong_codes_burst: int = 5
+    wrong_codes_per_second: float = 0.2
+    table_wrong_codes_burst: int = 20
+    table_wrong_codes_per_second: float = 1.0
+    # Lobby chat lines (which every logged-in connection hears) from one address, all its
+    # connections together: this many at once, then this many a second.
+    address_lobby_chat_burst: int = 20
+    address_lobby_chat_per_second: float = 2.0
     max_spectators: int = 64  # per table
     outbox_size: int = 256  # frames queued for one connection; full means a slow peer: disconnect
     table_inbox_size: int = 64
@@ -74,6 +91,9 @@ class ServerConfig:
     # Seconds a lobby table waiting for players may go with nobody seated (no one connected, no
     # seat held within its grace; built-in bots do not count) before it is closed; 0: never.
     waiting_table_ttl: float = 1800.0
+    # Seconds after its last login (or its making) that a guest account with no seat, no game
+    # results and no connection is deleted (checked once a minute, or four times a ttl); 0: never.
+    guest_ttl: float = 86400.0
     allow_guests: bool = True
     builtin_bot: str = "heuristic"  # sample bot seated in built-in bot seats (bots.registry name)
     fallback_bot: str = "heuristic"  # plays for a seat whose clock ran out

@@ -13,8 +13,8 @@ everyone at the closing table. Lobby chat goes to every logged-in connection.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import secrets
-import string
 from typing import TYPE_CHECKING
 
 import structlog
@@ -28,7 +28,9 @@ from protocol.types import ChatScope, TableInfo, TableStatus
 from server import accounts
 from server.accounts import Account
 from server.config import ServerConfig
+from server.listing import LISTING_PAGE, Page, bounded_info
 from server.peers import Peer
+from server.quotas import JoinCodeGuard
 from server.seats import decide_inline, decide_off_loop
 from server.storage import StorageError, StoredGame, WaitingTable
 from server.table import Table
@@ -46,8 +48,22 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("server.lobby")
 
-CODE_ALPHABET = string.ascii_uppercase + string.digits
-MAX_LISTED = 200  # tables in one `tables` reply
+# Join codes: letters and digits that cannot be misread for one another (no I, O, 0 or 1). Eight
+# of 32 symbols are 40 bits: with wrong codes slowed down (`JoinCodeGuard`), a table outlives any
+# guessing by far, and the code is still short to read out.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 8
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def code_opens(given: str | None, code: str | None) -> bool:
+    """Whether `given` is the table's join code (compared in constant time)."""
+    if given is None or code is None:
+        return False
+    return hmac.compare_digest(given.encode(), code.encode())
 
 
 class Lobby:
@@ -58,6 +74,14 @@ class Lobby:
         self.config = config
         self.tables: dict[str, Table] = {}
         self.creators: dict[str, int] = {}  # table id -> account that opened it
+        # table id -> the network address it was opened from (`quotas.network_of`); tables opened
+        # before a restart, and the ladder's, have none.
+        self.creator_networks: dict[str, str] = {}
+        # table id -> its place in the listing (tables are listed in the order they opened; a
+        # listing cursor is such a number)
+        self._listed_as: dict[str, int] = {}
+        self._next_listed = 1
+        self.join_codes = JoinCodeGuard(config.limits)
         self._nursery: trio.Nursery | None = None
         self._bot_accounts: dict[str, Account] = {}
         self._listeners: dict[Peer, str | None] = {}  # peer -> the game its listing asked for
@@ -180,6 +204,8 @@ class Lobby:
             self.creators[table.table_id] = creator
         table.on_change = self._table_changed
         self.tables[table.table_id] = table
+        self._listed_as[table.table_id] = self._next_listed
+        self._next_listed += 1
         await self._nursery.start(self._run_table, table)
 
     async def _run_table(
@@ -193,6 +219,9 @@ class Lobby:
         finally:
             self.tables.pop(table.table_id, None)
             self.creators.pop(table.table_id, None)
+            self.creator_networks.pop(table.table_id, None)
+            self._listed_as.pop(table.table_id, None)
+            self.join_codes.forget_table(table.table_id)
             closed = TableClosed(table=table.table_id)
             told = set()
             for _seat, peer in table.audience():
@@ -203,24 +232,51 @@ class Lobby:
     # ---------------------------------------------------------------- requests
 
     def listing(
-        self, game: str | None, status: TableStatus | None, open_seats: bool
-    ) -> list[TableInfo]:
-        infos = []
-        for table in self.tables.values():
+        self,
+        game: str | None,
+        status: TableStatus | None,
+        open_seats: bool,
+        *,
+        cursor: str | None = None,
+        limit: int = LISTING_PAGE,
+    ) -> tuple[list[TableInfo], str | None]:
+        """One page of the tables that match, in the order they opened, from `cursor` on: at most
+        `limit`, and never more than fit one frame (`server.listing.Page`); and the cursor of the
+        next page (None: this is the last). Raises `TableError` (invalid_field) for a cursor this
+        server did not make."""
+        start = 0
+        if cursor is not None:
+            if not cursor.isascii() or not cursor.isdigit():
+                raise TableError(
+                    ErrorCode.INVALID_FIELD,
+                    "the cursor is not one this server gave (list from the start)",
+                    detail="cursor",
+                )
+            start = int(cursor)
+        page = Page(limit, self.config.limits.max_frame_bytes)
+        for table in self.tables.values():  # in opening order, as `_listed_as` counts
+            place = self._listed_as.get(table.table_id, 0)
+            if place < start:
+                continue
             if game is not None and table.config.game != game:
                 continue
             if status is not None and table.status is not status:
                 continue
             if open_seats and not table.free_seats():
                 continue
-            infos.append(table.info())
-            if len(infos) >= MAX_LISTED:
-                break
-        return infos
+            if not page.add(table.info()):
+                if page.entries:
+                    return page.entries, str(place)
+                # Not even alone, without its options: only under a frame limit far below any
+                # real one. Left out rather than stop the listing here.
+                log.warning("table_not_listable", table=table.table_id)
+        return page.entries, None
 
-    async def create(self, request: CreateTable, creator: Account) -> Table:
-        """Open a table; raises `TableError` (bad_options, table_limit, rate_limited) with nothing
-        opened."""
+    async def create(
+        self, request: CreateTable, creator: Account, network: str | None = None
+    ) -> Table:
+        """Open a table for `creator`, connected from `network` (`quotas.network_of`); raises
+        `TableError` (bad_options, table_limit, rate_limited) with nothing opened."""
         limits = self.config.limits
         if len(self.tables) >= limits.max_tables:
             # Not server_full: that code closes the connection, and a full lobby should not.
@@ -231,9 +287,25 @@ class Lobby:
                 ErrorCode.RATE_LIMITED,
                 f"you already have {mine} open tables; let some finish first",
             )
+        if network is not None:
+            # Accounts are cheap (a guest is one request), so the address counts too: one
+            # machine cannot take every table from everyone else.
+            ours = sum(1 for n in self.creator_networks.values() if n == network)
+            if ours >= limits.max_tables_per_address:
+                raise TableError(
+                    ErrorCode.RATE_LIMITED,
+                    f"your address already has {ours} open tables; let some finish first",
+                )
         config = self._config_for(request)
         table = self.new_table(config, LobbyPolicy(reopens=True))
-        await self.adopt(table, creator=creator.id)
+        if network is not None:
+            # Counted from before it opens: another request may run while this one is stored.
+            self.creator_networks[config.table_id] = network
+        try:
+            await self.adopt(table, creator=creator.id)
+        except BaseException:
+            self.creator_networks.pop(config.table_id, None)
+            raise
         log.info("table_created", table=config.table_id, game=config.game, bots=list(config.bots))
         return table
 
@@ -280,9 +352,7 @@ class Lobby:
             bot_turn_ms=turn_ms if turn_ms else int(cfg.bot_clock * 1000),
             bank_ms=request.clock.bank_ms if request.clock is not None else 0,
             private=request.private,
-            code="".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-            if request.private
-            else None,
+            code=new_join_code() if request.private else None,
             grace_s=cfg.reconnect_grace,
             builtin_bot=cfg.builtin_bot,
             fallback_bot=cfg.fallback_bot,
@@ -318,10 +388,27 @@ class Lobby:
             raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         return table
 
-    def find(self, table_id: str, code: str | None = None) -> Table:
-        """The table, if it exists and `code` opens it; raises `TableError` otherwise."""
+    def find(self, table_id: str, code: str | None = None, network: str | None = None) -> Table:
+        """The table, if it exists and `code` opens it; raises `TableError` otherwise.
+
+        Wrong codes for a private table are slowed down, per table and per `network` (the
+        asker's, `quotas.network_of`): past a few, every code (the right one too, or guessing
+        would go on) is refused `rate_limited` with `retry_ms` until the limit has room again.
+        Asking without a code is no guess and costs nothing."""
         table = self.get(table_id)
-        if table.config.private and code != table.config.code:
+        if not table.config.private:
+            return table
+        now = trio.current_time()
+        wait_ms = self.join_codes.retry_ms(table_id, network, now)
+        if wait_ms:
+            raise TableError(
+                ErrorCode.RATE_LIMITED,
+                "too many wrong join codes; wait before trying again",
+                retry_ms=wait_ms,
+            )
+        if not code_opens(code, table.config.code):
+            if code is not None:
+                self.join_codes.wrong(table_id, network, now)
             raise TableError(
                 ErrorCode.PRIVATE_TABLE, "this table is private: the join code is wrong"
             )
@@ -360,6 +447,15 @@ class Lobby:
             with contextlib.suppress(TableError):
                 await self.submit(table, JoinCommand(peer=peer, account=account, reattach=True))
 
+    def seated_accounts(self) -> set[int]:
+        """Every account that has a seat at an open table (held for it, or played for it)."""
+        return {
+            seat.account.id
+            for table in self.tables.values()
+            for seat in table.seats
+            if seat.account is not None
+        }
+
     def close_unoccupied(self, now: float, ttl: float) -> None:
         """Ask every waiting table that has had nobody seated for `ttl` seconds to close (called by
         the server's sweep; each table checks again in its own task, which alone may change it)."""
@@ -394,4 +490,5 @@ class Lobby:
                 peer.deliver(message)
 
     def _table_changed(self, table: Table) -> None:
-        self._notify(TableChanged(table=table.info()), table.config.game)
+        # The entry as a listing has it (its options bounded), so the event fits a frame too.
+        self._notify(TableChanged(table=bounded_info(table.info())), table.config.game)

@@ -16,18 +16,22 @@ from protocol.messages import (
     LadderEnter,
     LadderLeave,
     LadderMatches,
+    LadderRecords,
     LadderShow,
     LadderStandings,
     Message,
 )
 from protocol.types import TableInfo, TableStatus
 from server.accounts import Account
+from server.listing import LISTING_PAGE
 from server.peers import Peer
 from server.table import Table
 from server.table_commands import Command, TableConfig
 from server.table_policy import TablePolicy
 
-LadderRequest = LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow
+LadderRequest = (
+    LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow | LadderRecords
+)
 
 
 class TableHost(Protocol):
@@ -61,16 +65,28 @@ class LobbyDesk(TableHost, Protocol):
         """The open table with this id; raises `TableError` (no_such_table) otherwise."""
         ...
 
-    def find(self, table_id: str, code: str | None = None) -> Table:
-        """The table, if it exists and `code` opens it; raises `TableError` otherwise."""
+    def find(self, table_id: str, code: str | None = None, network: str | None = None) -> Table:
+        """The table, if it exists and `code` opens it (wrong codes from `network` slowed down);
+        raises `TableError` otherwise."""
         ...
 
     def listing(
-        self, game: str | None, status: TableStatus | None, open_seats: bool
-    ) -> list[TableInfo]: ...
+        self,
+        game: str | None,
+        status: TableStatus | None,
+        open_seats: bool,
+        *,
+        cursor: str | None = None,
+        limit: int = LISTING_PAGE,
+    ) -> tuple[list[TableInfo], str | None]:
+        """A page of the matching tables that fits a frame, and the next page's cursor."""
+        ...
 
-    async def create(self, request: CreateTable, creator: Account) -> Table:
-        """Open a table; raises `TableError` with nothing opened."""
+    async def create(
+        self, request: CreateTable, creator: Account, network: str | None = None
+    ) -> Table:
+        """Open a table (counted for `creator` and `network`); raises `TableError` with nothing
+        opened."""
         ...
 
     async def resume(self, peer: Peer, account: Account) -> None:

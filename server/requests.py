@@ -27,6 +27,7 @@ from protocol.messages import (
     LadderEnter,
     LadderLeave,
     LadderMatches,
+    LadderRecords,
     LadderShow,
     LadderStandings,
     Leave,
@@ -48,8 +49,10 @@ from protocol.types import ChatScope, ClientKind, Clock
 from server import accounts
 from server.accounts import Account
 from server.config import ServerConfig
+from server.listing import LISTING_PAGE
 from server.peers import Peer
-from server.ports import Client, LadderDesk, LobbyDesk
+from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk
+from server.quotas import AddressQuotas, network_of
 from server.table_commands import (
     ActCommand,
     ChatCommand,
@@ -72,6 +75,8 @@ class SessionServices:
     lobby: LobbyDesk
     ladder: LadderDesk
     is_stopping: Callable[[], bool]
+    # What one network address may do, all its connections together (guests, lobby chat).
+    quotas: AddressQuotas
 
 
 class Refused(Exception):
@@ -196,6 +201,17 @@ async def guest(who: Requester, request: Guest) -> None:
     if not who.services.config.allow_guests:
         raise Refused(ErrorCode.GUESTS_DISABLED, "this server does not allow guests")
     wanted = accounts.check_name(request.name[:18]) if request.name is not None else None
+    # A guest account is one request away, so the accounts an address may make are counted
+    # (before any is made: nothing is stored for a refused one).
+    made = who.services.quotas.guests
+    network = network_of(who.host)
+    now = trio.current_time()
+    if not made.take(network, now):
+        raise Refused(
+            ErrorCode.RATE_LIMITED,
+            "this address has made too many guest accounts for now; register an account, or wait",
+            retry_ms=made.retry_ms(network, now),
+        )
     account, token = await accounts.guest(who.services.store, wanted)
     _now_as(who, account)
     # The resume token: with it (`login` or `hello.token`) the guest gets its seat back after a
@@ -219,9 +235,14 @@ async def list_tables(who: Requester, request: ListTables) -> None:
     lobby = who.services.lobby
     game = request.game.value if request.game is not None else None
     lobby.listen(who, game)
-    who.deliver(
-        Tables(id=request.id, tables=lobby.listing(game, request.status, request.open_seats))
+    infos, after = lobby.listing(
+        game,
+        request.status,
+        request.open_seats,
+        cursor=request.cursor,
+        limit=request.limit if request.limit is not None else LISTING_PAGE,
     )
+    who.deliver(Tables(id=request.id, tables=infos, next=after))
 
 
 def _seated_elsewhere(who: Requester, table_id: str | None) -> None:
@@ -234,7 +255,7 @@ async def create_table(who: Requester, request: CreateTable) -> None:
     if request.sit is not None:
         _seated_elsewhere(who, None)
     lobby = who.services.lobby
-    table = await lobby.create(request, account)
+    table = await lobby.create(request, account, network_of(who.host))
     created = TableCreated(id=request.id, table=table.table_id, code=table.config.code)
     if request.sit is None:
         who.deliver(created)
@@ -247,9 +268,10 @@ async def create_table(who: Requester, request: CreateTable) -> None:
 
 async def join(who: Requester, request: Join) -> None:
     account = need_account(who)
-    _seated_elsewhere(who, request.table)
     lobby = who.services.lobby
-    table = lobby.find(request.table, request.code)
+    # docs/protocol.md `join`: no_such_table and private_table come before already_seated.
+    table = lobby.find(request.table, request.code, network_of(who.host))
+    _seated_elsewhere(who, request.table)
     command = JoinCommand(
         peer=who,
         account=account,
@@ -263,7 +285,7 @@ async def join(who: Requester, request: Join) -> None:
 async def spectate(who: Requester, request: Spectate) -> None:
     need_account(who)
     lobby = who.services.lobby
-    table = lobby.find(request.table, request.code)
+    table = lobby.find(request.table, request.code, network_of(who.host))
     await lobby.submit(table, SpectateCommand(peer=who, request_id=request.id))
 
 
@@ -296,8 +318,20 @@ async def chat(who: Requester, request: Chat) -> None:
             ErrorCode.RATE_LIMITED, "you are chatting too fast", retry_ms=who.chat.retry_ms()
         )
     if table is None:
-        lobby.chat(account.name, text)
+        # Everyone logged in hears the lobby: one address's connections share one limit, so many
+        # of them cannot drown it out.
+        shared = who.services.quotas.lobby_chat
+        network = network_of(who.host)
+        now = trio.current_time()
+        if not shared.take(network, now):
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                "your address is chatting too fast in the lobby",
+                retry_ms=shared.retry_ms(network, now),
+            )
+        # Answered `ok`, then everyone hears it (this connection too), as at a table.
         who.deliver(Ok(id=request.id))
+        lobby.chat(account.name, text)
         return
     line = ChatMessage(scope=ChatScope.TABLE, table=table.table_id, name=account.name, text=text)
     # The table answers `ok`, then tells everyone at it (this connection too).
@@ -318,10 +352,7 @@ async def act(who: Requester, request: Act) -> None:
 # ---------------------------------------------------------------- the ladder, and the line itself
 
 
-async def ladder(
-    who: Requester,
-    request: LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow,
-) -> None:
+async def ladder(who: Requester, request: LadderRequest) -> None:
     # The ladder (server/ladder/) judges who may enter, accounts included.
     client = Client(peer=who, account=who.account, owner=who.host)
     who.deliver(await who.services.ladder.handle(client, request))
@@ -354,6 +385,7 @@ HANDLERS: dict[type[Message], Handler] = {
     LadderStandings: ladder,
     LadderMatches: ladder,
     LadderShow: ladder,
+    LadderRecords: ladder,
     Ping: ping,
     Pong: pong,
 }

@@ -309,7 +309,15 @@ class Session:
                 )
             )
         except TableError as exc:
-            self.deliver(Error(id=rid, code=exc.code.value, message=exc.message, detail=exc.detail))
+            self.deliver(
+                Error(
+                    id=rid,
+                    code=exc.code.value,
+                    message=exc.message,
+                    detail=exc.detail,
+                    retry_ms=exc.retry_ms,
+                )
+            )
         except AccountError as exc:
             self.deliver(Error(id=rid, code=exc.code, message=exc.message))
         except StorageError as exc:

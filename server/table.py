@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import secrets
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import structlog
 import trio
@@ -44,19 +43,16 @@ from protocol.messages import (
 )
 from protocol.types import Clock, TableInfo, TableStatus
 from server import broadcast, clocks, recovery, seating, turns
-from server.accounts import Account
 from server.broadcast import DealInPlay
 from server.peers import Peer
 from server.seating import SeatState
 from server.seats import (
-    BuiltinBot,
-    Decider,
     Thinker,
     decide_off_loop,
     fallback_action,
-    make_decider,
 )
 from server.storage import StorageError, StoredGame
+from server.table_bots import BotAccounts, TableBots
 from server.table_commands import (
     ActCommand,
     ChatCommand,
@@ -70,15 +66,13 @@ from server.table_commands import (
     error_for,
 )
 from server.table_policy import LobbyPolicy, TablePolicy
-from server.table_records import GameRecorder, ResultRow
+from server.table_records import GameRecorder, ResultRow, game_seats
 from server.table_seats import Membership
 
 if TYPE_CHECKING:
     from server.storage import Store
 
 log = structlog.get_logger("server.table")
-
-BotAccounts = Callable[[str], Awaitable[Account]]  # name -> the account of a built-in bot
 
 
 class Table:
@@ -98,7 +92,6 @@ class Table:
         self.config = config
         self.think = think  # how built-in seats and the fallback think (a thread, on a server)
         self.policy: TablePolicy = policy if policy is not None else LobbyPolicy()
-        self.bot_account = bot_account
         self.max_spectators = max_spectators
         self.game: Game = new_game(config.ruleset())
         self.members = Membership(config.table_id, config.players, config.bank_ms, config.grace_s)
@@ -117,20 +110,10 @@ class Table:
         self._abandon_notice: dict[int, ClockExpired] = {}
         self._turn_told: tuple[int, tuple[int, ...]] | None = None
         self._preface: Message | None = None
-        self._nursery: trio.Nursery | None = None
         self.send_inbox, self.receive_inbox = trio.open_memory_channel[Command](inbox_size)
         self.log = log.bind(table=config.table_id)
-        self.fallback: Decider | None = None
-        self.fallback_name = ""
-        self._make_fallback()
-
-    def _make_fallback(self) -> None:
-        """The decider that plays for a late seat, for this game's rules."""
-        wanted = self.config.fallback_bot
-        used, decide = make_decider(wanted, secrets.randbits(64), self.game.ruleset)
-        # A fallback that cannot load is the engine's first legal action, and we say so.
-        self.fallback = decide if used == wanted else None
-        self.fallback_name = f"{used} bot" if self.fallback is not None else "first legal action"
+        self.bots = TableBots(config, self.policy, bot_account, self.send_inbox, think)
+        self.bots.prepare_fallback(self.game)
 
     # ---------------------------------------------------------------- facts for the lobby
 
@@ -190,12 +173,12 @@ class Table:
         """Own the game until it is over and everyone has left (or the server stops)."""
         try:
             async with trio.open_nursery() as nursery:
-                self._nursery = nursery
+                self.bots.nursery = nursery
                 for seat in range(self.config.players):
-                    if self.seats[seat].bot is None and not self.seats[seat].abandoned:
-                        await self._seat_planned_bot(seat)
-                    elif self.seats[seat].abandoned:
+                    if self.seats[seat].abandoned:
                         await self.seat_fallback(seat)
+                    elif self.seats[seat].bot is None:
+                        await self.bots.seat_planned(lambda: self.game, self.seats[seat], seat)
                 self._note_occupancy()  # a table nobody sits at is unoccupied from its start
                 task_status.started()
                 await self._advance()
@@ -256,65 +239,23 @@ class Table:
             if owed is not None:
                 owed[0].deliver(owed[1])
 
-    async def _seat_planned_bot(self, seat: int) -> None:
-        """Seat the bot this seat was opened with: the policy's house bot, or the table's own."""
-        house = self.policy.house_seat(seat)
-        if house is not None:
-            await self._seat_bot(seat, house.spec, house.name)
-        elif seat in self.config.bots:
-            await self._seat_bot(seat, self.config.builtin_bot, None)
-
-    async def _seat_bot(self, seat: int, spec: str, name: str | None) -> None:
-        used, decide = make_decider(spec, secrets.randbits(64), self.game.ruleset)
-        label = name if name is not None else f"bot:{used}"
-        state = self.seats[seat]
-        if state.account is None:
-            state.account = await self.bot_account(f"bot:{used}")
-        bot = BuiltinBot(
-            seat=seat,
-            name=label,
-            inbox=self.send_inbox.clone(),
-            decide=decide,
-            view_of=lambda: (self.game.view(seat), self.game.legal_actions(seat)),
-            think=self.think,
-        )
-        state.bot = bot
-        state.holder = bot
-        state.dropped_at = None
-        state.told_legal = None
-        assert self._nursery is not None
-        self._nursery.start_soon(bot.run)
-
     async def seat_fallback(self, seat: int) -> None:
         """The seat's player is gone for good: the fallback bot plays it, on the bots' clock, and
         the seat keeps its account (the results count for it)."""
-        state = self.seats[seat]
-        state.abandoned = True
-        await self._seat_bot(seat, self.config.fallback_bot, f"fallback:{self.config.fallback_bot}")
+        await self.bots.seat_fallback(lambda: self.game, self.seats[seat], seat)
         self._abandon_notice[seat] = ClockExpired(
             table=self.table_id,
             version=0,
             seat=seat,
-            fallback=self.fallback_name,
+            fallback=self.bots.fallback_name,
             reason="abandoned",
         )
         if self.lifecycle is Lifecycle.PLAYING:
             # Stored, so a restart does not hold the seat for its player again.
             try:
-                await self.records.store_seats(self._game_seats())
+                await self.records.store_seats(game_seats(self.seats))
             except StorageError as exc:
                 self.log.error("seats_not_stored", error=str(exc))
-
-    def _game_seats(self) -> list[dict[str, Any]]:
-        """Who plays each seat, as the game's record keeps it (and a restart reads it back)."""
-        return [
-            {
-                "account": s.account.id if s.account else None,
-                "bot": s.bot.name if s.bot and not s.abandoned else None,
-                **({"abandoned": True} if s.abandoned else {}),
-            }
-            for s in self.seats
-        ]
 
     # ---------------------------------------------------------------- commands
 
@@ -328,14 +269,7 @@ class Table:
         elif isinstance(command, LeaveCommand):
             await self.members.leave(self, command)
         elif isinstance(command, ChatCommand):
-            peer = command.peer
-            if self.members.seat_of(peer) is None and peer not in self.spectators:
-                peer.deliver(
-                    error_for(ErrorCode.NOT_SEATED, "you are not at this table", command.request_id)
-                )
-                return
-            peer.deliver(Ok(id=command.request_id))
-            broadcast.tell_same(self.audience(), command.message)
+            self.members.chat(command)
         else:
             await self._close_unoccupied(command.ttl)
 
@@ -509,7 +443,7 @@ class Table:
 
     async def _start_game(self) -> None:
         game_id = await self.records.start_game(
-            self.config.game, self.game.ruleset.to_dict(), self._game_seats()
+            self.config.game, self.game.ruleset.to_dict(), game_seats(self.seats)
         )
         self.lifecycle = Lifecycle.PLAYING
         self.log = self.log.bind(game=game_id)
@@ -576,15 +510,7 @@ class Table:
         """A deadline passed: give up held seats whose grace ran out, play the fallback for a late
         seat (one at a time: the next deadline is computed afresh)."""
         now = trio.current_time()
-        for seat in self.members.expired_graces(now):
-            self.log.info("seat_grace_expired", seat=seat)
-            self.seats[seat].dropped_at = None
-            if self.lifecycle is Lifecycle.WAITING:
-                self.members.free(seat)  # before the game, an empty seat is free again
-                await self.store_waiting_seats()
-            elif self.lifecycle is Lifecycle.PLAYING:
-                await self.seat_fallback(seat)
-            self.changed()
+        await self.members.expire_graces(self, now)
         for seat, state in enumerate(self.seats):
             if not clocks.expired(state.clock, now):
                 continue
@@ -594,18 +520,18 @@ class Table:
             action = await fallback_action(
                 self.game,
                 seat,
-                self.fallback,
+                self.bots.fallback,
                 within=self.config.bot_turn_ms / 1000,
                 think=self.think,
             )
-            self.log.info("clock_expired", seat=seat, fallback=self.fallback_name)
+            self.log.info("clock_expired", seat=seat, fallback=self.bots.fallback_name)
             # Told just before the action's events (and only if it is applied): they are the
             # fallback's, not the player's.
             self._preface = ClockExpired(
                 table=self.table_id,
                 version=self.game.version,
                 seat=seat,
-                fallback=self.fallback_name,
+                fallback=self.bots.fallback_name,
                 reason="clock",
             )
             try:
@@ -682,7 +608,7 @@ class Table:
         # The rules the game was started with, as stored (a preset may have changed meaning since,
         # and options added since take the value that was the rule before them).
         self.game = new_game(Ruleset.from_stored(stored.ruleset))
-        self._make_fallback()
+        self.bots.prepare_fallback(self.game)
         found = recovery.replay(self.game, stored)
         self.records.game_id = found.game_id
         self.records.actions = found.actions

@@ -147,13 +147,22 @@ Command = (
 
 class TableError(Exception):
     """A request was refused before it reached a table; `code` is a protocol error code, `detail`
-    its machine-readable precision (the option at fault, for `bad_options`)."""
+    its machine-readable precision (the option at fault, for `bad_options`), `retry_ms` how long
+    to wait (for `rate_limited`). The message and detail are cut to what `error` may carry."""
 
-    def __init__(self, code: ErrorCode, message: str, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        detail: str | None = None,
+        *,
+        retry_ms: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
-        self.detail = detail
+        self.message = message[:500]
+        self.detail = detail[:200] if detail else None
+        self.retry_ms = retry_ms
 
 
 def error_for(

@@ -8,6 +8,7 @@ its write-ahead order: nothing is told before it is on disk.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from engine.game import Game
 from engine.records import hand_to_record
 
 if TYPE_CHECKING:
+    from server.seating import SeatState
     from server.storage import Store, Tx
 
 # (seat, account id, final score, place) per seat, as the results are stored.
@@ -119,3 +121,16 @@ def finished_hand_records(
         return []
     history = game.histories[-1]
     return [(history.hand_number, hand_to_record(history, game.ruleset, game_id=str(game_id)))]
+
+
+def game_seats(seats: Sequence[SeatState]) -> list[dict[str, Any]]:
+    """Who plays each seat, as the game's record keeps it (and a restart reads it back): the account,
+    the built-in bot's name for a bot's seat, and `abandoned` for a seat its player gave up."""
+    return [
+        {
+            "account": s.account.id if s.account else None,
+            "bot": s.bot.name if s.bot and not s.abandoned else None,
+            **({"abandoned": True} if s.abandoned else {}),
+        }
+        for s in seats
+    ]

@@ -22,6 +22,7 @@ from server.accounts import Account
 from server.peers import Peer
 from server.seating import How, NothingToResume, Refusal, SeatState
 from server.table_commands import (
+    ChatCommand,
     JoinCommand,
     LeaveCommand,
     LeaveReason,
@@ -307,3 +308,28 @@ class Membership:
         elif lifecycle is Lifecycle.PLAYING:
             host.log.info("seat_abandoned", seat=seat)
             await host.seat_fallback(seat)
+
+    async def expire_graces(self, host: MembershipHost, now: float) -> None:
+        """Give up the seats held for dropped players whose grace has run out: free again before
+        the game, the fallback bot's for the rest of it."""
+        for seat in self.expired_graces(now):
+            host.log.info("seat_grace_expired", seat=seat)
+            self.seats[seat].dropped_at = None
+            if host.lifecycle is Lifecycle.WAITING:
+                self.free(seat)
+                await host.store_waiting_seats()
+            elif host.lifecycle is Lifecycle.PLAYING:
+                await host.seat_fallback(seat)
+            host.changed()
+
+    def chat(self, command: ChatCommand) -> None:
+        """A table chat line: `ok` to its sender, then the line to everyone at the table (only a
+        connection that sits or watches here may speak here)."""
+        peer = command.peer
+        if self.seat_of(peer) is None and peer not in self.spectators:
+            peer.deliver(
+                error_for(ErrorCode.NOT_SEATED, "you are not at this table", command.request_id)
+            )
+            return
+        peer.deliver(Ok(id=command.request_id))
+        broadcast.tell_same(self.audience(), command.message)

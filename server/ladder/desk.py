@@ -11,20 +11,24 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from protocol.codec import pack_value
 from protocol.errors import ErrorCode
 from protocol.messages import (
     Entrant,
     Error,
     LadderMatches,
+    LadderRecords,
     LadderShow,
     LadderStandings,
     Matches,
+    MatchRecords,
     Message,
     Standings,
 )
 from protocol.types import ClientKind, LadderHalf, LadderMatch, MatchStatus, RatingMove, Standing
 from server.ladder import store as ladder_store
 from server.ladder.ratings import Rating
+from server.ladder.records import match_hand_records
 from server.peers import Peer
 from server.ports import Client, LadderRequest
 
@@ -33,15 +37,25 @@ if TYPE_CHECKING:
 
 #: The most standings lines sent at once: 500 of the longest fit one 64 KiB frame, 1000 do not.
 MAX_STANDINGS = 500
+#: The hand records of one `match_records` page, encoded, take at most this many bytes: with the
+#: envelope that is well inside the default 64 KiB frame (a ladder hand's record is about 4 KiB).
+RECORDS_PAGE_BYTES = 56 * 1024
+
+#: The requests the stored history answers, with or without a running ladder.
+ArchiveRequest = LadderStandings | LadderMatches | LadderShow | LadderRecords
+ARCHIVE_REQUESTS = (LadderStandings, LadderMatches, LadderShow, LadderRecords)
 
 
 class LadderArchive:
     """The ladder's stored history, read in the store's writer (so it sees every commit)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, page_bytes: int = RECORDS_PAGE_BYTES) -> None:
         self.store = store
+        self.page_bytes = page_bytes
 
-    async def answer(self, request: LadderStandings | LadderMatches | LadderShow) -> Message:
+    async def answer(self, request: ArchiveRequest) -> Message:
+        if isinstance(request, LadderRecords):
+            return await self._records(request)
         if isinstance(request, LadderStandings):
             limit = min(request.limit, MAX_STANDINGS)
             rows = await self.store.call(lambda tx: _stored_standings(tx, limit))
@@ -60,6 +74,37 @@ class LadderArchive:
             )
         return dataclasses.replace(entrant, id=request.id)
 
+    async def _records(self, request: LadderRecords) -> Message:
+        """One page of a finished match's hand records. A running match's are never shown: its
+        twin, or the rest of its own table, may still be playing those deals (a pair of twins is
+        stored as finished only once both tables are over)."""
+        found = await self.store.call(lambda tx: ladder_store.stored_match(tx, request.match))
+        if found is None or found.status == "running":
+            why = (
+                f"no ladder match is called {request.match!r} (`ladder_matches` lists them)"
+                if found is None
+                else f"match {request.match} is still being played: its hand records are shown"
+                " once it has ended"
+            )
+            return Error(id=request.id, code=ErrorCode.NO_SUCH_MATCH.value, message=why)
+        records = match_hand_records(found)
+        page: list[dict[str, Any]] = []
+        used = 0
+        for record in records[request.start :]:
+            size = len(pack_value(record))
+            if page and used + size > self.page_bytes:
+                break
+            page.append(record)
+            used += size
+        following = request.start + len(page)
+        return MatchRecords(
+            id=request.id,
+            match=request.match,
+            records=page,
+            total=len(records),
+            next=following if following < len(records) else None,
+        )
+
 
 class NoLadder:
     """The ladder desk of a server that runs no ladder: past ladders can still be read."""
@@ -68,7 +113,7 @@ class NoLadder:
         self.archive = LadderArchive(store)
 
     async def handle(self, client: Client, request: LadderRequest) -> Message:
-        if isinstance(request, LadderStandings | LadderMatches | LadderShow):
+        if isinstance(request, ARCHIVE_REQUESTS):
             return await self.archive.answer(request)
         return Error(
             id=request.id,
@@ -122,6 +167,10 @@ def wire_match(row: dict[str, Any]) -> LadderMatch:
         points=list(row["points"]) if row["points"] is not None else None,
         winner=row["winner"],
         forfeits=[name[:32] for name in row["forfeits"]],
+        forfeit_reasons={
+            name[:32]: why[:16] for name, why in row.get("forfeit_reasons", {}).items() if why
+        },
+        bots=[name[:32] for name in row.get("bots", [])],
         ratings=[
             RatingMove(
                 name=name[:32],
@@ -143,6 +192,7 @@ def _stored_standings(tx: Tx, limit: int) -> list[Standing]:
             mu=r.rating.mu,
             sigma=r.rating.sigma,
             games=r.rating.matches,
+            bot=r.bot,
         )
         for r in ladder_store.standings(tx, limit)
     ]

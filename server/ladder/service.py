@@ -36,9 +36,6 @@ from protocol.errors import ErrorCode
 from protocol.messages import (
     Error,
     LadderLeave,
-    LadderMatches,
-    LadderShow,
-    LadderStandings,
     MatchEnded,
     MatchStarted,
     Message,
@@ -48,7 +45,7 @@ from protocol.types import MatchResult
 from server.accounts import Account
 from server.config import ServerConfig
 from server.ladder import store as ladder_store
-from server.ladder.desk import LadderArchive
+from server.ladder.desk import ARCHIVE_REQUESTS, LadderArchive
 from server.ladder.duplicate import (
     TWINS,
     BoardSet,
@@ -208,7 +205,7 @@ class LadderService:
     async def handle(self, client: Client, request: LadderRequest) -> Message:
         """The reply to a ladder request from `client` (the session delivers it)."""
         rid = request.id
-        if isinstance(request, LadderStandings | LadderMatches | LadderShow):
+        if isinstance(request, ARCHIVE_REQUESTS):
             return await self.archive.answer(request)
         account = client.account
         if account is None or account.is_guest:
@@ -502,12 +499,13 @@ class LadderService:
                     outcome,
                     running.result.to_dict() if running.result is not None else {},
                     {int(e): moves[e] for e in outcome.entrants if e in moves},
+                    dict(running.forfeits),
                 )
                 for outcome, running in zip(outcomes, done, strict=True)
             ]
 
             def write(tx: Tx) -> None:
-                for outcome, half, by_account in rows:
+                for outcome, half, by_account, reasons in rows:
                     ladder_store.finish_match(
                         tx,
                         outcome.match_id,
@@ -515,6 +513,7 @@ class LadderService:
                         halves=[half],
                         moves=by_account,
                         ratings=everyone,
+                        forfeit_reasons=reasons,
                     )
 
             await self.store.call(write)

@@ -25,7 +25,7 @@ from typing import Any
 
 from server.ladder.duplicate import TableResult, board_points, deal_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, recompute
-from server.storage import HouseEntrant, MatchRow, Tx
+from server.storage import HouseEntrant, MatchRow, StoredAction, Tx
 
 #: The `game` column of the server's `ratings` table for ladder ratings.
 RATING_KEY = "ladder"
@@ -80,15 +80,18 @@ def finish_match(
     halves: list[dict[str, Any]],
     moves: Mapping[int, tuple[Rating, Rating]],
     ratings: Mapping[int, Rating] | None = None,
+    forfeit_reasons: Mapping[int, str] | None = None,
 ) -> int:
     """Mark a match rated with its result, and write the ratings. Returns its `rated_seq`.
 
     `outcome` names entrants by account id (as text); `moves` maps account id to (before, after)
     for the match's players (what its record shows); `ratings` is every entrant's rating after it
     (a match moves the others a little too: the ratings are one joint belief), or `None` to write
-    the moves' alone. The match is stamped with `outcome.finished_at` (required), so a rebuild
-    rates it at the same time. Raises `ValueError` (nothing written) for a match that is not
-    running or was planned with another number of boards.
+    the moves' alone. `forfeit_reasons` says why each forfeiter forfeited, by account id (the
+    table policy's word: `disconnected`, `left`, `timeouts`). The match is stamped with
+    `outcome.finished_at` (required), so a rebuild rates it at the same time. Raises
+    `ValueError` (nothing written) for a match that is not running or was planned with another
+    number of boards.
     """
     if outcome.finished_at is None:
         # The rebuild rates the match at its stored time (the ratings' drift), so the time it
@@ -112,6 +115,7 @@ def finish_match(
         halves=halves,
         changes=changes,
         finished_at=outcome.finished_at,
+        forfeit_reasons={int(a): why for a, why in (forfeit_reasons or {}).items()},
     )
     if rated_seq is None:
         raise ValueError(f"match {match} is not running")
@@ -202,28 +206,30 @@ class StandingRow:
     account_id: int
     name: str
     rating: Rating
+    bot: bool = False  # a bot account (else a person's)
 
 
 def standings(tx: Tx, limit: int = 100) -> list[StandingRow]:
     """Rated entrants, best first by the conservative estimate (ties by mean, then name)."""
     lines = sorted(
         (
-            (r.name, r.account_id, Rating(r.rating.mu, r.rating.sigma, r.rating.games))
+            (r.name, r.account_id, Rating(r.rating.mu, r.rating.sigma, r.rating.games), r.is_bot)
             for r in tx.rated_accounts(RATING_KEY)
         ),
         key=lambda t: (-t[2].conservative, -t[2].mu, t[0].lower()),
     )
     return [
-        StandingRow(rank, account, name, rating)
-        for rank, (name, account, rating) in enumerate(lines[:limit], start=1)
+        StandingRow(rank, account, name, rating, bot)
+        for rank, (name, account, rating, bot) in enumerate(lines[:limit], start=1)
     ]
 
 
-def _names(tx: Tx, ids: Iterable[int]) -> dict[int, str]:
+def _accounts(tx: Tx, ids: Iterable[int]) -> dict[int, tuple[str, bool]]:
+    """Each account's (name, whether it is a bot account); `#id` for one that is gone."""
     out = {}
     for account in set(ids):
         row = tx.account_by_id(account)
-        out[account] = row.name if row is not None else f"#{account}"
+        out[account] = (row.name, row.is_bot) if row is not None else (f"#{account}", False)
     return out
 
 
@@ -231,11 +237,12 @@ def matches(tx: Tx, entrant: str | None = None, limit: int = 20) -> list[dict[st
     """Recent finished matches (newest first) as plain data, optionally only one entrant's.
 
     Each: `match`, `status`, `preset`, `teams` (names), `points`, `winner` (0, 1, or None for a
-    draw or a void match), `forfeits` (names), `games` (the half games, whose hand records
-    `spades-server export --game` writes), `halves` (the match's table, or an old pair's two
-    halves: each one's game, table and per-team points),
-    `changes` (name: before/after), `finished_at`, `twin` (the match dealt the same deals at the
-    same time, or None).
+    draw or a void match), `forfeits` (names), `forfeit_reasons` (name: why, for those whose
+    reason was kept), `bots` (the players that are bot accounts), `games` (the match's games,
+    whose hand records `spades-server export --game` writes), `halves` (the match's table, or an
+    old pair's two halves: each one's game, table and per-team points), `changes` (name:
+    before/after), `finished_at`, `twin` (the match dealt the same deals at the same time, or
+    None).
     """
     account: int | None = None
     if entrant is not None:
@@ -248,7 +255,8 @@ def matches(tx: Tx, entrant: str | None = None, limit: int = 20) -> list[dict[st
         teams = row.teams
         if account is not None and account not in (*teams[0], *teams[1]):
             continue
-        names = _names(tx, [*teams[0], *teams[1]])
+        players = _accounts(tx, [*teams[0], *teams[1]])
+        names = {account: name for account, (name, _bot) in players.items()}
         forfeits = row.forfeits
         out.append(
             {
@@ -259,6 +267,10 @@ def matches(tx: Tx, entrant: str | None = None, limit: int = 20) -> list[dict[st
                 "points": row.points,
                 "winner": _winner(teams, row.points, forfeits) if row.status == "rated" else None,
                 "forfeits": [names.get(x, f"#{x}") for x in forfeits],
+                "forfeit_reasons": {
+                    names.get(x, f"#{x}"): why for x, why in row.forfeit_reasons.items()
+                },
+                "bots": [name for name, bot in (players[a] for t in teams for a in t) if bot],
                 "games": tx.match_games(match_id(row.seq)),
                 "halves": _halves(teams, row.halves),
                 "changes": {names.get(int(k), k): v for k, v in row.changes.items()},
@@ -348,6 +360,74 @@ def entrant_detail(tx: Tx, name: str, recent: int = 10) -> dict[str, Any] | None
     result["partners"] = dict(sorted(partners.items(), key=lambda kv: (-kv[1], kv[0])))
     result["recent"] = mine
     return result
+
+
+# ---------------------------------------------------------------- a match's hand records
+
+
+@dataclass(frozen=True, slots=True)
+class StoredHalf:
+    """A match's table as stored (an old duplicate pair's: one of its halves): its game, table,
+    seats, hand records and actions (each with the time it was written)."""
+
+    half: int  # 0 (an old pair's second half: 1)
+    game_id: int
+    table_id: str
+    table_config: dict[str, Any]
+    seats: list[dict[str, Any]]  # per seat: {"account": id or None, "bot": name or None, ...}
+    started_at: float
+    records: list[dict[str, Any]]
+    actions: list[StoredAction]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """What `ladder_records` answers from: the match's status, players and halves."""
+
+    match: str
+    status: str
+    forfeits: dict[int, str | None]  # account id -> reason (None: not kept)
+    accounts: dict[int, tuple[str, bool]]  # every seated account: (name, is a bot account)
+    halves: list[StoredHalf]  # the match's table (an old duplicate pair's two halves)
+    twin: str | None = None  # the match dealt the same deals at the same time, if any
+
+
+def stored_match(tx: Tx, match: str) -> StoredMatch | None:
+    """A match with its game (an old pair's: the games of its halves), for its hand records; None
+    if no match has the id."""
+    try:
+        row = tx.match(match_seq(match))
+    except ValueError:
+        return None
+    if row is None:
+        return None
+    halves = []
+    for half, game_id in enumerate(tx.match_games(match)):
+        game = tx.load_game(game_id)
+        if game is None:
+            continue
+        halves.append(
+            StoredHalf(
+                half=half,
+                game_id=game_id,
+                table_id=game.table_id,
+                table_config=dict(game.table_config),
+                seats=list(game.seats),
+                started_at=game.created_at or 0.0,
+                records=list(tx.hand_records(game_id)),
+                actions=list(game.actions),
+            )
+        )
+    ids = [a for team in row.teams for a in team]
+    ids += [s["account"] for h in halves for s in h.seats if s.get("account") is not None]
+    return StoredMatch(
+        match=match,
+        status=row.status,
+        forfeits={a: row.forfeit_reasons.get(a) for a in row.forfeits},
+        accounts=_accounts(tx, ids),
+        halves=halves,
+        twin=_twin(row.halves),
+    )
 
 
 # ---------------------------------------------------------------- house bots

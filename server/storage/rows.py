@@ -5,7 +5,7 @@ JSON columns come back decoded (the engine's own JSON shapes); times are Unix se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 #: (seat, account id or None, score, place): one seat's line of a finished game.
@@ -29,6 +29,7 @@ class StoredAction:
     action: Any
     source: str
     bank_left_ms: int | None = None  # the actor's time bank left after it (None: no bank)
+    at: float | None = None  # when it was written (Unix seconds, to the ms): a decision's time
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class StoredGame:
     seats: Any
     hands: list[StoredHand]
     actions: list[StoredAction]
+    created_at: float | None = None  # when the game began (its first decision's clock starts)
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class RatedAccount:
     account_id: int
     name: str
     rating: StoredRating
+    is_bot: bool = False  # a bot account (else a person's)
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,9 @@ class MatchRow:
     rated_seq: int | None
     created_at: float
     finished_at: float | None
+    #: Why each forfeiter forfeited, by account id (`timeouts`, `disconnected`, `left`); empty for
+    #: a match stored before the reasons were kept.
+    forfeit_reasons: dict[int, str] = field(default_factory=dict)
 
 
 class HouseEntrant(NamedTuple):

@@ -121,6 +121,13 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE tables ADD COLUMN creator INTEGER;
     ALTER TABLE actions ADD COLUMN bank_left_ms INTEGER
     """,
+    # Unused guests expire (`Tx.expire_guests`): `last_seen_at` is when a guest last logged in, or
+    # was last found connected or seated (NULL: not since it was made); the index finds an
+    # account's results without reading them all.
+    """
+    ALTER TABLE accounts ADD COLUMN last_seen_at REAL;
+    CREATE INDEX results_account ON results(account_id)
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -49,7 +49,18 @@ def _account(row: sqlite3.Row | None) -> AccountRow | None:
     )
 
 
+def _forfeits(text: str | None) -> tuple[list[int], dict[int, str]]:
+    """The `forfeits` column: a JSON object of account id -> reason (or null), or, as stored
+    before the reasons were kept, a list of account ids."""
+    value = json.loads(text or "[]")
+    if isinstance(value, dict):
+        ids = [int(k) for k in value]
+        return ids, {int(k): str(v) for k, v in value.items() if v is not None}
+    return [int(x) for x in value], {}
+
+
 def _match(row: sqlite3.Row) -> MatchRow:
+    forfeits, reasons = _forfeits(row["forfeits"])
     return MatchRow(
         seq=int(row["seq"]),
         status=str(row["status"]),
@@ -58,12 +69,13 @@ def _match(row: sqlite3.Row) -> MatchRow:
         hands=int(row["hands"]),
         teams=json.loads(row["teams"]),
         points=json.loads(row["points"]) if row["points"] else None,
-        forfeits=[int(x) for x in json.loads(row["forfeits"] or "[]")],
+        forfeits=forfeits,
         halves=json.loads(row["halves"]) if row["halves"] else None,
         changes=json.loads(row["changes"] or "{}"),
         rated_seq=None if row["rated_seq"] is None else int(row["rated_seq"]),
         created_at=float(row["created_at"]),
         finished_at=None if row["finished_at"] is None else float(row["finished_at"]),
+        forfeit_reasons=reasons,
     )
 
 
@@ -108,6 +120,28 @@ class SqliteTx:
         return _account(
             self.conn.execute("SELECT * FROM accounts WHERE name = ?", (name,)).fetchone()
         )
+
+    def guest_seen(self, account_ids: list[int]) -> None:
+        now = _now()
+        self.conn.executemany(
+            "UPDATE accounts SET last_seen_at = ? WHERE id = ? AND is_guest = 1",
+            [(now, account_id) for account_id in account_ids if _storable(account_id)],
+        )
+
+    def expire_guests(self, cutoff: float, in_use: list[int]) -> int:
+        self.guest_seen(in_use)
+        # SQLite gives a new row the largest rowid plus one: keeping the largest keeps every
+        # deleted id unused for good.
+        cur = self.conn.execute(
+            "DELETE FROM accounts WHERE is_guest = 1"
+            " AND COALESCE(last_seen_at, created_at) < ?"
+            " AND id < (SELECT MAX(id) FROM accounts)"
+            " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.account_id = accounts.id)"
+            " AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.account_id = accounts.id)"
+            " AND NOT EXISTS (SELECT 1 FROM ladder_entrants e WHERE e.account_id = accounts.id)",
+            (cutoff,),
+        )
+        return int(cur.rowcount)
 
     # ---------------------------------------------------------------- tables
 
@@ -244,6 +278,7 @@ class SqliteTx:
                 r["source"],
                 # Absent from a file not yet migrated (commands read files as they are).
                 r["bank_left_ms"] if "bank_left_ms" in r.keys() else None,  # noqa: SIM118 (a Row)
+                float(r["created_at"]),
             )
             for r in conn.execute(
                 "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
@@ -258,6 +293,7 @@ class SqliteTx:
             seats=json.loads(row["seats"]),
             hands=hands,
             actions=actions,
+            created_at=float(row["created_at"]),
         )
 
     def game_ids(self, status: str | None = None) -> list[int]:
@@ -350,9 +386,10 @@ class SqliteTx:
                 int(r["account_id"]),
                 str(r["name"]),
                 StoredRating(float(r["mu"]), float(r["sigma"]), int(r["games"])),
+                bool(r["is_bot"]),
             )
             for r in self.conn.execute(
-                "SELECT r.account_id, a.name, r.mu, r.sigma, r.games FROM ratings r"
+                "SELECT r.account_id, a.name, a.is_bot, r.mu, r.sigma, r.games FROM ratings r"
                 " JOIN accounts a ON a.id = r.account_id WHERE r.game = ?",
                 (game,),
             )
@@ -399,6 +436,7 @@ class SqliteTx:
         halves: Any,
         changes: Any,
         finished_at: float,
+        forfeit_reasons: Mapping[int, str] | None = None,
     ) -> int | None:
         row = self.conn.execute(
             "SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM ladder_matches"
@@ -409,7 +447,12 @@ class SqliteTx:
             " changes = ?, rated_seq = ?, finished_at = ? WHERE seq = ? AND status = 'running'",
             (
                 json.dumps(points),
-                json.dumps(forfeits),
+                # With reasons: {id: reason or null}, in the order of `forfeits`.
+                json.dumps(
+                    forfeits
+                    if forfeit_reasons is None
+                    else {str(a): forfeit_reasons.get(a) for a in forfeits}
+                ),
                 json.dumps(halves),
                 json.dumps(changes),
                 rated_seq,

@@ -52,6 +52,18 @@ class Tx(Protocol):
         """The account of that name, compared without case."""
         ...
 
+    def guest_seen(self, account_ids: list[int]) -> None:
+        """Note that these guests were seen now (a login, a live connection, a seat); ids of
+        accounts that are not guests are passed over."""
+        ...
+
+    def expire_guests(self, cutoff: float, in_use: list[int]) -> int:
+        """Delete every guest account not seen since `cutoff` (Unix time) that has no game
+        results and no ladder or rating rows, after noting the guests `in_use` (connected or
+        seated) as seen now; returns how many went. The newest account of all is never deleted,
+        so no deleted account's id is ever given to a new one."""
+        ...
+
     # ---------------------------------------------------------------- tables
 
     def insert_table(
@@ -191,9 +203,12 @@ class Tx(Protocol):
         halves: Any,
         changes: Any,
         finished_at: float,
+        forfeit_reasons: Mapping[int, str] | None = None,
     ) -> int | None:
         """Mark a running match rated with its result; returns its rating order (one more than
-        the last rated match's), or None (nothing written) if it is not running."""
+        the last rated match's), or None (nothing written) if it is not running.
+        `forfeit_reasons` (by account id, for some or all of `forfeits`) is kept with it and read
+        back in `MatchRow.forfeit_reasons`."""
         ...
 
     def void_match(self, seq: int, *, reason: str, finished_at: float) -> None:

@@ -1,5 +1,9 @@
 """Fifty tables at once; and no frame ever shows a card its recipient may not know."""
 
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
 import trio
 
 from protocol.messages import (
@@ -12,10 +16,19 @@ from protocol.messages import (
     TableCreated,
 )
 from protocol.types import Game
-from server.app import Server
+from server.app import Server, local_config, running_server
+from server.config import Limits
 from tests.server.players import play_until_over, random_choice
 from tests.server.truth import check_no_leak, replay_truth
 from tests.server.wire_client import WireClient
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    """One client opens all fifty tables, so its address may (16 by default)."""
+    limits = Limits(max_tables_per_address=64)
+    async with running_server(local_config(tmp_path / "server.db", limits=limits)) as srv:
+        yield srv
 
 
 async def test_fifty_tables_of_bots_finish_and_record_every_hand(server: Server) -> None:

@@ -114,7 +114,10 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
             assert "target score" in phone.inner_text(item)
             phone.tap(f"{item} button:has-text('Watch')")
             phone.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
-            assert "ada" in phone.inner_text("#felt")
+            # The felt is drawn on the next animation frame after the screen shows: wait for it.
+            phone.wait_for_function(
+                "() => document.getElementById('felt').textContent.includes('ada')", timeout=WAIT_MS
+            )
 
             played: list[str] = []
             bids = 0
@@ -312,7 +315,9 @@ def test_friends_at_a_private_table_chat_and_see_who_is_gone(tmp_path: Path) -> 
                 "() => document.getElementById('table-log').textContent.includes('hello from the phone')",
                 timeout=WAIT_MS,
             )
-            assert "friend" in host.inner_text("#felt")
+            host.wait_for_function(
+                "() => document.getElementById('felt').textContent.includes('friend')", timeout=WAIT_MS
+            )
 
             friend_context.close()  # the phone's browser goes away
             host.wait_for_selector("#felt .offline", timeout=WAIT_MS)

@@ -1,7 +1,7 @@
 """Ladder history written straight into a database (through a `Tx`), for tests of what the ladder
 shows."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from server.ladder import store
 from server.ladder.duplicate import TableResult, pair_seating, team_points
@@ -24,10 +24,12 @@ def rated_match(
     *,
     forfeits: Sequence[str] = (),
     humans: Sequence[str] = (),
+    reasons: Mapping[str, str] | None = None,
 ) -> str:
     """A rated match of `names` (team 0: names[0], names[2]) whose halves scored `half_scores`
     (team 0's side, team 1's side): an old ladder's duplicate pair (or its first half, forfeited),
-    as stored then. Returns its id; the ratings move as the ladder's would."""
+    as stored then. Returns its id; the ratings move as the ladder's would. `reasons` says why
+    forfeiters forfeited, by name."""
     ids = [account(tx, name, bot=name not in humans) for name in names]
     teams = ((ids[0], ids[2]), (ids[1], ids[3]))
     match = store.insert_match(tx, preset="standard", options={}, hands=1, teams=teams)
@@ -56,6 +58,7 @@ def rated_match(
         halves=[h.to_dict() for h in halves],
         moves={int(k): v for k, v in moves.items()},
         ratings={int(k): v for k, v in ratings.items()},
+        forfeit_reasons={ids[names.index(n)]: why for n, why in (reasons or {}).items()},
     )
     return match
 

@@ -4,6 +4,10 @@ client speaking the real protocol over one. No sockets: trio's autojump clock ru
     listener = MemoryListener()
     async with running_server(memory_config(), listeners=[listener]):
         client = await MemoryClient.connect(listener)
+
+On trio's autojump clock, mind the server's worker threads (opening the store, hashing a token):
+while one runs, the clock jumps to the next deadline. Keep deadlines (a `fail_after`, the idle and
+write sweeps) out of those moments, or use real time.
 """
 
 from __future__ import annotations

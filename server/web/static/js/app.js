@@ -5,6 +5,7 @@
 import { classify } from "./actions.js";
 import { Connection } from "./connection.js";
 import { $, fill, h } from "./dom.js";
+import { everyTable } from "./listing.js";
 import { TableState } from "./state.js";
 import { renderTable, tickClocks } from "./table_view.js";
 import { checkHand } from "./verify.js";
@@ -107,10 +108,7 @@ async function loggedIn(name) {
   $("user-name").textContent = name;
   $("logout").hidden = false;
   if (!app.table) show("lobby-screen");
-  const reply = await app.conn.request({ t: "list_tables" });
-  if (reply && reply.t === "tables") {
-    app.tables = new Map(reply.tables.map((info) => [info.table, info]));
-  }
+  app.tables = await everyTable((message) => app.conn.request(message)); // every page of it
   // The server gives a seat back at `hello` when the connection that held it is gone. After a
   // dropped Wi-Fi it may not know yet that the old one is gone (it waits for the idle timeout):
   // then this tab takes its seat over, as it asks to (`join` with `takeover`).
@@ -360,6 +358,7 @@ function leaveScreen() {
 async function act(action) {
   const state = app.table;
   if (!state || !state.turn) return;
+  const asked = state.turn; // kept: a refused act leaves the same decision open
   const version = state.turn.version;
   state.turn = null; // one act per turn: the next `your_turn` brings the next choice
   app.selected.clear();
@@ -376,8 +375,15 @@ async function act(action) {
       reply = await app.conn.request({ t: "act", table: state.table, version: newer, action: again });
     }
   }
-  if (reply && reply.t === "error") notice(reply.message);
-  else if (reply) notice("");
+  if (reply && reply.t === "error") {
+    // The server sends a decision's choices once: unless the decision is over (made for us, or
+    // the seat is no longer ours), the refused act leaves it open, so offer it again.
+    if (!state.turn && !["not_your_turn", "not_seated", "stale_version"].includes(reply.code)) {
+      state.turn = asked;
+      render();
+    }
+    notice(reply.message);
+  } else if (reply) notice("");
 }
 
 // A card was clicked, tapped or pressed: chosen for a pass (or unchosen), or played.
