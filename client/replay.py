@@ -46,7 +46,9 @@ class ReplayHand:
     notes: list[str]
     check: str
     missed: list[int]  # tricks the client did not see (it was disconnected)
-    context: str = ""  # where the hand was played, beyond its game (a ladder match, an old one's half)
+    context: str = (
+        ""  # where the hand was played, beyond its game (a ladder match, an old one's half)
+    )
     fallback_bids: frozenset[int] = frozenset()  # indices of `bids` the clock's fallback chose
     fallback_plays: frozenset[int] = frozenset()  # indices into the plays, in order
     clock: list[str] = field(default_factory=list)  # how long each seat took, for people
