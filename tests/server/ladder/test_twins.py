@@ -9,6 +9,7 @@ and holds one player of the second table on its first turn, so the first table r
 import dataclasses
 from pathlib import Path
 
+import pytest
 import trio
 
 from protocol.messages import (
@@ -30,7 +31,7 @@ from protocol.messages import (
 from server.ladder import store as ladder_store
 from server.ladder.ratings import recompute
 from server.ladder.settings import LadderSettings
-from server.storage import read_transaction
+from server.storage import StorageError, Tx, read_transaction
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.test_queries import person
 from tests.server.ladder.test_service import dealt_deals
@@ -179,3 +180,74 @@ async def test_twins_cut_short_by_the_server_stopping_are_void_and_never_rated(
         matches = ladder_store.matches(tx, limit=10)
         assert [m["status"] for m in matches] == ["void", "void"]
         assert ladder_store.rated_outcomes(tx) == [] and ladder_store.current_ratings(tx) == {}
+
+
+async def test_a_twin_whose_game_cannot_be_kept_is_void_and_the_other_is_rated_alone(
+    make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first twin table to finish cannot store its game (the store fails under it): that match
+    # is void, never rated, and its twin is rated as a match played alone, on its own deals.
+    names = [f"r{i}" for i in range(8)]
+    real_link = ladder_store.link_game
+    failed: list[str] = []
+
+    def link_or_fail(tx: Tx, match: str, half: int, game_id: int) -> None:
+        if not failed:
+            failed.append(match)
+            raise StorageError("the disk is full (the test's)")
+        real_link(tx, match, half, game_id)
+
+    monkeypatch.setattr(ladder_store, "link_game", link_or_fail)
+    with trio.fail_after(120):
+        async with (
+            make_server(ladder=True, ladder_settings=SETTINGS) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
+            players = {name: await person(server.port, name) for name in names}
+            for client in players.values():
+                assert isinstance(await client.request(LadderEnter()), Ok)
+            told: dict[str, list[Message]] = {name: [] for name in names}
+
+            async def play(name: str) -> None:
+                client = players[name]
+                for _ in range(MAX_MESSAGES):
+                    message = await client.receive()
+                    if message is None:
+                        return
+                    told[name].append(message)
+                    if isinstance(message, YourTurn):
+                        action = message.legal[0]
+                        await client.send(
+                            Act(table=message.table, version=message.version, action=action)
+                        )
+
+            for name in names:
+                nursery.start_soon(play, name)
+            service.settings = dataclasses.replace(SETTINGS, max_matches=2)
+            service.wake()
+            await service.wait_voided(1)
+            await service.wait_rated(1)
+            # No further matches: the history is these two.
+            service.settings = SETTINGS
+            for client in players.values():
+                await client.aclose()
+            nursery.cancel_scope.cancel()
+
+    (void_match,) = failed
+    with read_transaction(server.config.db_path) as tx:
+        stored = {m["match"]: m for m in ladder_store.matches(tx, limit=10)}
+        history = ladder_store.rated_outcomes(tx)
+        current = ladder_store.current_ratings(tx)
+    assert stored[void_match]["status"] == "void" and stored[void_match]["changes"] == {}
+    (alone,) = history
+    assert alone.match_id != void_match and alone.twin is None
+    assert stored[alone.match_id]["twin"] is None and len(alone.deals) == SETTINGS.hands
+    # Only the rated match's four have ratings, and they are what the history rebuilds to.
+    assert set(current) == {int(e) for e in alone.entrants}
+    assert current == {int(k): v for k, v in recompute(history).items()}
+    # Its players were told it ended; the void match's were not (it is not rated).
+    ended = {n for n, seen in told.items() if any(isinstance(m, MatchEnded) for m in seen)}
+    assert len(ended) == 4
+    started = {n: next(m for m in seen if isinstance(m, MatchStarted)) for n, seen in told.items()}
+    assert {started[n].match for n in ended} == {alone.match_id}
