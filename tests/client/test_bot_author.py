@@ -74,9 +74,10 @@ async def test_a_bot_author_registers_enters_finds_fetches_and_replays_a_match(
         path = tmp_path / "m-1.jsonl"
         fetched = await spades("ladder", "records", "m-1", "-o", str(path))
         assert fetched.exit_code == 0, fetched.output
-        assert f"wrote 2 hand records of match m-1 (2 halves) to {path}" in fetched.output
+        # A match is one table (hands=1 here): one game, no second half.
+        assert f"wrote 1 hand records of match m-1 (1 game) to {path}" in fetched.output
         records = [json.loads(x) for x in path.read_text().splitlines()]
-        assert [r["ladder"]["half"] for r in records] == [1, 2]
+        assert [(r["ladder"]["half"], r["ladder"]["halves"]) for r in records] == [(1, 1)]
         assert all("my-bot" in r["names"] for r in records)
         printed = await spades("ladder", "records", "m-1")
         assert [json.loads(x) for x in printed.output.splitlines()] == records
@@ -84,9 +85,9 @@ async def test_a_bot_author_registers_enters_finds_fetches_and_replays_a_match(
         replayed = await spades("replay", str(path), "--all")
         assert replayed.exit_code == 0, replayed.output
         text = replayed.output
-        assert "match m-1 · half 1 of 2" in text and "match m-1 · half 2 of 2" in text
+        assert "match m-1" in text and "half 1 of" not in text
         assert "time per decision: " in text and "my-bot " in text
-        assert text.count("verified: seed matches the commitment") == 2
+        assert text.count("verified: seed matches the commitment") == 1
 
         unknown = one_line_error(await spades("ladder", "records", "m-77"))
         assert "no_such_match" in unknown
