@@ -25,7 +25,6 @@ import random
 import secrets
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +53,7 @@ from server.ladder.duplicate import (
     team_points,
     twin_groups,
 )
+from server.ladder.entrants import Entrant, RunningMatch, closed_table_ok, first_of
 from server.ladder.gate import DealGate
 from server.ladder.policy import MatchPolicy
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_board_set
@@ -69,23 +69,6 @@ if TYPE_CHECKING:
     from server.storage import Store, Tx
 
 log = structlog.get_logger("server.ladder")
-
-
-@dataclass(eq=False)
-class Entrant:
-    """One account on the ladder: a connection of it, or a house bot (`peer` None)."""
-
-    account: Account
-    peer: Peer | None
-    house_spec: str | None = None
-    owner: str = "house"
-    busy: bool = False
-    leaving: bool = False
-    benched_until: float = 0.0
-
-    @property
-    def key(self) -> str:
-        return str(self.account.id)
 
 
 class LadderService:
@@ -604,36 +587,3 @@ class LadderService:
         table = self.tables.new_table(config, policy)
         await self.tables.adopt(table)
         return table
-
-
-@dataclass(eq=False)
-class RunningMatch:
-    """One match of a board set while it is played: its row, its four, its table, its result."""
-
-    match: str
-    seated: list[Entrant]
-    table: Table | None = None
-    result: TableResult | None = None  # set once its game is over
-    forfeits: dict[int, str] = field(default_factory=dict)  # account id -> why
-
-
-class closed_table_ok:
-    """Suppress `TableError` from a table that closed under us (it is over either way)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
-        return isinstance(exc, TableError)
-
-
-async def first_of(*events: trio.Event) -> None:
-    """Return as soon as any of `events` is set."""
-    async with trio.open_nursery() as nursery:
-
-        async def wait(event: trio.Event) -> None:
-            await event.wait()
-            nursery.cancel_scope.cancel()
-
-        for event in events:
-            nursery.start_soon(wait, event)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from server.accounts import Account
 from server.config import ServerConfig
+from server.ladder.entrants import Entrant
 from server.ladder.scheduler import (
     Candidate,
     SchedulerSettings,
@@ -17,7 +18,7 @@ from server.ladder.scheduler import (
     pairing_key,
     pairings,
 )
-from server.ladder.service import Entrant, LadderService
+from server.ladder.service import LadderService
 from server.ladder.settings import LadderSettings
 
 NAMES = [f"e{i}" for i in range(24)]
