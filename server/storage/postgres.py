@@ -17,6 +17,7 @@ apply each once.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from collections.abc import Sequence
@@ -139,6 +140,15 @@ def hold_serving_lock(url: str, *, shared: bool) -> psycopg.Connection[Any]:
     raise PostgresInUse(shown(url), holder, detail)
 
 
+def release_serving_lock(lock: psycopg.Connection[Any]) -> None:
+    """Let go of the serving lock, then close its connection. Unlocked first because PostgreSQL
+    ends a session's backend (and only then frees its locks) a moment after the client hangs up:
+    a server started right after this one stopped would find the database still held."""
+    with contextlib.suppress(psycopg.Error):
+        lock.execute("SELECT pg_advisory_unlock_all()")
+    lock.close()
+
+
 #: A statement (and its parameters) a cluster server's writer runs first in every batch: it fails
 #: the transaction unless the server's lease is good (`server.cluster.membership.FENCE`).
 Fence = tuple[str, tuple[Any, ...]]
@@ -155,14 +165,14 @@ def open_for_serving(
     try:
         conn = connect(url)
     except BaseException:
-        lock.close()
+        release_serving_lock(lock)
         raise
     try:
         migrate(conn, url)
         return PostgresDatabase(conn, url, durability, lock, fence)
     except BaseException:
         conn.close()
-        lock.close()
+        release_serving_lock(lock)
         raise
 
 
@@ -293,4 +303,4 @@ class PostgresDatabase:
             self.conn.close()
         finally:
             if self.lock is not None:
-                self.lock.close()
+                release_serving_lock(self.lock)
