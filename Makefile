@@ -4,7 +4,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: play test lint typecheck pytest bench clean
+# `make play ARGS="--preset hearts"` passes ARGS to `spades play`; `make install` links the three
+# commands into BINDIR (a folder on your PATH) so they work from anywhere.
+ARGS   ?=
+BINDIR ?= $(HOME)/.local/bin
+COMMANDS := spades spades-server spades-bot
+
+.PHONY: play install uninstall test test-web lint typecheck pytest bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,9 +20,23 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+	@echo "installed spades, spades-server and spades-bot in $(BIN)/ (make install puts them on your PATH)"
 
 play: $(STAMP)
-	$(BIN)/spades play
+	@$(BIN)/spades play $(ARGS)
+
+# Links, not copies: the commands stay the ones of this checkout's .venv (pipx does the same).
+install: $(STAMP)
+	@mkdir -p "$(BINDIR)"
+	@for c in $(COMMANDS); do ln -sf "$(CURDIR)/$(BIN)/$$c" "$(BINDIR)/$$c"; done
+	@echo "linked $(COMMANDS) into $(BINDIR)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) \
+		echo "$(BINDIR) is not on your PATH: add it, e.g. export PATH=\"$(BINDIR):\$$PATH\" in ~/.profile";; esac
+
+uninstall:
+	@for c in $(COMMANDS); do \
+		if [ "$$(readlink "$(BINDIR)/$$c")" = "$(CURDIR)/$(BIN)/$$c" ]; then rm "$(BINDIR)/$$c"; fi; done
+	@echo "removed this checkout's links from $(BINDIR)"
 
 test: lint typecheck pytest
 
@@ -29,6 +49,11 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q
+
+# The web page and its transport alone (tests/web/), with the browser required: a missing Chromium
+# fails here instead of skipping (install it with: apt-get install chromium chromium-driver).
+test-web: $(STAMP)
+	SPADES_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/web
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'

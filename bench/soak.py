@@ -11,7 +11,9 @@ Then it checks, and exits 1 if any check fails:
   observers saw scored (an observer the server drops as a slow consumer comes back and counts the
   hands it missed from its new snapshot);
 - the server's memory is flat: the last quarter's median RSS is within 20 % (+8 MiB) of the
-  second quarter's (the first quarter is warm-up).
+  second quarter's (the first quarter is warm-up);
+- the WAL stays bounded: its largest size (the `-wal` file, sampled twice a second) is at most
+  `WAL_SIZE_LIMIT` (64 MiB), whatever the length of the run (it once grew to 391 MB in a run).
 
 Run: .venv/bin/python bench/soak.py [--minutes 5] [--tables 64]. Prints one JSON line at the end.
 """
@@ -51,6 +53,7 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import Game
+from server.storage.sqlite import WAL_SIZE_LIMIT
 from tests.hostile import peer as peer_module
 from tests.hostile.peer import Peer, welcomed
 from tests.hostile.proc import ServerProcess
@@ -70,6 +73,7 @@ class Stats:
     observers_dropped: int = 0
     tables_missed: int = 0
     rss_kib: list[int] = field(default_factory=list)
+    wal_bytes_max: int = 0
     hands_seen: set[tuple[str, int]] = field(default_factory=set)
 
 
@@ -275,6 +279,15 @@ async def sample_memory(server: ServerProcess, stats: Stats, done: trio.Event) -
             await done.wait()
 
 
+async def sample_wal(wal: Path, stats: Stats, done: trio.Event) -> None:
+    """The WAL file's size, twice a second: the store checkpoints it so it stays bounded."""
+    while not done.is_set():
+        with contextlib.suppress(FileNotFoundError):
+            stats.wal_bytes_max = max(stats.wal_bytes_max, wal.stat().st_size)  # noqa: ASYNC240
+        with trio.move_on_after(0.5):
+            await done.wait()
+
+
 def database_figures(db: Path) -> tuple[str, dict[str, int], int]:
     conn = sqlite3.connect(db)
     try:
@@ -289,7 +302,18 @@ def database_figures(db: Path) -> tuple[str, dict[str, int], int]:
 async def soak(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="spades-soak-"))
     server = ServerProcess(
-        workdir / "soak.db", "--human-clock", "1", "--bot-clock", "2", "--reconnect-grace", "10"
+        workdir / "soak.db",
+        "--human-clock",
+        "1",
+        "--bot-clock",
+        "2",
+        "--reconnect-grace",
+        "10",
+        # Every soak client is on 127.0.0.1: its tables and its many guests come from one address.
+        "--max-tables-per-address",
+        "1000",
+        "--max-guests-per-address",
+        "100000",
     )
     stats = Stats()
     stop, done = trio.Event(), trio.Event()
@@ -298,6 +322,7 @@ async def soak(args: argparse.Namespace) -> int:
         observers = [Observer(server.port, stats) for _ in range(args.observers)]
         async with trio.open_nursery() as nursery:
             nursery.start_soon(sample_memory, server, stats, done)
+            nursery.start_soon(sample_wal, workdir / "soak.db-wal", stats, done)
             for observer in observers:
                 nursery.start_soon(observer.run, done)
             with trio.move_on_after(args.minutes * 60 + args.drain) as budget:
@@ -342,6 +367,7 @@ async def soak(args: argparse.Namespace) -> int:
         "records_equal_hands_seen": records == len(stats.hands_seen)
         or (stats.tables_missed > 0 and records >= len(stats.hands_seen)),
         "memory_flat": late <= early * 1.2 + 8 * 1024,
+        "wal_bounded": stats.wal_bytes_max <= WAL_SIZE_LIMIT,
     }
     emit(
         {
@@ -360,6 +386,8 @@ async def soak(args: argparse.Namespace) -> int:
             "rss_kib_early": early,
             "rss_kib_late": late,
             "rss_kib_max": max(rss),
+            "wal_bytes_max": stats.wal_bytes_max,
+            "db_bytes": (workdir / "soak.db").stat().st_size,
             "checks": checks,
             "workdir": str(workdir),
         }

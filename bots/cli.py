@@ -1,5 +1,10 @@
-"""The `spades-bot` command line."""
+"""The `spades-bot` command line.
 
+Every command that fails prints one line, `error: ...`, on stderr and exits non-zero (2 for a usage
+mistake, 1 for a failure), as `spades` does; no traceback and no box reaches the user.
+"""
+
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -128,28 +133,121 @@ def arena(  # noqa: PLR0917 - typer maps each option to a parameter
 
 
 @app.command()
-def run(  # noqa: PLR0917 - typer maps each option to a parameter
-    bot: Annotated[
-        str, typer.Argument(help="module:Class, or a sample name (random, heuristic, search)")
+def register(
+    name: Annotated[
+        str, typer.Argument(help="the bot account's name: 2-24 letters, digits, _ . -")
     ],
-    server: Annotated[str, typer.Option(help="the server, HOST:PORT")] = "127.0.0.1:7777",
+    server: Annotated[
+        str,
+        typer.Option(
+            help="the server, HOST[:PORT] (port 7777 if left out)", envvar="SPADES_SERVER"
+        ),
+    ] = "127.0.0.1:7777",
     tls: Annotated[bool, typer.Option(help="speak TLS (a server run with --tls-cert)")] = False,
     ca: Annotated[
         str | None, typer.Option(help="PEM file the server's TLS certificate chains to")
     ] = None,
-    token: Annotated[str, typer.Option(help="the bot account's token", envvar="SPADES_TOKEN")] = "",
-    table: Annotated[str | None, typer.Option(help="take a seat at this table")] = None,
+) -> None:
+    """Make a bot account on a server, print its token once, and keep it for `spades-bot run`."""
+    import trio
+
+    from bots.sdk.credentials import BotCredentials, BotTokens, CredentialsError, server_key
+    from bots.sdk.register import register_bot
+    from bots.sdk.runlog import clock_text
+    from bots.sdk.runner import RunnerError, parse_address
+
+    if ca is not None and not tls:
+        raise typer.BadParameter("--ca goes with --tls")
+    try:
+        host, port = parse_address(server)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    try:
+        registered = trio.run(lambda: register_bot(host, port, name, tls=tls, ca=ca))
+    except RunnerError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    key = server_key(host, port)
+    try:
+        kept = BotTokens().save(key, BotCredentials(registered.name, registered.token))
+    except (OSError, CredentialsError) as exc:
+        kept = None
+        typer.echo(f"warning: could not keep the token ({exc}): copy it now", err=True)
+    kind = "a bot account" if registered.bot else "a PERSON's account (the server made it so)"
+    typer.echo(f"registered {registered.name} on {key}: {kind}")
+    if registered.clock is not None:
+        typer.echo(f"its seats play on the bot clock: {clock_text(registered.clock)}")
+    typer.echo(f"its token (shown this once; it is a password, keep it secret): {registered.token}")
+    if kept is not None:
+        typer.echo(
+            f"kept in {kept}: `spades-bot run BOT --server {server} --ladder` plays as"
+            f" {registered.name} with it"
+        )
+    typer.echo(
+        "elsewhere, give it as `--token TOKEN` or in SPADES_TOKEN (either wins over the kept one)"
+    )
+
+
+@app.command()
+def run(  # noqa: PLR0917 - typer maps each option to a parameter
+    ctx: typer.Context,
+    bot: Annotated[
+        str, typer.Argument(help="module:Class, or a sample name (random, heuristic, search)")
+    ],
+    server: Annotated[
+        str,
+        typer.Option(
+            help="the server, HOST[:PORT] (port 7777 if left out)", envvar="SPADES_SERVER"
+        ),
+    ] = "127.0.0.1:7777",
+    tls: Annotated[bool, typer.Option(help="speak TLS (a server run with --tls-cert)")] = False,
+    ca: Annotated[
+        str | None, typer.Option(help="PEM file the server's TLS certificate chains to")
+    ] = None,
+    token: Annotated[
+        str,
+        typer.Option(
+            help="the bot account's token (default: the one `spades-bot register` kept for"
+            " this server)",
+            envvar="SPADES_TOKEN",
+        ),
+    ] = "",
+    account: Annotated[
+        str | None,
+        typer.Option(
+            help="play as this bot registered from this machine (default: the last one"
+            " registered on the server)"
+        ),
+    ] = None,
+    table: Annotated[
+        str | None, typer.Option(help="take a seat at this table", envvar="SPADES_TABLE")
+    ] = None,
     seat: Annotated[int | None, typer.Option(help="the seat wanted (default: any free)")] = None,
     ladder: Annotated[bool, typer.Option(help="enter the rated ladder instead")] = False,
     games: Annotated[
-        int, typer.Option(help="stop after this many games (0: keep playing)", min=0)
-    ] = 1,
+        int | None,
+        typer.Option(
+            help="stop after this many games at a table, or matches on the ladder (0: keep"
+            " playing; default: 1 game at a table, no limit on the ladder)",
+            min=0,
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="the bot's random seed")] = None,
+    retry_forever: Annotated[
+        bool,
+        typer.Option(
+            "--retry-forever",
+            help="never give up reaching the server (by default: 10 s for the first connection,"
+            " 120 s to get a lost one back)",
+        ),
+    ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="log every decision")] = False,
 ) -> None:
     """Take a seat at a table (--table) or enter the ladder (--ladder) and play until done.
 
     The runner reconnects by itself after a drop and answers every turn before its deadline.
+    SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE stand in for --server, --token and --table
+    (the flags win); without either token, the one `spades-bot register` kept is used.
     """
     import logging
 
@@ -158,10 +256,10 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     from bots.registry import BotSpecError, make_bot
     from bots.sdk.runner import BotRunner, RunnerConfig, RunnerError, parse_address
 
+    if ladder and _from_environment(ctx, "table"):
+        table = None  # --ladder, a flag, wins over SPADES_TABLE
     if (table is None) == (not ladder):
         raise typer.BadParameter("give exactly one of --table ID and --ladder")
-    if not token:
-        raise typer.BadParameter("give --token (or set SPADES_TOKEN)")
     if ca is not None and not tls:
         raise typer.BadParameter("--ca goes with --tls")
     try:
@@ -169,6 +267,10 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         player = make_bot(bot, seed)
     except (ValueError, BotSpecError) as exc:
         raise typer.BadParameter(str(exc)) from None
+    if account is not None and token and not _from_environment(ctx, "token"):
+        raise typer.BadParameter("give --token or --account, not both")
+    if not token or account is not None:  # --account, a flag, wins over SPADES_TOKEN
+        token = _kept_token(host, port, account)
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(message)s",
@@ -180,20 +282,97 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         table=table,
         seat=seat,
         ladder=ladder,
-        games=0 if ladder and games == 1 else games,
+        games=games if games is not None else (0 if ladder else 1),
         tls=tls,
         ca=ca,
+        retry_forever=retry_forever,
     )
     try:
         stats = trio.run(BotRunner(player, config).run)
     except RunnerError as exc:
-        typer.echo(f"spades-bot: {exc}", err=True)
+        hint = " (--retry-forever keeps trying)" if exc.gave_up else ""
+        typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     for game in stats.games:
         typer.echo(f"game over: winners {game['winners']}, scores {game['scores']}")
-    typer.echo(f"{stats.decisions} decisions, {stats.fallbacks} fallbacks")
+    for match in stats.matches:
+        typer.echo(_match_line(match))
+    typer.echo(stats.summary())
+
+
+def _kept_token(host: str, port: int, account: str | None) -> str:
+    """The token `spades-bot register` kept for the server: `account`'s, else its default's."""
+    from bots.sdk.credentials import BotTokens, CredentialsError, server_key
+
+    key = server_key(host, port)
+    tokens = BotTokens()
+    try:
+        kept = tokens.find(key, account)
+        names = tokens.names(key)
+    except CredentialsError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if kept is None:
+        if account is not None:
+            known = f" (kept for {key}: {', '.join(names)})" if names else ""
+            raise typer.BadParameter(f"no bot {account!r} was registered on {key} here{known}")
+        raise typer.BadParameter(
+            f"give --token (or set SPADES_TOKEN), or make a bot account first:"
+            f" spades-bot register NAME --server {key}"
+        )
+    typer.echo(f"playing as {kept.name} (its token kept in {tokens.path(key)})", err=True)
+    return kept.token
+
+
+def _match_line(match: dict[str, object]) -> str:
+    """One ladder match as the run saw it end."""
+    text = f"match {match['match']} over"
+    if "place" in match:
+        text += (
+            f": place {match['place']}, {match['score']} points, rating"
+            f" {match['rating_before']:.2f} -> {match['rating_after']:.2f}"
+        )
+    if "forfeited" in match:
+        text += f" (forfeited: {match['forfeited']})"
+    return text
+
+
+@app.command()
+def conformance(
+    server: Annotated[
+        str, typer.Option(help="the server to check, HOST[:PORT]", envvar="SPADES_SERVER")
+    ] = "127.0.0.1:7777",
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="run only these scenarios (repeat, or a comma list)"),
+    ] = None,
+    list_scenarios: Annotated[
+        bool, typer.Option("--list", help="list the scenarios and what each checks")
+    ] = False,
+) -> None:
+    """Check a server against docs/protocol.md: a table of scenarios; exit 0 only if all pass."""
+    from bots.conformance import server_cli
+    from bots.sdk.runner import parse_address
+
+    if list_scenarios:
+        typer.echo(server_cli.list_scenarios())
+        return
+    try:
+        host, port = parse_address(server)
+        code = server_cli.run(host, port, only or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    except server_cli.Unreachable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    raise typer.Exit(code)
+
+
+def _from_environment(ctx: typer.Context, name: str) -> bool:
+    """Whether the parameter `name` got its value from its environment variable, not a flag."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "ENVIRONMENT"
 
 
 def _options(pairs: list[str]) -> dict[str, object]:
@@ -214,6 +393,24 @@ def _options(pairs: list[str]) -> dict[str, object]:
     return out
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: a usage mistake is one `error:` line naming the help to read,
+    as every other failure is (see the module's docstring); exits with the command's code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # the help, and the exit code of a usage mistake
+        app(args=["--help"], prog_name="spades-bot", standalone_mode=False)
+        raise SystemExit(2)
+    try:
+        # Not standalone: click would print its multi-line usage box; we print one line instead.
+        code = app(args=args, prog_name="spades-bot", standalone_mode=False)
+    except typer.TyperException as exc:  # click's usage errors (and the few others it raises)
+        text = exc.format_message().removeprefix("Invalid value: ").strip()
+        where = getattr(getattr(exc, "ctx", None), "command_path", "spades-bot")
+        exit_code = getattr(exc, "exit_code", 1)
+        hint = f" (see {where} --help)" if exit_code == 2 else ""
+        typer.echo(f"error: {text}{hint}", err=True)
+        raise SystemExit(exit_code) from None
+    except typer.Abort:
+        typer.echo("error: interrupted", err=True)
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

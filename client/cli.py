@@ -56,8 +56,9 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def run(main: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine under trio, turning every expected failure into one line and exit 1."""
+def run(main: Callable[[], Awaitable[T]], interrupted: str | None = None) -> T:
+    """Run a coroutine under trio, turning every expected failure into one line and exit 1.
+    `interrupted`: what to say on Ctrl-C instead of failing (exit 0: nothing went wrong)."""
     try:
         with lone_errors():
             return trio.run(main)
@@ -68,6 +69,9 @@ def run(main: Callable[[], Awaitable[T]]) -> T:
     except EngineError as exc:
         raise fail(exc.message) from None
     except KeyboardInterrupt:
+        if interrupted is not None:
+            typer.echo(interrupted)
+            raise typer.Exit(0) from None
         raise fail("interrupted", 130) from None
 
 
@@ -138,7 +142,16 @@ def register(
     credentials = run(lambda: lobby.register(address, name))
     config.save_credentials(address.key, credentials)
     typer.echo(f"registered {credentials.name} on {address.key}")
-    typer.echo(f"your token is kept in {config.token_path(address.key)} (keep it secret)")
+    typer.echo(
+        f"your token (shown this once; it is a password, keep it secret): {credentials.token}"
+    )
+    typer.echo(
+        f"it is kept in {config.token_path(address.key)}, so this machine logs in by itself;"
+    )
+    typer.echo(
+        f"on another machine: `spades connect {address.text}` then "
+        "`spades login --token TOKEN` (or `spades login` to type it unseen)"
+    )
 
 
 @app.command()
@@ -267,29 +280,47 @@ def watch(
 def play_at(config: ClientConfig, address: ServerAddress, seating: Seating) -> None:
     from client.play import play_session
 
-    message = run(lambda: play_session(address, token_for(config, address), seating))
+    message = run(
+        lambda: play_session(address, token_for(config, address), seating),
+        interrupted="stopped; a seat you hold is kept for a while: `spades join TABLE` to return",
+    )
     if message:
         typer.echo(message)
 
 
 @app.command()
 def play(
-    preset: Annotated[str, typer.Option(help="A ruleset preset: standard, hearts, ...")] = (
-        "standard"
-    ),
+    preset: Annotated[
+        str | None, typer.Option(help="A ruleset preset: standard (the default), hearts, ...")
+    ] = None,
     opt: Annotated[
         list[str] | None, typer.Option(help="Override one option: name=value (repeatable).")
     ] = None,
+    new: Annotated[
+        bool,
+        typer.Option(
+            "--new",
+            help="Start a new game even if one is unfinished (the server's bot plays your "
+            "seat in the old one to its end).",
+        ),
+    ] = False,
 ) -> None:
-    """Play right now against three built-in bots, on a server run inside this program."""
+    """Play right now against three built-in bots, on a server run inside this program.
+
+    An unfinished game is taken up again; `--preset` or `--opt` for another game says so first,
+    and `--new` starts it."""
     from client.play import play_local
 
     options = parse_options(opt or [])
     try:
-        request = lobby.create_request(preset, options, -1, False, 0)
+        request = lobby.create_request(preset or "standard", options, -1, False, 0)
     except ValueError as exc:
         raise fail(str(exc), 2) from None
-    message = run(lambda: play_local(ClientConfig(), request))
+    explicit = preset is not None or bool(opt)
+    message = run(
+        lambda: play_local(ClientConfig(), request, explicit=explicit, new_game=new),
+        interrupted="stopped; the game is kept: `spades play` takes you back to it",
+    )
     if message:
         typer.echo(message)
 
@@ -329,13 +360,29 @@ def ladder_matches(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     limit: Annotated[int, typer.Option(help="At most this many matches (1..50).")] = 20,
+    mine: Annotated[
+        bool,
+        typer.Option(
+            "--mine",
+            help="Only the matches of your accounts here: yours (`spades register`) and the bots"
+            " made from this machine (`spades-bot register`).",
+        ),
+    ] = False,
 ) -> None:
     """The ladder's finished matches, newest first."""
     config = ClientConfig()
     address = server_address(config)
     if not 1 <= limit <= 50:
         raise fail("--limit is 1..50", 2)
-    found = run(lambda: lobby.ladder_matches(address, token_for(config, address), entrant, limit))
+    token = token_for(config, address)
+    if mine:
+        if entrant is not None:
+            raise fail("give an ENTRANT or --mine, not both", 2)
+        names = my_accounts(config, address)
+        found = run(lambda: lobby.ladder_matches_of(address, token, names, limit))
+        entrant = " and ".join(names)
+    else:
+        found = run(lambda: lobby.ladder_matches(address, token, entrant, limit))
     if as_json:
         typer.echo(json.dumps([lobby.table_dict(match) for match in found], indent=2))
         return
@@ -345,6 +392,50 @@ def ladder_matches(
         return
     title = f"Ladder matches of {entrant}" if entrant else "Ladder matches"
     Console(highlight=False).print(lobby.matches_view(found, title))
+
+
+def my_accounts(config: ClientConfig, address: ServerAddress) -> list[str]:
+    """Your account on the server and the bot accounts made from this machine there."""
+    saved = config.credentials(address.key)
+    try:
+        names = ([saved.name] if saved is not None else []) + config.bot_names(address.key)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    if not names:
+        raise fail(
+            f"no account of yours on {address.key} here: `spades register NAME`, or"
+            f" `spades-bot register NAME --server {address.key}` for a bot"
+        )
+    return list(dict.fromkeys(names))
+
+
+@ladder_app.command("records")
+def ladder_records(
+    match: Annotated[str, typer.Argument(help="The match id (see `spades ladder matches`).")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write them to this file (default: print them)."),
+    ] = None,
+) -> None:
+    """A finished match's hand records (both halves, every decision and its time) as JSON lines,
+    for `spades replay FILE`."""
+    config = ClientConfig()
+    address = server_address(config)
+    records = run(lambda: lobby.ladder_records(address, token_for(config, address), match))
+    lines = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
+    if output is None:
+        typer.echo(lines, nl=False)
+        return
+    try:
+        output.write_text(lines, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    halves = len({(r.get("ladder") or {}).get("half") for r in records})
+    typer.echo(
+        f"wrote {len(records)} hand records of match {match}"
+        f" ({halves} {'half' if halves == 1 else 'halves'}) to {output}:"
+        f" `spades replay {output}` steps through them"
+    )
 
 
 @ladder_app.command("show")

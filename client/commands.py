@@ -164,6 +164,8 @@ def _normalise(text: str) -> str:
 def _bid(text: str, state: TableState) -> Command:
     assert state.turn is not None
     wanted = _normalise(text)
+    if wanted.startswith("bid "):  # "bid 3", as /help writes it
+        wanted = wanted[4:]
     wanted = {"0": "nil", "bn": "blind nil", "blind 0": "blind nil", "nil blind": "blind nil"}.get(
         wanted, wanted
     )
@@ -187,5 +189,13 @@ def _bid(text: str, state: TableState) -> Command:
         if tricks <= 18:
             # Well formed but not offered: the engine will say why.
             return _choose(state, Action(kind=ActionKind.BID, tricks=tricks, blind=blind))
-    shown = ", ".join(list(choices)[:6])
-    return Problem(f"bid a number, nil or blind nil (you may bid: {shown}…)")
+    return Problem(f"not a bid you may make now; you may bid: {offered(list(choices))}")
+
+
+def offered(choices: list[str]) -> str:
+    """The legal bids in few words: `nil, 1 to 13` rather than fourteen of them."""
+    numbers = sorted(int(c) for c in choices if c.isdigit())
+    words = [c for c in choices if not c.isdigit()]
+    if len(numbers) > 3 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return ", ".join([*words, f"{numbers[0]} to {numbers[-1]}"])
+    return ", ".join([*words, *(str(n) for n in numbers)])

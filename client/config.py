@@ -6,6 +6,8 @@ Everything lives in the user's config directory (platformdirs), or in `$SPADES_C
     client.json              {"server": "192.168.1.20:7777"}        the server `spades connect` chose
                              (`tls://...`, and "ca": a PEM path, for a server behind TLS)
     servers/<host_port>.json {"server": ..., "name": ..., "token": ...}  mode 0600: a token is a secret
+    bots/<host_port>.json    the bot accounts `spades-bot register` made (bots/sdk/credentials.py,
+                             which owns that file; the client only reads their names)
 
 A token file is written to a temporary file created with mode 0600 and renamed over the old one, so a
 crash never leaves a half-written or world-readable token behind.
@@ -187,6 +189,13 @@ class ClientConfig:
 
     def forget_credentials(self, key: str) -> None:
         self._server_file(key).unlink(missing_ok=True)
+
+    def bot_names(self, key: str) -> list[str]:
+        """The bot accounts `spades-bot register` made for the server `key` from this machine
+        (`bots/sdk/credentials.py` writes them: {"bots": {name: token}}); [] when none."""
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", key)
+        bots = _read_json(self.root / "bots" / f"{safe}.json").get("bots")
+        return [name for name in bots if isinstance(name, str)] if isinstance(bots, dict) else []
 
     def token_path(self, key: str) -> Path:
         """Where the token for `key` is kept (shown to the user after `register`)."""

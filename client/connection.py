@@ -9,13 +9,14 @@
   client did not ask for, such as the `joined` that follows a resume). It ends when the connection
   does; `conn.close_reason` then says why.
 
-The codec is the protocol's (`protocol.encode`, `MessageDecoder`); nothing here knows the game.
+The protocol itself is `protocol.connection.Connection` (sans-IO: the phases, the request ids, the
+`seq` of events); this module adds the socket, the waiting and the keepalive. Nothing here knows the
+game.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import ssl
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -24,7 +25,9 @@ from typing import TypeVar
 import trio
 
 from client.config import ServerAddress
-from protocol.errors import ERROR_CODES, ErrorCode, ProtocolError
+from protocol.connection import CONNECTION_CLOSED
+from protocol.connection import Connection as ProtocolConnection
+from protocol.errors import LocalProtocolError, RemoteProtocolError, closes_connection
 from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
     Bye,
@@ -39,7 +42,6 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.types import ClientKind
-from protocol.wire import MessageDecoder, encode
 
 CONNECT_TIMEOUT = 10.0
 REPLY_TIMEOUT = 20.0
@@ -100,10 +102,9 @@ class Connection:
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
-        self.decoder = MessageDecoder(Sender.SERVER, max_frame_size=MAX_FRAME)
+        self.protocol = ProtocolConnection(Sender.CLIENT, max_frame_size=MAX_FRAME)
         self._send_events, self.events = trio.open_memory_channel[Message](EVENT_BUFFER)
         self._waiters: dict[int, _Waiter] = {}
-        self._next_id = 1
         self._send_lock = trio.Lock()
         self.close_reason: str | None = None
         self.closed = trio.Event()
@@ -112,8 +113,15 @@ class Connection:
     # ---------------------------------------------------------------- sending
 
     async def send(self, message: Message) -> None:
-        """Send one message as it is; raises ConnectionLost if the stream is gone."""
-        data = encode(message)
+        """Send one message (a request without `id` is numbered); raises ConnectionLost if the stream
+        is gone or closing, and ServerError, without sending anything, for a message the server
+        would refuse (one out of its phase, or breaking its schema: a chat line too long, say)."""
+        try:
+            data = self.protocol.send(message)
+        except LocalProtocolError as exc:
+            if not self.protocol.can_send:
+                raise ConnectionLost(self.close_reason or "the connection is closing") from None
+            raise ServerError(exc.code.value, exc.message, exc.detail) from None
         try:
             async with self._send_lock:
                 await self.stream.send_all(data)
@@ -129,12 +137,13 @@ class Connection:
         """
         if self.closed.is_set():
             raise ConnectionLost(self.close_reason or "not connected")
-        rid = self._next_id
-        self._next_id += 1
+        message = self.protocol.numbered(message)
+        rid = message.id
+        assert rid is not None
         waiter = _Waiter()
         self._waiters[rid] = waiter
         try:
-            await self.send(dataclasses.replace(message, id=rid))
+            await self.send(message)
             with trio.move_on_after(wait):
                 await waiter.done.wait()
         finally:
@@ -167,9 +176,10 @@ class Connection:
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     data = b""
                 if not data:
+                    # (Not fed to the protocol: a server that drops us mid-frame closed it too.)
                     self._close(self.close_reason or "the server closed the connection")
                     return
-                self.decoder.receive_data(data)
+                self.protocol.receive_data(data)
                 await self._drain()
         finally:
             self._close(self.close_reason or "the connection ended")
@@ -177,14 +187,18 @@ class Connection:
     async def _drain(self) -> None:
         while True:
             try:
-                message = self.decoder.next_message()
-            except ProtocolError as exc:
+                message = self.protocol.next_event()
+            except RemoteProtocolError as exc:
                 if exc.fatal:
                     self._close(f"the server sent something unreadable ({exc.code.value})")
                     return
-                continue  # one refused frame (an unknown message type, say): skip it
+                continue  # one refused message (an unknown type, a reply to nothing): skip it
             if message is None:
                 return
+            if message is CONNECTION_CLOSED:
+                self._close(self.close_reason or "the server closed the connection")
+                return
+            assert isinstance(message, Message)
             if isinstance(message, Bye):
                 self._close(message.reason or "the server said goodbye")
                 return
@@ -193,7 +207,11 @@ class Connection:
                 waiter.reply = message
                 waiter.done.set()
                 continue
-            if isinstance(message, Error) and message.id is None and self._fatal(message):
+            if (
+                isinstance(message, Error)
+                and message.id is None
+                and closes_connection(message.code)
+            ):
                 self._close(message.message or message.code)
                 return
             if isinstance(message, Ping):
@@ -203,16 +221,6 @@ class Connection:
                 await self._send_events.send(message)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return
-
-    @staticmethod
-    def _fatal(error: Error) -> bool:
-        """Whether an unsolicited error means the server is closing (e.g. `slow_consumer`)."""
-        try:
-            code = ErrorCode(error.code)
-        except ValueError:
-            return False
-        info = ERROR_CODES.get(code)
-        return info is not None and info.closes
 
     def _close(self, reason: str) -> None:
         if self.close_reason is None:

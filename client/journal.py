@@ -15,6 +15,7 @@ hands, re-dealt by the engine from the revealed seed), `plays`, `trick_winners`,
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,51 @@ class Journal:
 
     def path_for(self, table: str) -> Path:
         return self.root / _safe(self.server) / f"{_safe(table)}.jsonl"
+
+    def progress_path(self, table: str) -> Path:
+        return self.root / _safe(self.server) / f"{_safe(table)}.progress.json"
+
+    def save_progress(self, table: str, progress: dict[str, Any]) -> None:
+        """Keep what the client has seen of the hand in play (client/carryover.py), replacing the
+        last copy whole (written beside it, then renamed), so a crash leaves one or the other."""
+        path = self.progress_path(table)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spare = path.with_suffix(".tmp")
+        spare.write_text(json.dumps(progress, separators=(",", ":"), ensure_ascii=False))
+        os.replace(spare, path)
+
+    def mark_left(self, table: str) -> None:
+        """Remember that the player left this table's game for good (`spades play --new`)."""
+        path = self.root / _safe(self.server) / f"{_safe(table)}.left"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+
+    def has_left(self, table: str) -> bool:
+        return (self.root / _safe(self.server) / f"{_safe(table)}.left").exists()
+
+    def last_seen(self, table: str) -> float:
+        """When this client last followed the table's hand in play (0: never)."""
+        try:
+            return self.progress_path(table).stat().st_mtime
+        except OSError:
+            return 0.0
+
+    def clear_progress(self, table: str) -> None:
+        self.progress_path(table).unlink(missing_ok=True)
+
+    def load(self, table: str) -> tuple[list[dict[str, Any]], object | None]:
+        """What an earlier run kept of this table: its finished hands and the hand in play (each
+        empty when missing or unreadable: a damaged history never stops play)."""
+        path = self.path_for(table)
+        try:
+            records = read_records(path) if path.exists() else []
+        except JournalError:
+            records = []
+        try:
+            progress: object | None = json.loads(self.progress_path(table).read_text("utf-8"))
+        except (OSError, ValueError):
+            progress = None
+        return records, progress
 
     def append(self, record: dict[str, Any]) -> Path:
         table = self.table or str(record.get("game_id") or "unknown")

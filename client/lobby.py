@@ -8,10 +8,12 @@ import time
 from dataclasses import fields
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 from client.config import Credentials, ServerAddress
-from client.connection import Connection, open_connection
+from client.connection import Connection, ServerError, open_connection
 from client.journal import GameSummary
 from engine.ruleset import PRESETS, Ruleset
 from protocol import messages as m
@@ -39,10 +41,31 @@ async def login(address: ServerAddress, token: str) -> str:
     return reply.name
 
 
+# Pages of the listing `every_table` follows at most (each holds up to 100 tables, fewer when
+# they would not fit a frame): far more than any server lists, and a bound on a broken one.
+MAX_PAGES = 100
+
+
+async def every_table(conn: Connection, game: Game | None = None) -> list[TableInfo]:
+    """Every table (of `game`, if given) on this connection, page after page, in the order they
+    opened (the server sends the listing in pages that fit a frame: `tables.next`)."""
+    infos: list[TableInfo] = []
+    seen: set[str] = set()
+    cursor = None
+    for _page in range(MAX_PAGES):
+        reply = await conn.expect(m.ListTables(game=game, cursor=cursor), m.Tables)
+        # A table shows once; a server that listed one twice is not believed twice.
+        infos.extend(info for info in reply.tables if info.table not in seen)
+        seen.update(info.table for info in reply.tables)
+        cursor = reply.next
+        if cursor is None:
+            break
+    return infos
+
+
 async def list_tables(address: ServerAddress, game: str | None) -> list[TableInfo]:
     async with open_connection(address) as conn:
-        reply = await conn.expect(m.ListTables(game=Game(game) if game else None), m.Tables)
-    return list(reply.tables)
+        return await every_table(conn, Game(game) if game else None)
 
 
 async def standings(address: ServerAddress, token: str | None, limit: int) -> list[Standing]:
@@ -59,6 +82,52 @@ async def ladder_matches(
     async with open_connection(address, token=token) as conn:
         reply = await conn.expect(m.LadderMatches(entrant=entrant, limit=limit), m.Matches)
     return list(reply.matches)
+
+
+async def ladder_matches_of(
+    address: ServerAddress, token: str | None, names: list[str], limit: int
+) -> list[LadderMatch]:
+    """The finished matches of any of `names` (one's own accounts), newest first, each once."""
+    found: dict[str, LadderMatch] = {}
+    async with open_connection(address, token=token) as conn:
+        for name in names:
+            reply = await conn.expect(m.LadderMatches(entrant=name, limit=limit), m.Matches)
+            for match in reply.matches:
+                found.setdefault(match.match, match)
+    newest = sorted(
+        found.values(), key=lambda x: (x.time or 0, _match_number(x.match)), reverse=True
+    )
+    return newest[:limit]
+
+
+def _match_number(match: str) -> int:
+    """`m-12` -> 12 (the order matches were made in), 0 for an id of another shape."""
+    number = match.rpartition("-")[2]
+    return int(number) if number.isdigit() else 0
+
+
+#: Pages of one match's records asked for at most (a page holds several hands; a match has
+#: `2 × hands` records, a few dozen at most).
+MAX_RECORD_PAGES = 1000
+
+
+async def ladder_records(
+    address: ServerAddress, token: str | None, match: str
+) -> list[dict[str, Any]]:
+    """Every hand record of a finished ladder match, both halves, page by page (`ladder_records`);
+    `ServerError` `no_such_match` for an unknown or unfinished match."""
+    records: list[dict[str, Any]] = []
+    start: int | None = 0
+    async with open_connection(address, token=token) as conn:
+        for _ in range(MAX_RECORD_PAGES):
+            if start is None:
+                return records
+            page = await conn.expect(m.LadderRecords(match=match, start=start), m.MatchRecords)
+            records.extend(page.records)
+            start = page.next if page.records else None  # a page without records ends it
+    raise ServerError(
+        "internal", f"match {match}'s records did not end after {MAX_RECORD_PAGES} pages"
+    )
 
 
 async def ladder_show(address: ServerAddress, token: str | None, name: str) -> m.Entrant:
@@ -199,12 +268,13 @@ def tables_view(infos: list[TableInfo]) -> Table:
 
 def standings_view(entries: list[Standing]) -> Table:
     view = Table(title="Ladder", title_justify="left")
-    for column in ("rank", "entrant", "rating", "μ", "σ", "games"):
-        view.add_column(column, justify="left" if column == "entrant" else "right")
+    for column in ("rank", "entrant", "kind", "rating", "μ", "σ", "games"):
+        view.add_column(column, justify="left" if column in ("entrant", "kind") else "right")
     for entry in entries:
         view.add_row(
             str(entry.rank),
             entry.name,
+            "bot" if entry.bot else "person",
             f"{entry.rating:.1f}",
             f"{entry.mu:.1f}",
             f"{entry.sigma:.2f}",
@@ -214,21 +284,46 @@ def standings_view(entries: list[Standing]) -> Table:
     return view
 
 
+#: Why an entrant forfeited, in words (the server's reasons: docs/ladder.md, "What a forfeit is").
+FORFEIT_WORDS = {
+    "disconnected": "its connection dropped",
+    "left": "it left the table",
+    "timeouts": "its clock ran out too often",
+}
+
+
 def match_result(match: LadderMatch) -> str:
-    """`A won 362:21`, `draw 40:40` or `void`, with any forfeit named."""
+    """`A won 362:21`, `draw 40:40` or `void`, with `(forfeit)` when someone forfeited."""
     if match.status is MatchStatus.VOID or match.points is None:
         return "void"
     a, b = match.points
     text = f"draw {a}:{b}" if match.winner is None else f"{'AB'[match.winner]} won {a}:{b}"
-    if match.forfeits:
-        text += f" ({', '.join(match.forfeits)} forfeited)"
-    return text
+    return text + (" (forfeit)" if match.forfeits else "")
 
 
-def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> Table:
+def forfeit_lines(matches: list[LadderMatch]) -> list[str]:
+    """One line per forfeit: who, in which match, and why (when the server kept the reason)."""
+    out = []
+    for match in matches:
+        for name in match.forfeits:
+            why = match.forfeit_reasons.get(name)
+            reason = f": {FORFEIT_WORDS.get(why, why)}" if why else ""
+            out.append(f"{match.match}: {name} forfeited{reason}; its team lost the match")
+    return out
+
+
+def _team(match: LadderMatch, team: int) -> str:
+    """A team's names, a bot's marked `*` (as `spades tables` marks them)."""
+    return " + ".join(f"{name}*" if name in match.bots else name for name in match.teams[team])
+
+
+def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> Group:
+    """The matches as a table, then a line for each forfeit saying why."""
     view = Table(title=title, title_justify="left")
     for column in ("match", "ended", "team A", "team B", "halves", "result"):
-        view.add_column(column, no_wrap=column in ("match", "ended", "halves"))
+        # Team names wrap (at the `+`s, else anywhere) rather than lose their ends at 80 columns.
+        team = column.startswith("team")
+        view.add_column(column, no_wrap=not team, overflow="fold" if team else "ellipsis")
     for match in matches:
         when = (
             time.strftime("%m-%d %H:%M", time.localtime(match.time))
@@ -239,13 +334,16 @@ def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> T
         view.add_row(
             match.match,
             when,
-            "+".join(match.teams[0]),
-            "+".join(match.teams[1]),
+            _team(match, 0),
+            _team(match, 1),
             halves,
             match_result(match),
         )
-    view.caption = "halves: team A's points:team B's in each half · a void match is not rated"
-    return view
+    view.caption = (
+        "* a bot · halves: team A's points:team B's in each half · a void match is not rated"
+        " · `spades ladder records MATCH -o FILE` fetches its hands"
+    )
+    return Group(view, *(Text(line) for line in forfeit_lines(matches)))
 
 
 def entrant_lines(entrant: m.Entrant) -> list[str]:

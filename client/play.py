@@ -59,7 +59,9 @@ async def ladder_session(address: ServerAddress, token: str | None) -> str:
     return f"Left the ladder of {address.key}."
 
 
-async def play_local(config: ClientConfig, request: m.CreateTable) -> str:
+async def play_local(
+    config: ClientConfig, request: m.CreateTable, *, explicit: bool = False, new_game: bool = False
+) -> str:
     """`spades play`: a local server, your local account, a table with bots, the play screen."""
     db_path, log_path = local_paths()
     async with local_server(db_path, log_path) as address:
@@ -68,7 +70,7 @@ async def play_local(config: ClientConfig, request: m.CreateTable) -> str:
         session = PlaySession(
             address=address,
             token=credentials.token,
-            seating=Seating(Mode.RESUME, create=request),
+            seating=Seating(Mode.RESUME, create=request, explicit=explicit, new_game=new_game),
             display=terminal,
             journal=Journal(LOCAL_KEY),
         )

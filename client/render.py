@@ -1,18 +1,22 @@
 """The play screen as a pure function: (table state, screen state, now) -> exactly `height` lines of
-rich `Text`, at most `width` cells wide. Designed for 80x24; wider terminals get the same layout.
+rich `Text`, at most `width` cells wide. Designed for 80x24:
 
     line 1        header: game, table, hand, who you are, connection status
     lines 2-12    the table: the seat across at the top, left and right seats at the sides, you at the
-                  bottom, the trick in the middle (or an overlay: /help, /scores, /last, /verify)
+                  bottom, the trick in the middle (or an overlay: /help, /scores, /last, /verify).
+                  Each seat: where it sits and its account, its bid and tricks, its cards left and
+                  its clock when it is to act (or how long its seat is held, if it dropped)
     line 13       scores and bags (Spades) or penalty points (Hearts) per side
     line 14       whose turn, what to do, the clock
     lines 15-17   your hand by suit, suit symbols in colour, the number to type under each legal card
-    lines 18-22   what happened (events and chat)
+    lines 18-22   what happened (events and chat); after a hand, its result until the next is under way
     line 23       the last refusal, or a failed deal check in reverse video
     line 24       the prompt with what you are typing
 
-Colour is decoration only: legal cards also carry a number and illegal ones a dot, so the screen reads
-the same with `NO_COLOR` set (rich honours it in the console).
+A taller terminal gives the extra lines to what happened; one at least 110 columns wide shows, beside
+the table, the scores hand by hand and the last trick. Colour is decoration only: legal cards also
+carry a number and illegal ones a dot, so the screen reads the same with `NO_COLOR` set (rich honours
+it in the console).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from dataclasses import dataclass
 from rich.console import Group
 from rich.text import Text
 
+from client import panels
+from client.results import minutes
 from client.state import SeatClock, TableState
 from client.state import label as card_label
 
@@ -31,6 +37,8 @@ HEIGHT = 24
 TABLE_LINES = 11
 LOG_LINES = 5
 SIDE = 24  # width of the left and right seat columns
+WIDE = 110  # from this width on, a column beside the table (scores, the last trick)
+GAP = 2  # between the table and that column
 RED = "red"
 SUITS_SHOWN = ("C", "D", "H", "S", "J")
 
@@ -98,20 +106,18 @@ def waiting_for(state: TableState, now: float) -> str:
 
 
 def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> list[Text]:
-    """Two lines: the name (with the dealer's mark) and the bid, tricks and points."""
+    """Three lines: where the seat sits and its account (with the dealer's mark); its bid, tricks
+    and points; its cards left, and its clock when it is to act (or the hold left if it dropped)."""
     v = state.view
     name = Text()
     name.append(state.name(seat), style="bold")
     player = state.player(seat)
     if player and seat != state.seat:
         name.append(f" · {player}")
-    if v.get("dealer") == seat and v.get("hand_number"):
+    dealer = v.get("dealer") == seat and bool(v.get("hand_number"))
+    if dealer and len(name) + 4 <= width:
         name.append(" (D)", style="dim")
-    if seat in state.acting() and seat != state.seat:
-        name.append(" ◆", style="yellow")  # to act (from `turn`, or the snapshot)
-        clock = state.clocks.get(seat)
-        if clock is not None:
-            name.append(f" {clock_text(clock, now)}", style="yellow")
+        dealer = False  # marked on the name line; otherwise on the cards line, below
     bits: list[str] = []
     bids = v.get("bids") or []
     if state.game == "spades":
@@ -122,10 +128,25 @@ def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> li
     if state.game == "hearts":
         points = v.get("points") or []
         bits.append(f"pts {points[seat] if seat < len(points) else 0}")
+    status = Text()
+    if dealer:  # the name line is full: the dealer's mark goes here instead of being cut
+        status.append("dealer · ", style="dim")
     sizes = v.get("hand_sizes") or []
-    if seat != state.seat and seat < len(sizes):
-        bits.append(f"{sizes[seat]} cards")
-    return [_fit(name, width, "center"), _fit(Text(" · ".join(bits), style="dim"), width, "center")]
+    if seat in state.away:  # dropped: how long its seat is still held, instead of its cards
+        held = state.away[seat]
+        status.append("away" + (f" {minutes(held - now)}" if held is not None else ""), "bold")
+    elif seat != state.seat and seat < len(sizes) and isinstance(sizes[seat], int):
+        status.append(f"{sizes[seat]} card{'' if sizes[seat] == 1 else 's'}", style="dim")
+    if seat in state.acting() and seat != state.seat:
+        status.append(" ◆", style="yellow")  # to act (from `turn`, or the snapshot)
+        clock = state.clocks.get(seat)
+        if clock is not None:
+            status.append(f" {clock_text(clock, now)}", style="yellow")
+    return [
+        _fit(name, width, "center"),
+        _fit(Text(" · ".join(bits), style="dim"), width, "center"),
+        _fit(status, width, "center"),
+    ]
 
 
 def trick_cells(state: TableState, plays: list[list[object]]) -> dict[str, Text]:
@@ -140,24 +161,26 @@ def trick_cells(state: TableState, plays: list[list[object]]) -> dict[str, Text]
 def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) -> list[Text]:
     """The eleven lines of the table, or of the overlay that replaces it."""
     if screen.overlay:
-        lines = overlay_lines(state, screen.overlay)
+        lines = panels.overlay_lines(state, screen.overlay, TABLE_LINES, width)
         return [_fit(Text(line), width) for line in lines[:TABLE_LINES]] + [
             Text("") for _ in range(TABLE_LINES - min(TABLE_LINES, len(lines)))
         ]
     where = {place: seat for seat, place in positions(state).items()}
     centre = width - 2 * SIDE
-    blank = [Text(""), Text("")]
+    blank = [Text(""), Text(""), Text("")]
     top = seat_panel(state, where["top"], centre, now) if "top" in where else blank
     left = seat_panel(state, where["left"], SIDE, now) if "left" in where else blank
     right = seat_panel(state, where["right"], SIDE, now) if "right" in where else blank
     bottom = seat_panel(state, where["bottom"], centre, now) if "bottom" in where else blank
+    if state.seat is not None:  # our own cards and clock are below the table
+        bottom = [Text(""), bottom[0], bottom[1]]
     trick = state.view.get("trick") or []
     cells = trick_cells(state, trick)
     caption = Text("")
     last = state.view.get("last_trick") or []
     if last:
         winner = int(state.view.get("last_winner", -1))
-        caption = Text(f"last trick → {state.name(winner)}: ", style="dim")
+        caption = Text(f"last → {state.name(winner)}: ", style="dim")
         for index, (_, card) in enumerate(last):
             caption.append(" " if index else "")
             caption.append_text(card_text(card, dim=True))
@@ -166,6 +189,9 @@ def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) 
     def mid(text: Text | None) -> Text:
         return _fit(text or Text(""), centre, "center")
 
+    def sides(row: int, middle: Text | None) -> Text:
+        return _join(_fit(left[row], SIDE, "center"), mid(middle), _fit(right[row], SIDE, "center"))
+
     lr = Text("")
     if "left" in cells or "right" in cells:
         gap = max(2, centre - 14)
@@ -173,57 +199,16 @@ def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) 
     return [
         _join(pad, mid(top[0])),
         _join(pad, mid(top[1])),
-        Text(""),
+        _join(pad, mid(top[2])),
         _join(pad, mid(cells.get("top"))),
-        _join(_fit(left[0], SIDE, "center"), mid(None), _fit(right[0], SIDE, "center")),
-        _join(_fit(left[1], SIDE, "center"), mid(lr), _fit(right[1], SIDE, "center")),
-        _join(pad, mid(cells.get("bottom"))),
+        sides(0, None),
+        sides(1, lr),
+        sides(2, cells.get("bottom")),
         _join(pad, mid(caption)),
-        Text(""),
         _join(pad, mid(bottom[0])),
         _join(pad, mid(bottom[1])),
+        _join(pad, mid(bottom[2])),
     ]
-
-
-def overlay_lines(state: TableState, overlay: str) -> list[str]:
-    """The text of /help, /scores, /last and /verify."""
-    from client.commands import SLASH_COMMANDS
-
-    if overlay == "help":
-        return [
-            "Type a card (QS, qs, 10h, Q♠) or the number under it; bid 3, nil, blind nil;",
-            "pass three cards as 'QS AH KH' or '1 5 9'.",
-            *SLASH_COMMANDS.values(),
-            "(Enter on an empty line closes this.)",
-        ]
-    if overlay == "scores":
-        if not state.scored:
-            return ["No hand has been scored yet."]
-        sides = [state.side_name(i) for i in range(len(state.scored[-1].after))]
-        rows = ["hand  " + "".join(f"{s[:14]:>16}" for s in sides)]
-        for hand in state.scored[-(TABLE_LINES - 2) :]:
-            cells = "".join(
-                f"{f'{d:+d} → {a}':>16}" for d, a in zip(hand.delta, hand.after, strict=False)
-            )
-            rows.append(f"{hand.hand_number:>4}  {cells}")
-        return rows
-    if overlay == "last":
-        last = state.view.get("last_trick") or []
-        if not last:
-            return ["No trick has been won yet this hand."]
-        winner = state.name(int(state.view.get("last_winner", -1)))
-        plays = ", ".join(f"{state.name(s)} {card_label(c)}" for s, c in last)
-        return [f"Last trick, won by {winner}:", f"  {plays}"]
-    if overlay == "verify":
-        if not state.checks:
-            return ["No hand has finished yet: the seed is revealed after each hand."]
-        lines: list[str] = []
-        for number in sorted(state.checks)[-3:]:
-            check = state.checks[number]
-            lines.append(f"Hand {number}: {check.verdict.value}")
-            lines.extend(f"  {line}" for line in check.lines)
-        return lines[-TABLE_LINES:]
-    return []
 
 
 def scores_line(state: TableState, width: int) -> Text:
@@ -233,7 +218,7 @@ def scores_line(state: TableState, width: int) -> Text:
     out.append("Scores  ", style="bold")
     for index, score in enumerate(scores):
         out.append(f"{state.side_name(index)} {score}")
-        if state.game == "spades" and index < len(bags):
+        if state.bags_shown and index < len(bags):
             out.append(f" ({bags[index]} bags)", style="dim")
         out.append("   ")
     if state.game == "hearts" and state.view.get("pass_direction"):
@@ -292,7 +277,10 @@ def _bid_hints(state: TableState) -> list[str]:
         from client.commands import bid_words
 
         return [f"'{bid_words(a)}'" for a in legal]
-    hints = ["a number"] if any(a.tricks and not a.blind for a in legal) else []
+    numbers = sorted({a.tricks for a in legal if a.tricks and not a.blind and not a.moe})
+    hints = []
+    if numbers:
+        hints.append(f"{numbers[0]} to {numbers[-1]}" if len(numbers) > 1 else str(numbers[0]))
     if any(a.tricks == 0 and not a.blind and not a.moe for a in legal):
         hints.append("nil")
     if any(a.tricks == 0 and a.blind for a in legal):
@@ -355,11 +343,26 @@ def _legal_cards(state: TableState) -> set[str]:
     return out
 
 
+def log_lines(state: TableState, rows: int, width: int) -> list[Text]:
+    """What happened, newest last; after a hand, its result on top until the next is under way."""
+    boxed: list[Text] = []
+    if state.result is not None:
+        boxed = [_fit(Text(line, style="bold"), width) for line in state.result.lines[:rows]]
+    room = rows - len(boxed)
+    log = list(state.log)[-room:] if room > 0 else []
+    shown = [
+        _fit(Text(line, style="dim" if i < len(log) - 1 else ""), width)
+        for i, line in enumerate(log)
+    ]
+    return boxed + [Text("")] * (room - len(shown)) + shown
+
+
 def render(
     state: TableState, screen: Screen, now: float, width: int = WIDTH, height: int = HEIGHT
 ) -> Group:
     """The whole screen; exactly `height` lines (never more), each at most `width` cells."""
     width = max(40, min(width, 120))
+    main = WIDTH if width >= WIDE else width
     lines: list[Text] = []
     header = Text()
     header.append(f" {state.game.capitalize()} ", style="bold reverse")
@@ -373,16 +376,20 @@ def render(
     if screen.title:
         header.append(f" · {screen.title}", style="dim")
     lines.append(_fit(header, width))
-    lines.extend(table_area(state, screen, width, now))
-    lines.append(scores_line(state, width))
-    lines.append(turn_line(state, now, width))
-    lines.extend(hand_lines(state, width))
-    log = list(state.log)[-LOG_LINES:]
-    log_lines = [
-        _fit(Text(line, style="dim" if i < len(log) - 1 else ""), width)
-        for i, line in enumerate(log)
-    ]
-    lines.extend([Text("")] * (LOG_LINES - len(log_lines)) + log_lines)
+    body = table_area(state, screen, main, now)
+    body.append(scores_line(state, main))
+    body.append(turn_line(state, now, main))
+    body.extend(hand_lines(state, main))
+    if width >= WIDE:
+        side = width - main - GAP
+        column = panels.side_column(state, len(body), side)
+        column += [""] * (len(body) - len(column))
+        body = [
+            _join(_fit(row, main), Text(" " * GAP), _fit(Text(text, style="dim"), side))
+            for row, text in zip(body, column, strict=True)
+        ]
+    lines.extend(body)
+    lines.extend(log_lines(state, LOG_LINES + max(0, height - HEIGHT), width))
     if state.alarm:
         lines.append(_fit(Text(f"!! {state.alarm} !!", style="bold reverse red"), width))
     else:

@@ -1,14 +1,16 @@
 """`spades replay`: step through a recorded game, hand by hand, trick by trick.
 
 Reads the client's own journal (`spades-client-hand/1`, client/journal.py) or the server's hand records
-(`spades-hand/1`, as written by `spades-server export`). Each hand is re-checked on the way: the seed
-against its commitment, and the deal re-dealt by the engine from the seed (client/verify.py).
+(`spades-hand/1`, as written by `spades-server export` and `spades ladder records`). Each hand is
+re-checked on the way: the seed against its commitment, and the deal re-dealt by the engine from the
+seed (client/verify.py). A ladder match's records also say which half a hand is of, how long each seat
+took, and which moves the server's fallback chose when a clock ran out (docs/hand-records.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
@@ -44,12 +46,17 @@ class ReplayHand:
     notes: list[str]
     check: str
     missed: list[int]  # tricks the client did not see (it was disconnected)
+    context: str = ""  # where the hand was played, beyond its game (a ladder match's half)
+    fallback_bids: frozenset[int] = frozenset()  # indices of `bids` the clock's fallback chose
+    fallback_plays: frozenset[int] = frozenset()  # indices into the plays, in order
+    clock: list[str] = field(default_factory=list)  # how long each seat took, for people
 
 
 def _ruleset(record: dict[str, Any]) -> Ruleset | None:
     try:
         if isinstance(record.get("ruleset"), dict):
-            return Ruleset.from_dict(record["ruleset"])
+            # As it was when the hand was played: options added since take their old rule.
+            return Ruleset.from_stored(record["ruleset"])
         if record.get("preset"):
             return Ruleset.from_preset(str(record["preset"]), **dict(record.get("options") or {}))
     except (EngineError, TypeError):
@@ -119,6 +126,13 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
     transfers = list(record.get("passes") or []) + list(record.get("exchanges") or [])
     score = record.get("score") or {}
     deal = record.get("deal")
+    fallback_bids, fallback_plays, clock = _clock(record, names)
+    ladder = record.get("ladder")
+    context = (
+        f"match {ladder.get('match')} · half {ladder.get('half')} of {ladder.get('halves', 2)}"
+        if isinstance(ladder, dict)
+        else ""
+    )
     return ReplayHand(
         game_id=str(record.get("game_id") or "?"),
         game=str(record.get("game") or "spades"),
@@ -137,7 +151,49 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
         notes=[str(n) for n in record.get("notes", [])],
         check=check_record(record),
         missed=missed,
+        context=context,
+        fallback_bids=fallback_bids,
+        fallback_plays=fallback_plays,
+        clock=clock,
     )
+
+
+def _clock(
+    record: dict[str, Any], names: list[str]
+) -> tuple[frozenset[int], frozenset[int], list[str]]:
+    """From a record's `clock` (one entry per action): the bids and plays the clock's fallback
+    chose, and a line on each seat's times. Nothing when the record has no clock."""
+    clock, actions = record.get("clock"), record.get("actions")
+    if not (isinstance(clock, list) and isinstance(actions, list) and len(clock) == len(actions)):
+        return frozenset(), frozenset(), []
+    bids: set[int] = set()
+    plays: set[int] = set()
+    counts = {"bid": 0, "play": 0}
+    times: dict[int, list[int]] = {}
+    fallbacks: dict[int, int] = {}
+    for action, entry in zip(actions, clock, strict=True):
+        kind, seat = action.get("kind"), int(entry.get("seat", action.get("seat", 0)))
+        if entry.get("by") == "fallback":
+            fallbacks[seat] = fallbacks.get(seat, 0) + 1
+            if kind in counts:
+                (bids if kind == "bid" else plays).add(counts[kind])
+        else:
+            times.setdefault(seat, []).append(int(entry.get("ms", 0)))
+        if kind in counts:
+            counts[kind] += 1
+    parts = [
+        f"{names[seat]} {sum(ms) / len(ms) / 1000:.2f} s avg, {max(ms) / 1000:.2f} s max"
+        for seat, ms in sorted(times.items())
+        if ms and seat < len(names)
+    ]
+    lines = [f"time per decision: {'; '.join(parts)}"] if parts else []
+    for seat, count in sorted(fallbacks.items()):
+        if seat < len(names):
+            lines.append(
+                f"{names[seat]}'s clock ran out {count} time{'s' if count > 1 else ''}:"
+                " the server's fallback chose those moves (marked)"
+            )
+    return frozenset(bids), frozenset(plays), lines
 
 
 def cards_line(cards: list[str]) -> Text:
@@ -151,9 +207,10 @@ def cards_line(cards: list[str]) -> Text:
 
 def hand_intro(hand: ReplayHand) -> list[Text]:
     """The hand's heading, the deal, the bids and the passes."""
+    where = f" · {hand.context}" if hand.context else ""
     lines = [
         Text(
-            f"── {hand.game.capitalize()} · game {hand.game_id} · hand {hand.hand_number} "
+            f"── {hand.game.capitalize()} · game {hand.game_id}{where} · hand {hand.hand_number} "
             f"· {hand.names[hand.dealer]} dealt",
             style="bold",
         ),
@@ -166,7 +223,10 @@ def hand_intro(hand: ReplayHand) -> list[Text]:
             line.append_text(cards_line(sorted(cards, key=_card_order)))
             lines.append(line)
     if hand.bids:
-        bids = ", ".join(f"{hand.names[s]} {text}" for s, text in hand.bids)
+        bids = ", ".join(
+            f"{hand.names[s]} {text}" + (" (fallback)" if i in hand.fallback_bids else "")
+            for i, (s, text) in enumerate(hand.bids)
+        )
         lines.append(Text(f"   bids: {bids}"))
     if hand.missed:
         tricks = ", ".join(str(n) for n in hand.missed)
@@ -188,12 +248,15 @@ def _card_order(card: str) -> int:
 
 def trick_line(hand: ReplayHand, index: int) -> Text:
     plays, winner, number = hand.tricks[index]
+    first = sum(len(trick[0]) for trick in hand.tricks[:index])  # plays before this trick
     line = Text(f"   trick {number:>2}: ")
     for position, (seat, card) in enumerate(plays):
         if position:
             line.append(", ")
         line.append(f"{hand.names[seat]} ")
         line.append_text(card_text(card, bold=seat == winner))
+        if first + position in hand.fallback_plays:
+            line.append(" (fallback)", style="yellow")
     if winner is not None:
         line.append(f"  → {hand.names[winner]}", style="bold")
     return line
@@ -213,6 +276,7 @@ def score_lines(hand: ReplayHand) -> list[Text]:
         parts.append(f"{who} {delta:+d} → {after}{bags}")
     lines = [Text(f"   score: {'; '.join(parts)}", style="bold")]
     lines.extend(Text(f"   {note}", style="dim") for note in hand.notes)
+    lines.extend(Text(f"   {line}", style="dim") for line in hand.clock)
     return lines
 
 

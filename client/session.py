@@ -33,11 +33,12 @@ from client.connection import (
     open_connection,
 )
 from client.journal import Journal
+from client.lobby import every_table
 from client.render import Screen, render
 from client.state import TableState
 from client.terminal import BACKSPACE, CTRL_C, CTRL_D, CTRL_U, ENTER, Key, Line
 from protocol import messages as m
-from protocol.types import ChatScope, TableStatus
+from protocol.types import ChatScope, TableInfo, TableStatus
 
 MAX_RECONNECTS = 30  # with the back-off below, about two minutes of trying
 BACKOFF_CAP = 5.0
@@ -66,6 +67,31 @@ class Seating:
     table: str | None = None
     seat: int | None = None
     code: str | None = None
+    explicit: bool = False  # spades play: the player named the rules (a preset or options)
+    new_game: bool = False  # spades play --new: leave an unfinished game to the server's bot
+
+
+def _same_game(info: TableInfo, wanted: m.CreateTable | None) -> bool:
+    """Whether an unfinished table plays what `spades play` was asked for."""
+    if wanted is None:
+        return True
+    return (info.game, info.preset, dict(info.options)) == (
+        wanted.game,
+        wanted.preset,
+        dict(wanted.options),
+    )
+
+
+def unfinished_game(info: TableInfo, wanted: m.CreateTable) -> str:
+    """The line `spades play --preset X` says when another game is unfinished."""
+    asked = " ".join(
+        [f"--preset {wanted.preset}"] + [f"--opt {k}={v}" for k, v in dict(wanted.options).items()]
+    )
+    return (
+        f"your {info.game.value} game ({info.preset}) at table {info.table} is unfinished: "
+        f"`spades play` goes back to it; `spades play {asked} --new` leaves it to the "
+        "server's bot and starts the new one"
+    )
 
 
 class Display(Protocol):
@@ -106,6 +132,7 @@ class PlaySession:
     reconnects: int = 0
     _ladder_match: str = ""  # the ladder match being played (its halves share the id)
     _drawn_size: tuple[int, int] | None = None  # the terminal's size at the last redraw
+    _restored: set[str] = field(default_factory=set)  # tables whose journal was read back
 
     # ---------------------------------------------------------------- the whole session
 
@@ -153,6 +180,7 @@ class PlaySession:
             finally:
                 self.conn = None
                 self.connected = trio.Event()
+                self.state.went_away()  # the next snapshot says what changed meanwhile
             if self.quitting:
                 return
             if self.state.game_over is not None and self.seating.mode is not Mode.LADDER:
@@ -192,40 +220,90 @@ class PlaySession:
         elif seating.mode in (Mode.CREATE, Mode.RESUME):
             assert seating.create is not None
             created = await conn.expect(seating.create, m.TableCreated)
-            state.table, state.seat = created.table, created.seat
+            self._restore(created.table)
+            state.seat = created.seat
             if created.code:
                 state.say(f"Private table: others join with --code {created.code}")
         elif seating.mode is Mode.JOIN:
             assert seating.table is not None
+            self._restore(seating.table)
             join = m.Join(table=seating.table, seat=seating.seat, code=seating.code)
-            joined = await conn.expect(join, m.Joined)
+            joined = await self._expect_seat(conn, join)
             state.table, state.seat = joined.table, joined.seat
         else:
             assert seating.table is not None
+            self._restore(seating.table)
             watch = m.Spectate(table=seating.table, code=seating.code)
-            joined = await conn.expect(watch, m.Joined)
+            joined = await self._expect_seat(conn, watch)
             state.table, state.seat = joined.table, None
         await self._refresh_info(conn)
 
     async def _resume(self, conn: Connection) -> bool:
-        """If this account holds a seat (an unfinished game), wait for the server to hand it back."""
-        listing = await conn.expect(m.ListTables(), m.Tables)
+        """If this account holds a seat (an unfinished game), wait for the server to hand it back.
+
+        `spades play` with a preset or options that are not the unfinished game's does not go
+        back to it silently: it stops and says how to go on (`--new` leaves the old game to the
+        server's bot, which plays the seat to the end, and starts the new one)."""
         held = [
             info
-            for info in listing.tables
+            for info in await every_table(conn)
             if info.status is not TableStatus.FINISHED
             and any(s.player == self.name and not s.bot for s in info.seats)
         ]
+        journal = self.journal
+        gone = [info.table for info in held if journal is not None and journal.has_left(info.table)]
+        held = [info for info in held if info.table not in gone]
+        if journal is not None:  # the game played last first
+            held.sort(key=lambda info: journal.last_seen(info.table), reverse=True)
         if not held:
+            await self._leave_again(conn, gone)
             return False
+        wanted = self.seating.create
         table = held[0]
+        if self.seating.explicit and wanted is not None:
+            same = [info for info in held if _same_game(info, wanted)]
+            if same and not self.seating.new_game:
+                table = same[0]
+            elif not same and not self.seating.new_game:
+                raise SessionError(unfinished_game(table, wanted))
+        if not await self._take_back(conn, table.table):
+            self.state = TableState()
+            self.state.say(
+                f"Your seat at table {table.table} was given to the server's bot; a new game."
+            )
+            return False
+        await self._leave_again(conn, gone)
+        if self.seating.new_game:
+            await conn.expect(m.Leave(table=table.table), m.Ok)
+            if journal is not None:
+                journal.mark_left(table.table)
+            self.state = TableState()
+            self.state.say(
+                f"Left your unfinished game at table {table.table}: the server's bot plays "
+                "your seat to its end."
+            )
+            return False
+        self.state.say(f"Welcome back: your unfinished game at table {table.table}.")
+        self.seated.set()
+        return True
+
+    async def _leave_again(self, conn: Connection, tables: list[str]) -> None:
+        """Leave again the games this player left before (`--new`): a server that restarted
+        since (`spades play`'s own, each time) seats the account there once more."""
+        for table in tables:
+            try:
+                await conn.expect(m.Leave(table=table), m.Ok)
+            except ServerError:
+                continue  # not seated there (any more): nothing to leave
+
+    async def _take_back(self, conn: Connection, table: str) -> bool:
+        """Wait for the server to hand back the seat held at `table` (its snapshot)."""
+        self._restore(table)  # and only this table's messages are taken from here on
         with trio.move_on_after(RESUME_WAIT):
             while True:
                 message = await conn.events.receive()
                 self.state.apply(message, trio.current_time())
-                if isinstance(message, m.Snapshot) and message.table == table.table:
-                    self.state.say(f"Welcome back: your unfinished game at table {table.table}.")
-                    self.seated.set()
+                if isinstance(message, m.Snapshot) and message.table == table:
                     return True
         return False
 
@@ -270,6 +348,23 @@ class PlaySession:
                     f"rating {r.rating_before:.1f} → {r.rating_after:.1f}. Waiting for the next."
                 )
 
+    async def _expect_seat(self, conn: Connection, request: m.Join | m.Spectate) -> m.Joined:
+        """`join` or `spectate`, with a private table's refusal saying what to do about it."""
+        try:
+            return await conn.expect(request, m.Joined)
+        except ServerError as exc:
+            if exc.code != "private_table":
+                raise
+            if request.code is None:
+                raise SessionError(
+                    f"table {request.table} is private: add --code CODE "
+                    "(the join code its creator's screen shows)"
+                ) from None
+            raise SessionError(
+                f"the join code {request.code} is wrong for table {request.table} "
+                "(ask its creator for the code on their screen)"
+            ) from None
+
     async def _reenter(self, conn: Connection) -> None:
         if self.seating.mode is Mode.LADDER:
             await self._enter_ladder(conn)
@@ -283,9 +378,16 @@ class PlaySession:
         self.state.say("Reconnected.")
         await self._refresh_info(conn)
 
+    def _restore(self, table: str) -> None:
+        """Before the table's first snapshot: what an earlier run of the client kept of it."""
+        self.state.table = table
+        if self.journal is not None and table not in self._restored:
+            self._restored.add(table)
+            records, progress = self.journal.load(table)
+            self.state.restore(records, progress)
+
     async def _refresh_info(self, conn: Connection) -> None:
-        listing = await conn.expect(m.ListTables(), m.Tables)
-        for info in listing.tables:
+        for info in await every_table(conn):
             if info.table == self.state.table:
                 self.state.set_info(info)
 
@@ -297,11 +399,25 @@ class PlaySession:
                 await self._ladder_event(conn, message)
             self.state.apply(message, trio.current_time())
             self._write_journal()
+            if isinstance(message, m.GameEvent) and message.table == self.state.table:
+                self._save_progress()
             if isinstance(message, m.TableClosed) and message.table == self.state.table:
                 self.state.say("The table has closed.")
             self.redraw()
             if isinstance(message, m.Snapshot) and message.table == self.state.table:
                 self.seated.set()
+
+    def _save_progress(self) -> None:
+        """The hand in play as seen so far, on disk: a /quit or a crash loses none of it."""
+        if self.journal is None or not self.state.table:
+            return
+        try:
+            if self.state.game_over is not None:
+                self.journal.clear_progress(self.state.table)
+            else:
+                self.journal.save_progress(self.state.table, self.state.progress())
+        except (OSError, TypeError, ValueError) as exc:
+            self.state.notice = f"could not save the hand in play to your history: {exc}"
 
     def _write_journal(self) -> None:
         hands = self.state.finished_hands
@@ -345,9 +461,10 @@ class PlaySession:
     async def submit(self, line: str) -> None:
         """Act on one typed line."""
         command = read_line(line, self.state)
-        self.screen.overlay = ""
+        had_overlay, self.screen.overlay = self.screen.overlay, ""
         if command is None:
-            pass
+            if not had_overlay:
+                self.state.result = None  # Enter on an empty line closes the hand's result
         elif isinstance(command, Problem):
             self.state.notice = command.message
         elif isinstance(command, Slash):
@@ -374,6 +491,7 @@ class PlaySession:
             self.redraw()
             return
         request = m.Act(table=self.state.table, version=command.version, action=command.action)
+        self.state.moved_myself = True  # until answered: a drop now may still have played it
         try:
             await conn.request(request)
         except ServerError as exc:
@@ -386,7 +504,18 @@ class PlaySession:
         else:
             turn = self.state.turn
             if turn is not None and turn.version == command.version:
+                # Done: `ok` comes before the events it caused and the `turn` that follows them,
+                # so until that `turn` we are no longer to act (not "YOUR TURN" with no cards).
                 self.state.turn = None
+                to_act = self.state.view.get("to_act")
+                if isinstance(to_act, list) and self.state.seat in to_act:
+                    to_act.remove(self.state.seat)
+            if self.state.result is not None and self.state.view.get("hand_number", 0) > (
+                self.state.result.hand_number
+            ):
+                self.state.result = None  # our first move of the next hand: the log comes back
+        finally:
+            self.state.moved_myself = False
         self.redraw()
 
     async def _say(self, text: str) -> None:
@@ -414,7 +543,9 @@ class PlaySession:
             looks += 1
             clock_due = looks % round(1 / RESIZE_POLL_S) == 0
             resized = self._drawn_size is not None and self.display.size() != self._drawn_size
-            if resized or (clock_due and (self.state.turn is not None or self.state.status)):
+            state = self.state
+            ticking = state.turn is not None or state.clocks or state.away or state.status
+            if resized or (clock_due and ticking):
                 self.redraw()
 
     def redraw(self) -> None:

@@ -15,8 +15,19 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.verify import DealCheck, HandEvidence, Verdict, check_hand
-from engine.cards import SUIT_LETTERS, SUIT_SYMBOLS, mask_of, parse_card
+from client import carryover
+from client.results import (
+    HandResult,
+    HandSummary,
+    card_label,
+    hand_result,
+    meanwhile,
+    minutes,
+    name_seats,
+    notes_by_side,
+)
+from client.verify import DealCheck, HandEvidence, Verdict, check_hand, dealt_sizes
+from engine.cards import mask_of, parse_card
 from engine.errors import EngineError
 from engine.hearts_rules import pass_target, penalty_points
 from engine.ruleset import Ruleset
@@ -37,12 +48,7 @@ def card_key(card: str) -> int:
         return 99
 
 
-def label(card: str) -> str:
-    """`QS` -> `Q♠`, `TD` -> `10♦`; jokers (`BJ`, `LJ`) and anything unknown as they are."""
-    if len(card) != 2 or card in ("BJ", "LJ") or card[1] not in SUIT_LETTERS:
-        return card
-    rank = "10" if card[0] == "T" else card[0]
-    return rank + SUIT_SYMBOLS[SUIT_LETTERS.index(card[1])]
+label = card_label  # `QS` -> `Q♠`, `TD` -> `10♦`
 
 
 def labels(cards: list[str]) -> str:
@@ -79,18 +85,6 @@ class SeatClock:
         return max(0, math.ceil(self.deadline + self.bank_ms / 1000 - now))
 
 
-@dataclass(slots=True)
-class HandSummary:
-    """What `hand_scored` said, kept for the scores panel and `/scores`."""
-
-    hand_number: int
-    sides: list[list[int]]
-    delta: list[int]
-    after: list[int]
-    bags_after: list[int]
-    notes: list[str]
-
-
 @dataclass
 class TableState:
     """Everything the play screen shows about one table."""
@@ -110,10 +104,14 @@ class TableState:
     scored: list[HandSummary] = field(default_factory=list)
     checks: dict[int, DealCheck] = field(default_factory=dict)
     game_over: m.GameOver | None = None
-    evidence: HandEvidence | None = None
+    witness: carryover.HandWitness = field(default_factory=carryover.HandWitness)
     finished_hands: list[dict[str, Any]] = field(default_factory=list)  # for the local journal
-    _commitments: dict[int, str] = field(default_factory=dict)
-    _pending_hand: dict[str, Any] | None = None
+    result: HandResult | None = None  # the last hand's result, shown until the next is under way
+    # Seats whose player's connection dropped: seat -> when the server stops holding it (trio
+    # clock seconds; None when only the lobby's listing said so, without the hold left).
+    away: dict[int, float | None] = field(default_factory=dict)
+    moved_myself: bool = False  # an action of ours was sent and not yet answered
+    _away_view: dict[str, Any] | None = None  # the view when we went away (see `went_away`)
 
     # ---------------------------------------------------------------- facts for the screen
 
@@ -172,6 +170,10 @@ class TableState:
         for seat in info.seats:
             if seat.player:
                 self.names[seat.seat] = seat.player
+            if seat.seat == self.seat or seat.bot or not seat.player or seat.connected:
+                self.away.pop(seat.seat, None)
+            else:
+                self.away.setdefault(seat.seat, None)  # away; `seat_status` says for how long
         try:
             self.ruleset = Ruleset.from_preset(info.preset, **dict(info.options))
         except EngineError:
@@ -179,8 +181,19 @@ class TableState:
 
     # ---------------------------------------------------------------- applying messages
 
+    @property
+    def bags_shown(self) -> bool:
+        """Spades with bags counted (not three-handed 003's `bags: off`; unknown rules: shown)."""
+        return self.game == "spades" and (self.ruleset is None or self.ruleset.bags != "off")
+
     def say(self, line: str) -> None:
         self.log.append(line)
+
+    def went_away(self) -> None:
+        """The connection dropped (or the client stopped): the next snapshot says what changed
+        since this view. A snapshot that comes while we were here all along says nothing."""
+        if self.view and self._away_view is None:
+            self._away_view = copy.deepcopy(self.view)
 
     def apply(self, message: m.Message, now: float) -> None:
         """Update the picture from one server message (others' tables are ignored)."""
@@ -200,34 +213,73 @@ class TableState:
             handler(self, message, now)
 
     def _snapshot(self, msg: m.Snapshot, now: float) -> None:
-        before = self.view
+        before, self._away_view = self._away_view, None
         self.table = msg.table
         self.seat = msg.seat
         self.view = copy.deepcopy(msg.view)
         self.turn = None
         self.clocks = {}
         if before:
-            for line in meanwhile(before, self.view):
+            for line in meanwhile(
+                before,
+                self.view,
+                self.seat,
+                name=self.name,
+                side_name=self.side_name,
+                moved_myself=self.moved_myself,
+            ):
                 self.say(line)
+        self.moved_myself = False
+        self._note_unseen_hands()
         hand_number = int(self.view.get("hand_number") or 0)
         if msg.commitment is not None and hand_number:
             # Joined or resumed during a hand: the snapshot carries the deal's commitment, so the
             # hand can still be checked when its seed is revealed (the cards as dealt are unknown
             # unless we saw the deal ourselves; every card seen played from now on is checked).
-            self._commitments.setdefault(hand_number, msg.commitment)
-            evidence = self.evidence
-            if evidence is None or evidence.hand_number != hand_number:
-                self.evidence = HandEvidence(
-                    hand_number=hand_number,
-                    dealer=int(self.view.get("dealer") or 0),
-                    seat=self.seat,
-                    commitment=msg.commitment,
-                    transfers=self._possible_transfers(),
-                    joined_midway=True,
-                )
-                self._pending_hand = {"bids": [], "passes": [], "tricks": []}
-            elif evidence.commitment is None:
-                evidence.commitment = msg.commitment
+            dealer = int(self.view.get("dealer") or 0)
+            transfers = self._possible_transfers()
+            self.witness.joined(hand_number, dealer, self.seat, msg.commitment, transfers)
+
+    def _note_unseen_hands(self) -> None:
+        """Hands scored while we were away (or before we came) as one row of the scores, so the
+        totals add up: the server's snapshot has the scores, not each hand's."""
+        scores = self.view.get("scores")
+        if not isinstance(scores, list) or not scores:
+            return
+        last = self.scored[-1] if self.scored else None
+        known = list(last.after) if last is not None else [0] * len(scores)
+        if [int(x) for x in scores] == known:
+            return
+        hand = int(self.view.get("hand_number") or 0)
+        between = str(self.view.get("phase")) in ("dealing", "game_over")
+        upto = hand if between else hand - 1
+        first = (last.last_hand or last.hand_number) + 1 if last is not None else 1
+        if upto < first:
+            return
+        self.scored.append(
+            HandSummary(
+                hand_number=first,
+                sides=self.sides(),
+                delta=[int(x) - k for x, k in zip(scores, known, strict=False)],
+                after=[int(x) for x in scores],
+                bags_after=[int(x) for x in self.view.get("bags") or []],
+                notes=["not seen: played while you were away"],
+                last_hand=upto,
+            )
+        )
+
+    def _seat_status(self, msg: m.SeatStatus, now: float) -> None:
+        if msg.seat == self.seat:
+            return
+        who = self.name(msg.seat)
+        if msg.connected:
+            if msg.seat in self.away:
+                del self.away[msg.seat]
+                self.say(f"{who} is back.")
+            return
+        hold = (msg.hold_ms or 0) / 1000
+        self.away[msg.seat] = now + hold
+        self.say(f"{who} disconnected (seat held for {minutes(hold)}).")
 
     def _possible_transfers(self) -> list[tuple[int, int]]:
         """Cards that may have changed hands before we joined: the Hearts pass (its direction is in
@@ -247,6 +299,9 @@ class TableState:
     def _turn_for_all(self, msg: m.Turn, now: float) -> None:
         self.view["version"] = msg.version
         self.view["to_act"] = list(msg.to_act)
+        if self.turn is not None and self.seat not in msg.to_act:
+            self.turn = None  # our decision is over: made, or played for us
+            self.notice = ""
         self.clocks = {
             seat: SeatClock(now + deadline / 1000, bank)
             for seat, deadline, bank in zip(msg.to_act, msg.deadline_ms, msg.bank_ms, strict=True)
@@ -274,12 +329,12 @@ class TableState:
         # Events do not say who acts next: the `turn` that follows them does.
         self.view["to_act"] = []
         self.clocks = {}
-        if self.turn is not None and msg.version > self.turn.version:
-            self.turn = None  # the game moved on: that turn is spent (or was played for us)
-            self.notice = ""
+        # Our turn stays ours while we must act: in a simultaneous phase (a Hearts pass) another
+        # seat's action raises the version, and the server does not send the same choices again.
+        # The `turn` that follows says when our decision is over.
 
     def _commitment(self, msg: m.DealCommitment, now: float) -> None:
-        self._commitments[msg.hand_number] = msg.commitment
+        self.witness.commitments[msg.hand_number] = msg.commitment
 
     def _hand_dealt(self, msg: m.HandDealt, now: float) -> None:
         self._game_event(msg)
@@ -311,17 +366,14 @@ class TableState:
             )  # Hearts: the server says where this hand passes
         if self.seat is not None:
             v["hand"] = cards
-        if cards is not None:
-            v["hand_sizes"] = [len(cards)] * n
-        self._commitments.setdefault(msg.hand_number, msg.commitment)
-        self.evidence = HandEvidence(
-            hand_number=msg.hand_number,
-            dealer=msg.dealer,
-            seat=self.seat,
-            commitment=self._commitments.get(msg.hand_number),
-            my_cards=tuple(cards) if cards is not None else None,
-        )
-        self._pending_hand = {"bids": [], "passes": [], "tricks": []}
+        # How many cards each seat holds now: the engine's deal for these rules (the event carries
+        # only our own cards); without the rules, our own count, else unknown (not shown).
+        dealt = dealt_sizes(self.ruleset, msg.dealer) if self.ruleset is not None else None
+        sizes = list(dealt) if dealt is not None else None
+        if sizes is None and cards is not None:
+            sizes = [len(cards)] * n
+        v["hand_sizes"] = sizes
+        self.witness.dealt(msg.hand_number, msg.dealer, self.seat, msg.commitment, cards)
         self.say(f"Hand {msg.hand_number}: {self.name(msg.dealer)} dealt.")
 
     def _hand_looked(self, msg: m.HandLooked, now: float) -> None:
@@ -331,8 +383,7 @@ class TableState:
             looked[msg.seat] = True
         if msg.seat == self.seat and msg.cards is not None:
             self.view["hand"] = sort_cards(list(msg.cards))
-            if self.evidence is not None and self.evidence.my_cards is None:
-                self.evidence.my_cards = tuple(msg.cards)
+            self.witness.looked(list(msg.cards))
         self.say(f"{self.name(msg.seat)} looked at the cards.")
 
     def _bid_made(self, msg: m.BidMade, now: float) -> None:
@@ -342,8 +393,7 @@ class TableState:
         shape["text"] = msg.text
         if msg.seat < len(bids):
             bids[msg.seat] = shape
-        if self._pending_hand is not None:
-            self._pending_hand["bids"].append({"seat": msg.seat, "text": msg.text})
+        self.witness.bid(msg.seat, msg.text)
         self.say(f"{self.name(msg.seat)} bid {msg.text}.")
 
     def _cards_given(self, msg: m.CardsGiven, now: float) -> None:
@@ -361,12 +411,7 @@ class TableState:
         self._game_event(msg)
         count = len(msg.cards) if msg.cards is not None else (msg.count or 0)
         self._resize(msg.receiver, count)
-        if self.evidence is not None:
-            self.evidence.transfers.append((msg.giver, msg.receiver))
-        if self._pending_hand is not None:
-            self._pending_hand["passes"].append(
-                {"giver": msg.giver, "receiver": msg.receiver, "cards": msg.cards}
-            )
+        self.witness.moved(msg.giver, msg.receiver, msg.cards)
         if msg.receiver == self.seat and msg.cards is not None:
             self.view["hand"] = sort_cards(self.hand() + list(msg.cards))
             self.view["received"] = list(msg.cards)
@@ -374,6 +419,8 @@ class TableState:
 
     def _card_played(self, msg: m.CardPlayed, now: float) -> None:
         self._game_event(msg)
+        if self.result is not None and self.result.hand_number < int(v_hand(self.view)):
+            self.result = None  # the next hand is under way
         v = self.view
         v.setdefault("trick", []).append([msg.seat, msg.card])
         v.setdefault("played", []).append(msg.card)
@@ -381,8 +428,7 @@ class TableState:
         self._resize(msg.seat, -1)
         if msg.seat == self.seat:
             self._remove([msg.card])
-        if self.evidence is not None:
-            self.evidence.plays.append((msg.seat, msg.card))
+        self.witness.played(msg.seat, msg.card)
 
     def _trick_won(self, msg: m.TrickWon, now: float) -> None:
         self._game_event(msg)
@@ -400,15 +446,7 @@ class TableState:
             taken = mask_of(parse_card(card) for _, card in msg.plays)
             if msg.seat < len(points):
                 points[msg.seat] += penalty_points(taken, jd)
-        if self._pending_hand is not None:
-            # Each trick_won carries its whole trick, so the record survives missed card_played.
-            self._pending_hand["tricks"].append(
-                {
-                    "number": msg.trick_number,
-                    "plays": [list(p) for p in msg.plays],
-                    "winner": msg.seat,
-                }
-            )
+        self.witness.trick(msg.trick_number, [list(p) for p in msg.plays], msg.seat)
         cards = " ".join(label(card) for _, card in msg.plays)
         self.say(f"{self.name(msg.seat)} won trick {msg.trick_number} ({cards}).")
 
@@ -436,8 +474,10 @@ class TableState:
             self.view["drawn"] = None
         elif isinstance(msg, m.CardDrawn) and msg.seat == self.seat:
             self.view["drawn"] = msg.card
-        elif isinstance(msg, m.CardsDiscarded) and msg.seat == self.seat and msg.cards:
-            self._remove(msg.cards)
+        elif isinstance(msg, m.CardsDiscarded):
+            self._resize(msg.seat, -(len(msg.cards) if msg.cards else (msg.count or 0)))
+            if msg.seat == self.seat and msg.cards:
+                self._remove(msg.cards)
 
     def _hand_scored(self, msg: m.HandScored, now: float) -> None:
         self._game_event(msg)
@@ -453,11 +493,22 @@ class TableState:
             list(msg.bags_after),
             list(msg.notes),
         )
+        self.scored = [row for row in self.scored if row.hand_number != msg.hand_number]
         self.scored.append(summary)
+        self.result = hand_result(
+            summary,
+            list(msg.tricks),
+            list(v.get("bids") or []),
+            game=self.game,
+            bags_shown=self.bags_shown,
+            name=self.name,
+            side_name=self.side_name,
+        )
         parts = [f"{self.side_name(i)} {d:+d}" for i, d in enumerate(msg.delta)]
         self.say(f"Hand {msg.hand_number} scored: {', '.join(parts)}.")
-        for note in msg.notes[:4]:
-            self.say(f"  {note}")
+        for index, notes in enumerate(notes_by_side(msg.notes, msg.sides)):
+            for note in notes[:3]:
+                self.say(f"  {self.side_name(index)}: {name_seats(note, self.name)}")
         self._verify(msg.hand_number, msg.seed, msg)
 
     def _deal_seed(self, msg: m.DealSeed, now: float) -> None:
@@ -471,6 +522,30 @@ class TableState:
         self.clocks = {}
         winners = ", ".join(self.name(s) for s in msg.winners)
         self.say(f"Game over: {winners} won ({msg.reason}).")
+
+    # ---------------------------------------------------------------- across runs (journal.py)
+
+    def progress(self) -> dict[str, Any]:
+        """What this client has seen of the hand in play, for the journal's progress file."""
+        return self.witness.progress(self.table, self.seat, self.view)
+
+    def restore(self, records: list[dict[str, Any]], saved: object | None) -> None:
+        """Take back what an earlier run of the client saw at this table, before the first
+        snapshot: the hands it saw scored (the journal) and the hand it was following (the
+        progress file). That snapshot then says what changed while we were away."""
+        rows, checks = carryover.seen_hands(records)
+        known = {row.hand_number for row in rows}
+        self.scored = sorted(
+            [*rows, *(row for row in self.scored if row.hand_number not in known)],
+            key=lambda row: row.hand_number,
+        )
+        self.checks.update(checks)
+        found = carryover.read_progress(saved, self.table)
+        if found is None:
+            return
+        self.seat = found.seat
+        self._away_view = found.view
+        self.witness.take_back(found)
 
     # ---------------------------------------------------------------- helpers
 
@@ -500,9 +575,7 @@ class TableState:
         self.view["hand"] = hand
 
     def _verify(self, hand_number: int, seed: str, scored: m.HandScored | None) -> None:
-        evidence = self.evidence
-        if evidence is None or evidence.hand_number != hand_number:
-            evidence = HandEvidence(hand_number, 0, self.seat)
+        evidence = self.witness.evidence_of(hand_number, self.seat)
         result = check_hand(evidence, seed, self.ruleset)
         self.checks[hand_number] = result
         if result.verdict is Verdict.MISMATCH:
@@ -516,46 +589,20 @@ class TableState:
     def _journal(
         self, evidence: HandEvidence, seed: str, scored: m.HandScored, result: DealCheck
     ) -> None:
-        """Keep the finished hand in the `spades-client-hand/1` shape (client/journal.py)."""
-        pending = self._pending_hand or {"bids": [], "passes": [], "tricks": []}
-        tricks = sorted(pending["tricks"], key=lambda t: int(t["number"]))
-        seen = {int(t["number"]) for t in tricks}
-        missed = [n for n in range(1, max(seen, default=0) + 1) if n not in seen]
-        info = self.info
+        """Keep the finished hand for the local history (client/journal.py)."""
+        facts = carryover.TableFacts(
+            table=self.table,
+            game=self.game,
+            info=self.info,
+            ruleset=self.ruleset,
+            players=self.players,
+            names=[self.names.get(s) for s in range(self.players)],
+            seat=self.seat,
+        )
         self.finished_hands.append(
-            {
-                "format": "spades-client-hand/1",
-                "game_id": self.table,
-                "game": self.game,
-                "preset": info.preset if info else None,
-                "options": dict(info.options) if info else {},
-                "ruleset": self.ruleset.to_dict() if self.ruleset else None,
-                "players": self.players,
-                "names": [self.names.get(s) for s in range(self.players)],
-                "seat": self.seat,
-                "hand_number": scored.hand_number,
-                "dealer": evidence.dealer,
-                "seed": seed,
-                "commitment": evidence.commitment,
-                "deal": [list(h) for h in result.deal] if result.deal else None,
-                "my_cards": list(evidence.my_cards) if evidence.my_cards else None,
-                "bids": pending["bids"],
-                "passes": pending["passes"],
-                "plays": [play for trick in tricks for play in trick["plays"]],
-                "trick_winners": [trick["winner"] for trick in tricks],
-                "tricks_seen": [trick["number"] for trick in tricks],
-                "missed_tricks": missed,  # tricks played while the client was disconnected
-                "tricks": list(scored.tricks),
-                "score": {
-                    "sides": [list(s) for s in scored.sides],
-                    "before": list(scored.before),
-                    "delta": list(scored.delta),
-                    "after": list(scored.after),
-                    "bags_after": list(scored.bags_after),
-                },
-                "notes": list(scored.notes),
-                "verified": result.verdict.value,
-            }
+            carryover.hand_record(
+                facts, evidence, self.witness.pending, seed=seed, scored=scored, result=result
+            )
         )
 
 
@@ -571,31 +618,13 @@ def _fields(bid: m.BidInfo) -> dict[str, Any]:
     }
 
 
-def meanwhile(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """What changed between two views, in words: shown after a reconnect."""
-    lines: list[str] = []
-    hand_before, hand_after = before.get("hand_number", 0), after.get("hand_number", 0)
-    if hand_after != hand_before:
-        lines.append(f"While you were away: play moved from hand {hand_before} to {hand_after}.")
-    else:
-        played = len(after.get("played", [])) - len(before.get("played", []))
-        tricks = sum(after.get("tricks", [])) - sum(before.get("tricks", []))
-        bids = sum(b is not None for b in after.get("bids", [])) - sum(
-            b is not None for b in before.get("bids", [])
-        )
-        if played or tricks or bids:
-            lines.append(
-                f"While you were away: {bids} bids, {played} cards played, {tricks} tricks won."
-            )
-        else:
-            lines.append("While you were away: nothing happened at the table.")
-    if after.get("scores") != before.get("scores"):
-        lines.append(f"Scores are now {after.get('scores')}.")
-    return lines
+def v_hand(view: dict[str, Any]) -> int:
+    return int(view.get("hand_number") or 0)
 
 
 _HANDLERS: dict[type[m.Message], Any] = {
     m.Snapshot: TableState._snapshot,
+    m.SeatStatus: TableState._seat_status,
     m.YourTurn: TableState._your_turn,
     m.Turn: TableState._turn_for_all,
     m.ClockExpired: TableState._clock_expired,

@@ -3,8 +3,9 @@
 Drawing is clear-and-print: each frame moves the cursor home and rewrites every line (clearing each
 line's tail), so there is no partial state for tmux or a slow terminal to get wrong. On a terminal we
 use the alternate screen and cbreak mode (keys arrive one by one, not echoed; the prompt line shows
-what is typed, so a redraw never wipes half a word). Without a terminal (a pipe, a test) stdin is read
-line by line and frames are printed plainly, one after another.
+what is typed, so a redraw never wipes half a word), Ctrl-C read as a key rather than a signal.
+Without a terminal (a pipe, a test) stdin is read line by line and frames are printed plainly, one
+after another.
 
 Keys are read in a worker thread that waits at most `POLL` seconds per call (select, then read), so
 cancelling the reader never leaves a thread blocked forever.
@@ -81,6 +82,11 @@ class Terminal:
         self._saved = termios.tcgetattr(self.in_fd)
         try:
             tty.setcbreak(self.in_fd, termios.TCSANOW)  # keep keys typed while starting up
+            # Ctrl-C is a key here (it leaves the screen like /quit), not SIGINT: a signal would
+            # reach `make play` too, which then reports the game's end as an error.
+            attrs = termios.tcgetattr(self.in_fd)
+            attrs[3] &= ~termios.ISIG
+            termios.tcsetattr(self.in_fd, termios.TCSANOW, attrs)
             self.out.write("\x1b[?1049h\x1b[H\x1b[2J")
             self.out.flush()
             yield

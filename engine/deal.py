@@ -10,6 +10,9 @@ and the seed after the hand. The algorithm:
 3. Fisher-Yates: for i from len(deck) - 1 down to 1, draw j in [0, i + 1) and swap deck[i] and deck[j].
 4. The deck starts in canonical order: ascending card number (2C..AC, 2D..AD, 2H..AH, 2S..AS, LJ, BJ),
    holding only the cards the ruleset plays with.
+5. When the ruleset draws the first dealer (`first_dealer = "random"`), it is the first uniform integer
+   below the number of players (step 2) from the stream of the first hand's seed followed by the bytes
+   "/first-dealer" (`first_dealer`).
 """
 
 import hashlib
@@ -85,6 +88,18 @@ def _shuffled_fast(seed: bytes, deck: list[Card]) -> list[Card] | None:
     for i, j in zip(_POSITIONS[n], map(mod, words, _MODULI[n]), strict=True):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+#: Appended to the first hand's seed for the stream the first dealer is drawn from, so the draw does
+#: not disturb the shuffle (docs/rules.md, "The deal").
+FIRST_DEALER_LABEL = b"/first-dealer"
+
+
+def first_dealer(seed: bytes, players: int) -> int:
+    """The seat that deals the first hand when the ruleset draws it: the first uniform integer below
+    `players` from the random stream of `seed || "/first-dealer"`. Anyone holding the first hand's seed
+    (revealed after that hand) can check it."""
+    return uniform_below(random_words(seed + FIRST_DEALER_LABEL), players)
 
 
 def commitment(seed: bytes) -> str:

@@ -15,8 +15,25 @@ from typing import Final
 
 from engine.cards import Card, CardMask
 from engine.deal import shuffled
+from engine.errors import RulesetError
 from engine.ordering import card_order
-from engine.ruleset import Ruleset
+from engine.ruleset import RANDOM_DEALER, Ruleset
+
+#: A game's dealer before its first deal when that deal's seed will draw it (engine.deal.first_dealer).
+UNDRAWN: Final = -1
+
+
+def starting_dealer(ruleset: Ruleset, dealer: int | None) -> int:
+    """The first hand's dealer for a new game: `dealer` when given, else the ruleset's `first_dealer`
+    seat, else UNDRAWN (the first deal draws it from its seed). Raises RulesetError("dealer") for a
+    seat that is not at the table."""
+    if dealer is None:
+        chosen = ruleset.first_dealer
+        return UNDRAWN if chosen == RANDOM_DEALER else int(chosen)
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < ruleset.players:
+        raise RulesetError("dealer", f"must be a seat from 0 to {ruleset.players - 1}")
+    return dealer
+
 
 # Each deck's cards as bits (1 << card), in canonical order: shuffling these instead of the card
 # numbers applies the same permutation, and a hand is then the plain sum of its slice.

@@ -52,7 +52,9 @@ class Event:
 @dataclass(frozen=True, slots=True)
 class HandDealt(Event):
     """A new hand was dealt. `hands` are the dealt hands; `hidden` seats have not looked at theirs yet
-    (they could bid blind), so even they are sent only their face-up cards."""
+    (they could bid blind), so even they are sent only their face-up cards. `hand_type` is the Crazy
+    Spades hand type ("" without a schedule); `pass_direction` is where a Hearts hand passes (left,
+    right, across or none), None in Spades (then absent from the dict)."""
 
     kind: ClassVar[str] = "hand_dealt"
     hand_number: int
@@ -62,9 +64,10 @@ class HandDealt(Event):
     hidden: tuple[int, ...]
     hand_type: str
     commitment: str
+    pass_direction: str | None = None
 
     def to_dict(self) -> EventDict:
-        return {
+        out: EventDict = {
             "kind": self.kind,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -74,6 +77,9 @@ class HandDealt(Event):
             "face_up": [mask_text(mask) for mask in self.face_up],
             "hidden": list(self.hidden),
         }
+        if self.pass_direction is not None:
+            out["pass_direction"] = self.pass_direction
+        return out
 
     def for_seat(self, seat: int | None) -> EventDict | None:
         out = self.to_dict()

@@ -2,7 +2,7 @@
 
 A game is a state machine owned by one caller (the server's table task, a bot's search, the arena):
 
-    game = new_game(Ruleset.from_preset("standard"), dealer=0)
+    game = new_game(Ruleset.from_preset("standard"))   # first dealer: drawn from the first seed
     events = game.deal(seed)            # phase DEALING only; the caller supplies each hand's seed
     while not game.is_over:
         seat = game.to_act()[0]
@@ -40,18 +40,52 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a finished game ended: the winning seats (a team or one player; empty for a draw), the
-    final score per side, and why ("target", "boston", "hands", "floor", "draw")."""
+    """How a finished game ended, as the engine decides it: the winning seats (a team or one player;
+    every seat sharing the best score in Hearts; empty for a draw), the final score per side, why
+    ("target", "boston", "hands", "floor", "draw"), and each side's place.
+
+    `places` (per side, like `scores`) ranks the sides: 1 is best and sides level on score share the
+    better place (51, 100, 37, 72 in Hearts are places 2, 4, 1, 3). The winners' sides are first
+    whatever their score (a Boston wins outright); the others follow by score, the higher first in
+    Spades and the lower first where `lowest_wins` (Hearts). Built from the other fields when not
+    given; `seat_places`, `place_of(seat)` and `score_of(seat)` read it per seat."""
 
     winners: tuple[int, ...]
     scores: tuple[int, ...]
     sides: tuple[tuple[int, ...], ...]
     reason: str
+    lowest_wins: bool = False
+    places: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.places:
+            object.__setattr__(self, "places", rank_sides(self))
 
     @property
     def is_draw(self) -> bool:
         """True when nobody won (level scores when a fixed number of hands ran out)."""
         return not self.winners
+
+    def side_of(self, seat: int) -> int:
+        """The index into `sides`, `scores` and `places` of the side `seat` plays for."""
+        for index, side in enumerate(self.sides):
+            if seat in side:
+                return index
+        raise ValueError(f"seat {seat} is on no side")
+
+    def place_of(self, seat: int) -> int:
+        """`seat`'s place: its side's (1 = best; level scores share the better place)."""
+        return self.places[self.side_of(seat)]
+
+    def score_of(self, seat: int) -> int:
+        """`seat`'s final score: its side's."""
+        return self.scores[self.side_of(seat)]
+
+    @property
+    def seat_places(self) -> tuple[int, ...]:
+        """Each seat's place, in seat order."""
+        seats = sorted(seat for side in self.sides for seat in side)
+        return tuple(self.place_of(seat) for seat in seats)
 
     @property
     def winning_side(self) -> int:
@@ -62,13 +96,28 @@ class Outcome:
         return -1
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data."""
+        """Plain data (`places` per side, as `scores`)."""
         return {
             "winners": list(self.winners),
             "scores": list(self.scores),
             "sides": [list(side) for side in self.sides],
             "reason": self.reason,
+            "lowest_wins": self.lowest_wins,
+            "places": list(self.places),
         }
+
+
+def rank_sides(outcome: Outcome) -> tuple[int, ...]:
+    """Each side's place in `outcome`: 1 + the number of sides strictly ahead of it, where a winning
+    side is ahead of every other and, among the rest, a better score is ahead (lower when
+    `lowest_wins`)."""
+    won = set(outcome.winners)
+    sign = -1 if outcome.lowest_wins else 1
+    keys = [
+        (bool(won.intersection(side)), sign * score)
+        for side, score in zip(outcome.sides, outcome.scores, strict=True)
+    ]
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
 
 
 class Game(Protocol):
@@ -101,7 +150,8 @@ class Game(Protocol):
 
     @property
     def dealer(self) -> int:
-        """The seat that deals (or dealt) the current hand."""
+        """The seat that deals (or dealt) the current hand; -1 before the first deal when that deal's
+        seed draws it (ruleset.first_dealer "random")."""
         ...
 
     @property
@@ -153,16 +203,19 @@ class Game(Protocol):
         ...
 
 
-def new_game(ruleset: Ruleset, *, dealer: int = 0) -> Game:
-    """A fresh game in phase DEALING with `dealer` dealing the first hand.
+def new_game(ruleset: Ruleset, *, dealer: int | None = None) -> Game:
+    """A fresh game in phase DEALING. The first hand's dealer is `dealer` when given, else the
+    ruleset's `first_dealer`: a seat, or "random" (the default), drawn from the first deal's seed
+    (`engine.deal.first_dealer`), so `game.dealer` is -1 until then and the same seeds always give
+    the same game (crash recovery: `new_game` then `deal(seed)` and `apply` in order).
 
     Raises RulesetError("game") when the game's engine is not available, RulesetError("dealer") for a
     seat out of range.
     """
+    from engine.dealing import starting_dealer
     from engine.errors import RulesetError
 
-    if not 0 <= dealer < ruleset.players:
-        raise RulesetError("dealer", f"must be a seat from 0 to {ruleset.players - 1}")
+    starting_dealer(ruleset, dealer)  # raises RulesetError("dealer") for a seat out of range
     # Looked up by name so that each engine loads only when used (and Hearts may land later).
     module_name, class_name = _ENGINES[ruleset.game]
     try:

@@ -29,7 +29,8 @@ from engine.cards import (
     make_card,
     mask_of,
 )
-from engine.deal import commitment, shuffled
+from engine.deal import commitment, first_dealer, shuffled
+from engine.dealing import UNDRAWN, starting_dealer
 from engine.errors import IllegalAction, RulesetError
 from engine.events import (
     CardPlayed,
@@ -80,7 +81,8 @@ _HEART_OR_QUEEN: Final = "a heart or the queen of spades"
 class HeartsGame(HeartsSearch, HeartsViews):
     """Hearts for four players (three also works: the two of diamonds is set aside).
 
-    Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)`; then `deal(seed)`
+    Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)` (without a dealer,
+    the ruleset's `first_dealer`, drawn from the first seed by default); then `deal(seed)`
     each hand and `apply` actions (`PassCards`, `PlayCard`). Raises RulesetError when the ruleset is not
     a Hearts ruleset or the dealer is not a seat; nothing is built then.
     """
@@ -128,14 +130,14 @@ class HeartsGame(HeartsSearch, HeartsViews):
         "_version",
     )
 
-    def __init__(self, ruleset: Ruleset, *, dealer: int = 0) -> None:
+    def __init__(self, ruleset: Ruleset, *, dealer: int | None = None) -> None:
         if ruleset.game != "hearts":
             raise RulesetError("game", f"HeartsGame plays Hearts, not {ruleset.game}")
         players = ruleset.players
         if players not in (3, 4):
             raise RulesetError("players", "Hearts is played by 3 or 4")
-        if not 0 <= dealer < players:
-            raise RulesetError("dealer", f"must be a seat from 0 to {players - 1}")
+        # -1 until the first deal draws it from its seed (ruleset.first_dealer "random").
+        dealer = starting_dealer(ruleset, dealer)
         self._ruleset = ruleset
         self._n = players
         self._deck: tuple[Card, ...] = tuple(
@@ -269,11 +271,14 @@ class HeartsGame(HeartsSearch, HeartsViews):
             raise IllegalAction("wrong_phase", self._phase_sentence())
         if not isinstance(seed, bytes) or not seed:
             raise IllegalAction("bad_seed", "a seed is a non-empty byte string")
+        if self._dealer == UNDRAWN:
+            self._dealer = first_dealer(seed, self._n)
         return self._begin_hand(seed, deal_hands(shuffled(seed, self._deck), self._dealer, self._n))
 
     def deal_cards(self, hands: Sequence[CardMask], seed: bytes = b"") -> list[Event]:
         """Deal these hands instead of shuffling: for tests, puzzles and analysis. The hand's record
-        keeps `seed` as given, so replaying it from the seed will not give these cards.
+        keeps `seed` as given, so replaying it from the seed will not give these cards. A first dealer
+        still to be drawn is seat 0 (these cards come from no seed to draw it from).
 
         Raises IllegalAction("wrong_phase") outside DEALING and ValueError when the hands are not a
         split of the deck into equal hands; the state is unchanged either way.
@@ -290,6 +295,8 @@ class HeartsGame(HeartsSearch, HeartsViews):
             union |= hand
         if union != deck:
             raise ValueError("the hands must hold every card of the deck exactly once")
+        if self._dealer == UNDRAWN:
+            self._dealer = 0
         return self._begin_hand(bytes(seed), hands)
 
     @classmethod
@@ -405,6 +412,7 @@ class HeartsGame(HeartsSearch, HeartsViews):
                 hidden=(),
                 hand_type="",
                 commitment=commitment(self._seed),
+                pass_direction=self._direction,
             )
         ]
         if pass_offset(self._direction, n) == 0:
@@ -697,7 +705,9 @@ class HeartsGame(HeartsSearch, HeartsViews):
             reason = "hands"
         if reason:
             won = winners(after)
-            self._outcome = Outcome(winners=won, scores=after, sides=sides, reason=reason)
+            self._outcome = Outcome(
+                winners=won, scores=after, sides=sides, reason=reason, lowest_wins=True
+            )
             self._phase = GAME_OVER
             if events is not None:
                 events.append(GameOver(winners=won, scores=after, reason=reason))

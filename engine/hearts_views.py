@@ -12,7 +12,7 @@ from engine.cards import Card, CardMask, Seat, cards_in, mask_of
 from engine.errors import IllegalAction
 from engine.game import Outcome, Phase
 from engine.hearts_rules import penalty_points
-from engine.hearts_search import PASSING
+from engine.hearts_search import PASSING, PLAYING
 from engine.ruleset import Ruleset
 from engine.views import PublicView, SeatView
 
@@ -94,6 +94,7 @@ def _public_fields(self: _Viewable) -> dict[str, Any]:
     )
     trick = self._trick
     leader = self._leader
+    playing = self._phase is PLAYING
     return {
         "game": "hearts",
         "players": n,
@@ -111,7 +112,8 @@ def _public_fields(self: _Viewable) -> dict[str, Any]:
         "face_up": (0,) * n,
         "exposed": (0,) * n,
         "looked": (True,) * n,
-        "leader": leader,
+        # -1 unless a trick is being played (docs/protocol.md, "Game views").
+        "leader": leader if playing else -1,
         "trick": tuple(((leader + i) % n, card) for i, card in enumerate(trick)),
         "trick_number": self._trick_number,
         "last_trick": self._last_trick,

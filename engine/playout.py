@@ -87,8 +87,8 @@ def playout_four(game: "SpadesState", rand: Callable[[], float]) -> None:
         c3 = card_of[b3]
         all_bits = b0 | b1 | b2 | b3
         played |= all_bits
-        if all_bits & trumps and break_on_play:
-            broken = True
+        if not broken and all_bits & trumps and (break_on_play or led != TRUMP):
+            broken = True  # a spade led unbroken (from a hand of only spades) breaks only "played"
         keys = keys_by_led[led]
         best = keys[c0]
         w = s0
@@ -104,8 +104,6 @@ def playout_four(game: "SpadesState", rand: Callable[[], float]) -> None:
         if key > best:
             best = key
             w = s3
-        if best >= 100 and led != TRUMP:
-            broken = True
         plays += (s0 << 6 | c0, s1 << 6 | c1, s2 << 6 | c2, s3 << 6 | c3)
         version += 4
         tricks[w] += 1

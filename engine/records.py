@@ -123,7 +123,7 @@ def record_to_hand(record: object) -> tuple[HandHistory, Ruleset]:
         raise RecordError("a hand record is a JSON object")
     if record.get("format") != FORMAT:
         raise RecordError(f"the format must be {FORMAT!r}")
-    ruleset = Ruleset.from_dict(_get(record, "ruleset", Mapping))
+    ruleset = Ruleset.from_stored(_get(record, "ruleset", Mapping))
     players = _get(record, "players", int)
     if players != ruleset.players:
         raise RecordError("'players' does not match the ruleset")

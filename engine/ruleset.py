@@ -19,9 +19,16 @@ OptionValue: TypeAlias = bool | int | str | list[str]
 
 GAMES: Final = ("spades", "hearts")
 DECKS: Final = ("standard", "jokers", "deuces_high")
-BAG_MODES: Final = ("counted", "last_digit", "off")
+#: counted (000, 003), last_digit (001), off (not tracked; overtricks still score `overtrick_points`:
+#: 003 three-handed), no_bags (003 "No Bags": overtricks neither scored nor tracked).
+BAG_MODES: Final = ("counted", "last_digit", "off", "no_bags")
 FIRST_LEADS: Final = ("left_of_dealer", "dealer", "lowest_club")
-SPADES_BREAKS: Final = ("played", "trumped")
+#: What breaks spades: `trumped` a spade played to a trick led in another suit, which it trumps (000,
+#: 002, and 003 three-handed: such a trick is won by a spade); `played` any spade played to a trick, one
+#: led from a hand of nothing but spades included (001, 003 two-handed). docs/rules.md cites each.
+SPADES_BREAKS: Final = ("trumped", "played")
+#: `first_dealer` is this word (drawn from the first deal's seed, docs/rules.md "The deal") or a seat.
+RANDOM_DEALER: Final = "random"
 PLAY_RULES: Final = ("normal", "pressure", "nothing_but_spades")
 TRAM_PENALTIES: Final = ("exposed", "forfeit_tricks", "forfeit_bid")
 EXCHANGE_ORDERS: Final = ("simultaneous", "nil_first")
@@ -89,6 +96,9 @@ class Ruleset:
     losing_floor_enabled: bool = False
     losing_floor: int = -200  # a side at or below this (when enabled) ends the game and loses
     deck: str = "standard"  # standard | jokers (Joker Spades) | deuces_high (002)
+    # "random" (000: drawn from the first deal's seed, so it can be checked once the seed is out) or a
+    # seat that deals the first hand; `new_game(..., dealer=)` overrides it.
+    first_dealer: int | str = RANDOM_DEALER
     # -- bidding ------------------------------------------------------------------------------------
     min_bid: int = 1  # smallest ordinary (non-nil) bid
     max_bid: int = 13
@@ -115,12 +125,13 @@ class Ruleset:
     moe: bool = False  # Little Moe (6 running tricks, 150) and Big Moe (8, 300)
     bemo: bool = False  # Bemo (first 6 tricks, 60) and Big Bemo (first 9, 90) on top of a bid
     no_spade_trumps: bool = False
+    no_spade_trumps_value: int = 40  # 003: a made "no trumps" bid's points a trick ("(40 points)")
     two_player_double_nil: bool = False  # 003 two-handed: declared before the draw, +200 / -100
     deficient_hands: tuple[str, ...] = ()
     # -- dealing and play ---------------------------------------------------------------------------
     face_up_cards: int = 0
     first_lead: str = "left_of_dealer"
-    spades_break: str = "played"
+    spades_break: str = "trumped"
     play_rule: str = "normal"
     hand_schedule: tuple[str, ...] = ()  # Crazy Spades: a hand type per hand, cycling
     tram: bool = False
@@ -133,10 +144,11 @@ class Ruleset:
     # -- Hearts (002; rules in docs/rules-hearts.md) ------------------------------------------------
     hearts_pass_cycle: tuple[str, ...] = ("left", "right", "across", "none")
     hearts_pass_count: int = 3
-    hearts_no_points_first_trick: bool = True
-    hearts_must_break: bool = True
+    # The defaults are 002's game; the `hearts-house` preset turns on what common servers add.
+    hearts_no_points_first_trick: bool = False
+    hearts_must_break: bool = False
     hearts_queen_breaks: bool = False
-    hearts_moon: str = "add_to_others"
+    hearts_moon: str = "off"
     hearts_jack_of_diamonds: bool = False
 
     def __post_init__(self) -> None:
@@ -148,7 +160,9 @@ class Ruleset:
         """The named preset with some options changed. Raises RulesetError (option "preset" if unknown)."""
         base = PRESETS.get(name)
         if base is None:
-            raise RulesetError("preset", f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+            raise RulesetError(
+                "preset", f"unknown preset {option_name_shown(name)!r}; known: {', '.join(PRESETS)}"
+            )
         return base.with_options(**overrides)
 
     def with_options(self, **overrides: Any) -> "Ruleset":
@@ -156,7 +170,7 @@ class Ruleset:
         known = {f.name for f in fields(self)}
         for name in overrides:
             if name not in known:
-                raise RulesetError(name, "no such option")
+                raise RulesetError(option_name_shown(name), "no such option")
         coerced = {name: _coerce(name, value) for name, value in overrides.items()}
         return replace(self, **coerced)
 
@@ -174,6 +188,17 @@ class Ruleset:
         if not isinstance(data, Mapping):
             raise RulesetError("ruleset", "a ruleset is a mapping of option names to values")
         return cls().with_options(**{str(k): v for k, v in data.items()})
+
+    @classmethod
+    def from_stored(cls, data: Mapping[str, object]) -> "Ruleset":
+        """The ruleset a stored `to_dict()` describes, whichever version stored it: `to_dict()` holds
+        every option, so a stored one lacks only options added since, and those take the value that
+        was the rule before they existed (`OPTIONS_ADDED`: seat 0 dealt first, a "no trumps" trick
+        was 20), not today's default. For a game or a hand record kept across an upgrade; a table's
+        overrides are `from_preset` / `with_options`. Raises RulesetError."""
+        if not isinstance(data, Mapping):
+            raise RulesetError("ruleset", "a ruleset is a mapping of option names to values")
+        return cls.from_dict({**OPTIONS_ADDED, **data})
 
     # -- derived facts ------------------------------------------------------------------------------
     @property
@@ -209,7 +234,32 @@ class Ruleset:
         return self.bid_rule, self.play_rule
 
 
-_TUPLE_OPTIONS: Final = frozenset({"deficient_hands", "hand_schedule", "hearts_pass_cycle"})
+#: The longest list each list option takes (docs/rules.md): a table's options are echoed in every
+#: listing, so none may grow without bound. Every other option is a bounded number or one of a few words.
+MAX_LIST_LENGTHS: Final[dict[str, int]] = {
+    "deficient_hands": len(DEFICIENT_CONDITIONS),  # each condition at most once
+    "hand_schedule": 32,  # Crazy Spades has 15
+    "hearts_pass_cycle": 16,  # 002 has 4
+}
+_TUPLE_OPTIONS: Final = frozenset(MAX_LIST_LENGTHS)
+#: Three-handed Hearts passes at most this many cards: C(17, 3) = 680 choices fit a frame.
+MAX_THREE_HANDED_PASS: Final = 3
+#: How much of a refused value or option name an error message repeats.
+_SHOWN_CHARS: Final = 40
+
+
+def _shown(value: object) -> str:
+    """`repr(value)`, cut short: an error message never repeats a huge value back to its sender."""
+    text = repr(value) if not isinstance(value, (list, tuple)) or len(value) <= 8 else None
+    if text is None:
+        text = f"a list of {len(value)} items"  # type: ignore[arg-type]
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
+
+
+def option_name_shown(name: object) -> str:
+    """An option or preset name as an error repeats it (cut short when it is too long to be one)."""
+    name = str(name)
+    return name if len(name) <= _SHOWN_CHARS else name[: _SHOWN_CHARS - 3] + "..."
 
 
 def _coerce(name: str, value: object) -> Any:
@@ -223,25 +273,34 @@ def _check_type(ruleset: Ruleset) -> None:
     for f in fields(ruleset):
         value = getattr(ruleset, f.name)
         default = f.default
-        if isinstance(default, bool):
+        if f.name == "first_dealer":
+            if value != RANDOM_DEALER and (isinstance(value, bool) or not isinstance(value, int)):
+                raise RulesetError(
+                    f.name, f"must be 'random' or a seat number, not {_shown(value)}"
+                )
+        elif isinstance(default, bool):
             if not isinstance(value, bool):
-                raise RulesetError(f.name, f"must be true or false, not {value!r}")
+                raise RulesetError(f.name, f"must be true or false, not {_shown(value)}")
         elif isinstance(default, int):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise RulesetError(f.name, f"must be a whole number, not {value!r}")
+                raise RulesetError(f.name, f"must be a whole number, not {_shown(value)}")
         elif isinstance(default, str):
             if not isinstance(value, str):
-                raise RulesetError(f.name, f"must be a string, not {value!r}")
-        elif isinstance(default, tuple) and (
-            not isinstance(value, tuple) or not all(isinstance(v, str) for v in value)
-        ):
-            raise RulesetError(f.name, f"must be a list of strings, not {value!r}")
+                raise RulesetError(f.name, f"must be a string, not {_shown(value)}")
+        elif isinstance(default, tuple):
+            if not isinstance(value, tuple):
+                raise RulesetError(f.name, f"must be a list of strings, not {_shown(value)}")
+            longest = MAX_LIST_LENGTHS[f.name]
+            if len(value) > longest:
+                raise RulesetError(f.name, f"takes at most {longest} entries, not {len(value)}")
+            if not all(isinstance(v, str) for v in value):
+                raise RulesetError(f.name, f"must be a list of strings, not {_shown(value)}")
 
 
 def _one_of(ruleset: Ruleset, name: str, allowed: tuple[str, ...]) -> None:
     value = getattr(ruleset, name)
     if value not in allowed:
-        raise RulesetError(name, f"must be one of {', '.join(allowed)}, not {value!r}")
+        raise RulesetError(name, f"must be one of {', '.join(allowed)}, not {_shown(value)}")
 
 
 def _in_range(ruleset: Ruleset, name: str, low: int, high: int) -> None:
@@ -265,18 +324,25 @@ def _validate(r: Ruleset) -> None:
     _one_of(r, "hearts_moon", HEARTS_MOONS)
     if r.players not in (2, 3, 4):
         raise RulesetError("players", f"must be 2, 3 or 4, not {r.players}")
+    if r.first_dealer != RANDOM_DEALER and not 0 <= int(r.first_dealer) < r.players:
+        raise RulesetError(
+            "first_dealer",
+            f"must be 'random' or a seat from 0 to {r.players - 1}, not {r.first_dealer}",
+        )
     for condition in r.deficient_hands:
         if condition not in DEFICIENT_CONDITIONS:
             raise RulesetError(
                 "deficient_hands",
-                f"{condition!r} is not a condition; use {', '.join(DEFICIENT_CONDITIONS)}",
+                f"{_shown(condition)} is not a condition; use {', '.join(DEFICIENT_CONDITIONS)}",
             )
+    if len(set(r.deficient_hands)) != len(r.deficient_hands):
+        raise RulesetError("deficient_hands", "names a condition twice")
     for kind in r.hand_schedule:
         if kind not in HAND_TYPES:
-            raise RulesetError("hand_schedule", f"{kind!r} is not a hand type")
+            raise RulesetError("hand_schedule", f"{_shown(kind)} is not a hand type")
     for direction in r.hearts_pass_cycle:
         if direction not in HEARTS_PASSES:
-            raise RulesetError("hearts_pass_cycle", f"{direction!r} is not a pass direction")
+            raise RulesetError("hearts_pass_cycle", f"{_shown(direction)} is not a pass direction")
     if not r.hearts_pass_cycle:
         raise RulesetError("hearts_pass_cycle", "needs at least one entry (use 'none')")
     _in_range(r, "target_score", 0, 100_000)
@@ -295,6 +361,7 @@ def _validate(r: Ruleset) -> None:
     _in_range(r, "overtrick_points", -100, 100)
     _in_range(r, "face_up_cards", 0, 4)
     _in_range(r, "hearts_pass_count", 1, 4)
+    _in_range(r, "no_spade_trumps_value", 10, 100)
     if r.target_score == 0 and r.max_hands == 0:
         raise RulesetError("target_score", "a game needs a target score or a number of hands")
     if r.game == "hearts":
@@ -302,6 +369,14 @@ def _validate(r: Ruleset) -> None:
             raise RulesetError("players", "Hearts is played by 3 or 4")
         if r.players == 3 and "across" in r.hearts_pass_cycle:
             raise RulesetError("hearts_pass_cycle", "three players cannot pass across")
+        if r.players == 3 and r.hearts_pass_count > MAX_THREE_HANDED_PASS:
+            # Every choice of 4 from 17 cards is 2380 legal actions, a `your_turn` of about 71 KB:
+            # more than a frame may hold (docs/protocol.md, "Limits and clocks").
+            raise RulesetError(
+                "hearts_pass_count",
+                f"three players pass at most {MAX_THREE_HANDED_PASS} cards "
+                "(the choices of 4 from 17 do not fit in one message)",
+            )
         if r.deck != "standard":
             raise RulesetError("deck", "Hearts uses the standard deck")
         return
@@ -361,11 +436,13 @@ _PRESET_OPTIONS: Final[dict[str, dict[str, Any]]] = {
         "blind_nil_exchange_order": "nil_first",
         "bags": "last_digit",
         "first_lead": "dealer",
+        "spades_break": "played",  # "until someone has played one on a trick"
     },
     "suicide": {
         "nil_tricks_help_partner": True,
         "bags": "last_digit",
         "first_lead": "dealer",
+        "spades_break": "played",
         "bid_rule": "suicide",
     },
     "double-nil-passing": {
@@ -377,6 +454,7 @@ _PRESET_OPTIONS: Final[dict[str, dict[str, Any]]] = {
         "blind_nil_exchange_order": "nil_first",
         "bags": "last_digit",
         "first_lead": "dealer",
+        "spades_break": "played",  # "until someone has played one on a trick"
     },
     # 003 Joker Spades: BJ > LJ > AS, the dealer takes the last two cards and discards two.
     "joker": {"deck": "jokers"},
@@ -405,9 +483,46 @@ _PRESET_OPTIONS: Final[dict[str, dict[str, Any]]] = {
         "bags": "off",
         "overtrick_points": -10,
     },
-    # 003 two-handed: the draw-and-discard deal; nil, and double nil declared before the draw.
-    "two-player": {"players": 2, "two_player_double_nil": True},
+    # 003 two-handed: the draw-and-discard deal; nil, and double nil declared before the draw;
+    # spades may be led once "a spade has previously been played to a trick during this hand".
+    "two-player": {"players": 2, "two_player_double_nil": True, "spades_break": "played"},
+    # 002's Hearts as written: the Hearts options' defaults.
     "hearts": {"game": "hearts", "target_score": 100},
+    # What most Hearts servers add to 002 (docs/rules-hearts.md): none of it is in the sources.
+    "hearts-house": {
+        "game": "hearts",
+        "target_score": 100,
+        "hearts_no_points_first_trick": True,
+        "hearts_must_break": True,
+        "hearts_moon": "add_to_others",
+    },
+}
+
+#: Options added after rulesets were first stored, with the value each had before it existed: what a
+#: stored ruleset without it meant (`Ruleset.from_stored`). Add to it with every new option.
+OPTIONS_ADDED: Final[dict[str, OptionValue]] = {
+    "first_dealer": 0,
+    "no_spade_trumps_value": 20,
+}
+
+#: One line per preset, for listings and menus: what it plays and from which rules source, so a
+#: player can tell the presets apart before sitting down (docs/rules.md, "Presets").
+PRESET_DESCRIPTIONS: Final[dict[str, str]] = {
+    "standard": "Spades as pagat gives it (source 000): nil, bags, 500 to win",
+    "yahoo": "Yahoo! Spades (source 001): blind nil for 200, bags by the score's last digit",
+    "suicide": "Yahoo! suicide Spades (source 001): each side must have a nil bidder",
+    "double-nil-passing": "Yahoo! double-nil passing (source 001): blind nil 200 behind, 2-card swap",
+    "joker": "Joker Spades (source 003): two jokers above the ace of spades",
+    "deuces-high": "Deuces High Spades (source 002): the four twos are the highest spades",
+    "four-or-none": "Four or None Spades (source 003): one partner nil, the other 4 or more",
+    "partnership-fourteen": "Partnership Fourteen Spades (source 003): each side bids exactly 7",
+    "mirror": "Mirror Spades (source 003): bid the number of spades you hold",
+    "crazy": "Crazy Spades (source 003): 15 hands, each with its own bidding rule",
+    "three-player": "Three-handed Spades (source 003): 17 cards each, every player alone",
+    "two-player": "Two-handed Spades (source 003): draw-and-discard, no deal",
+    "hearts": "Hearts exactly as source 002 plays it: no first-trick or breaking rule, no moon bonus",
+    "hearts-house": "Hearts with house rules (not in the sources): clean first trick, hearts break, "
+    "moon +26 to others",
 }
 
 
@@ -419,6 +534,16 @@ def _build_presets() -> dict[str, Ruleset]:
 
 
 PRESETS: Final[dict[str, Ruleset]] = _build_presets()
+
+
+def describe_preset(name: str) -> str:
+    """The preset's one-line description. Raises RulesetError("preset") for an unknown name."""
+    description = PRESET_DESCRIPTIONS.get(name)
+    if description is None:
+        raise RulesetError(
+            "preset", f"unknown preset {option_name_shown(name)!r}; known: {', '.join(PRESETS)}"
+        )
+    return description
 
 
 def preset_name(ruleset: Ruleset) -> str | None:

@@ -7,8 +7,10 @@ worked examples. The order of work for a side:
    A nil bidder's tricks then help the partner's contract (`nil_tricks_help_partner`), count only as
    bags (000, the default), or are ignored (`nil_scored_independently`, 002).
 2. The ordinary bids add up to the contract (10 for 200 replaces it with 10): made scores 10 a trick
-   (20 for a "no spade trumps" bid) plus `overtrick_points` per overtrick; missed loses 10 a trick.
-3. Bemo / Big Bemo bonuses, then bags: counted, by the score's last digit (001), or off.
+   (`no_spade_trumps_value`, 40, for a "no spade trumps" bid) plus `overtrick_points` per overtrick;
+   missed loses as much.
+3. Bemo / Big Bemo bonuses, then bags: counted, by the score's last digit (001), off (not tracked,
+   overtricks still scored), or no_bags (003: overtricks neither scored nor tracked).
 """
 
 from collections.abc import Sequence
@@ -115,7 +117,8 @@ def score_side(
     over = 0
     if contract:
         made = pool >= contract and not forfeit and not nst_failed
-        value = TEN_FOR_200 if ten else 10 * (contract + doubled)
+        # A "no trumps" bid's tricks are worth no_spade_trumps_value each instead of 10 (003).
+        value = TEN_FOR_200 if ten else 10 * contract + (r.no_spade_trumps_value - 10) * doubled
         if made:
             delta += value
             over = pool - contract
@@ -134,6 +137,11 @@ def score_side(
             if explain:
                 notes.append(f"seat {seat} {bemo.replace('_', ' ')} {'made' if made else 'failed'}")
     over = 0 if bag_free else over + loose_bags
+    if r.bags == "no_bags":
+        # 003 "No Bags": "a partnership would not receive any points for overtricks".
+        return SideResult(
+            delta, score + delta, 0, tuple(notes), _boston(r, seats, tricks, contract)
+        )
     delta += r.overtrick_points * over
     if r.bags == "counted":
         bags += over
@@ -150,7 +158,9 @@ def score_side(
             notes.append(f"last digit passed 9: -{r.bag_penalty * crossings}")
     else:
         bags = 0
-    boston = (
-        r.boston and contract >= r.tricks_per_hand and sum(tricks[s] for s in seats) == contract
-    )
-    return SideResult(delta, score + delta, bags, tuple(notes), boston)
+    return SideResult(delta, score + delta, bags, tuple(notes), _boston(r, seats, tricks, contract))
+
+
+def _boston(r: Ruleset, seats: Sequence[int], tricks: Sequence[int], contract: int) -> bool:
+    """A Boston made: the side bid every trick and took them all."""
+    return r.boston and contract >= r.tricks_per_hand and sum(tricks[s] for s in seats) == contract

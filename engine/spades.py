@@ -253,9 +253,7 @@ class SpadesGame(SpadesPhases):
             ):
                 bit = 1 << card
                 trick = self._trick
-                if len(trick) + 1 < self._n and (
-                    self._broken or not bit & self._trumps or not self._break_on_play
-                ):
+                if len(trick) + 1 < self._n and (self._broken or not bit & self._trumps):
                     # Neither the trick's last card nor one that breaks spades (three plays in
                     # four): play_fast's first half, inline, and the one event.
                     self._version += 1
@@ -388,7 +386,8 @@ class SpadesGame(SpadesPhases):
             "face_up": tuple(f & h for f, h in zip(self._face_up, self._hands, strict=True)),
             "exposed": tuple(e & h for e, h in zip(self._exposed, self._hands, strict=True)),
             "looked": tuple(self._looked),
-            "leader": self._leader,
+            # -1 unless a trick is being played (docs/protocol.md, "Game views").
+            "leader": self._leader if self._phase is PLAYING else -1,
             "trick": self.trick,
             "trick_number": min(len(self._winners) + 1, self._tricks_per_hand),
             "last_trick": last,

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from engine.actions import Bid, LookAtHand
 from engine.bidding import CHOOSING_RULES, BidContext, allowed_numbers, legal_bids
 from engine.cards import Card, CardMask
-from engine.deal import commitment
-from engine.dealing import DealtHands, deal_hands
+from engine.deal import commitment, first_dealer
+from engine.dealing import UNDRAWN, DealtHands, deal_hands
 from engine.errors import IllegalAction
 from engine.events import BidMade, CardDrawn, Event, HandDealt, HandLooked
 from engine.spades_state import (
@@ -35,6 +35,8 @@ class SpadesBidding(SpadesState):
             raise IllegalAction("wrong_phase", "a hand is dealt only between hands")
         if not isinstance(seed, bytes) or not seed:
             raise IllegalAction("bad_seed", "a seed is a non-empty byte string")
+        if self._dealer == UNDRAWN:
+            self._dealer = first_dealer(seed, self._n)
         return self._begin_hand(seed, deal_hands(self._ruleset, seed, self._dealer))
 
     def deal_fixed(
@@ -52,6 +54,7 @@ class SpadesBidding(SpadesState):
         games take a `stock` instead. Such hands are not reproducible from their records' seed.
         `hand_number`, `scores` and `bags` (per side) set up a hand later in a game, e.g. a bot's guess
         at the hidden hands while bidding (they are otherwise the game's own).
+        A game whose first dealer is still to be drawn has no seed to draw it from: seat 0 deals.
         Raises IllegalAction outside DEALING or when the cards are not a proper deal."""
         if self._phase is not DEALING:
             raise IllegalAction("wrong_phase", "a hand is dealt only between hands")
@@ -77,6 +80,8 @@ class SpadesBidding(SpadesState):
             if len(hands) != n or len(up) != n or total | set_aside != self._order.deck:
                 raise IllegalAction("bad_deal", "the hands must share out the whole deck")
             dealt = DealtHands(tuple(hands), up, set_aside, ())
+        if self._dealer == UNDRAWN:
+            self._dealer = 0
         if hand_number is not None:
             self._hand_number = hand_number - 1
         if scores is not None:

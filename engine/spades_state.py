@@ -16,6 +16,7 @@ from typing import Final, Self, TypeAlias
 from engine import scoring
 from engine.actions import Action, Bid, PlayCard
 from engine.cards import Card, CardMask, card_text
+from engine.dealing import starting_dealer
 from engine.errors import IllegalAction, RulesetError
 from engine.events import BidMade, CardPlayed, Event, GameOver, HandScored
 from engine.game import Outcome, Phase
@@ -175,11 +176,11 @@ class SpadesState:
         "_winners",
     )
 
-    def __init__(self, ruleset: Ruleset, *, dealer: int = 0) -> None:
+    def __init__(self, ruleset: Ruleset, *, dealer: int | None = None) -> None:
         if ruleset.game != "spades":
             raise RulesetError("game", "SpadesGame plays Spades rulesets only")
-        if not 0 <= dealer < ruleset.players:
-            raise RulesetError("dealer", f"must be a seat from 0 to {ruleset.players - 1}")
+        # -1 until the first deal draws it from its seed (ruleset.first_dealer "random").
+        dealer = starting_dealer(ruleset, dealer)
         order = ORDERS[ruleset.deck]
         self._ruleset = ruleset
         self._order = order
@@ -191,6 +192,8 @@ class SpadesState:
         self._suit_chunk = order.suit_chunk
         self._trumps = order.trumps
         self._keys = order.trick_keys
+        # What breaks spades (ruleset.SPADES_BREAKS): any spade played ("played"), or only one played
+        # to a trick led in another suit ("trumped").
         self._break_on_play = ruleset.spades_break == "played"
         # Bids that depend on nothing but the seat, whether it looked and its partner's nil.
         self._plain_bidding = not (ruleset.boston or ruleset.no_spade_trumps)
@@ -543,12 +546,12 @@ class SpadesState:
         trick = self._trick
         trick.append(card)
         self._plays.append(seat << 6 | card)
-        if bit & self._trumps and self._break_on_play:
-            self._broken = True
         count = len(trick)
         if count == 1:
             self._led = self._suit[card]
             self._forced_lead = -1
+        if bit & self._trumps and not self._broken and (self._break_on_play or self._led != TRUMP):
+            self._broken = True
         if count < self._n:
             seat += 1
             self._turn = 0 if seat == self._n else seat
@@ -577,8 +580,6 @@ class SpadesState:
                     best = key
                     index = i
         winner = (self._leader + index) % count
-        if best >= 100 and self._led != TRUMP:
-            self._broken = True  # the "trumped" rule: a spade won a trick led in another suit
         self._tricks[winner] += 1
         winners = self._winners
         winners.append(winner)

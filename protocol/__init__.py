@@ -1,11 +1,22 @@
 """The wire protocol: length-prefixed msgpack frames and validated message types, sans-IO.
 
-Bytes in, messages out (``MessageDecoder``); messages in, bytes out (``encode``). Every failure is a
-``ProtocolError`` with an ``ErrorCode`` and a ``fatal`` flag. See docs/protocol.md.
+``Connection`` (``protocol.connection``) is one connection, either side: bytes in, messages out
+(``receive_data``, ``next_event``); messages in, bytes out (``send``); the phases of
+``protocol.phases``, request ids and the events' ``seq`` kept for the caller. Underneath,
+``MessageDecoder`` and ``encode`` do the framing and the codec. Every failure is a ``ProtocolError``
+with an ``ErrorCode`` and a ``fatal`` flag; ``RemoteProtocolError`` and ``LocalProtocolError`` say
+whose fault it is. See docs/protocol.md.
 """
 
 from protocol.codec import DEFAULT_LIMITS, Limits
-from protocol.errors import ERROR_CODES, ErrorCode, ProtocolError
+from protocol.connection import CONNECTION_CLOSED, Connection, ConnectionClosed
+from protocol.errors import (
+    ERROR_CODES,
+    ErrorCode,
+    LocalProtocolError,
+    ProtocolError,
+    RemoteProtocolError,
+)
 from protocol.framing import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, frame
 from protocol.messages import (
     GAME_EVENT_TYPES,
@@ -45,6 +56,7 @@ from protocol.messages import (
     LadderEnter,
     LadderLeave,
     LadderMatches,
+    LadderRecords,
     LadderShow,
     LadderStandings,
     Leave,
@@ -53,6 +65,7 @@ from protocol.messages import (
     Login,
     MatchEnded,
     Matches,
+    MatchRecords,
     MatchStarted,
     Message,
     Ok,
@@ -108,6 +121,7 @@ from protocol.wire import (
 )
 
 __all__ = [
+    "CONNECTION_CLOSED",
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_FRAME_SIZE",
     "ERROR_CODES",
@@ -133,6 +147,8 @@ __all__ = [
     "ClaimMade",
     "ClientKind",
     "Clock",
+    "Connection",
+    "ConnectionClosed",
     "CreateTable",
     "DealCommitment",
     "DealDeclaredDead",
@@ -158,14 +174,17 @@ __all__ = [
     "LadderLeave",
     "LadderMatch",
     "LadderMatches",
+    "LadderRecords",
     "LadderShow",
     "LadderStandings",
     "Leave",
     "Limits",
     "ListTables",
+    "LocalProtocolError",
     "LoggedIn",
     "Login",
     "MatchEnded",
+    "MatchRecords",
     "MatchResult",
     "MatchStarted",
     "MatchStatus",
@@ -179,6 +198,7 @@ __all__ = [
     "RatingMove",
     "Register",
     "Registered",
+    "RemoteProtocolError",
     "Reply",
     "Request",
     "Role",

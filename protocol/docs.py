@@ -46,7 +46,15 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "table_changed",
         "table_closed",
     ),
-    "Playing": ("snapshot", "turn", "your_turn", "act", "clock_expired"),
+    "Playing": (
+        "snapshot",
+        "turn",
+        "your_turn",
+        "act",
+        "clock_expired",
+        "seat_lost",
+        "seat_status",
+    ),
     "Deal commitments": ("deal_commitment", "deal_seed"),
     "Game events": (
         "hand_dealt",
@@ -75,6 +83,8 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "matches",
         "ladder_show",
         "entrant",
+        "ladder_records",
+        "match_records",
         "match_started",
         "match_ended",
     ),
@@ -163,6 +173,31 @@ def types_table() -> str:
     return "\n".join(rows)
 
 
+def phase_table() -> str:
+    """What each side may send in each phase of a connection (``protocol.phases.MAY_SEND``)."""
+    from protocol.phases import MAY_SEND
+
+    order = [name for names in GROUPS.values() for name in names]
+
+    def cell(kinds: frozenset[type[Message]], side: Sender) -> str:
+        if not kinds:
+            return "nothing"
+        sends = {c for c in MESSAGE_TYPES.values() if c.SENDER in (side, Sender.EITHER)}
+        left_out = sends - kinds
+        if len(left_out) < len(kinds):
+            names = sorted((c.TYPE for c in left_out), key=order.index)
+            return "everything it sends but " + ", ".join(f"`{n}`" for n in names)
+        return ", ".join(f"`{n}`" for n in sorted((c.TYPE for c in kinds), key=order.index))
+
+    rows = ["| phase | the client may send | the server may send |", "| --- | --- | --- |"]
+    for phase, sides in MAY_SEND.items():
+        rows.append(
+            f"| `{phase.value}` | {cell(sides[Sender.CLIENT], Sender.CLIENT)} "
+            f"| {cell(sides[Sender.SERVER], Sender.SERVER)} |"
+        )
+    return "\n".join(rows)
+
+
 def _unnamed(base: Any, markers: tuple[Any, ...]) -> Any:
     from typing import Annotated
 
@@ -201,6 +236,8 @@ def render(name: str) -> str:
         return types_table()
     if kind == "index":
         return message_index()
+    if kind == "phases":
+        return phase_table()
     raise KeyError(f"no generated block called {name!r}")
 
 

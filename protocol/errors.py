@@ -1,8 +1,12 @@
-"""Error codes and the one exception the protocol package raises.
+"""Error codes and the exceptions the protocol package raises.
 
 Every way a peer can get the protocol wrong, and every reason the server refuses a request, has a code
 here. The codes travel in the ``error`` message, so they are part of the wire contract: add codes, never
 rename or remove one. ``docs/protocol.md`` renders its error table from ``ERROR_CODES``.
+
+:class:`ProtocolError` carries a code; its two kinds say whose fault it is, as h11's do:
+:class:`RemoteProtocolError` (the peer's bytes or messages) and :class:`LocalProtocolError` (our own
+code tried to send what the protocol forbids).
 """
 
 from dataclasses import dataclass
@@ -41,6 +45,7 @@ class ErrorCode(StrEnum):
     PRIVATE_TABLE = "private_table"
     ALREADY_SEATED = "already_seated"
     NOT_SEATED = "not_seated"
+    SEAT_HELD = "seat_held"
     # Game actions.
     NOT_YOUR_TURN = "not_your_turn"
     STALE_VERSION = "stale_version"
@@ -50,6 +55,7 @@ class ErrorCode(StrEnum):
     ALREADY_ON_LADDER = "already_on_ladder"
     LADDER_LIMIT = "ladder_limit"
     NO_SUCH_ENTRANT = "no_such_entrant"
+    NO_SUCH_MATCH = "no_such_match"
     # The server itself.
     TIMEOUT = "timeout"
     SLOW_CONSUMER = "slow_consumer"
@@ -78,11 +84,14 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         "bytes, ext types, non-string or duplicate map keys, a size or nesting limit exceeded.",
     ),
     ErrorCode.NOT_A_MAP: ErrorInfo(False, "The frame holds a msgpack value that is not a map."),
-    ErrorCode.UNKNOWN_TYPE: ErrorInfo(False, "The `t` field names no message type."),
+    ErrorCode.UNKNOWN_TYPE: ErrorInfo(
+        False, "The `t` field names no message type; `detail` is that `t` (at most 40 characters)."
+    ),
     ErrorCode.UNEXPECTED_MESSAGE: ErrorInfo(
         False,
-        "A message the receiver never accepts from this side, or not in this state "
-        "(anything but `hello` before `welcome`, a second `hello`).",
+        "A message the receiver never accepts from this side, or not in this phase (see Connection: "
+        "anything but `hello` or `ping` before `hello`, a second `hello`, a reply to no request, "
+        "anything after `bye`); `detail` is its type.",
     ),
     ErrorCode.MISSING_FIELD: ErrorInfo(False, "A required field is absent; `detail` names it."),
     ErrorCode.INVALID_FIELD: ErrorInfo(
@@ -100,7 +109,11 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.BAD_NAME: ErrorInfo(False, "The name is not allowed (length or characters)."),
     ErrorCode.GUESTS_DISABLED: ErrorInfo(False, "This server does not allow guest play."),
     ErrorCode.RATE_LIMITED: ErrorInfo(
-        False, "Too many messages; `welcome.limits` says how many are allowed."
+        False,
+        "Too many messages, or too many of one kind of request (open tables, guest accounts,"
+        " wrong join codes); `welcome.limits` says how many messages are allowed, and"
+        " `retry_ms` (when the server knows) how long to wait before the request would be"
+        " accepted.",
     ),
     ErrorCode.SERVER_FULL: ErrorInfo(True, "The server has no room for another session."),
     ErrorCode.NO_SUCH_TABLE: ErrorInfo(False, "No table has this id (or it has closed)."),
@@ -116,12 +129,21 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.SEAT_TAKEN: ErrorInfo(False, "The seat asked for is occupied."),
     ErrorCode.PRIVATE_TABLE: ErrorInfo(False, "The table is private and the join code is wrong."),
     ErrorCode.ALREADY_SEATED: ErrorInfo(False, "The session already has a seat at a table."),
-    ErrorCode.NOT_SEATED: ErrorInfo(False, "The request needs a seat at this table."),
+    ErrorCode.NOT_SEATED: ErrorInfo(
+        False,
+        "The request needs a seat at this table, and this connection holds none there (or no longer:"
+        " `message` says why).",
+    ),
+    ErrorCode.SEAT_HELD: ErrorInfo(
+        False,
+        "Another live connection of this account holds the seat; `join` with `takeover` to move it"
+        " to this connection.",
+    ),
     ErrorCode.NOT_YOUR_TURN: ErrorInfo(False, "It is not this seat's turn to act."),
     ErrorCode.STALE_VERSION: ErrorInfo(
         False,
-        "The action's `version` is not the table's current game version: it was decided on an "
-        "older state (or resent) and is not applied.",
+        "The action's `version` is older than the start of the seat's decision, or one the game has "
+        "not reached: it was decided on an older state (or resent) and is not applied.",
     ),
     ErrorCode.ILLEGAL_ACTION: ErrorInfo(
         False,
@@ -137,6 +159,11 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False, "This network address already has as many entrants on the ladder as it may."
     ),
     ErrorCode.NO_SUCH_ENTRANT: ErrorInfo(False, "No account has this name."),
+    ErrorCode.NO_SUCH_MATCH: ErrorInfo(
+        False,
+        "No ladder match has this id, or it is still being played (its records are sent once it"
+        " has ended).",
+    ),
     ErrorCode.TIMEOUT: ErrorInfo(
         True,
         "The handshake did not finish in time, or the connection sent no whole message for "
@@ -149,8 +176,21 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         "reconnect and resync.",
     ),
     ErrorCode.INTERNAL: ErrorInfo(False, "A bug in the server; the request was not carried out."),
-    ErrorCode.SHUTTING_DOWN: ErrorInfo(True, "The server is stopping."),
+    ErrorCode.SHUTTING_DOWN: ErrorInfo(
+        True,
+        "The server is stopping: a connection that arrives meanwhile is refused with it. The"
+        " connections already open are sent `bye` instead.",
+    ),
 }
+
+
+def closes_connection(code: str) -> bool:
+    """Whether an ``error`` with this code ends the connection (the table's "closes"); a code this
+    version does not know does not (read it as the refusal of one request)."""
+    try:
+        return ERROR_CODES[ErrorCode(code)].closes
+    except ValueError:
+        return False
 
 
 class ProtocolError(Exception):
@@ -181,3 +221,47 @@ class ProtocolError(Exception):
         self.fatal = fatal
         self.request_id = request_id
         self.detail = detail
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol: raised by ``protocol.connection.Connection.next_event``.
+
+    ``fatal`` and the rest mean what they mean on :class:`ProtocolError`. ``received`` is the refused
+    message when it was well formed (a reply that answers no request of ours, a message sent after the
+    peer's ``bye``), so a caller can log it, or a test tool keep it; the connection has not acted on it.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        fatal: bool = False,
+        request_id: int | None = None,
+        detail: str | None = None,
+        received: object = None,
+    ) -> None:
+        super().__init__(code, message, fatal=fatal, request_id=request_id, detail=detail)
+        self.received = received
+
+    @classmethod
+    def of(cls, error: ProtocolError) -> "RemoteProtocolError":
+        """The same refusal, said to be the peer's fault (a decoder's error about the peer's bytes)."""
+        if isinstance(error, RemoteProtocolError):
+            return error
+        return cls(
+            error.code,
+            error.message,
+            fatal=error.fatal,
+            request_id=error.request_id,
+            detail=error.detail,
+        )
+
+
+class LocalProtocolError(ProtocolError):
+    """Our own code tried to send what the protocol forbids now (a bug on this side, not the peer's):
+    raised by ``Connection.send``, which leaves the connection's state unchanged and returns no bytes.
+
+    ``code`` says what the peer would have answered (``unexpected_message`` for a message out of its
+    phase, ``invalid_field`` or ``missing_field`` for one that breaks its schema).
+    """

@@ -41,16 +41,14 @@ class HandDealt(GameEvent):
 
     hand_number: Annotated[HandNumber, Doc("the hand, from 1")]
     dealer: Annotated[Seat, Doc("the dealer")]
-    hand_type: Annotated[Word, Doc("the hand's type (Crazy Spades), else `regular`")]
+    hand_type: Annotated[Word, Doc('Crazy Spades: the hand\'s type; "" without a schedule')]
     commitment: Annotated[Digest, Doc("SHA-256 of this deal's seed (see Fair deals)")]
     face_up: Annotated[list[Cards], Doc("per seat: cards dealt face up")]
     hidden: Annotated[list[Seat], Doc("seats that have not looked at their cards")]
     cards: Annotated[Cards | None, Doc("the receiver's cards, if it may see them")] = None
     pass_direction: Annotated[
         Literal["left", "right", "across", "none"] | None,
-        Doc(
-            "Hearts: where this hand's pass goes (the table adds it; the engine's view has it too)"
-        ),
+        Doc("Hearts: where this hand's pass goes (from the engine's event); absent in Spades"),
     ] = None
 
 
@@ -212,7 +210,14 @@ class GameOver(GameEvent):
 
     winners: Annotated[list[Seat], Doc("the winning seats (a side, or one player)")]
     scores: Annotated[list[int], Doc("each side's final score")]
-    reason: Annotated[Word, Doc("why it ended (`target_reached`, ...: the engine's word)")]
+    reason: Annotated[
+        Word,
+        Doc(
+            "why it ended: `target` (a side reached the target score), `hands` (the game's fixed"
+            " number of hands was played), `boston` (a side took every trick with Boston on),"
+            " `floor` (a side fell to the losing floor), `draw` (level after the last fixed hand)"
+        ),
+    ]
 
 
 @register("deal_commitment", S)

@@ -53,9 +53,11 @@ from protocol.types import (
     ClientKind,
     Clock,
     Count,
+    Cursor,
     Digest,
     Game,
     GameVersion,
+    HandRecord,
     Label,
     LadderMatch,
     MatchResult,
@@ -125,6 +127,12 @@ class Registered(Reply):
 
     name: Annotated[Name, Doc("the account name")]
     token: Annotated[Token, Doc("the account's secret; the server never shows it again")]
+    bot: Annotated[bool, Doc("whether it is a bot account (`hello.kind` was `bot`): for good")] = (
+        False
+    )
+    clock: Annotated[
+        Clock | None, Doc("the clock this account's seats play on (a bot's is shorter)")
+    ] = None
 
 
 @register("login", C)
@@ -157,6 +165,10 @@ class LoggedIn(Reply):
             "`login` or `hello.token` with it resumes the guest and its seats"
         ),
     ] = None
+    bot: Annotated[bool, Doc("whether it is a bot account")] = False
+    clock: Annotated[
+        Clock | None, Doc("the clock this account's seats play on (a bot's is shorter)")
+    ] = None
 
 
 # ---- Lobby --------------------------------------------------------------------------------------
@@ -165,19 +177,35 @@ class LoggedIn(Reply):
 @register("list_tables", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListTables(Request):
-    """Ask for the tables, optionally filtered. Private tables are listed, marked ``private``."""
+    """Ask for the tables, optionally filtered, a page at a time (see ``tables.next``). Private
+    tables are listed, marked ``private``."""
 
     game: Annotated[Game | None, Doc("only tables of this game")] = None
     status: Annotated[TableStatus | None, Doc("only tables in this status")] = None
     open_seats: Annotated[bool, Doc("only tables with a free seat")] = False
+    cursor: Annotated[
+        Cursor | None,
+        Doc("go on from here: the `next` of the page before (same filters); nil: from the start"),
+    ] = None
+    limit: Annotated[
+        Annotated[int, Range(1, 200)] | None,
+        Doc(
+            "at most this many tables in the page (fewer when more would not fit one frame);"
+            " nil: 100"
+        ),
+    ] = None
 
 
 @register("tables", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Tables(Reply):
-    """The tables matching a ``list_tables``."""
+    """One page of the tables matching a ``list_tables``, in the order they opened."""
 
     tables: Annotated[list[TableInfo], Doc("the tables")]
+    next: Annotated[
+        Cursor | None,
+        Doc("more tables follow: ask again with this `cursor`; nil: this page is the last"),
+    ] = None
 
 
 @register("create_table", C)
@@ -219,6 +247,13 @@ class Join(Request):
     table: Annotated[TableId, Doc("the table")]
     seat: Annotated[Seat | None, Doc("the seat wanted; nil for any free seat")] = None
     code: Annotated[JoinCode | None, Doc("the join code, for a private table")] = None
+    takeover: Annotated[
+        bool,
+        Doc(
+            "move this account's seat here from another of its live connections"
+            " (which gets `seat_lost`)"
+        ),
+    ] = False
 
 
 @register("spectate", C)
@@ -364,11 +399,50 @@ class ClockExpired(GameEvent):
     ] = "clock"
 
 
+@register("seat_lost", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatLost(Event):
+    """This connection no longer holds its seat at a table, though it did not ask to leave; from
+    now on its `act`s there are refused `not_seated`. It may still watch (`spectate`)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat, Doc("the seat it held")]
+    reason: Annotated[
+        Literal["taken_over", "match_over", "forfeited"],
+        Doc(
+            "`taken_over`: another connection of the account took the seat (`join` with"
+            " `takeover`); `match_over`: the ladder's match at this table is over; `forfeited`:"
+            " the ladder's fallback bot plays the seat for the rest of the match"
+        ),
+    ]
+
+
+@register("seat_status", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatStatus(Event):
+    """A seated player's connection dropped, or the player came back. Sent to everyone else at the
+    table (seats and spectators) when it happens; the player's own session gets its ``snapshot``
+    instead. While a seat is dropped the server holds it for ``hold_ms`` (its player may come back
+    and take it back); once that runs out, the fallback bot plays the seat for the rest of the game
+    (everyone is told once, by a ``clock_expired`` with reason ``abandoned`` before its first move)."""
+
+    table: Annotated[TableId, Doc("the table")]
+    seat: Annotated[Seat, Doc("the seat")]
+    connected: Annotated[bool, Doc("true: the player is back; false: its connection dropped")]
+    hold_ms: Annotated[
+        Millis | None,
+        Doc(
+            "while dropped: how long the seat is still held for its player, from when this was sent"
+        ),
+    ] = None
+
+
 @register("act", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Act(Request):
-    """Take an action. Refused with ``stale_version`` unless ``version`` is the table's current one,
-    so a resent or late action is never applied twice. Answered with ``ok``; events follow."""
+    """Take an action. ``version`` is the one the ``your_turn`` said: any version since the seat's
+    decision began is accepted (``stale_version`` otherwise), so a resent or late action is never
+    applied twice. Answered with ``ok``; events follow."""
 
     table: Annotated[TableId, Doc("the table")]
     version: Annotated[GameVersion, Doc("the game version the action was decided on")]
@@ -465,6 +539,36 @@ class Entrant(Reply):
     ] = field(default_factory=list)
 
 
+@register("ladder_records", C)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderRecords(Request):
+    """Ask for a finished ladder match's hand records: both halves, every seat's decisions and
+    clock use. Answered with `match_records`, a page at a time.
+    """
+
+    match: Annotated[Label, Doc("the match id (`ladder_matches` lists them)")]
+    start: Annotated[
+        Count, Doc("the first record wanted: 0, then the `next` of the page before")
+    ] = 0
+
+
+@register("match_records", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchRecords(Reply):
+    """One page of a ladder match's hand records, oldest first: the first half's hands, then the
+    second's. A page holds as many whole records as fit well inside one frame.
+    """
+
+    match: Annotated[Label, Doc("the match id")]
+    records: Annotated[
+        list[HandRecord], Doc("`spades-hand/1` records with the ladder's fields, in order")
+    ]
+    total: Annotated[Count, Doc("how many records the match has in all")]
+    next: Annotated[
+        Count | None, Doc("the `start` of the next page; nil when this page is the last")
+    ] = None
+
+
 @register("match_started", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MatchStarted(Event):
@@ -476,6 +580,9 @@ class MatchStarted(Event):
     match: Annotated[Label, Doc("the match id")]
     table: Annotated[TableId, Doc("the table it is played at")]
     players: Annotated[list[Name], Doc("the bots by seat")]
+    hands: Annotated[Count | None, Doc("the deals this half has (the ladder's hands per half)")] = (
+        None
+    )
 
 
 @register("match_ended", S)
@@ -484,8 +591,8 @@ class MatchEnded(Event):
     """A rated match is over and the ratings are updated."""
 
     match: Annotated[Label, Doc("the match id")]
-    table: Annotated[TableId, Doc("the table")]
-    results: Annotated[list[MatchResult], Doc("one per seat")]
+    table: Annotated[TableId, Doc("the first half's table (the one `results[].seat` refers to)")]
+    results: Annotated[list[MatchResult], Doc("one per entrant, by its seat in the first half")]
 
 
 # ---- General ------------------------------------------------------------------------------------
@@ -494,7 +601,12 @@ class MatchEnded(Event):
 @register("ok", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ok(Reply):
-    """The request was carried out and has nothing more to say."""
+    """The request was carried out. ``note`` may say how, for a person (e.g. a ladder leave that
+    takes effect after the match in progress)."""
+
+    note: Annotated[
+        Annotated[str, Length(1, 200)] | None, Doc("a sentence for a person about what was done")
+    ] = None
 
 
 @register("error", S)
@@ -510,6 +622,10 @@ class Error(Reply):
     detail: Annotated[
         Annotated[str, Length(1, 200)] | None,
         Doc("a precision: the field at fault, the engine's rule code"),
+    ] = None
+    retry_ms: Annotated[
+        Millis | None,
+        Doc("`rate_limited`: how long to wait before the same request would be accepted"),
     ] = None
 
 
@@ -572,6 +688,7 @@ __all__ = [
     "LadderEnter",
     "LadderLeave",
     "LadderMatches",
+    "LadderRecords",
     "LadderShow",
     "LadderStandings",
     "Leave",
@@ -579,6 +696,7 @@ __all__ = [
     "LoggedIn",
     "Login",
     "MatchEnded",
+    "MatchRecords",
     "MatchStarted",
     "Matches",
     "Message",
@@ -590,6 +708,8 @@ __all__ = [
     "Reply",
     "Request",
     "Role",
+    "SeatLost",
+    "SeatStatus",
     "Sender",
     "Snapshot",
     "SpadesBroken",

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
 
 from engine.cards import card_text
-from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range
+from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range, remember_maps
 
 MAX_SAFE_INT: Final = 2**53 - 1  # the largest integer every language's msgpack reads exactly
 MAX_SEATS: Final = 4
@@ -43,6 +43,10 @@ Label = Annotated[str, Length(1, 64)]
 OptionValue = bool | int | Annotated[str, Length(0, 64)] | list[Annotated[str, Length(0, 64)]]
 Options = Annotated[dict[str, OptionValue], Named("Options")]
 View = Annotated[dict[str, Any], Named("View")]
+HandRecord = Annotated[dict[str, Any], Named("HandRecord")]
+Cursor = Annotated[
+    str, Named("Cursor"), Pattern(r"[A-Za-z0-9_-]{1,32}", "1..32 of A-Z a-z 0-9 _ -")
+]
 
 # Named types listed in the docs' "Types" table, with what they stand for.
 NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
@@ -56,12 +60,14 @@ NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
     "Token": (Token, "an account's secret; the server checks its format"),
     "Text": (Text, "a chat line"),
     "Millis": (Millis, "a duration in milliseconds"),
+    "Cursor": (Cursor, "where a paged listing goes on, as the server gave it (`tables.next`)"),
     "HandNumber": (HandNumber, "hands of a game count from 1"),
     "Digest": (Digest, "a SHA-256 digest in hex"),
     "Seed": (Seed, "a deal seed's bytes in hex"),
     "ProtocolVersion": (ProtocolVersion, "see Versioning"),
     "Options": (Options, "ruleset option name to value; the engine judges names and values"),
     "View": (View, "a game view, the engine's `to_dict()`; see Game views"),
+    "HandRecord": (HandRecord, "a finished hand, a `spades-hand/1` object (hand-records.md)"),
 }
 
 
@@ -151,6 +157,8 @@ class Action:
 
 
 _GIVING: Final = frozenset({ActionKind.EXCHANGE, ActionKind.PASS, ActionKind.DISCARD})
+# A server lists the same Action objects in turn after turn (`your_turn.legal`): encode each once.
+remember_maps(Action)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -202,7 +210,8 @@ class SeatInfo:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableInfo:
-    """A table as the lobby sees it."""
+    """A table as the lobby sees it. Its ``options`` are bounded (about 1 KiB): an option too long
+    to list is left out and named in ``options_omitted``."""
 
     table: Annotated[TableId, Doc("the table's id")]
     game: Annotated[Game, Doc("the game")]
@@ -211,10 +220,20 @@ class TableInfo:
         default_factory=dict
     )
     seats: Annotated[Annotated[list[SeatInfo], Length(2, MAX_SEATS)], Doc("every seat, in order")]
-    clock: Annotated[Clock, Doc("the table's clock")]
+    clock: Annotated[Clock, Doc("the table's clock for people's seats")]
+    bot_clock: Annotated[
+        Clock | None, Doc("the clock of the seats of bot accounts (and built-in bots)")
+    ] = None
     private: Annotated[bool, Doc("whether joining needs the join code")] = False
     status: Annotated[TableStatus, Doc("waiting for players, playing, or finished")]
     spectators: Annotated[Count, Doc("how many are watching")] = 0
+    options_omitted: Annotated[
+        Annotated[list[Label], Length(1, 64)] | None,
+        Doc(
+            "options set at this table but too long for a listing, left out of `options` (their"
+            " names; the table plays them all); nil: `options` has every one"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -227,14 +246,15 @@ class Standing:
     mu: Annotated[float, Doc("the rating model's mean")]
     sigma: Annotated[float, Doc("the rating model's uncertainty")]
     games: Annotated[Count, Doc("rated games played")]
+    bot: Annotated[bool, Doc("whether it is a bot account (else a person's)")] = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MatchResult:
     """How one seat did in a ladder match."""
 
-    seat: Annotated[Seat, Doc("the seat")]
-    name: Annotated[Name, Doc("the bot's account name")]
+    seat: Annotated[Seat, Doc("the entrant's seat in the match's first half")]
+    name: Annotated[Name, Doc("the entrant's account name")]
     place: Annotated[Annotated[int, Range(1, MAX_SEATS)], Doc("1 for the winner; equal places tie")]
     score: Annotated[int, Doc("the final game score of the seat's side")]
     rating_before: Annotated[float, Doc("rating before the match")]
@@ -242,6 +262,7 @@ class MatchResult:
 
 
 TeamNames = Annotated[list[Name], Length(2, 2)]
+ForfeitReason = Annotated[str, Length(1, 16)]
 TeamPoints = Annotated[list[int], Length(2, 2)]
 
 
@@ -294,6 +315,16 @@ class LadderMatch:
     ratings: Annotated[
         Annotated[list[RatingMove], Length(0, 4)], Doc("the ratings the match moved")
     ] = field(default_factory=list)
+    forfeit_reasons: Annotated[
+        dict[str, ForfeitReason],
+        Doc(
+            "why each of `forfeits` forfeited, by name: `disconnected`, `left` or `timeouts`"
+            " (none for a match stored before the reasons were kept)"
+        ),
+    ] = field(default_factory=dict)
+    bots: Annotated[
+        Annotated[list[Name], Length(0, 4)], Doc("which of the players are bot accounts")
+    ] = field(default_factory=list)
 
 
 __all__ = [
@@ -309,6 +340,7 @@ __all__ = [
     "ClientKind",
     "Clock",
     "Count",
+    "Cursor",
     "Digest",
     "Game",
     "GameVersion",

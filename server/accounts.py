@@ -16,15 +16,19 @@ import hashlib
 import hmac
 import re
 import secrets
-import sqlite3
+import time
 from dataclasses import dataclass
 
 import trio
 
-from server import queries
-from server.storage import Store
+from server.storage import AccountRow, Store, Tx
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{1,23}$")
+# A token as this server makes them: an account id (ASCII digits, at most 18: it fits SQLite's
+# integer) and the secret (`secrets.token_urlsafe`'s alphabet). Anything else is refused before
+# the database is asked: a superscript digit passes `str.isdigit()`, and a trailing NUL would pass
+# the hash, since HMAC pads a short key with zero bytes.
+TOKEN_RE = re.compile(r"[0-9]{1,18}\.[A-Za-z0-9_-]{16,64}")
 HASH_ITERATIONS = 20_000
 
 
@@ -69,8 +73,8 @@ async def register(store: Store, name: str, *, is_bot: bool = False) -> tuple[Ac
     check_name(name)
     secret, salt, digest = await _new_secret()
 
-    def write(conn: sqlite3.Connection) -> int:
-        return queries.insert_account(conn, name, salt, digest, is_bot=is_bot, is_guest=False)
+    def write(tx: Tx) -> int:
+        return tx.insert_account(name, salt, digest, is_bot=is_bot, is_guest=False)
 
     try:
         account_id = await store.call(write)
@@ -91,10 +95,10 @@ async def _new_secret() -> tuple[str, bytes, bytes]:
 async def login(store: Store, token: str) -> Account:
     """The account a token belongs to; raises `AccountError('bad_token', ...)` otherwise."""
     bad = AccountError("bad_token", "the token is not valid on this server")
-    account_id_text, dot, secret = token.partition(".")
-    if not dot or not account_id_text.isdigit() or not secret or len(token) > 200:
+    if TOKEN_RE.fullmatch(token) is None:
         raise bad
-    row = await store.get(queries.account_by_id, int(account_id_text))
+    account_id_text, _dot, secret = token.partition(".")
+    row = await store.call(lambda tx: tx.account_by_id(int(account_id_text)))
     if row is None or row.token_salt is None or row.token_hash is None:
         # Hash anyway so a wrong id and a wrong secret take about the same time.
         await trio.to_thread.run_sync(_hash, secret, b"0" * 16)
@@ -102,6 +106,10 @@ async def login(store: Store, token: str) -> Account:
     digest = await trio.to_thread.run_sync(_hash, secret, row.token_salt)
     if not hmac.compare_digest(digest, row.token_hash):
         raise bad
+    if row.is_guest:
+        # An unused guest expires some time after its last login (`expire_guests`).
+        seen = [row.id]
+        await store.call(lambda tx: tx.guest_seen(seen))
     return Account(row.id, row.name, row.is_bot, row.is_guest)
 
 
@@ -117,8 +125,8 @@ async def guest(store: Store, wanted: str | None = None) -> tuple[Account, str]:
             else f"{wanted}~{secrets.token_hex(2)}"
         )
 
-        def write(conn: sqlite3.Connection, name: str = name) -> int:
-            return queries.insert_account(conn, name, salt, digest, is_bot=False, is_guest=True)
+        def write(tx: Tx, name: str = name) -> int:
+            return tx.insert_account(name, salt, digest, is_bot=False, is_guest=True)
 
         try:
             account_id = await store.call(write)
@@ -128,7 +136,17 @@ async def guest(store: Store, wanted: str | None = None) -> tuple[Account, str]:
     raise AccountError("name_taken", "could not find a free guest name; try again")
 
 
-def cannot_return(row: queries.AccountRow) -> bool:
+async def expire_guests(store: Store, ttl: float, in_use: set[int]) -> int:
+    """Delete the guest accounts nobody has used for `ttl` seconds: not logged in since, and not
+    connected or seated now (`in_use`: the accounts of live connections and of seats, which count
+    as seen now), with no game results (a guest who finished a game stays, as its games' records
+    name it). Returns how many went. A deleted guest's resume token no longer logs in."""
+    cutoff = time.time() - ttl
+    ids = sorted(in_use)
+    return await store.call(lambda tx: tx.expire_guests(cutoff, ids))
+
+
+def cannot_return(row: AccountRow) -> bool:
     """Whether a seat held for this account after a restart would wait for nobody: a guest made
     before resume tokens has no token to log in with. (Every other guest, like every account,
     can come back.)"""
@@ -137,14 +155,14 @@ def cannot_return(row: queries.AccountRow) -> bool:
 
 async def builtin_bot(store: Store, name: str) -> Account:
     """The account of a built-in bot (`name` like `bot:heuristic`), created on first use."""
-    row = await store.get(queries.account_by_name, name)
+    row = await store.call(lambda tx: tx.account_by_name(name))
     if row is None:
 
-        def write(conn: sqlite3.Connection) -> int:
-            existing = queries.account_by_name(conn, name)
+        def write(tx: Tx) -> int:
+            existing = tx.account_by_name(name)
             if existing is not None:
                 return existing.id
-            return queries.insert_account(conn, name, None, None, is_bot=True, is_guest=False)
+            return tx.insert_account(name, None, None, is_bot=True, is_guest=False)
 
         return Account(await store.call(write), name, True, False)
     return Account(row.id, row.name, row.is_bot, row.is_guest)

@@ -1,9 +1,14 @@
-"""The server as a whole: store, lobby, listener, connections, and an orderly shutdown.
+"""The server as a whole: the composition root that builds its parts, and an orderly shutdown.
 
 `serve()` is the task the CLI runs; `running_server()` starts one in-process for tests and tools:
 
     async with running_server(ServerConfig(host="127.0.0.1", port=0, db_path=tmp_path / "s.db")) as srv:
         stream = await trio.open_tcp_stream("127.0.0.1", srv.port)
+
+`Server` builds the store's users (the lobby, the ladder, the sessions) and hands each only what it
+needs (`server.ports`): no part holds the server, and none finds another through a registry. `serve`
+accepts listeners of any kind (`listeners=`: a `trio.testing.MemoryListener` in tests), and every
+connection is one `Session` over a `trio.abc.Stream`.
 
 Shutdown order (on `request_stop()`, SIGINT/SIGTERM, or leaving `running_server`): stop accepting,
 tell every client `bye`, stop the tables (an action already handed to the store still commits), then
@@ -13,7 +18,7 @@ drain the store's queue and close the database cleanly.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
@@ -24,10 +29,15 @@ import structlog
 import trio
 
 from engine.version import project_version
+from server import accounts
 from server.config import LogFormat, ServerConfig, configure_logging
+from server.ladder.desk import NoLadder
+from server.ladder.service import LadderService
 from server.lobby import Lobby
-from server.session import Session
-from server.storage import Store, open_store
+from server.ports import LadderDesk
+from server.quotas import AddressQuotas, network_of
+from server.session import Session, SessionServices
+from server.storage import StorageError, Store, open_store
 from server.tls import server_context
 
 if TYPE_CHECKING:
@@ -39,53 +49,73 @@ SHUTDOWN_FLUSH = 2.0  # seconds given to clients to receive `bye` before their s
 
 
 class Server:
-    """Shared state of a running server. Owned by `serve()`; sessions and tables hold a reference."""
+    """The running server's parts and its connections. Built and owned by `serve()`."""
 
     def __init__(
         self, config: ServerConfig, store: Store, tls: ssl.SSLContext | None = None
     ) -> None:
         self.config = config
-        # Read from the package metadata once: every `welcome` says it.
-        self.server_version = project_version()
-        self.tls = tls  # set: every accepted stream is wrapped in TLS (server side)
         self.store = store
+        self.tls = tls  # set: every accepted stream is wrapped in TLS (server side)
+        self.lobby = Lobby(store, config)
+        self.ladder: LadderService | None = None
         self.sessions: set[Session] = set()
-        self._per_host: Counter[str] = Counter()  # open sessions by peer address
-        self.lobby = Lobby(self)
+        self._per_host: Counter[str] = Counter()  # open sessions by network (`network_of`)
         self.port = 0
+        self.web_port: int | None = None  # the web port once bound (server/web/), if any
         self.stopping = False
         self._stop = trio.Event()
-        self.connections_nursery: trio.Nursery | None = None
+        # Read from the package metadata once: every `welcome` says it.
+        self._version = project_version()
+        self._services: SessionServices | None = None
+        # What one network address may do, whatever its connections (guests made, lobby chat).
+        self.quotas = AddressQuotas.from_limits(config.limits)
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
         self._stop.set()
 
-    async def handle_connection(self, stream: trio.SocketStream) -> None:
-        """The task of one connection (one task group: reader here, writer inside the session)."""
-        try:
-            host, port = stream.socket.getpeername()[:2]
-        except OSError:
-            host, port = "?", 0
+    def services(self) -> SessionServices:
+        """What every session is given (made once the ladder is up, or known not to be)."""
+        if self._services is None:
+            desk: LadderDesk = self.ladder if self.ladder is not None else NoLadder(self.store)
+            self._services = SessionServices(
+                config=self.config,
+                server_version=self._version,
+                store=self.store,
+                lobby=self.lobby,
+                ladder=desk,
+                is_stopping=lambda: self.stopping,
+                quotas=self.quotas,
+            )
+        return self._services
+
+    async def handle_connection(self, stream: trio.abc.Stream, peer: str | None = None) -> None:
+        """The task of one connection (one task group: reader here, writer inside the session).
+
+        `peer` is the client's address as `host:port`; when None it is read from the socket (a
+        stream with none, as in tests over memory streams, is `memory:0`).
+        """
+        if peer is None:
+            peer = _peer_of(stream)
         # The TLS handshake itself happens on the first read or write, under the session's
         # handshake deadline (or the refusal's flush timeout), so it cannot pin a connection.
-        wrapped: trio.abc.Stream = (
-            stream if self.tls is None else trio.SSLStream(stream, self.tls, server_side=True)
-        )
-        session = Session(self, wrapped, f"{host}:{port}")
-        session.host = str(host)
+        if self.tls is not None and isinstance(stream, trio.SocketStream):
+            stream = trio.SSLStream(stream, self.tls, server_side=True)
+        session = Session(self.services(), stream, peer)
         limits = self.config.limits
-        from_there = self._per_host[session.host]
+        # Counted by network (an IPv6 host by its /64), as every per-address limit is.
+        network = network_of(session.host)
         if (
             self.stopping
             or len(self.sessions) >= limits.max_connections
-            or from_there >= limits.max_connections_per_address
+            or self._per_host[network] >= limits.max_connections_per_address
         ):
             # One address cannot take every connection and lock the others out.
             await session.refuse_and_close()
             return
         self.sessions.add(session)
-        self._per_host[session.host] += 1
+        self._per_host[network] += 1
         try:
             await session.run()
         except Exception:
@@ -93,47 +123,87 @@ class Server:
             log.exception("session_failed", peer=session.peer)
         finally:
             self.sessions.discard(session)
-            self._per_host[session.host] -= 1
-            if not self._per_host[session.host]:
-                del self._per_host[session.host]
+            self._per_host[network] -= 1
+            if not self._per_host[network]:
+                del self._per_host[network]
 
     async def reap_idle(self) -> None:
-        """Let go of every session that has sent no whole message for `limits.idle_timeout`, and
-        close every waiting table that has had nobody seated for `waiting_table_ttl`.
+        """Let go of every session that has sent no whole message for `limits.idle_timeout`, or
+        whose writes made no progress for `limits.write_timeout` (it reads nothing), and close every
+        waiting table that has had nobody seated for `waiting_table_ttl`.
 
         One sweep a second (or four per timeout, if shorter) for the whole server, rather than a
         timer per message on every connection: a timer per message is a deadline added to and
-        removed from trio's heap each time, which costs every connection on every message. (A
-        timer per waiting table would be cheap, but the sweep is already here.)
+        removed from trio's heap each time, which costs every connection on every message.
         """
         idle = self.config.limits.idle_timeout
         ttl = self.config.waiting_table_ttl
-        timeouts = [t for t in (idle, ttl) if t > 0]
+        stall = self.config.limits.write_timeout
+        timeouts = [t for t in (idle, ttl, stall) if t > 0]
         if not timeouts:
             return
         period = min(1.0, *(t / 4 for t in timeouts))
         while True:  # until the server's nursery is cancelled
             await trio.sleep(period)
             now = trio.current_time()
-            if idle > 0:
-                cutoff = now - idle
-                for session in self.sessions:  # no await inside: the set cannot change meanwhile
+            cutoff = now - idle
+            for session in self.sessions:  # no await inside: the set cannot change meanwhile
+                if idle > 0:
                     session.let_go_if_idle(cutoff, idle)
+                if stall > 0:
+                    session.connection.check_progress(now)
             if ttl > 0:
                 self.lobby.close_unoccupied(now, ttl)
+
+    async def expire_guests(self) -> None:
+        """Delete unused guest accounts (`ServerConfig.guest_ttl`), once a minute (or four times
+        a ttl, if shorter), until the server stops. The guests of live connections and of seats
+        are in use, so they are never deleted, and count as seen."""
+        ttl = self.config.guest_ttl
+        if ttl <= 0:
+            return
+        period = min(60.0, ttl / 4)
+        while True:  # until the server's nursery is cancelled
+            await trio.sleep(period)
+            in_use = self.lobby.seated_accounts()
+            in_use.update(
+                s.account.id for s in self.sessions if s.account is not None and s.account.is_guest
+            )
+            try:
+                gone = await accounts.expire_guests(self.store, ttl, in_use)
+            except StorageError as exc:  # the next sweep tries again
+                log.warning("guests_not_expired", error=str(exc))
+                continue
+            if gone:
+                log.info("guests_expired", count=gone, ttl_s=ttl)
 
     async def wait_stopped(self) -> None:
         await self._stop.wait()
 
 
+def _peer_of(stream: trio.abc.Stream) -> str:
+    sock = getattr(stream, "socket", None)
+    if sock is None:
+        return "memory:0"
+    try:
+        host, port = sock.getpeername()[:2]
+    except OSError:
+        return "?:0"
+    return f"{host}:{port}"
+
+
 async def serve(
-    config: ServerConfig, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED
+    config: ServerConfig,
+    *,
+    listeners: Sequence[trio.abc.Listener[Any]] | None = None,
+    task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run a server until `request_stop()` (or cancellation); `task_status.started(server)`.
 
-    The bound port is `server.port` (useful with port 0). Raises `OSError` if the address cannot
-    be bound, `StorageError` if the database cannot be opened and `TLSConfigError` if
-    `tls_cert`/`tls_key` cannot be loaded; nothing is left running then.
+    Without `listeners` it listens on `config.host`/`config.port` (the bound port is `server.port`,
+    useful with port 0). Raises `OSError` if the address cannot be bound, `StorageError` if the
+    database cannot be opened and `TLSConfigError` if `tls_cert`/`tls_key` cannot be loaded;
+    nothing is left running then.
     """
     if not structlog.is_configured():
         # Embedded without a logging setup (tests, tools): log to the process's stderr.
@@ -148,23 +218,40 @@ async def serve(
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
             if config.ladder:
-                await _start_ladder(server, tables_nursery)
+                server.ladder = await _start_ladder(server, tables_nursery)
             async with trio.open_nursery() as connections:
-                server.connections_nursery = connections
-                listeners = await trio.open_tcp_listeners(config.port, host=config.host)
-                server.port = listeners[0].socket.getsockname()[1]
+                if listeners is None:
+                    bound = await trio.open_tcp_listeners(config.port, host=config.host)
+                    listeners = bound
+                    server.port = bound[0].socket.getsockname()[1]
                 try:
                     async with trio.open_nursery() as accepting:
                         # Stops with the listener (cancelled once the server is asked to stop).
                         accepting.start_soon(server.reap_idle)
+                        accepting.start_soon(server.expire_guests)
                         accepting.start_soon(
                             partial(
                                 trio.serve_listeners,
                                 server.handle_connection,
-                                listeners,
+                                list(listeners),
                                 handler_nursery=connections,
                             )
                         )
+                        if config.web_port is not None:  # the browser page (server/web/)
+                            from server.web import serve_web
+
+                            server.web_port = await accepting.start(
+                                partial(
+                                    serve_web,
+                                    server.handle_connection,
+                                    host=config.host,
+                                    port=config.web_port,
+                                    tls=tls,
+                                    max_message_bytes=config.limits.max_frame_bytes,
+                                    session_nursery=connections,
+                                    optional=config.web_port_optional,
+                                )
+                            )
                         log.info(
                             "listening",
                             host=config.host,
@@ -185,19 +272,23 @@ async def serve(
     log.info("stopped")
 
 
-async def _start_ladder(server: Server, nursery: trio.Nursery) -> None:
-    """Start the rated bot ladder (server/ladder/, its own owner) beside the tables.
+async def _start_ladder(server: Server, nursery: trio.Nursery) -> LadderService | None:
+    """Start the rated bot ladder (server/ladder/) beside the tables.
 
     The ladder is a service on top of the tables: if it cannot start, the server still serves
-    tables, and the log says why.
+    tables (and the stored ladder can still be read), and the log says why.
     """
-    from server.ladder import hooks as ladder_hooks
+    try:
+        service = LadderService(
+            server.store, server.lobby, server.config, is_stopping=lambda: server.stopping
+        )
+    except ValueError as exc:
+        log.error("ladder_not_started", error=str(exc))
+        return None
 
-    async def guarded(*, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
+    async def guarded(*, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            await ladder_hooks.run_ladder(
-                server, settings=server.config.ladder_settings, task_status=task_status
-            )
+            await service.run(task_status=task_status)
         except Exception:
             log.exception("ladder_stopped")
 
@@ -205,9 +296,11 @@ async def _start_ladder(server: Server, nursery: trio.Nursery) -> None:
         await nursery.start(guarded)
     except Exception:  # pragma: no cover - a ladder bug at start-up
         log.exception("ladder_not_started")
+        return None
+    return service
 
 
-async def _shut_down(server: Server, listeners: list[trio.SocketListener]) -> None:
+async def _shut_down(server: Server, listeners: Sequence[trio.abc.Listener[Any]]) -> None:
     """Close the listeners, say `bye` to every client, give them a moment, then hang up."""
     server.stopping = True
     for listener in listeners:
@@ -220,14 +313,15 @@ async def _shut_down(server: Server, listeners: list[trio.SocketListener]) -> No
             await session.connection.closed.wait()
     for session in list(server.sessions):
         session.connection.abort("shutdown")
-    await server.lobby.stop()
 
 
 @asynccontextmanager
-async def running_server(config: ServerConfig) -> AsyncIterator[Server]:
+async def running_server(
+    config: ServerConfig, *, listeners: Sequence[trio.abc.Listener[Any]] | None = None
+) -> AsyncIterator[Server]:
     """Start a server in-process (e.g. `port=0` on 127.0.0.1 for tests) and stop it gracefully."""
     async with trio.open_nursery() as nursery:
-        server: Server = await nursery.start(serve, config)
+        server: Server = await nursery.start(partial(serve, config, listeners=listeners))
         try:
             yield server
         finally:

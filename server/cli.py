@@ -1,4 +1,4 @@
-"""The `spades-server` command line: `serve`, `export`, `version`."""
+"""The `spades-server` command line: `serve`, `export`, `version`, `conformance`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import socket
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import structlog
 import trio
@@ -17,6 +17,7 @@ import typer
 from engine.version import project_version
 from server.config import (
     DEFAULT_PORT,
+    DEFAULT_WEB_PORT,
     Limits,
     LogFormat,
     ServerConfig,
@@ -24,6 +25,9 @@ from server.config import (
     default_db_path,
 )
 from server.storage import Durability
+
+if TYPE_CHECKING:
+    from server.storage import Tx
 
 app = typer.Typer(
     name="spades-server",
@@ -68,6 +72,16 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     port: Annotated[int, typer.Option(help="TCP port to listen on (0: any free port).")] = (
         DEFAULT_PORT
     ),
+    web_port: Annotated[
+        int | None,
+        typer.Option(
+            help=f"HTTP port of the browser page and its WebSocket (default {DEFAULT_WEB_PORT}; "
+            "0: any free port)."
+        ),
+    ] = None,
+    web: Annotated[
+        bool, typer.Option("--web/--no-web", help="Serve the browser page (--no-web: TCP only).")
+    ] = True,
     db: Annotated[
         Path | None, typer.Option(help="SQLite database file (default: under your data dir).")
     ] = None,
@@ -94,6 +108,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = 1800.0,
     guests: Annotated[bool, typer.Option(help="Allow guests (no account).")] = True,
+    guest_ttl: Annotated[
+        float,
+        typer.Option(
+            help="Seconds after its last login that a guest account with no seat, no game "
+            "results and no connection is deleted; 0: never."
+        ),
+    ] = 86400.0,
     ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
     tls_cert: Annotated[
         Path | None, typer.Option(help="PEM certificate (chain): serve over TLS (with --tls-key).")
@@ -110,6 +131,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     max_tables: Annotated[int, typer.Option(help="Tables open at once.")] = (
         DEFAULT_LIMITS.max_tables
     ),
+    max_tables_per_address: Annotated[
+        int, typer.Option(help="Open tables created from one IP address (any accounts).")
+    ] = DEFAULT_LIMITS.max_tables_per_address,
+    max_guests_per_address: Annotated[
+        int,
+        typer.Option(help="Guest accounts one IP address may make at once, and again each hour."),
+    ] = DEFAULT_LIMITS.max_guests_per_address,
     handshake_timeout: Annotated[
         float, typer.Option(help="Seconds a new connection has to send hello.")
     ] = DEFAULT_LIMITS.handshake_timeout,
@@ -122,21 +150,34 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
-    from server.storage import StorageError
+    from server.failures import ExitCode, explain
     from server.tls import TLSConfigError, server_context
 
     if not 0 <= port <= 65535:
         typer.echo(f"error: port {port} is not in 0..65535", err=True)
         raise typer.Exit(2)
+    if web_port is not None and not 0 <= web_port <= 65535:
+        typer.echo(f"error: --web-port {web_port} is not in 0..65535", err=True)
+        raise typer.Exit(2)
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
-    if waiting_table_ttl < 0:
-        typer.echo("error: --waiting-table-ttl must not be negative (0: never)", err=True)
-        raise typer.Exit(2)
-    if min(max_connections, max_per_address, max_tables) < 1:
+    if waiting_table_ttl < 0 or guest_ttl < 0:
         typer.echo(
-            "error: --max-connections, --max-per-address and --max-tables must be >= 1", err=True
+            "error: --waiting-table-ttl and --guest-ttl must not be negative (0: never)", err=True
+        )
+        raise typer.Exit(2)
+    if min(max_connections, max_per_address, max_tables, max_tables_per_address) < 1:
+        typer.echo(
+            "error: --max-connections, --max-per-address, --max-tables and "
+            "--max-tables-per-address must be >= 1",
+            err=True,
+        )
+        raise typer.Exit(2)
+    if max_guests_per_address < 1:
+        typer.echo(
+            "error: --max-guests-per-address must be >= 1 (--no-guests turns guests off)",
+            err=True,
         )
         raise typer.Exit(2)
     if handshake_timeout <= 0 or idle_timeout < 0:
@@ -152,7 +193,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             server_context(tls_cert, tls_key)  # checked here: one line, no traceback
         except TLSConfigError as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise typer.Exit(ExitCode.TLS) from None
     raise_open_files_limit()
     configure_logging(log_format)
     limits = replace(
@@ -160,9 +201,14 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         max_connections=max_connections,
         max_connections_per_address=max_per_address,
         max_tables=max_tables,
+        max_tables_per_address=max_tables_per_address,
+        max_guests_per_address=max_guests_per_address,
         handshake_timeout=handshake_timeout,
         idle_timeout=idle_timeout,
     )
+    if db is None:
+        # The default lives in our own data folder, made on first use; a --db folder never is.
+        default_db_path().parent.mkdir(parents=True, exist_ok=True)
     config = ServerConfig(
         host=host,
         port=port,
@@ -172,11 +218,15 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         bot_clock=bot_clock,
         reconnect_grace=reconnect_grace,
         waiting_table_ttl=waiting_table_ttl,
+        guest_ttl=guest_ttl,
         allow_guests=guests,
         ladder=ladder,
         tls_cert=tls_cert,
         tls_key=tls_key,
         limits=limits,
+        # The default web port may be taken (another server here): then serve without the page.
+        web_port=(web_port if web_port is not None else DEFAULT_WEB_PORT) if web else None,
+        web_port_optional=web_port is None,
     )
 
     async def main() -> None:
@@ -193,6 +243,18 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                     f"spades join {scheme}{shown}:{server.port}",
                     flush=True,
                 )
+                if server.web_port is not None:
+                    web_scheme = "https" if tls_cert is not None else "http"
+                    print(
+                        f"spades-server web page: open {web_scheme}://{shown}:{server.web_port}",
+                        flush=True,
+                    )
+                elif web:
+                    print(
+                        f"spades-server web page off: port {DEFAULT_WEB_PORT} is in use "
+                        "(choose one with --web-port)",
+                        flush=True,
+                    )
                 async for signum in signals:
                     log.info("signal", signal=signal.Signals(signum).name)
                     server.request_stop()
@@ -200,12 +262,12 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 
     try:
         trio.run(main)
-    except OSError as exc:
-        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
-    except (StorageError, TLSConfigError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except (Exception, BaseExceptionGroup) as exc:
+        failure = explain(exc, host, port)
+        if failure is None:
+            raise  # not an operator's mistake: a bug, reported as one
+        typer.echo(failure.line, err=True)
+        raise typer.Exit(failure.code) from None
 
 
 def raise_open_files_limit() -> None:
@@ -223,7 +285,13 @@ def raise_open_files_limit() -> None:
 
 @app.command()
 def export(
-    game: Annotated[int | None, typer.Option(help="Export the hands of this game id.")] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(
+            help="Export the hands of this game: its table id (as `spades tables` and `spades "
+            "history` show it) or its number in the database (a hand record's game_id)."
+        ),
+    ] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Export every recorded hand.")] = False,
     db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
     output: Annotated[
@@ -231,37 +299,92 @@ def export(
     ] = None,
 ) -> None:
     """Write hand records as JSON Lines (one `spades-hand/1` object per line)."""
-    from server import queries
-    from server.storage import StorageError, connect
+    from server.storage import StorageError, read_transaction
 
     if (game is None) == (not all_games):
         typer.echo("error: give exactly one of --game ID or --all", err=True)
         raise typer.Exit(2)
     path = db if db is not None else default_db_path()
-    if not path.exists():
-        typer.echo(f"error: no database at {path}", err=True)
-        raise typer.Exit(1)
     try:
-        conn = connect(path)
+        # Read-only and lock-free: works while a server serves the file.
+        with read_transaction(path) as tx:
+            game_id = None
+            if game is not None:
+                game_id = _game_number(tx, game)
+                if game_id is None:
+                    typer.echo(
+                        f"error: no game {game} in {path}: give a table id (`spades history` "
+                        "lists yours) or a game number",
+                        err=True,
+                    )
+                    raise typer.Exit(1)
+            out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
+            try:
+                count = 0
+                for record in tx.hand_records(game_id):
+                    out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+                    count += 1
+            finally:
+                if output is not None:
+                    out.close()
     except StorageError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    typer.echo(f"{count} hand records", err=True)
+
+
+def _game_number(tx: Tx, game: str) -> int | None:
+    """The database's number for a game named by its table id or by that number itself (a
+    table plays one game; if it ever held more, the latest)."""
+    if game.isascii() and game.isdigit() and tx.game_status(int(game)) is not None:
+        return int(game)
+    return tx.latest_game_at(game)
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def conformance(  # noqa: PLR0917 - typer maps each option to a parameter
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(help="the bot program and its arguments, after --", show_default=False),
+    ] = None,
+    preset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--preset",
+            help="a preset the bot plays (repeat, or a comma list; default: standard and hearts)",
+        ),
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="run only these scenarios (repeat, or a comma list)"),
+    ] = None,
+    keep: Annotated[
+        Path | None,
+        typer.Option(
+            help="keep each scenario's transcript, bot output and database in this folder"
+        ),
+    ] = None,
+    list_scenarios: Annotated[
+        bool, typer.Option("--list", help="list the scenarios and what each checks")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show the server's log")] = False,
+) -> None:
+    """Run a bot program against scripted scenarios on a local server; say what it did wrong.
+
+    The bot is started with SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE in its environment, e.g.
+    `spades-server conformance -- spades-bot run heuristic`. Exits 0 only if every scenario passed.
+    """
+    from server.conformance import cli as kit
+
+    if list_scenarios:
+        typer.echo(kit.list_scenarios(kit.names(preset or [])))
+        return
     try:
-        if game is not None and queries.game_status(conn, game) is None:
-            typer.echo(f"error: no game {game} in {path}", err=True)
-            raise typer.Exit(1)
-        out = output.open("w", encoding="utf-8") if output is not None else sys.stdout
-        try:
-            count = 0
-            for record in queries.hand_records(conn, game):
-                out.write(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
-                count += 1
-        finally:
-            if output is not None:
-                out.close()
-        typer.echo(f"{count} hand records", err=True)
-    finally:
-        conn.close()
+        code = kit.run(command or [], preset or [], only or [], keep, verbose=verbose)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
 
 
 ladder_app = typer.Typer(
@@ -278,12 +401,14 @@ def add_house_bots(
     db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
 ) -> None:
     """Enter sample bots on the ladder as house bots (the ladder seats them itself)."""
-    from server.ladder import hooks as ladder_hooks
+    from server.ladder.house import add_house_bots_command
     from server.storage import StorageError
 
     path = db if db is not None else default_db_path()
+    if db is None:
+        path.parent.mkdir(parents=True, exist_ok=True)  # our own data folder, made on first use
     try:
-        typer.echo(ladder_hooks.add_house_bots_command(path, specs or ()))
+        typer.echo(add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -7,17 +7,16 @@ import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import platformdirs
 import structlog
 
+from server.ladder.settings import LadderSettings
 from server.storage import Durability
 
-if TYPE_CHECKING:
-    from server.ladder.service import LadderSettings
-
 DEFAULT_PORT = 7777
+DEFAULT_WEB_PORT = 7778  # `spades-server serve`'s web port (the browser page and its WebSocket)
 
 
 class LogFormat(StrEnum):
@@ -40,6 +39,23 @@ class Limits:
     max_connections_per_address: int = 64
     max_tables: int = 256
     max_tables_per_account: int = 64  # open tables one account may have created
+    # Open tables created from one network address (`server.quotas.network_of`), whatever the
+    # accounts: an address cannot take every table from everyone else.
+    max_tables_per_address: int = 16
+    # Guest accounts one address may make: this many at once, then this many an hour.
+    max_guests_per_address: int = 30
+    # Wrong join codes for private tables: from one address, this many at once, then one every
+    # 5 s; at one table (from any addresses), 20 at once, then one a second. Past them every code
+    # is refused `rate_limited` (with `retry_ms`) until there is room again. The table's limit
+    # refills faster than an address's, so one address cannot lock a table's friends out.
+    wrong_codes_burst: int = 5
+    wrong_codes_per_second: float = 0.2
+    table_wrong_codes_burst: int = 20
+    table_wrong_codes_per_second: float = 1.0
+    # Lobby chat lines (which every logged-in connection hears) from one address, all its
+    # connections together: this many at once, then this many a second.
+    address_lobby_chat_burst: int = 20
+    address_lobby_chat_per_second: float = 2.0
     max_spectators: int = 64  # per table
     outbox_size: int = 256  # frames queued for one connection; full means a slow peer: disconnect
     table_inbox_size: int = 64
@@ -47,6 +63,9 @@ class Limits:
     # Seconds without a whole message from a client (after `hello`) before it is let go; 0: never.
     # Clients ping while idle (welcome.limits.idle_timeout_ms says how often they must).
     idle_timeout: float = 300.0
+    # Seconds the server's writes to a client may wait for it to read before it is let go (a slow
+    # consumer); also bounds waiting for room in its outbox.
+    write_timeout: float = 10.0
     max_frame_bytes: int = 64 * 1024
     chat_max_chars: int = 300
     chat_burst: int = 5  # messages allowed back to back ...
@@ -72,14 +91,27 @@ class ServerConfig:
     # Seconds a lobby table waiting for players may go with nobody seated (no one connected, no
     # seat held within its grace; built-in bots do not count) before it is closed; 0: never.
     waiting_table_ttl: float = 1800.0
+    # Seconds after its last login (or its making) that a guest account with no seat, no game
+    # results and no connection is deleted (checked once a minute, or four times a ttl); 0: never.
+    guest_ttl: float = 86400.0
     allow_guests: bool = True
     builtin_bot: str = "heuristic"  # sample bot seated in built-in bot seats (bots.registry name)
     fallback_bot: str = "heuristic"  # plays for a seat whose clock ran out
+    # Built-in seats and the fallback think in worker threads, so a slow bot never stalls the
+    # event loop. False: in the event loop itself, for tests on trio's virtual (autojump) clock,
+    # which jumps while a thread thinks.
+    bots_in_threads: bool = True
     ladder: bool = True  # run the rated bot ladder (server/ladder/) beside the tables
     ladder_settings: LadderSettings | None = None  # None: the ladder's defaults
     tls_cert: Path | None = None  # both set: every accepted stream is wrapped in TLS
     tls_key: Path | None = None
     server_name: str = "spades-table"
+    # The browser page and the protocol over WebSocket on this HTTP port (server/web/; 0: any
+    # free port); None: no web port (embedded servers: tests, `spades play`). `web_port_optional`:
+    # if the port is taken, log it and serve without the page instead of failing (the CLI's
+    # default port, not one the user chose).
+    web_port: int | None = None
+    web_port_optional: bool = False
     limits: Limits = field(default_factory=Limits)
 
 

@@ -31,8 +31,9 @@ LINGER_TIME = 1.0
 LINGER_BYTES = 64 * 1024
 
 
-class Connection:
-    """A framed, bounded outbox of msgpack maps over a trio stream.
+class Outbox:
+    """A framed, bounded outbox over a trio stream (the protocol's state is the session's:
+    `protocol.connection.Connection`; this is only where its frames wait to be written).
 
     Run `run_writer()` in the connection's nursery; call `abort()` to drop it at once, or
     `finish()` to flush what is queued and then close.
@@ -44,9 +45,18 @@ class Connection:
         *,
         outbox_size: int,
         peer: str = "?",
+        write_timeout: float = 10.0,
     ) -> None:
         self.stream = stream
         self.peer = peer
+        # How long the writer may make no progress while it has something to write: a peer that
+        # reads nothing for this long is a slow consumer and is let go (nothing it does can hold
+        # a connection forever). Checked by the server's sweep (`check_progress`), not by a timer
+        # per write, which would cost every connection on every frame.
+        self.write_timeout = write_timeout
+        self._writing = False
+        self._seen_sent = 0
+        self._stall_start: float | None = None  # when the sweep first saw no progress
         self._send, self._receive = trio.open_memory_channel[bytes](outbox_size)
         self._size = outbox_size
         self._queued = 0  # frames in the outbox (cheaper to count than to ask the channel)
@@ -81,11 +91,28 @@ class Connection:
         return True
 
     async def wait_for_room(self) -> None:
-        """Wait while the outbox is at least half full (or until the connection closes)."""
+        """Wait while the outbox is at least half full (or until the connection closes). Bounded:
+        while frames wait, `check_progress` drops a peer that reads nothing for `write_timeout`."""
         while self.close_reason is None and self._used() * 2 >= self._size:
             if self._room.is_set():
                 self._room = trio.Event()
             await self._room.wait()
+
+    def check_progress(self, now: float) -> None:
+        """The server's sweep (about once a second): drop the peer as a slow consumer if the
+        writer has had something to write and sent nothing for `write_timeout` seconds."""
+        if self.close_reason is not None:
+            return
+        busy = self._writing or self._queued > 0
+        if not busy or self.frames_sent != self._seen_sent or self._stall_start is None:
+            self._seen_sent = self.frames_sent
+            self._stall_start = now
+            return
+        if now - self._stall_start >= self.write_timeout:
+            log.warning(
+                "slow_consumer", peer=self.peer, stalled_s=round(now - self._stall_start, 1)
+            )
+            self.abort(ErrorCode.SLOW_CONSUMER)
 
     def _used(self) -> int:
         return self._queued
@@ -140,7 +167,9 @@ class Connection:
                         count = len(chunks)
                         data = b"".join(chunks)
                         del chunks
+                    self._writing = True
                     await self.stream.send_all(data)
+                    self._writing = False
                     del data  # an idle connection keeps no copy of what it last sent
                     self.frames_sent += count
                     if self._used() * 2 < self._size:

@@ -1,48 +1,91 @@
-"""The lobby: the registry of open tables, table creation, and lobby-wide chat and notices.
+"""The lobby: the registry of open tables, table creation, and who hears lobby-wide notices.
 
 The lobby only finds tables and starts their tasks; whatever changes a table (a seat taken, an
 action) is a command in that table's inbox, handled by the table task alone. On start it reopens
 every unfinished game found in the store by replaying its persisted deals and actions, and every
 table that was still waiting for players, with the accounts seated at it.
+
+Lobby notices (`table_changed`, `table_closed`) go to the connections that asked for the listing
+(`list_tables`), for the tables their listing's `game` filter covers; `table_closed` also goes to
+everyone at the closing table. Lobby chat goes to every logged-in connection.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import secrets
-import string
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 import trio
 
-from engine.errors import EngineError
+from engine.errors import EngineError, RulesetError
+from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, CreateTable, Message, TableChanged, TableClosed
-from protocol.types import TableInfo, TableStatus
-from server import accounts, queries
+from protocol.types import ChatScope, TableInfo, TableStatus
+from server import accounts
 from server.accounts import Account
-from server.storage import StorageError
-from server.table import CloseUnoccupiedCommand, Command, Table, TableConfig, TableError
+from server.config import ServerConfig
+from server.listing import LISTING_PAGE, Page, bounded_info
+from server.peers import Peer
+from server.quotas import JoinCodeGuard
+from server.seats import decide_inline, decide_off_loop
+from server.storage import StorageError, StoredGame, WaitingTable
+from server.table import Table
+from server.table_commands import (
+    CloseUnoccupiedCommand,
+    Command,
+    JoinCommand,
+    TableConfig,
+    TableError,
+)
+from server.table_policy import LobbyPolicy, TablePolicy
 
 if TYPE_CHECKING:
-    from server.app import Server
-    from server.session import Session
+    from server.storage import Store
 
 log = structlog.get_logger("server.lobby")
 
-CODE_ALPHABET = string.ascii_uppercase + string.digits
+# Join codes: letters and digits that cannot be misread for one another (no I, O, 0 or 1). Eight
+# of 32 symbols are 40 bits: with wrong codes slowed down (`JoinCodeGuard`), a table outlives any
+# guessing by far, and the code is still short to read out.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 8
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def code_opens(given: str | None, code: str | None) -> bool:
+    """Whether `given` is the table's join code (compared in constant time)."""
+    if given is None or code is None:
+        return False
+    return hmac.compare_digest(given.encode(), code.encode())
 
 
 class Lobby:
-    """Tables by id, and the sessions watching the lobby."""
+    """Tables by id, the connections that hear the lobby, and the built-in bots' accounts."""
 
-    def __init__(self, server: Server) -> None:
-        self.server = server
+    def __init__(self, store: Store, config: ServerConfig) -> None:
+        self.store = store
+        self.config = config
         self.tables: dict[str, Table] = {}
+        self.creators: dict[str, int] = {}  # table id -> account that opened it
+        # table id -> the network address it was opened from (`quotas.network_of`); tables opened
+        # before a restart, and the ladder's, have none.
+        self.creator_networks: dict[str, str] = {}
+        # table id -> its place in the listing (tables are listed in the order they opened; a
+        # listing cursor is such a number)
+        self._listed_as: dict[str, int] = {}
+        self._next_listed = 1
+        self.join_codes = JoinCodeGuard(config.limits)
         self._nursery: trio.Nursery | None = None
         self._bot_accounts: dict[str, Account] = {}
-        self.creators: dict[str, int] = {}  # table id -> account that opened it
+        self._listeners: dict[Peer, str | None] = {}  # peer -> the game its listing asked for
+        self._members: set[Peer] = set()  # logged-in connections: they hear lobby chat
 
     # ---------------------------------------------------------------- life
 
@@ -50,50 +93,68 @@ class Lobby:
         """Remember where table tasks run, resume every unfinished game in the store, and reopen
         every table that was waiting for players."""
         self._nursery = nursery
-        stored_games = await self.server.store.get(queries.unfinished_games)
-        for stored in stored_games:
-            config = TableConfig.from_json(stored.table_config)
-            table = self._new_table(config)
-            try:
-                table.replay(stored)
-            except (EngineError, ValueError, KeyError) as exc:
-                log.error("recovery_failed", table=config.table_id, game=stored.id, error=str(exc))
-                continue
-            await self._restore_seats(table, stored.seats)
-            creator = await self.server.store.get(queries.table_creator, config.table_id)
-            if creator is not None:
-                self.creators[config.table_id] = creator
-            self.tables[config.table_id] = table
-            await nursery.start(self._run_table, table)
-            log.info(
-                "game_resumed",
-                table=config.table_id,
-                game=stored.id,
-                actions=len(stored.actions),
-                version=table.game.version,
-            )
-
-        for waiting in await self.server.store.get(queries.waiting_tables):
+        for stored in await self.store.call(lambda tx: tx.unfinished_games()):
+            await self._resume_game(stored)
+        for waiting in await self.store.call(lambda tx: tx.waiting_tables()):
             await self._reopen_waiting(waiting)
 
-    async def _reopen_waiting(self, waiting: queries.WaitingTable) -> None:
+    async def _resume_game(self, stored: StoredGame) -> None:
+        config = TableConfig.from_json(stored.table_config)
+        table = self.new_table(config)
+        try:
+            table.restore(stored)
+        except (EngineError, ValueError, KeyError) as exc:
+            log.error("recovery_failed", table=config.table_id, game=stored.id, error=str(exc))
+            return
+        now = trio.current_time()
+        for index, seat in enumerate(stored.seats):
+            account_id = seat.get("account")
+            if account_id is None:
+                continue
+            row = await self.store.call(
+                lambda tx: tx.account_by_id(int(account_id))  # noqa: B023 (awaited at once)
+            )
+            if row is None:
+                continue
+            state = table.seats[index]
+            state.account = Account(row.id, row.name, row.is_bot, row.is_guest)
+            if index in table.config.bots:
+                continue
+            if seat.get("abandoned") or accounts.cannot_return(row):
+                # Given up before the restart (or a guest from before resume tokens, with none
+                # to come back with): the fallback plays it, as it did.
+                state.abandoned = True
+            else:
+                # Held for its player as after a disconnect: the clock and fallback play on.
+                state.dropped_at = now
+        creator = await self.store.call(lambda tx: tx.table_creator(config.table_id))
+        await self._open(table, creator)
+        log.info(
+            "game_resumed",
+            table=config.table_id,
+            game=stored.id,
+            actions=len(stored.actions),
+            version=table.game.version,
+        )
+
+    async def _reopen_waiting(self, waiting: WaitingTable) -> None:
         """Open again a table that had no game yet: its config, built-in bots (seated by its task),
         and its accounts' seats, held for them as after a disconnect (the reconnect grace from now
         on). Guests' seats too: a guest comes back with its resume token. Only a guest from before
         resume tokens (none stored) has its seat freed."""
-        assert self._nursery is not None
         try:
-            config = TableConfig.from_json(waiting.config)
-            table = self._new_table(config)
+            table = self.new_table(TableConfig.from_json(waiting.config))
         except (EngineError, ValueError, KeyError, TypeError) as exc:
             log.error("reopen_failed", table=waiting.id, error=str(exc))
             return
-        table.reopens = True
+        config = table.config
         now = trio.current_time()
         for index, account_id in enumerate(waiting.seats[: config.players]):
             if account_id is None or index in config.bots:
                 continue
-            row = await self.server.store.get(queries.account_by_id, int(account_id))
+            row = await self.store.call(
+                lambda tx: tx.account_by_id(int(account_id))  # noqa: B023 (awaited at once)
+            )
             if row is None or accounts.cannot_return(row):
                 continue
             state = table.seats[index]
@@ -104,57 +165,48 @@ class Lobby:
             # the table's.
             seats = table.waiting_seats()
             try:
-                await self.server.store.call(
-                    lambda c: queries.update_table_seats(c, config.table_id, seats)
-                )
+                await self.store.call(lambda tx: tx.update_table_seats(config.table_id, seats))
             except StorageError as exc:  # the table opens anyway; a later change stores them
                 log.warning("seats_not_stored", table=config.table_id, error=str(exc))
-        if waiting.creator is not None:
-            self.creators[config.table_id] = waiting.creator
-        self.tables[config.table_id] = table
-        await self._nursery.start(self._run_table, table)
+        await self._open(table, waiting.creator)
         log.info(
             "table_reopened",
             table=config.table_id,
             seats=[s.account.name for s in table.seats if s.account is not None],
         )
 
-    async def _restore_seats(self, table: Table, seats: list[dict[str, Any]]) -> None:
-        now = trio.current_time()
-        for index, seat in enumerate(seats):
-            account_id = seat.get("account")
-            if account_id is None:
-                continue
-            row = await self.server.store.get(queries.account_by_id, int(account_id))
-            if row is None:
-                continue
-            state = table.seats[index]
-            state.account = Account(row.id, row.name, row.is_bot, row.is_guest)
-            if index not in table.config.bots:
-                # Held for its player as after a disconnect: the clock and fallback play on.
-                state.dropped_at = now
-                # A guest from before resume tokens has none to come back with: played at once.
-                state.abandoned = accounts.cannot_return(row)
-
-    async def stop(self) -> None:
-        """Nothing to flush: every applied action is already durable. Table tasks are cancelled."""
-        log.info("lobby_stopping", tables=len(self.tables))
-
     async def bot_account(self, name: str) -> Account:
+        """The account of a built-in bot, made on first use and remembered."""
         if name not in self._bot_accounts:
-            self._bot_accounts[name] = await accounts.builtin_bot(self.server.store, name)
+            self._bot_accounts[name] = await accounts.builtin_bot(self.store, name)
         return self._bot_accounts[name]
 
-    def _new_table(self, config: TableConfig) -> Table:
-        table = Table(
-            config=config,
-            store=self.server.store,
-            bot_account=self.bot_account,
-            inbox_size=self.server.config.limits.table_inbox_size,
-            max_spectators=self.server.config.limits.max_spectators,
+    def new_table(self, config: TableConfig, policy: TablePolicy | None = None) -> Table:
+        """A table of this server (not yet open: `adopt` opens it)."""
+        limits = self.config.limits
+        return Table(
+            config,
+            self.store,
+            self.bot_account,
+            policy=policy,
+            inbox_size=limits.table_inbox_size,
+            max_spectators=limits.max_spectators,
+            think=decide_off_loop if self.config.bots_in_threads else decide_inline,
         )
+
+    def free_table_slots(self) -> int:
+        return self.config.limits.max_tables - len(self.tables)
+
+    async def _open(self, table: Table, creator: int | None) -> None:
+        """List `table` and start its task in the tables nursery."""
+        assert self._nursery is not None, "the lobby has not started"
+        if creator is not None:
+            self.creators[table.table_id] = creator
         table.on_change = self._table_changed
-        return table
+        self.tables[table.table_id] = table
+        self._listed_as[table.table_id] = self._next_listed
+        self._next_listed += 1
+        await self._nursery.start(self._run_table, table)
 
     async def _run_table(
         self, table: Table, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -167,31 +219,65 @@ class Lobby:
         finally:
             self.tables.pop(table.table_id, None)
             self.creators.pop(table.table_id, None)
+            self.creator_networks.pop(table.table_id, None)
+            self._listed_as.pop(table.table_id, None)
+            self.join_codes.forget_table(table.table_id)
             closed = TableClosed(table=table.table_id)
-            for _seat, occupant in table.audience():
-                occupant.deliver(closed)
-            self.notify(closed)
+            told = set()
+            for _seat, peer in table.audience():
+                peer.deliver(closed)
+                told.add(peer)
+            self._notify(closed, table.config.game, skip=told)
 
     # ---------------------------------------------------------------- requests
 
     def listing(
-        self, game: str | None, status: TableStatus | None, open_seats: bool
-    ) -> list[TableInfo]:
-        infos = []
-        for table in self.tables.values():
+        self,
+        game: str | None,
+        status: TableStatus | None,
+        open_seats: bool,
+        *,
+        cursor: str | None = None,
+        limit: int = LISTING_PAGE,
+    ) -> tuple[list[TableInfo], str | None]:
+        """One page of the tables that match, in the order they opened, from `cursor` on: at most
+        `limit`, and never more than fit one frame (`server.listing.Page`); and the cursor of the
+        next page (None: this is the last). Raises `TableError` (invalid_field) for a cursor this
+        server did not make."""
+        start = 0
+        if cursor is not None:
+            if not cursor.isascii() or not cursor.isdigit():
+                raise TableError(
+                    ErrorCode.INVALID_FIELD,
+                    "the cursor is not one this server gave (list from the start)",
+                    detail="cursor",
+                )
+            start = int(cursor)
+        page = Page(limit, self.config.limits.max_frame_bytes)
+        for table in self.tables.values():  # in opening order, as `_listed_as` counts
+            place = self._listed_as.get(table.table_id, 0)
+            if place < start:
+                continue
             if game is not None and table.config.game != game:
                 continue
             if status is not None and table.status is not status:
                 continue
             if open_seats and not table.free_seats():
                 continue
-            infos.append(table.info())
-        return infos[:200]
+            if not page.add(table.info()):
+                if page.entries:
+                    return page.entries, str(place)
+                # Not even alone, without its options: only under a frame limit far below any
+                # real one. Left out rather than stop the listing here.
+                log.warning("table_not_listable", table=table.table_id)
+        return page.entries, None
 
-    async def create(self, request: CreateTable, creator: Account) -> Table:
-        """Open a table; raises `TableError` (bad_options, table_limit, rate_limited) with nothing
-        opened."""
-        limits = self.server.config.limits
+    async def create(
+        self, request: CreateTable, creator: Account, network: str | None = None
+    ) -> Table:
+        """Open a table for `creator`, connected from `network` (`quotas.network_of`); raises
+        `TableError` (bad_options, table_limit, rate_limited) with nothing opened."""
+        limits = self.config.limits
         if len(self.tables) >= limits.max_tables:
             # Not server_full: that code closes the connection, and a full lobby should not.
             raise TableError(ErrorCode.TABLE_LIMIT, "the server has no room for another table")
@@ -201,31 +287,61 @@ class Lobby:
                 ErrorCode.RATE_LIMITED,
                 f"you already have {mine} open tables; let some finish first",
             )
+        if network is not None:
+            # Accounts are cheap (a guest is one request), so the address counts too: one
+            # machine cannot take every table from everyone else.
+            ours = sum(1 for n in self.creator_networks.values() if n == network)
+            if ours >= limits.max_tables_per_address:
+                raise TableError(
+                    ErrorCode.RATE_LIMITED,
+                    f"your address already has {ours} open tables; let some finish first",
+                )
+        config = self._config_for(request)
+        table = self.new_table(config, LobbyPolicy(reopens=True))
+        if network is not None:
+            # Counted from before it opens: another request may run while this one is stored.
+            self.creator_networks[config.table_id] = network
+        try:
+            await self.adopt(table, creator=creator.id)
+        except BaseException:
+            self.creator_networks.pop(config.table_id, None)
+            raise
+        log.info("table_created", table=config.table_id, game=config.game, bots=list(config.bots))
+        return table
+
+    def _config_for(self, request: CreateTable) -> TableConfig:
         options = dict(request.options)
         try:
-            from engine.ruleset import Ruleset
-
             ruleset = Ruleset.from_preset(request.preset, **options)
+        except RulesetError as exc:
+            # `detail` names the option at fault ("preset" for a preset nobody knows).
+            raise TableError(ErrorCode.BAD_OPTIONS, exc.message, detail=exc.option[:200]) from None
         except EngineError as exc:
-            raise TableError(ErrorCode.BAD_OPTIONS, exc.message) from None
+            raise TableError(ErrorCode.BAD_OPTIONS, exc.message, detail="options") from None
         if ruleset.game != request.game.value:
             raise TableError(
                 ErrorCode.BAD_OPTIONS,
                 f"preset {request.preset!r} plays {ruleset.game}, not {request.game.value}",
+                detail="game",
             )
         if request.seats is not None and request.seats != ruleset.players:
             raise TableError(
                 ErrorCode.BAD_OPTIONS,
                 f"this ruleset seats {ruleset.players}; set the 'players' option to change it",
+                detail="seats",
             )
         bots = tuple(sorted(set(request.bots)))
         if any(seat >= ruleset.players for seat in bots):
-            raise TableError(ErrorCode.BAD_OPTIONS, f"bot seats must be below {ruleset.players}")
+            raise TableError(
+                ErrorCode.BAD_OPTIONS, f"bot seats must be below {ruleset.players}", detail="bots"
+            )
         if request.sit is not None and (request.sit >= ruleset.players or request.sit in bots):
-            raise TableError(ErrorCode.BAD_OPTIONS, f"seat {request.sit} is not free to sit in")
-        cfg = self.server.config
+            raise TableError(
+                ErrorCode.BAD_OPTIONS, f"seat {request.sit} is not free to sit in", detail="sit"
+            )
+        cfg = self.config
         turn_ms = request.clock.turn_ms if request.clock is not None else None
-        config = TableConfig(
+        return TableConfig(
             table_id=self._new_id(),
             game=ruleset.game,
             preset=request.preset,
@@ -236,41 +352,26 @@ class Lobby:
             bot_turn_ms=turn_ms if turn_ms else int(cfg.bot_clock * 1000),
             bank_ms=request.clock.bank_ms if request.clock is not None else 0,
             private=request.private,
-            code="".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-            if request.private
-            else None,
+            code=new_join_code() if request.private else None,
             grace_s=cfg.reconnect_grace,
             builtin_bot=cfg.builtin_bot,
             fallback_bot=cfg.fallback_bot,
         )
-        table = self._new_table(config)
-        table.reopens = True  # a lobby table waiting for players is reopened after a restart
-        self.creators[config.table_id] = creator.id  # counted at once, as the table opens
-        try:
-            await self.adopt(table, creator=creator.id)
-        except BaseException:
-            self.creators.pop(config.table_id, None)
-            raise
-        log.info("table_created", table=config.table_id, game=config.game, bots=list(bots))
-        return table
 
     async def adopt(self, table: Table, *, creator: int | None = None) -> None:
-        """Open `table` (built here or by the ladder) as the lobby's own: stored, listed, run in
-        the tables nursery, and announced (`table_changed`). Raises what the store raises
-        (`StorageError`) with nothing opened. Limits are the caller's to check. A table that
-        `reopens` is stored with its seats (and `creator`), to be reopened after a restart while
-        it waits for players."""
+        """Open `table` (built by `new_table`, here or by the ladder) as the lobby's own: stored,
+        listed, run in the tables nursery, and announced (`table_changed`). Raises what the store
+        raises (`StorageError`) with nothing opened. Limits are the caller's to check. A table whose
+        policy `reopens` is stored with its seats (and `creator`), to be reopened after a restart
+        while it waits for players."""
         config = table.config
-        seats = table.waiting_seats() if table.reopens else None
-        await self.server.store.call(
-            lambda conn: queries.insert_table(
-                conn, config.table_id, config.to_json(), seats=seats, creator=creator
+        seats = table.waiting_seats() if table.policy.reopens else None
+        await self.store.call(
+            lambda tx: tx.insert_table(
+                config.table_id, config.to_json(), seats=seats, creator=creator
             )
         )
-        table.on_change = self._table_changed
-        self.tables[config.table_id] = table
-        assert self._nursery is not None
-        await self._nursery.start(self._run_table, table)
+        await self._open(table, creator)
         self._table_changed(table)
 
     def _new_id(self) -> str:
@@ -280,19 +381,42 @@ class Lobby:
                 return table_id
         raise TableError(ErrorCode.INTERNAL, "could not pick a table id")  # pragma: no cover
 
-    def find(self, table_id: str, code: str | None = None) -> Table:
-        """The table, if it exists and `code` opens it; raises `TableError` otherwise."""
+    def get(self, table_id: str) -> Table:
+        """The open table with this id; raises `TableError` (no_such_table) otherwise."""
         table = self.tables.get(table_id)
         if table is None:
             raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
-        if table.config.private and code != table.config.code:
+        return table
+
+    def find(self, table_id: str, code: str | None = None, network: str | None = None) -> Table:
+        """The table, if it exists and `code` opens it; raises `TableError` otherwise.
+
+        Wrong codes for a private table are slowed down, per table and per `network` (the
+        asker's, `quotas.network_of`): past a few, every code (the right one too, or guessing
+        would go on) is refused `rate_limited` with `retry_ms` until the limit has room again.
+        Asking without a code is no guess and costs nothing."""
+        table = self.get(table_id)
+        if not table.config.private:
+            return table
+        now = trio.current_time()
+        wait_ms = self.join_codes.retry_ms(table_id, network, now)
+        if wait_ms:
+            raise TableError(
+                ErrorCode.RATE_LIMITED,
+                "too many wrong join codes; wait before trying again",
+                retry_ms=wait_ms,
+            )
+        if not code_opens(code, table.config.code):
+            if code is not None:
+                self.join_codes.wrong(table_id, network, now)
             raise TableError(
                 ErrorCode.PRIVATE_TABLE, "this table is private: the join code is wrong"
             )
         return table
 
     async def submit(self, table: Table, command: Command) -> None:
-        """Hand a command to the table task (waits while its bounded inbox is full)."""
+        """Hand a command to the table task (waits while its bounded inbox is full). Raises
+        `TableError` (no_such_table) if the table has closed: then nothing was queued."""
         try:
             try:
                 table.send_inbox.send_nowait(command)  # no pause when there is room
@@ -302,19 +426,35 @@ class Lobby:
             raise TableError(ErrorCode.NO_SUCH_TABLE, "the table has closed") from None
 
     def submit_later(self, table: Table, command: Command) -> None:
-        """Like `submit`, from code that may not wait (a session that is going away)."""
+        """Like `submit`, from code that may not wait (a connection that is going away)."""
         try:
             table.send_inbox.send_nowait(command)
         except trio.WouldBlock:
-            nursery = self.server.connections_nursery or self._nursery
-            if nursery is not None:
-                nursery.start_soon(self._submit_quietly, table, command)
+            if self._nursery is not None:
+                self._nursery.start_soon(self._submit_quietly, table, command)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 
     async def _submit_quietly(self, table: Table, command: Command) -> None:
         with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
             await table.send_inbox.send(command)
+
+    async def resume(self, peer: Peer, account: Account) -> None:
+        """Give `account`'s seats with no live connection back to `peer` (a login does this):
+        each such table answers `joined`, a snapshot and `turn`. Seats another live connection of
+        the account holds are left alone."""
+        for table in [t for t in self.tables.values() if t.resumable_by(account.id)]:
+            with contextlib.suppress(TableError):
+                await self.submit(table, JoinCommand(peer=peer, account=account, reattach=True))
+
+    def seated_accounts(self) -> set[int]:
+        """Every account that has a seat at an open table (held for it, or played for it)."""
+        return {
+            seat.account.id
+            for table in self.tables.values()
+            for seat in table.seats
+            if seat.account is not None
+        }
 
     def close_unoccupied(self, now: float, ttl: float) -> None:
         """Ask every waiting table that has had nobody seated for `ttl` seconds to close (called by
@@ -323,23 +463,32 @@ class Lobby:
             if table.unoccupied_for(now) >= ttl:
                 self.submit_later(table, CloseUnoccupiedCommand(ttl=ttl))
 
-    def tables_held_by(self, account_id: int) -> list[Table]:
-        return [t for t in self.tables.values() if t.holds_seat(account_id) is not None]
+    # ---------------------------------------------------------------- who hears the lobby
 
-    # ---------------------------------------------------------------- notices
+    def listen(self, peer: Peer, game: str | None) -> None:
+        """`peer` asked for the listing: it hears `table_changed` / `table_closed` from now on, for
+        tables of `game` (every game when None), as its last listing asked."""
+        self._listeners[peer] = game
 
-    def notify(self, message: Message) -> None:
-        """Tell every session watching the lobby."""
-        for session in list(self.server.sessions):
-            if session.watching_lobby:
-                session.deliver(message)
+    def enter(self, peer: Peer) -> None:
+        """`peer` logged in: it hears lobby chat."""
+        self._members.add(peer)
 
-    def chat(self, session: Session, text: str) -> None:
-        assert session.account is not None
-        line = ChatMessage(scope="lobby", name=session.account.name, text=text)  # type: ignore[arg-type]
-        for other in list(self.server.sessions):
-            if other.account is not None:
-                other.deliver(line)
+    def forget(self, peer: Peer) -> None:
+        """`peer`'s connection is gone."""
+        self._listeners.pop(peer, None)
+        self._members.discard(peer)
+
+    def chat(self, name: str, text: str) -> None:
+        line = ChatMessage(scope=ChatScope.LOBBY, name=name, text=text)
+        for member in list(self._members):
+            member.deliver(line)
+
+    def _notify(self, message: Message, game: str, skip: set[Peer] | None = None) -> None:
+        for peer, wanted in list(self._listeners.items()):
+            if (wanted is None or wanted == game) and (skip is None or peer not in skip):
+                peer.deliver(message)
 
     def _table_changed(self, table: Table) -> None:
-        self.notify(TableChanged(table=table.info()))
+        # The entry as a listing has it (its options bounded), so the event fits a frame too.
+        self._notify(TableChanged(table=bounded_info(table.info())), table.config.game)

@@ -22,9 +22,8 @@ import contextlib
 import os
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 import structlog
 import trio
@@ -34,9 +33,11 @@ from engine.actions import action_to_dict
 from engine.game import Game
 from engine.ruleset import Ruleset
 from engine.views import SeatView
-from protocol.messages import Message, YourTurn
+from protocol.messages import Error, Message, YourTurn
 from protocol.schema import from_map
 from protocol.types import Action as WireAction
+from server.peers import SharedEvent
+from server.table_commands import ActCommand
 
 log = structlog.get_logger("server.seats")
 
@@ -52,26 +53,6 @@ def decision_limiter() -> trio.CapacityLimiter:
         limiter = trio.CapacityLimiter(max(1, os.cpu_count() or 1))
         _LIMITER.set(limiter)
         return limiter
-
-
-class Occupant(Protocol):
-    """Anything that can sit at a table: it is sent messages and answers through the table inbox."""
-
-    def deliver(self, message: Message) -> None:
-        """Queue `message` for this occupant; never blocks (a slow occupant is dropped instead)."""
-        ...
-
-
-@dataclass(frozen=True)
-class ActCommand:
-    """An `act` on its way into a table's inbox, from a session or a built-in bot."""
-
-    seat: int
-    version: int
-    action: dict[str, Any]
-    reply: Callable[[Message], None] | None = None
-    request_id: int | None = None
-    source: str = "player"
 
 
 # Engine action -> its wire form, for `your_turn` lists: there are few distinct actions (52 cards,
@@ -154,6 +135,20 @@ def _random_decider(seed: int) -> Decider:
     return lambda view, legal: rng.choice(legal)
 
 
+# How a built-in decision is thought: `decide_off_loop` (a worker thread) on a server, `decide_inline`
+# where a test wants the table's clock to be its own (trio's autojump clock jumps while a thread
+# thinks, which would make every bot late).
+Thinker = Callable[..., Awaitable[EngineAction | None]]
+
+
+async def decide_inline(
+    decide: Decider, view: SeatView, legal: list[EngineAction], *, deadline: float
+) -> EngineAction | None:
+    """`decide(view, legal)` in the calling task: for tests of tables, never for a server."""
+    await trio.lowlevel.checkpoint()
+    return decide(view, legal)
+
+
 async def decide_off_loop(
     decide: Decider, view: SeatView, legal: list[EngineAction], *, deadline: float
 ) -> EngineAction | None:
@@ -171,7 +166,12 @@ async def decide_off_loop(
 
 
 async def fallback_action(
-    game: Game, seat: int, decide: Decider | None, *, within: float = 1.0
+    game: Game,
+    seat: int,
+    decide: Decider | None,
+    *,
+    within: float = 1.0,
+    think: Thinker = decide_off_loop,
 ) -> EngineAction:
     """What the server plays for a seat whose clock ran out: the fallback bot's choice (thought in
     a worker thread, for at most `within` seconds) when one is configured and loads, else the
@@ -181,20 +181,21 @@ async def fallback_action(
     legal = game.legal_actions(seat)
     if decide is not None:
         deadline = trio.current_time() + within
-        action = await decide_off_loop(decide, game.view(seat), legal, deadline=deadline)
+        action = await think(decide, game.view(seat), legal, deadline=deadline)
         if action is not None:
             return action
     return legal[0]
 
 
-@dataclass
+@dataclass(eq=False)
 class BuiltinBot:
-    """An in-process bot seat: reads `your_turn`, answers with `act` through the table inbox.
+    """An in-process bot seat: a peer of its table that reads `your_turn` and answers with `act`
+    through the table inbox, as a remote bot would over its connection.
 
-    It acts only on the current version: buffered `your_turn`s are skipped for the latest, the
-    decision (in a worker thread, `decide_off_loop`) must end before the seat's deadline, and a
-    decision that a newer version overtook while it was being thought (another seat's action in
-    a simultaneous phase, the clock's fallback) is dropped; the seat's next `your_turn` follows.
+    Buffered `your_turn`s are skipped for the latest; the decision is made on the game as it is
+    then (in a worker thread, `decide_off_loop`) and must end before the seat's deadline. The table
+    judges the act like any other: one for a decision the seat no longer has to make (the clock's
+    fallback made it meanwhile) is refused, and the refusal is only logged.
     """
 
     seat: int
@@ -202,7 +203,7 @@ class BuiltinBot:
     inbox: trio.MemorySendChannel[ActCommand]
     decide: Decider
     view_of: Callable[[], tuple[SeatView, list[EngineAction]]]
-    version_of: Callable[[], int] | None = None  # the game's version now (cheaper than a view)
+    think: Thinker = decide_off_loop
     margin_s: float = 0.05  # answer this long before the seat's deadline, so the act arrives first
     _send: trio.MemorySendChannel[Message] = field(init=False)
     _receive: trio.MemoryReceiveChannel[Message] = field(init=False)
@@ -211,11 +212,25 @@ class BuiltinBot:
         # Only the latest your_turn matters; older ones still buffered are skipped.
         self._send, self._receive = trio.open_memory_channel[Message](64)
 
+    @property
+    def peer_id(self) -> str:
+        return f"{self.name}@{self.seat}"
+
+    @property
+    def connected(self) -> bool:
+        return True
+
     def deliver(self, message: Message) -> None:
         if isinstance(message, YourTurn):
             # On a full or closed channel the clock's fallback covers the turn we could not take.
             with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
                 self._send.send_nowait(message)
+        elif isinstance(message, Error):
+            # Overtaken by the clock's fallback while it thought, or a bug: only worth a log line.
+            log.debug("bot_action_refused", bot=self.name, seat=self.seat, code=message.code)
+
+    def deliver_shared(self, shared: SharedEvent) -> None:
+        self.deliver(shared.message)
 
     def _latest(self, turn: YourTurn) -> YourTurn:
         """`turn`, or the newest `your_turn` buffered behind it."""
@@ -227,11 +242,6 @@ class BuiltinBot:
             if isinstance(newer, YourTurn):
                 turn = newer
 
-    def _version(self) -> int:
-        if self.version_of is not None:
-            return self.version_of()
-        return self.view_of()[0].version
-
     async def run(self) -> None:
         """Answer each `your_turn` until the table closes our channel or cancels us."""
         async with self._receive:
@@ -241,19 +251,17 @@ class BuiltinBot:
                 # The bot's own view: what this seat may know, nothing more (its hand, its legal
                 # actions with the cards of a pass spelled out), taken here in the trio thread.
                 view, legal = self.view_of()
-                if view.version != turn.version or not legal:
-                    continue  # a newer your_turn is on its way
+                if not legal:
+                    continue  # the decision was made meanwhile (the clock's fallback)
                 left_s = (turn.deadline_ms + turn.bank_ms) / 1000 - self.margin_s
                 deadline = trio.current_time() + max(0.0, left_s)
-                action = await decide_off_loop(self.decide, view, legal, deadline=deadline)
+                action = await self.think(self.decide, view, legal, deadline=deadline)
                 if action is None:
                     log.info("builtin_bot_late", bot=self.name, seat=self.seat)
                     continue  # the clock's fallback plays this turn
-                if self._version() != turn.version:
-                    continue  # overtaken while we thought; the new version's your_turn follows
                 command = ActCommand(
-                    seat=self.seat,
-                    version=turn.version,
+                    peer=self,
+                    version=view.version,
                     action=action_to_dict(action, with_seat=False),
                     source="bot",
                 )

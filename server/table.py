@@ -1,30 +1,28 @@
-"""One table: the only owner of its game. Applies actions one at a time, persists, then tells.
+"""One table: the only owner of its game. An actor: one task, one bounded inbox, one command at a time.
 
-Everything that touches a table's seats or game goes through its bounded inbox and is handled by
-its task, in order: `act`, join, leave, spectate, reattach. For each applied action the table
+Everything that touches a table's seats or game is a command in its inbox (`server.table_commands`),
+handled by its task in order. For each applied action the table keeps the write-ahead order:
 
-1. asks the engine to apply it (an `IllegalAction` is answered to that seat alone, state unchanged);
-2. persists it, with the hand record and the result when it ends a hand or the game, in one
-   transaction (`await store.call`, which returns once committed): nothing is told before it is
-   on disk, so a crash can never take back what a player has seen;
-3. turns each engine event into per-recipient messages with `event.for_seat(seat)` (spectators get
-   `for_seat(None)`), so nobody receives a card they may not know;
-4. sends `turn` (who must act, and their clocks) to everyone, then `your_turn` (legal actions and
-   a deadline) to every seat that must act. A fallback's action is preceded by `clock_expired`.
+1. apply it to a COPY of the game (an `IllegalAction` is answered to the actor alone, state unchanged);
+2. persist it, with the hand record and the result when it ends a hand or the game, in one transaction
+   (`await store.call`, which returns once committed);
+3. swap the copy in, answer the actor `ok`, then tell everyone the events, each as its recipient may
+   see it (`server.broadcast`), then `turn` and the `your_turn`s. Nothing is told before it is on disk,
+   so a crash can never take back what a player has seen.
 
-Each hand's seed comes from `secrets`; its SHA-256 commitment is persisted and sent before the deal,
-the seed itself after the hand (in `hand_scored`, and `deal_seed`).
+The parts that need no task live beside it as plain modules: the clock arithmetic
+(`server.clocks`), who may see what (`server.broadcast`), crash recovery (`server.recovery`), the
+seating rules (`server.seating`). What differs between kinds of table (the ladder's) is a
+`TablePolicy` the table is given. Each hand's seed comes from the policy (`secrets` for a lobby
+table); its SHA-256 commitment is persisted and told before the deal, the seed after it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import secrets
-import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING
 
 import structlog
 import trio
@@ -33,200 +31,231 @@ from engine.actions import Action as EngineAction
 from engine.actions import action_from_dict, action_to_dict
 from engine.deal import commitment
 from engine.errors import EngineError
-from engine.events import Event as EngineEvent
 from engine.game import Game, Phase, new_game
-from engine.records import hand_to_record
+from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ClockExpired,
     DealCommitment,
-    DealSeed,
-    Error,
-    HandDealt,
-    Joined,
     Message,
     Ok,
     Snapshot,
-    Turn,
-    YourTurn,
 )
-from protocol.types import Clock, SeatInfo, TableInfo, TableStatus
-from protocol.wire import game_event
-from server import queries
+from protocol.types import Clock, TableInfo, TableStatus
+from server import broadcast, clocks, recovery, seating, turns
+from server.broadcast import DealInPlay
+from server.peers import Peer
+from server.seating import SeatState
 from server.seats import (
-    ActCommand,
-    BuiltinBot,
-    Decider,
-    Occupant,
+    Thinker,
+    decide_off_loop,
     fallback_action,
-    make_decider,
-    wire_legal,
 )
-from server.storage import StorageError
+from server.storage import StorageError, StoredGame
+from server.table_bots import BotAccounts, TableBots
 from server.table_commands import (
+    ActCommand,
     ChatCommand,
-    CloseUnoccupiedCommand,
     Command,
     JoinCommand,
     LeaveCommand,
-    SeatState,
+    Lifecycle,
     SpectateCommand,
     TableConfig,
-    TableError,
+    answer_unserved,
     error_for,
 )
+from server.table_policy import LobbyPolicy, TablePolicy
+from server.table_records import GameRecorder, ResultRow, game_seats
+from server.table_seats import Membership
 
 if TYPE_CHECKING:
     from server.storage import Store
 
 log = structlog.get_logger("server.table")
 
-PassDirection = Literal["left", "right", "across", "none"]
-PASS_DIRECTIONS: tuple[str, ...] = ("left", "right", "across", "none")
 
-
-@dataclass
 class Table:
-    """The state a table task owns. Create with `Table(...)`, run with `await table.run()`."""
+    """The state a table task owns. Build it, then `await table.run()` in the tables nursery."""
 
-    config: TableConfig
-    store: Store
-    bot_account: Callable[[str], Any]  # async name -> Account for built-in bots
-    inbox_size: int = 64
-    max_spectators: int = 64
-    game: Game = field(init=False)
-    game_id: int | None = None
-    seats: list[SeatState] = field(init=False)
-    spectators: set[Any] = field(default_factory=set)
-    actions_persisted: int = 0
-    deals_persisted: int = 0
-    current_seed: bytes = b""  # the seed of the deal in play, revealed when it is over
-    current_hand: int = 0
-    on_change: Callable[[Table], None] | None = None
-    finished: bool = False
-    # Reopened after a restart while it waits for players (a lobby table; not the ladder's): its
-    # seated accounts are stored on every change until the game starts (`tables.seats`).
-    reopens: bool = False
-    # Trio time since which nobody has been seated while the table waits for players (None: someone
-    # is, or the game has started); the lobby's sweep closes it once that lasts `waiting_table_ttl`.
-    unoccupied_since: float | None = None
-    closed: bool = False  # closed with no game (nobody came): the task ends, the store says closed
-    _turn_told: tuple[int, tuple[int, ...]] | None = None  # the (version, to_act) last told
-    _preface: Message | None = None  # told before the next applied action's events (clock_expired)
-    _nursery: trio.Nursery | None = None
+    def __init__(
+        self,
+        config: TableConfig,
+        store: Store,
+        bot_account: BotAccounts,
+        *,
+        policy: TablePolicy | None = None,
+        inbox_size: int = 64,
+        max_spectators: int = 64,
+        think: Thinker = decide_off_loop,
+    ) -> None:
+        self.config = config
+        self.think = think  # how built-in seats and the fallback think (a thread, on a server)
+        self.policy: TablePolicy = policy if policy is not None else LobbyPolicy()
+        self.max_spectators = max_spectators
+        self.game: Game = new_game(config.ruleset())
+        self.members = Membership(config.table_id, config.players, config.bank_ms, config.grace_s)
+        for seat in range(config.players):
+            house = self.policy.house_seat(seat)
+            if house is not None:
+                self.seats[seat].account = house.account
+        self.lifecycle = Lifecycle.WAITING
+        self.records = GameRecorder(store, config.table_id)
+        self.deal = DealInPlay()
+        self.on_change: Callable[[Table], None] | None = None
+        self.forfeits: dict[int, str] = {}  # seat -> why its player forfeited (policy's say)
+        self.game_over = trio.Event()  # set once the game is over (and stored)
+        self.ended = trio.Event()  # set when the task has ended
+        # Told before the next action of a seat the fallback bot now plays (its player left).
+        self._abandon_notice: dict[int, ClockExpired] = {}
+        self._turn_told: tuple[int, tuple[int, ...]] | None = None
+        self._preface: Message | None = None
+        self.send_inbox, self.receive_inbox = trio.open_memory_channel[Command](inbox_size)
+        self.log = log.bind(table=config.table_id)
+        self.bots = TableBots(config, self.policy, bot_account, self.send_inbox, think)
+        self.bots.prepare_fallback(self.game)
 
-    def __post_init__(self) -> None:
-        self.game = new_game(self.config.ruleset())
-        self.seats = [SeatState() for _ in range(self.config.players)]
-        self.send_inbox, self.receive_inbox = trio.open_memory_channel[Command](self.inbox_size)
-        self.log = log.bind(table=self.config.table_id)
-        used, decide = make_decider(
-            self.config.fallback_bot, secrets.randbits(64), self.game.ruleset
-        )
-        # A fallback that cannot load is the engine's first legal action, and we say so.
-        self.fallback: Decider | None = decide if used == self.config.fallback_bot else None
-        self.fallback_name = f"{used} bot" if self.fallback is not None else "first legal action"
-
-    # ---------------------------------------------------------------- lobby-facing facts
+    # ---------------------------------------------------------------- facts for the lobby
 
     @property
     def table_id(self) -> str:
         return self.config.table_id
 
     @property
+    def game_id(self) -> int | None:
+        """The stored game's id, once the game has started."""
+        return self.records.game_id
+
+    @property
     def status(self) -> TableStatus:
-        if self.finished or self.game.is_over:
-            return TableStatus.FINISHED
-        return TableStatus.PLAYING if self.game_id is not None else TableStatus.WAITING
+        if self.lifecycle is Lifecycle.WAITING:
+            return TableStatus.WAITING
+        if self.lifecycle is Lifecycle.PLAYING:
+            return TableStatus.PLAYING
+        return TableStatus.FINISHED
+
+    @property
+    def seats(self) -> list[SeatState]:
+        return self.members.seats
+
+    @property
+    def spectators(self) -> set[Peer]:
+        return self.members.spectators
 
     def info(self) -> TableInfo:
-        seats = [
-            SeatInfo(
-                seat=i,
-                player=s.account.name if s.account else None,
-                bot=s.is_bot,
-                connected=s.bot is not None or s.occupant is not None,
-            )
-            for i, s in enumerate(self.seats)
-        ]
         return TableInfo(
             table=self.table_id,
             game=self.config.game,  # type: ignore[arg-type]
             preset=self.config.preset,
             options=self.config.options,
-            seats=seats,
+            seats=self.members.seat_infos(),
             clock=Clock(turn_ms=self.config.human_turn_ms, bank_ms=self.config.bank_ms),
+            bot_clock=Clock(turn_ms=self.config.bot_turn_ms, bank_ms=self.config.bank_ms),
             private=self.config.private,
             status=self.status,
             spectators=len(self.spectators),
         )
 
-    def holds_seat(self, account_id: int) -> int | None:
-        for i, s in enumerate(self.seats):
-            if s.account is not None and s.account.id == account_id and not s.abandoned:
-                return i
-        return None
+    def resumable_by(self, account_id: int) -> bool:
+        """Whether the account has a seat here with no live connection (a login gives it back)."""
+        seat = seating.account_seat(self.seats, account_id)
+        return seat is not None and not self.seats[seat].held_live
 
     def free_seats(self) -> list[int]:
-        return [i for i, s in enumerate(self.seats) if s.account is None and s.bot is None]
+        return seating.free_seats(self.seats) if self.lifecycle is Lifecycle.WAITING else []
+
+    def audience(self) -> list[tuple[int | None, Peer]]:
+        return self.members.audience()
 
     # ---------------------------------------------------------------- the task
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Own the game until it is over and everyone has left (or the server stops)."""
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            for seat in self.config.bots:
-                if self.seats[seat].bot is None:
-                    await self._seat_builtin(seat)
-            self._note_occupancy()  # a table nobody sits at is unoccupied from its start
-            task_status.started()
+        try:
+            async with trio.open_nursery() as nursery:
+                self.bots.nursery = nursery
+                for seat in range(self.config.players):
+                    if self.seats[seat].abandoned:
+                        await self.seat_fallback(seat)
+                    elif self.seats[seat].bot is None:
+                        await self.bots.seat_planned(lambda: self.game, self.seats[seat], seat)
+                self._note_occupancy()  # a table nobody sits at is unoccupied from its start
+                task_status.started()
+                await self._advance()
+                async with self.receive_inbox:
+                    while not self._done():
+                        await self._next_step()
+                    self.lifecycle = Lifecycle.CLOSED
+                    self._answer_unserved()
+                self.log.info("table_closed")
+                # The built-in bots wait on their channels; the table's end is theirs.
+                nursery.cancel_scope.cancel()
+        finally:
+            self.lifecycle = Lifecycle.CLOSED
+            self.ended.set()
+
+    async def _next_step(self) -> None:
+        """Handle the next command, or the clock when a deadline comes first. Once a deadline has
+        passed, a command already waiting is still handled before it (one per clock step), so no
+        request waits behind a run of the server's own moves."""
+        deadline = self._next_deadline()
+        if trio.current_time() >= deadline:
+            try:
+                command = self.receive_inbox.receive_nowait()
+            except trio.WouldBlock:
+                await self._on_clock()
+            else:
+                await self._handle(command)
             await self._advance()
-            async with self.receive_inbox:
-                while not self._done():
-                    deadline = self._next_deadline()
-                    with trio.move_on_at(deadline):
-                        command = await self.receive_inbox.receive()
-                        await self._handle(command)
-                        await self._advance()
-                        continue
-                    await self._on_clock()
-                    await self._advance()
-            self.log.info("table_closed")
-            # The built-in bots wait on their channels; the table's end is theirs.
-            nursery.cancel_scope.cancel()
+            return
+        waiting: Command | None = None
+        with trio.move_on_at(deadline):
+            waiting = await self.receive_inbox.receive()
+        # Handled outside the deadline's scope: a deadline passing while an action waits for its
+        # commit must not cancel it half-way (committed but never counted, so the clock's
+        # fallback would play the same move number again: "game N already has an action S").
+        if waiting is not None:
+            await self._handle(waiting)
+        else:
+            await self._on_clock()
+        await self._advance()
 
     def _done(self) -> bool:
-        """A finished game's table closes once no person is seated or watching; a table closed
-        for want of players, at once."""
-        if self.closed:
+        """A finished game's table closes once no person is seated or watching; a table closed for
+        want of players, at once."""
+        if self.lifecycle is Lifecycle.CLOSED:
             return True
-        if not self.finished:
-            return False
-        people = [s for s in self.seats if s.occupant is not None and s.bot is None]
-        return not people and not self.spectators
+        return self.lifecycle is Lifecycle.FINISHED and not self.members.people_present()
 
-    async def _seat_builtin(self, seat: int) -> None:
-        used, decide = make_decider(
-            self.config.builtin_bot, secrets.randbits(64), self.game.ruleset
-        )
-        name = f"bot:{used}"
-        account = await self.bot_account(name)
-        bot = BuiltinBot(
+    def _answer_unserved(self) -> None:
+        """The inbox is closing: every request still queued gets its answer, so no request sent to
+        a table that closed under it goes unanswered."""
+        while True:
+            try:
+                command = self.receive_inbox.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return
+            owed = answer_unserved(command)
+            if owed is not None:
+                owed[0].deliver(owed[1])
+
+    async def seat_fallback(self, seat: int) -> None:
+        """The seat's player is gone for good: the fallback bot plays it, on the bots' clock, and
+        the seat keeps its account (the results count for it)."""
+        await self.bots.seat_fallback(lambda: self.game, self.seats[seat], seat)
+        self._abandon_notice[seat] = ClockExpired(
+            table=self.table_id,
+            version=0,
             seat=seat,
-            name=name,
-            inbox=self.send_inbox.clone(),
-            decide=decide,
-            view_of=lambda: (self.game.view(seat), self.game.legal_actions(seat)),
-            version_of=lambda: self.game.version,
+            fallback=self.bots.fallback_name,
+            reason="abandoned",
         )
-        state = self.seats[seat]
-        state.bot = bot
-        state.occupant = bot
-        if state.account is None:
-            state.account = account
-        assert self._nursery is not None
-        self._nursery.start_soon(bot.run)
+        if self.lifecycle is Lifecycle.PLAYING:
+            # Stored, so a restart does not hold the seat for its player again.
+            try:
+                await self.records.store_seats(game_seats(self.seats))
+            except StorageError as exc:
+                self.log.error("seats_not_stored", error=str(exc))
 
     # ---------------------------------------------------------------- commands
 
@@ -234,163 +263,62 @@ class Table:
         if isinstance(command, ActCommand):
             await self._act(command)
         elif isinstance(command, JoinCommand):
-            await self._join(command)
+            await self.members.join(self, command)
         elif isinstance(command, SpectateCommand):
-            if len(self.spectators) >= self.max_spectators:
-                command.reply(
-                    error_for(
-                        ErrorCode.TABLE_FULL,
-                        "this table has no room for another spectator",
-                        command.request_id,
-                    )
-                )
-                return
-            self.spectators.add(command.occupant)
-            command.reply(Joined(id=command.request_id, table=self.table_id, seat=None))
-            command.occupant.deliver(self._snapshot(None))
-            self._tell_turn_to(command.occupant)
-            self._changed()
+            self.members.spectate(self, command, self.max_spectators)
         elif isinstance(command, LeaveCommand):
-            await self._leave(command)
-        elif isinstance(command, CloseUnoccupiedCommand):
+            await self.members.leave(self, command)
+        elif isinstance(command, ChatCommand):
+            self.members.chat(command)
+        else:
             await self._close_unoccupied(command.ttl)
-        else:
-            self._tell_same(command.message)
 
-    async def _join(self, command: JoinCommand) -> None:
-        held = self.holds_seat(command.account.id)
-        if held is not None:
-            seat = held  # the same account comes back (reconnect, or a second connection)
-        elif command.reattach:
+    # What the membership handlers (`server.table_seats`) need of the table.
+
+    def welcome(self, peer: Peer, seat: int | None) -> None:
+        """A connection just sat or began to watch: the table as it may see it, and who acts."""
+        peer.deliver(self._snapshot(seat))
+        self._tell_turn_to(peer)
+
+    async def forfeit(self, seat: int, reason: str) -> None:
+        """The policy says the seat's player forfeits: the fallback plays on for its account."""
+        if self.seats[seat].abandoned:
             return
-        else:
-            free = self.free_seats()
-            if self.game_id is not None or not free:
-                command.reply(
-                    error_for(
-                        ErrorCode.TABLE_FULL, "this table has no free seat", command.request_id
-                    )
-                )
-                return
-            if command.seat is not None and command.seat not in free:
-                command.reply(
-                    error_for(
-                        ErrorCode.SEAT_TAKEN,
-                        f"seat {command.seat} is taken",
-                        command.request_id,
-                    )
-                )
-                return
-            seat = command.seat if command.seat is not None else free[0]
-            if not await self._store_waiting_seats({seat: command.account.id}):
-                command.reply(
-                    error_for(
-                        ErrorCode.INTERNAL,
-                        "the server could not save your seat, so you were not seated",
-                        command.request_id,
-                    )
-                )
-                return
-        state = self.seats[seat]
-        state.account = command.account
-        state.occupant = command.occupant
-        state.dropped_at = None
-        state.turn_version = -1  # resend your_turn to the returning seat
-        self.spectators.discard(command.occupant)
-        if command.created is not None:
-            command.reply(dataclasses.replace(command.created, seat=seat))
-        else:
-            command.reply(Joined(id=command.request_id, table=self.table_id, seat=seat))
-        command.occupant.deliver(self._snapshot(seat))
-        self._tell_turn_to(command.occupant)
-        self.log.info("seat_taken", seat=seat, account=command.account.name)
-        self._changed()
-
-    async def _leave(self, command: LeaveCommand) -> None:
-        if command.occupant in self.spectators:
-            self.spectators.discard(command.occupant)
-        for i, state in enumerate(self.seats):
-            if state.occupant is not command.occupant:
-                continue
-            state.occupant = None
-            if command.disconnected:
-                state.dropped_at = trio.current_time()
-                self.log.info("seat_dropped", seat=i, grace_s=self.config.grace_s)
-            elif self.game_id is None:
-                state.account = None  # before the game starts a seat is simply freed
-                self.log.info("seat_freed", seat=i)
-                await self._store_waiting_seats()
-            else:
-                state.abandoned = True  # mid-game, the fallback plays the seat from now on
-                self.log.info("seat_abandoned", seat=i)
-        if command.reply is not None:
-            command.reply(Ok(id=command.request_id))
-        self._changed()
+        self.members.release(seat, "forfeited", f"you forfeited ({reason}); a bot plays it now")
+        self.log.info("forfeit", seat=seat, reason=reason)
+        self.forfeits[seat] = reason
+        await self.seat_fallback(seat)
 
     async def _act(self, command: ActCommand) -> None:
-        reply = command.reply or self._log_refusal
-        rid = command.request_id
+        peer, rid = command.peer, command.request_id
+        seat = self.members.seat_of(peer)
+        if seat is None:
+            peer.deliver(error_for(ErrorCode.NOT_SEATED, self.members.lost_reason(peer), rid))
+            return
         game = self.game
-        if self.game_id is None or game.is_over:
-            reply(error_for(ErrorCode.NOT_YOUR_TURN, "the game is not in play", rid))
+        if self.lifecycle is not Lifecycle.PLAYING:
+            peer.deliver(error_for(ErrorCode.NOT_YOUR_TURN, "the game is not in play", rid))
             return
-        if command.version != game.version and command.source == "bot":
-            # A built-in seat checks its version before it sends, but another command queued
-            # ahead of it (a simultaneous phase's other seats) may still overtake it. Its decision
-            # is simply superseded: it has the new version's your_turn already.
-            self.log.debug("bot_action_superseded", seat=command.seat, version=command.version)
+        if seat not in game.to_act():
+            peer.deliver(error_for(ErrorCode.NOT_YOUR_TURN, f"seat {seat} may not act now", rid))
             return
-        if command.version != game.version:
-            reply(
+        since = self.seats[seat].clock.since_version
+        if not since <= command.version <= game.version:
+            peer.deliver(
                 error_for(
                     ErrorCode.STALE_VERSION,
-                    f"the game is at version {game.version}, not {command.version}",
+                    f"this decision is for version {max(since, 0)} to {game.version},"
+                    f" not {command.version}",
                     rid,
                 )
             )
             return
-        if command.seat not in game.to_act():
-            reply(error_for(ErrorCode.NOT_YOUR_TURN, f"seat {command.seat} may not act now", rid))
-            return
         try:
-            action = action_from_dict(command.action, seat=command.seat)
+            action = action_from_dict(command.action, seat=seat)
         except EngineError as exc:
-            reply(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, rid, detail=exc.code))
+            peer.deliver(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, rid, detail=exc.code))
             return
-        if await self._apply(action, command.seat, command.source, reject=reply, request_id=rid):
-            reply(Ok(id=rid))
-
-    def waiting_seats(self, taking: dict[int, int] | None = None) -> list[int | None]:
-        """The accounts seated while the table waits for players, as stored for a restart: one
-        entry per seat, None where it is free or a built-in bot's (those are seated again from the
-        config); `taking` adds seats about to be taken (seat -> account id)."""
-        out: list[int | None] = []
-        for i, state in enumerate(self.seats):
-            if taking is not None and i in taking:
-                out.append(taking[i])
-            elif i in self.config.bots or state.account is None:
-                out.append(None)
-            else:
-                out.append(state.account.id)
-        return out
-
-    async def _store_waiting_seats(self, taking: dict[int, int] | None = None) -> bool:
-        """Store who sits here while no game has started (a table that `reopens` only); False if
-        the store refused (logged)."""
-        if not self.reopens or self.game_id is not None:
-            return True
-        seats = self.waiting_seats(taking)
-        try:
-            await self.store.call(lambda c: queries.update_table_seats(c, self.table_id, seats))
-        except StorageError as exc:
-            self.log.error("seats_not_stored", error=str(exc))
-            return False
-        return True
-
-    def _log_refusal(self, message: Message) -> None:
-        """Where a built-in bot's refused action is reported: the log (it has no socket)."""
-        if isinstance(message, Error):
-            self.log.info("bot_action_refused", code=message.code, message=message.message)
+        await self._apply(action, seat, command.source, peer=peer, request_id=rid)
 
     # ---------------------------------------------------------------- applying and telling
 
@@ -400,159 +328,94 @@ class Table:
         seat: int,
         source: str,
         *,
-        reject: Callable[[Message], None],
+        peer: Peer | None,
         request_id: int | None = None,
     ) -> bool:
-        """Apply, persist, broadcast (`self._preface` first, if set, to everyone). False (and
-        `reject` told) if the engine refused it or it could not be stored; either way the game is
-        exactly as it was and nobody was told."""
+        """Apply, persist, answer `peer` (if any) `ok`, then tell everyone. False (and `peer` told
+        why) if the engine refused it or it could not be stored: the game is as it was, and
+        nobody else was told anything."""
         assert self.game_id is not None
-        # Applied to a copy first: the table's game changes only once the action is on disk.
         candidate = self.game.copy()
         try:
             events = candidate.apply(action)
         except EngineError as exc:
-            reject(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, request_id, detail=exc.code))
+            if peer is not None:
+                peer.deliver(
+                    error_for(ErrorCode.ILLEGAL_ACTION, exc.message, request_id, detail=exc.code)
+                )
             return False
-        seq = self.actions_persisted
-        game_id = self.game_id
-        record_rows = self._finished_hand_records(candidate, events)
-        outcome = self._results(candidate) if candidate.is_over else None
-        wire = action_to_dict(action)
-        # The actor's decision ends with this action: its bank after that is stored with it, so
-        # a restart gives the seat back the bank it had (charged below, at the same `now`).
+        # The actor's decision ends with this action: its bank after it is stored with it, so a
+        # restart gives the seat back the bank it had (charged below, at the same `now`).
         now = trio.current_time()
         actor = self.seats[seat]
-        bank_left = self._bank_after(actor, now) if self.config.bank_ms > 0 else None
-
-        def persist(conn: sqlite3.Connection) -> None:
-            queries.insert_action(
-                conn, game_id, seq, seat=seat, action=wire, source=source, bank_left_ms=bank_left
-            )
-            for hand_no, record in record_rows:
-                queries.insert_hand_record(conn, game_id, hand_no, record)
-            if outcome is not None:
-                queries.finish_game(conn, game_id, "finished", outcome)
-                queries.close_table(conn, self.table_id)
-
         try:
-            await self.store.call(persist)
-        except StorageError as exc:
-            self.log.error("action_not_stored", game=game_id, seat=seat, error=str(exc))
-            reject(
-                error_for(
-                    ErrorCode.INTERNAL,
-                    "the server could not save this action, so it was not applied",
-                    request_id,
-                )
+            await self.records.record_action(
+                seat=seat,
+                action=action_to_dict(action),
+                source=source,
+                bank_left_ms=clocks.bank_after(actor.clock, now) if self.config.bank_ms else None,
+                after=candidate,
+                events=events,
+                results=self._results(candidate) if candidate.is_over else None,
             )
-            return False
-        self.game = candidate
-        self.actions_persisted += 1
-        # The actor's decision is over (even if it must decide again at once): charge its bank.
-        self._charge_bank(actor, now)
-        self.log.debug("action_applied", game=game_id, seat=seat, seq=seq, source=source)
-        if self._preface is not None:
-            self._tell_same(self._preface)
-            self._preface = None
-        self._broadcast(events)
-        if self.game.is_over:
-            self.log.info("game_over", game=game_id, scores=list(self.game.scores))
-            self.finished = True
-            self._changed()
-        return True
-
-    def _finished_hand_records(
-        self, game: Game, events: list[EngineEvent]
-    ) -> list[tuple[int, Any]]:
-        rows = []
-        if any(e.kind == "hand_scored" for e in events):
-            history = game.histories[-1]
-            assert self.game_id is not None
-            record = hand_to_record(history, game.ruleset, game_id=str(self.game_id))
-            rows.append((history.hand_number, record))
-        return rows
-
-    def _results(self, game: Game) -> list[tuple[int, int | None, int, int]]:
-        scores = game.scores
-        sides = game.ruleset.sides
-        rows = []
-        for seat, state in enumerate(self.seats):
-            side = next(i for i, members in enumerate(sides) if seat in members)
-            place = 1 + sum(1 for other in scores if other > scores[side])
-            account = state.account.id if state.account else None
-            rows.append((seat, account, scores[side], place))
-        return rows
-
-    def audience(self) -> list[tuple[int | None, Occupant]]:
-        out: list[tuple[int | None, Occupant]] = [
-            (i, s.occupant) for i, s in enumerate(self.seats) if s.occupant is not None
-        ]
-        out.extend((None, spectator) for spectator in self.spectators)
-        return out
-
-    def _tell_all(self, build: Callable[[int | None], Message | None]) -> None:
-        for seat, occupant in self.audience():
-            message = build(seat)
-            if message is not None:
-                occupant.deliver(message)
-
-    def _tell_same(self, message: Message) -> None:
-        for _seat, occupant in self.audience():
-            occupant.deliver(message)
-
-    def _broadcast(self, events: list[EngineEvent]) -> None:
-        version = self.game.version
-        for event in events:
-            direction = self._pass_direction() if event.kind == "hand_dealt" else None
-            # One message per distinct view of the event (most events read the same for every
-            # seat): recipients who may see the same thing get the same object, which the sessions
-            # encode once between them (`server.session.event_frames`).
-            built: list[tuple[dict[str, Any], Message]] = []
-
-            def build(
-                seat: int | None,
-                event: EngineEvent = event,
-                direction: PassDirection | None = direction,
-                built: list[tuple[dict[str, Any], Message]] = built,
-            ) -> Message | None:
-                shown = event.for_seat(seat)
-                if shown is None:
-                    return None
-                for seen, message in built:
-                    if seen == shown:
-                        return message
-                message = game_event(self.table_id, version, shown)
-                if direction is not None and isinstance(message, HandDealt):
-                    message = dataclasses.replace(message, pass_direction=direction)
-                built.append((shown, message))
-                return message
-
-            self._tell_all(build)
-            # The seed is revealed once its deal is over: scored, or declared dead.
-            if event.kind in ("hand_scored", "deal_declared_dead") and self.current_seed:
-                self._tell_same(
-                    DealSeed(
-                        table=self.table_id,
-                        version=version,
-                        hand_number=self.current_hand,
-                        seed=self.current_seed.hex(),
+        except StorageError as exc:
+            self.log.error("action_not_stored", seat=seat, error=str(exc))
+            if peer is not None:
+                peer.deliver(
+                    error_for(
+                        ErrorCode.INTERNAL,
+                        "the server could not save this action, so it was not applied",
+                        request_id,
                     )
                 )
-                self.current_seed = b""
+            return False
+        self.game = candidate
+        clocks.end(actor.clock, now)  # the decision is over, even if another begins at once
+        actor.told_legal = None  # and its next one is told, whatever it offers
+        self.log.debug("action_applied", seat=seat, source=source)
+        if peer is not None:
+            peer.deliver(Ok(id=request_id))
+        audience = self.audience()
+        notice = self._abandon_notice.pop(seat, None)
+        if notice is not None:
+            broadcast.tell_same(audience, dataclasses.replace(notice, version=self.game.version))
+        if self._preface is not None:
+            broadcast.tell_same(audience, self._preface)
+            self._preface = None
+        broadcast.tell_events(
+            self.table_id,
+            self.game.version,
+            events,
+            audience,
+            deal=self.deal,
+        )
+        if self.game.is_over:
+            self.log.info("game_over", scores=list(self.game.scores))
+            self.lifecycle = Lifecycle.FINISHED
+            self.game_over.set()
+            self.changed()
+        return True
 
-    def _pass_direction(self) -> PassDirection | None:
-        """Hearts: where the hand in play passes, as the engine's game says (it chose it on the deal)."""
-        direction = getattr(self.game, "pass_direction", None)
-        if self.config.game != "hearts" or direction not in PASS_DIRECTIONS:
-            return None
-        return cast("PassDirection", direction)
+    def _results(self, game: Game) -> list[ResultRow]:
+        """Each seat's final score and place, as the engine's outcome says (the lowest score is
+        first in Hearts)."""
+        outcome = game.outcome
+        assert outcome is not None
+        return [
+            (
+                seat,
+                state.account.id if state.account else None,
+                outcome.score_of(seat),
+                outcome.place_of(seat),
+            )
+            for seat, state in enumerate(self.seats)
+        ]
 
     def _snapshot(self, seat: int | None) -> Snapshot:
         view = self.game.view(seat) if seat is not None else self.game.spectator_view()
         # The deal in play's commitment (its seed is kept until the deal is over), so a hand joined
         # or resumed midway can still be checked once the seed is revealed.
-        digest = commitment(self.current_seed) if self.current_seed else None
+        digest = commitment(self.deal.seed) if self.deal.seed else None
         return Snapshot(
             table=self.table_id,
             version=self.game.version,
@@ -561,16 +424,15 @@ class Table:
             commitment=digest,
         )
 
-    # ---------------------------------------------------------------- dealing, turns, clocks
-
-    def _ready(self) -> bool:
-        return all(s.account is not None for s in self.seats)
+    # ---------------------------------------------------------------- dealing and turns
 
     async def _advance(self) -> None:
         """Start the game when seats are full, deal when a hand is due, and send `your_turn`s."""
-        if self.game.is_over or not self._ready():
+        if self.lifecycle not in (Lifecycle.WAITING, Lifecycle.PLAYING):
             return
-        if self.game_id is None:
+        if not all(s.account is not None for s in self.seats):
+            return
+        if self.lifecycle is Lifecycle.WAITING:
             await self._start_game()
         # Bounded: each pass deals one hand; dead deals re-deal at most a few times.
         for _ in range(16):
@@ -580,239 +442,142 @@ class Table:
         self._send_turns()
 
     async def _start_game(self) -> None:
-        seats = [
-            {"account": s.account.id if s.account else None, "bot": s.bot.name if s.bot else None}
-            for s in self.seats
-        ]
-        ruleset = self.game.ruleset.to_dict()
-
-        def persist(conn: sqlite3.Connection) -> int:
-            return queries.insert_game(conn, self.table_id, self.config.game, ruleset, seats)
-
-        self.game_id = await self.store.call(persist)
-        self.log = self.log.bind(game=self.game_id)
+        game_id = await self.records.start_game(
+            self.config.game, self.game.ruleset.to_dict(), game_seats(self.seats)
+        )
+        self.lifecycle = Lifecycle.PLAYING
+        self.log = self.log.bind(game=game_id)
         self.log.info("game_started", seats=[s.account.name for s in self.seats if s.account])
-        self._changed()
-
-    def next_seed(self) -> bytes:
-        """The seed of the next deal: 32 bytes from `secrets` (a subclass may plan its deals, as
-        the ladder's duplicate matches do). Called once per deal, before anything is stored."""
-        return secrets.token_bytes(32)
+        self.changed()
 
     async def _deal(self) -> None:
-        assert self.game_id is not None
-        seed = self.next_seed()
+        seed = self.policy.seed(self.records.deals)
         digest = commitment(seed)
-        game_id, deal_no, first_seq = self.game_id, self.deals_persisted, self.actions_persisted
-
-        def persist(conn: sqlite3.Connection) -> None:
-            queries.insert_hand(
-                conn,
-                game_id,
-                hand_no=deal_no,
-                seed=seed.hex(),
-                commitment=digest,
-                first_seq=first_seq,
-            )
-
-        await self.store.call(persist)
-        self.deals_persisted += 1
+        await self.records.record_deal(seed, digest)
         notice = DealCommitment(
             table=self.table_id,
             version=self.game.version,
             hand_number=self.game.hand_number + 1,
             commitment=digest,
         )
-        self._tell_same(notice)
-        self.current_seed, self.current_hand = seed, notice.hand_number
-        self._broadcast(self.game.deal(seed))
+        audience = self.audience()
+        broadcast.tell_same(audience, notice)
+        self.deal = DealInPlay(seed, notice.hand_number)
+        events = self.game.deal(seed)
+        broadcast.tell_events(
+            self.table_id,
+            self.game.version,
+            events,
+            audience,
+            deal=self.deal,
+        )
         self.log.info("hand_dealt", hand=self.game.hand_number, commitment=digest[:12])
 
     def _turn_ms(self, state: SeatState) -> int:
         return self.config.bot_turn_ms if state.is_bot else self.config.human_turn_ms
 
     def _send_turns(self) -> None:
-        if self.game_id is None or self.game.is_over:
+        """Tell everyone `turn` (once a version) and each actor its `your_turn` when due."""
+        if self.lifecycle is not Lifecycle.PLAYING:
             return
         now = trio.current_time()
-        acting = set(self.game.to_act())
-        yours: list[tuple[Occupant, YourTurn]] = []
-        for seat, state in enumerate(self.seats):
-            turn_s = self._turn_ms(state) / 1000
-            if seat not in acting:
-                self._charge_bank(state, now)
-                state.turn_version = -1
-                continue
-            bank_s = self._bank_left_ms(state) / 1000
-            if state.abandoned:
-                state.turn_deadline = now  # nobody will come back: the fallback plays at once
-            elif state.turn_deadline is None:
-                state.turn_started = now
-                state.turn_deadline = now + turn_s + bank_s
-            if state.turn_version == self.game.version or state.occupant is None:
-                continue
-            state.turn_version = self.game.version
-            deadline_ms, bank_ms = self._clock_ms(state, now)
-            your_turn = YourTurn(
-                table=self.table_id,
-                version=self.game.version,
-                seat=seat,
-                legal=wire_legal(self.game.legal_actions(seat)),
-                deadline_ms=deadline_ms,
-                bank_ms=bank_ms,
-            )
-            yours.append((state.occupant, your_turn))
-        # Everyone hears who must act (once per version), before the actors get their `your_turn`.
-        told = (self.game.version, tuple(sorted(acting)))
-        if acting and told != self._turn_told:
-            turn = self._turn_message(now)
+        due = turns.begin_decisions(self.table_id, self.game, self.seats, now, self._turn_ms)
+        told = (self.game.version, tuple(sorted(set(self.game.to_act()))))
+        if told[1] and told != self._turn_told:
+            turn = turns.turn_message(self.table_id, self.game, self.seats, now)
             if turn is not None:
                 self._turn_told = told
-                self._tell_same(turn)
-        for occupant, your_turn in yours:
-            occupant.deliver(your_turn)
+                broadcast.tell_same(self.audience(), turn)
+        for holder, your_turn in due:
+            holder.deliver(your_turn)
 
-    def _clock_ms(self, state: SeatState, now: float) -> tuple[int, int]:
-        """A seat's clock as (time left for this decision, bank left after that), in ms."""
-        turn_s = self._turn_ms(state) / 1000
-        started = state.turn_started if state.turn_started is not None else now
-        total_left = turn_s + self._bank_left_ms(state) / 1000
-        if state.turn_deadline is not None:
-            total_left = max(0.0, state.turn_deadline - now)
-        turn_left = min(total_left, max(0.0, started + turn_s - now))
-        return math.ceil(turn_left * 1000), max(0, math.ceil((total_left - turn_left) * 1000))
-
-    def _turn_message(self, now: float) -> Turn | None:
-        """Who must act now and their clocks (nothing else: no cards, no legal actions)."""
-        if self.game_id is None or self.game.is_over:
-            return None
-        acting = sorted(set(self.game.to_act()))
-        if not acting:
-            return None
-        clocks = [self._clock_ms(self.seats[seat], now) for seat in acting]
-        return Turn(
-            table=self.table_id,
-            version=self.game.version,
-            to_act=acting,
-            deadline_ms=[deadline for deadline, _ in clocks],
-            bank_ms=[bank for _, bank in clocks],
-        )
-
-    def _tell_turn_to(self, occupant: Occupant) -> None:
-        """After a snapshot: who must act, so a (re)joining session can show the clocks at once."""
-        turn = self._turn_message(trio.current_time())
+    def _tell_turn_to(self, peer: Peer) -> None:
+        """After a snapshot: who must act, so a (re)joining connection shows the clocks at once."""
+        if self.lifecycle is not Lifecycle.PLAYING:
+            return
+        turn = turns.turn_message(self.table_id, self.game, self.seats, trio.current_time())
         if turn is not None:
-            occupant.deliver(turn)
+            peer.deliver(turn)
 
-    def _bank_left_ms(self, state: SeatState) -> int:
-        if state.bank_left_ms is None:
-            state.bank_left_ms = self.config.bank_ms
-        return state.bank_left_ms
-
-    def _bank_after(self, state: SeatState, now: float) -> int:
-        """What the seat's bank would be if its decision ended at `now`."""
-        bank = self._bank_left_ms(state)
-        if state.turn_started is not None:
-            overrun_ms = math.ceil((now - state.turn_started - self._turn_ms(state) / 1000) * 1000)
-            if overrun_ms > 0:
-                bank = max(0, bank - overrun_ms)
-        return bank
-
-    def _charge_bank(self, state: SeatState, now: float) -> None:
-        """The seat's decision is over: what it took beyond the turn's time comes off its bank."""
-        if state.turn_started is not None:
-            state.bank_left_ms = self._bank_after(state, now)
-        state.turn_started = None
-        state.turn_deadline = None
+    # ---------------------------------------------------------------- clocks
 
     def _next_deadline(self) -> float:
-        times = [s.turn_deadline for s in self.seats if s.turn_deadline is not None]
-        grace = [
-            s.dropped_at + self.config.grace_s
-            for s in self.seats
-            if s.dropped_at is not None and not s.abandoned
-        ]
-        return min([*times, *grace], default=math.inf)
+        times = [s.clock.deadline for s in self.seats if s.clock.deadline is not None]
+        grace = self.members.next_grace_end()
+        return min([*times, *([] if grace is None else [grace])], default=math.inf)
 
     async def _on_clock(self) -> None:
-        """A deadline passed: give up held seats whose grace ran out, play the fallback for the late."""
+        """A deadline passed: give up held seats whose grace ran out, play the fallback for a late
+        seat (one at a time: the next deadline is computed afresh)."""
         now = trio.current_time()
+        await self.members.expire_graces(self, now)
         for seat, state in enumerate(self.seats):
-            if (
-                state.dropped_at is not None
-                and not state.abandoned
-                and now >= state.dropped_at + self.config.grace_s
-            ):
-                self.log.info("seat_grace_expired", seat=seat)
-                if self.game_id is None:
-                    # Before the game starts an empty seat is simply free again.
-                    self.seats[seat] = SeatState()
-                    await self._store_waiting_seats()
-                else:
-                    state.abandoned = True
-                self._changed()
-        for seat, state in enumerate(self.seats):
-            if state.turn_deadline is None or now < state.turn_deadline:
+            if not clocks.expired(state.clock, now):
                 continue
-            if self.game.is_over or seat not in self.game.to_act():
-                state.turn_deadline = None
+            if self.lifecycle is not Lifecycle.PLAYING or seat not in self.game.to_act():
+                clocks.end(state.clock, now)
                 continue
-            within = self.config.bot_turn_ms / 1000
-            action = await fallback_action(self.game, seat, self.fallback, within=within)
-            self.log.info("clock_expired", seat=seat, fallback=self.fallback_name)
-            # Told just before the action's events (and only if it is applied): they are the fallback's.
-            notice = ClockExpired(
+            action = await fallback_action(
+                self.game,
+                seat,
+                self.bots.fallback,
+                within=self.config.bot_turn_ms / 1000,
+                think=self.think,
+            )
+            self.log.info("clock_expired", seat=seat, fallback=self.bots.fallback_name)
+            # Told just before the action's events (and only if it is applied): they are the
+            # fallback's, not the player's.
+            self._preface = ClockExpired(
                 table=self.table_id,
                 version=self.game.version,
                 seat=seat,
-                fallback=self.fallback_name,
-                reason="abandoned" if state.abandoned else "clock",
+                fallback=self.bots.fallback_name,
+                reason="clock",
             )
-            # (Passed beside `_apply`, not through it: subclasses override `_apply`'s signature.)
-            self._preface = notice
             try:
-                applied = await self._apply(action, seat, "fallback", reject=self._log_refusal)
+                applied = await self._apply(action, seat, "fallback", peer=None)
             finally:
                 self._preface = None
             if not applied:
-                self._charge_bank(state, now)  # never loop on it
-            return  # one at a time: the next deadline is computed afresh
+                clocks.end(state.clock, now)  # never loop on it
+            elif self.lifecycle is Lifecycle.PLAYING:
+                forfeit = self.policy.forfeit_on_fallback(seat)
+                if forfeit is not None:
+                    await self.forfeit(seat, forfeit)
+            return
 
-    def _changed(self) -> None:
+    def changed(self) -> None:
         self._note_occupancy()
         if self.on_change is not None:
             self.on_change(self)
 
-    # ---------------------------------------------------------------- closing for want of players
+    # ---------------------------------------------------------------- waiting for players
 
-    def _occupied(self, now: float) -> bool:
-        """Whether a player sits here: connected, or dropped and still within the grace. Built-in
-        bots do not count: they come with the table and would wait at it forever."""
-        for state in self.seats:
-            if state.account is None or state.bot is not None:
-                continue
-            if state.occupant is not None:
-                return True
-            if state.dropped_at is not None and now < state.dropped_at + self.config.grace_s:
-                return True
-        return False
+    def waiting_seats(self, taking: dict[int, int] | None = None) -> list[int | None]:
+        """The accounts seated while the table waits, as stored for a restart."""
+        return self.members.waiting_ids(self.config.bots, taking)
+
+    async def store_waiting_seats(self, taking: dict[int, int] | None = None) -> bool:
+        """Store who sits here while no game has started (a table that `reopens` only); False if
+        the store refused (logged)."""
+        if not self.policy.reopens or self.lifecycle is not Lifecycle.WAITING:
+            return True
+        try:
+            await self.records.store_waiting_seats(self.waiting_seats(taking))
+        except StorageError as exc:
+            self.log.error("seats_not_stored", error=str(exc))
+            return False
+        return True
 
     def _note_occupancy(self) -> None:
-        """Start (or stop) the unoccupied clock as seats change; only a waiting table keeps one."""
-        now = trio.current_time()
-        if self.game_id is not None or self._occupied(now):
-            self.unoccupied_since = None
-        elif self.unoccupied_since is None:
-            self.unoccupied_since = now
+        self.members.note_occupancy(trio.current_time(), self.lifecycle is Lifecycle.WAITING)
 
     def unoccupied_for(self, now: float) -> float:
         """Seconds this lobby table has waited for players with nobody seated (0: someone is
         seated, its game has started, or it is not a lobby table). Read by the lobby's sweep."""
-        if not self.reopens or self.game_id is not None or self.unoccupied_since is None:
+        if not self.policy.reopens or self.lifecycle is not Lifecycle.WAITING:
             return 0.0
-        if self._occupied(now):  # a grace not yet seen to end by the task still counts
-            return 0.0
-        return now - self.unoccupied_since
+        return self.members.unoccupied_for(now)
 
     async def _close_unoccupied(self, ttl: float) -> None:
         """Close this waiting table if it has still had nobody seated for `ttl` seconds: marked
@@ -820,61 +585,36 @@ class Table:
         lobby drops it from the listing and tells everyone `table_closed`."""
         now = trio.current_time()
         idle = self.unoccupied_for(now)
-        if self.closed or idle < ttl:
+        if self.lifecycle is not Lifecycle.WAITING or idle < ttl:
             return  # someone sat down since the sweep looked
         try:
-            await self.store.call(lambda c: queries.close_table(c, self.table_id))
+            await self.records.close_table()
         except StorageError as exc:
             # Left open (and listed) rather than closed here but reopened after a restart; the
             # next sweep tries again.
             self.log.error("waiting_table_not_closed", error=str(exc))
             return
-        self.closed = True
+        self.lifecycle = Lifecycle.CLOSED
         self.log.info("waiting_table_closed", unoccupied_s=round(idle, 1), ttl_s=ttl)
 
     # ---------------------------------------------------------------- recovery
 
-    def replay(self, stored: queries.StoredGame) -> None:
-        """Rebuild the game from its persisted deals and actions (crash recovery).
+    def restore(self, stored: StoredGame) -> None:
+        """Rebuild the game from its persisted deals and actions (crash recovery), before `run`.
 
-        Raises `EngineError` if the record does not replay (the table is then not opened).
+        Raises `EngineError` (or `ValueError`/`KeyError`) if the record does not replay; the table
+        is then not opened.
         """
-        self.game_id = stored.id
-        self.log = self.log.bind(game=stored.id)
-        deals = sorted(stored.hands, key=lambda h: h.hand_no)
-        dealt = 0
-        for action in stored.actions:
-            while dealt < len(deals) and deals[dealt].first_seq <= action.seq:
-                self.game.deal(bytes.fromhex(deals[dealt].seed))
-                dealt += 1
-            self.game.apply(action_from_dict(action.action))
-        while dealt < len(deals):
-            self.game.deal(bytes.fromhex(deals[dealt].seed))
-            dealt += 1
-        if deals and self.game.phase not in (Phase.DEALING, Phase.GAME_OVER):
-            # A deal still in play: its seed is revealed when it ends, as if nothing had happened.
-            self.current_seed = bytes.fromhex(deals[-1].seed)
-            self.current_hand = self.game.hand_number
-        self.actions_persisted = len(stored.actions)
-        self.deals_persisted = len(stored.hands)
-        # Each seat's time bank as it was after its last action (stored when the table has one).
-        for action in stored.actions:
-            if action.bank_left_ms is not None and 0 <= action.seat < len(self.seats):
-                self.seats[action.seat].bank_left_ms = action.bank_left_ms
-
-
-# The table's vocabulary lives in `server.table_commands`; it is re-exported here because callers
-# (the lobby, sessions, the ladder) think of it as the table's.
-__all__ = [
-    "ChatCommand",
-    "CloseUnoccupiedCommand",
-    "Command",
-    "JoinCommand",
-    "LeaveCommand",
-    "SeatState",
-    "SpectateCommand",
-    "Table",
-    "TableConfig",
-    "TableError",
-    "error_for",
-]
+        # The rules the game was started with, as stored (a preset may have changed meaning since,
+        # and options added since take the value that was the rule before them).
+        self.game = new_game(Ruleset.from_stored(stored.ruleset))
+        self.bots.prepare_fallback(self.game)
+        found = recovery.replay(self.game, stored)
+        self.records.game_id = found.game_id
+        self.records.actions = found.actions
+        self.records.deals = found.deals
+        self.lifecycle = Lifecycle.FINISHED if self.game.is_over else Lifecycle.PLAYING
+        self.log = self.log.bind(game=found.game_id)
+        self.deal = DealInPlay(found.seed_in_play, found.hand_in_play)
+        for seat, bank in found.banks.items():
+            self.seats[seat].clock.bank_left_ms = bank

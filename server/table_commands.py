@@ -1,17 +1,30 @@
-"""What a table is told and how it was opened: its configuration, per-seat state, the commands of
-its inbox, and the refusal it answers with. Plain data; the behaviour is in `server.table`."""
+"""What a table is told and how it was opened: its configuration, the commands of its inbox, and the
+refusal it answers with. Plain data; the behaviour is in `server.table`.
+
+Every command names the connection it comes from (`peer`): the table alone decides what that
+connection may do (which seat it holds, whether its `act` is for that seat), and answers it there.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum, StrEnum
 from typing import Any
 
 from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
-from protocol.messages import ChatMessage, Error, Message, TableCreated
+from protocol.messages import ChatMessage, Error, Ok, TableCreated
 from server.accounts import Account
-from server.seats import ActCommand, BuiltinBot, Occupant
+from server.peers import Peer
+
+
+class Lifecycle(Enum):
+    """Where a table is in its life; it only moves forward."""
+
+    WAITING = "waiting"  # seats are being filled; no game stored yet
+    PLAYING = "playing"  # the game is stored and in play
+    FINISHED = "finished"  # the game is over; open while someone is still seated or watching
+    CLOSED = "closed"  # the task is ending: nothing more is accepted
 
 
 @dataclass(frozen=True)
@@ -60,56 +73,63 @@ class TableConfig:
         return Ruleset.from_preset(self.preset, **self.options)
 
 
-@dataclass
-class SeatState:
-    """One seat: who holds it and how to reach them."""
+@dataclass(frozen=True, kw_only=True)
+class ActCommand:
+    """An `act` from `peer`, for the seat that peer holds (the table finds which)."""
 
-    account: Account | None = None
-    occupant: Occupant | None = None  # None while a remote player is disconnected
-    bot: BuiltinBot | None = None
-    dropped_at: float | None = None  # trio time the remote player disconnected
-    abandoned: bool = False  # the grace period ran out: the fallback plays for this seat
-    turn_deadline: float | None = None  # trio time by which the seat must act (turn + bank)
-    turn_started: float | None = None  # trio time the seat's current decision began
-    bank_left_ms: int | None = None  # what is left of the seat's bank (None: not drawn on yet)
-    turn_version: int = -1  # game version of the last your_turn sent
-
-    @property
-    def is_bot(self) -> bool:
-        return self.bot is not None or (self.account is not None and self.account.is_bot)
-
-
-@dataclass(frozen=True)
-class JoinCommand:
-    """Seat `occupant` (an account's session) at `seat`, or any free seat; `reattach` resumes."""
-
-    account: Account
-    occupant: Occupant
-    seat: int | None
-    reply: Callable[[Message], None]
+    peer: Peer
+    version: int
+    action: dict[str, Any]
     request_id: int | None = None
+    source: str = "player"  # "player" or "bot" (a built-in seat), as the store records it
+
+
+@dataclass(frozen=True, kw_only=True)
+class JoinCommand:
+    """Seat `peer` (a connection of `account`) at `seat`, or any free seat.
+
+    `takeover`: the account's seat here may be moved from another of its live connections (which
+    is told why it lost it). `reattach`: only give back a seat the account holds here with no live
+    connection (a login resumes so); anything else is left as it is and nothing is answered.
+    """
+
+    peer: Peer
+    account: Account
+    seat: int | None = None
+    request_id: int | None = None
+    takeover: bool = False
     reattach: bool = False
     created: TableCreated | None = None  # the creator sits: answer with this, seat filled in
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SpectateCommand:
-    occupant: Occupant
-    reply: Callable[[Message], None]
+    peer: Peer
     request_id: int | None = None
 
 
-@dataclass(frozen=True)
+class LeaveReason(StrEnum):
+    """Why a connection goes from a table."""
+
+    REQUESTED = "requested"  # it sent `leave`: answered `ok`
+    DISCONNECTED = "disconnected"  # it dropped: its seat is held for the grace
+    RELEASED = "match_over"  # the ladder takes the seat back after its match: told `seat_lost`
+
+
+@dataclass(frozen=True, kw_only=True)
 class LeaveCommand:
-    occupant: Occupant
-    reply: Callable[[Message], None] | None = None
+    peer: Peer
     request_id: int | None = None
-    disconnected: bool = False  # the connection dropped (hold the seat) rather than a `leave`
+    reason: LeaveReason = LeaveReason.REQUESTED
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ChatCommand:
+    """A table chat line from `peer`: answered `ok`, then told to everyone at the table."""
+
+    peer: Peer
     message: ChatMessage
+    request_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -126,15 +146,45 @@ Command = (
 
 
 class TableError(Exception):
-    """A join or spectate was refused; `code` is a protocol error code. Nothing changed."""
+    """A request was refused before it reached a table; `code` is a protocol error code, `detail`
+    its machine-readable precision (the option at fault, for `bad_options`), `retry_ms` how long
+    to wait (for `rate_limited`). The message and detail are cut to what `error` may carry."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        detail: str | None = None,
+        *,
+        retry_ms: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
-        self.message = message
+        self.message = message[:500]
+        self.detail = detail[:200] if detail else None
+        self.retry_ms = retry_ms
 
 
 def error_for(
     code: ErrorCode, message: str, request_id: int | None, detail: str | None = None
 ) -> Error:
     return Error(id=request_id, code=code.value, message=message[:500], detail=detail)
+
+
+def answer_unserved(command: Command) -> tuple[Peer, Error | Ok] | None:
+    """The answer owed to a request still queued when its table closed (so none goes unanswered):
+    a `leave` or a chat line is as good as done, anything else finds no table. A resume, a
+    disconnect and the ladder's own commands are answered to nobody."""
+    if isinstance(command, CloseUnoccupiedCommand):
+        return None
+    if isinstance(command, LeaveCommand):
+        if command.reason is not LeaveReason.REQUESTED:
+            return None
+        return command.peer, Ok(id=command.request_id)
+    if isinstance(command, ChatCommand):
+        return command.peer, Ok(id=command.request_id)
+    if isinstance(command, JoinCommand) and command.reattach:
+        return None
+    return command.peer, error_for(
+        ErrorCode.NO_SUCH_TABLE, "the table has closed", command.request_id
+    )

@@ -23,8 +23,7 @@ AREAS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "sqlite and its worker thread",
         (
-            "server/storage.py",
-            "server/queries.py",
+            "server/storage/",
             "_thread_cache.py",
             "trio/_threads.py",
             "sqlite3",

@@ -61,9 +61,11 @@ def main() -> None:
         durability=Durability(args.durability),
         limits=Limits(
             max_connections=args.max_connections,
-            # Every bench connection comes from 127.0.0.1.
+            # Every bench connection comes from 127.0.0.1, and each seat is a guest.
             max_connections_per_address=args.max_connections,
             max_tables=args.max_tables,
+            max_tables_per_address=args.max_tables,
+            max_guests_per_address=args.max_connections,
             max_messages_per_second=args.rate,
             max_message_burst=args.burst,
         ),

@@ -1,9 +1,12 @@
 """A lean client end of a framed msgpack connection, for load generators.
 
 It does only what a bot must: cut the stream into frames, unpack each body with msgpack, and send frames.
-The protocol's own validating decoder (`protocol.MessageDecoder`) is deliberately not used here, so that
-the load generators spend as little CPU as possible on the shared machine (the server is what is
-measured); the bytes on the wire are the same as `protocol.encode` makes.
+The protocol's own connection (`protocol.Connection`, which validates every message and checks its
+phase, reply id and seq) is deliberately not used here, so that the load generators spend as little
+CPU as possible on the shared machine (the server is what is measured): bench/connection.py reads one
+card's traffic (`card_played`, `turn`, `your_turn`, `ok`) in about 12 function calls this way against
+about 420 through `Connection` (and 409 through `MessageDecoder`). The bytes on the wire are the same
+as `protocol.encode` makes.
 """
 
 from __future__ import annotations

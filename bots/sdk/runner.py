@@ -4,7 +4,14 @@ It connects, says `hello` with the account's token, takes a seat (`join`) or ent
 the seat's view from the snapshot and the events (`ViewTracker`), and answers each `your_turn` before
 its deadline: a bot that is too slow, raises, or answers something illegal is covered by a legal
 fallback, and the log says so. When the connection drops it reconnects with backoff; the server gives a
-returning account its seat back with a fresh snapshot, and play goes on.
+returning account its seat back with a fresh snapshot, and play goes on (on the ladder, where a drop
+forfeits the match under way, it enters the ladder again). It gives up, in one sentence,
+when it could not reach the server for `first_connect_for` seconds (a server that is not running, a
+wrong address) or could not get a lost connection back within `reconnect_for` (the server holds a seat
+120 s by default); `retry_forever` never gives up.
+
+The protocol is `protocol.connection.Connection` (sans-IO); this module owns the socket and the clock.
+What it tells its log about matches, forfeits and clocks, and the counts, are `bots.sdk.runlog`'s.
 
 Sync bots decide in a worker thread (`trio.to_thread`), so a long search never stops the connection
 from reading; async bots are awaited. Either way the decision is cut at the deadline minus a margin.
@@ -15,22 +22,33 @@ import logging
 import random
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 import trio
 
 from bots.sdk.bot import AnyBot, AsyncBot, fallback_action
+from bots.sdk.network import (
+    DEFAULT_PORT,
+    RunnerError,
+    ServerConnection,
+    client_tls_context,
+    parse_address,
+    reason_of,
+    tls_handshake,
+)
+from bots.sdk.runlog import RunLog, RunStats, clock_text
 from bots.sdk.tracker import ViewTracker
 from bots.sdk.view import BotView, HandMemory
 from engine.actions import Action, action_to_dict
 from engine.ruleset import Ruleset
 from engine.version import project_version
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, closes_connection
 from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
     Act,
     Bye,
+    ClockExpired,
     Error,
     GameEvent,
     GameOver,
@@ -39,13 +57,14 @@ from protocol.messages import (
     Join,
     Joined,
     LadderEnter,
+    LadderLeave,
     MatchEnded,
     MatchStarted,
     Message,
+    Ok,
     Ping,
     Pong,
-    Request,
-    Sender,
+    SeatLost,
     Snapshot,
     Tables,
     Welcome,
@@ -55,7 +74,7 @@ from protocol.messages import ListTables as ListTablesRequest
 from protocol.schema import from_map, to_map
 from protocol.types import Action as WireAction
 from protocol.types import ClientKind
-from protocol.wire import MessageDecoder, encode, to_wire
+from protocol.wire import to_wire
 
 log = logging.getLogger("bots.runner")
 
@@ -63,10 +82,23 @@ log = logging.getLogger("bots.runner")
 FATAL_CODES = frozenset(
     {"bad_token", "unauthorized", "version_mismatch", "not_on_ladder", "no_such_table"}
 )
+#: A connection that lasted this long after its welcome worked: the count of drops starts again (a
+#: server that lets us in and drops us at once is given up on after `max_reconnects` of those).
+STEADY: Final = 10.0
+#: After a drop the ladder may still hold our old entry while the match it forfeited is finished
+#: without us (`already_on_ladder`): enter again after this wait, doubling up to the second.
+ENTER_AGAIN: Final = (1.0, 15.0)
 
-
-class RunnerError(Exception):
-    """The runner cannot go on (a refused token, a table that does not exist, too many drops)."""
+__all__ = [
+    "DEFAULT_PORT",
+    "BotRunner",
+    "RunStats",
+    "RunnerConfig",
+    "RunnerError",
+    "ServerConnection",
+    "client_tls_context",
+    "parse_address",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,56 +111,22 @@ class RunnerConfig:
     table: str | None = None
     seat: int | None = None
     ladder: bool = False
-    games: int = 1  # stop after this many finished games (0: never, for the ladder)
+    games: int = 1  # stop after this many games at a table, or matches on the ladder (0: never)
     client: str = f"spades-bot/{project_version()}"
     margin: float = 0.25  # seconds kept back from each deadline for the network
     connect_timeout: float = 10.0
-    max_reconnects: int = 30
+    max_reconnects: int = 30  # lost connections in a row (none welcomed) before giving up
     backoff: tuple[float, float] = (0.2, 5.0)  # first and longest wait between reconnects
+    first_connect_for: float = 10.0  # give up if no connection was ever welcomed within this
+    reconnect_for: float = 120.0  # give up if a lost connection is not back within this
+    retry_forever: bool = False  # never give up on an unreachable server (an operator's choice)
     tls: bool = False  # speak TLS (a server started with --tls-cert/--tls-key)
     ca: str | None = None  # PEM file the server's certificate must chain to (default: system CAs)
 
 
-@dataclass
-class RunStats:
-    """What happened, for the caller and the tests."""
-
-    games: list[dict[str, Any]] = field(default_factory=list)  # each `game_over` as a map
-    decisions: int = 0
-    fallbacks: int = 0
-    connections: int = 0
-
-
-class _Connection:
-    """One TCP connection with the protocol codec: send messages, receive validated ones."""
-
-    def __init__(self, stream: trio.abc.Stream) -> None:
-        self.stream = stream
-        self.decoder = MessageDecoder(Sender.SERVER, max_frame_size=1 << 20)
-        self.next_id = 1
-        self.pending: list[Message] = []
-
-    async def send(self, message: Message) -> int | None:
-        if isinstance(message, Request) and message.id is None:
-            message = dataclasses.replace(message, id=self.next_id)
-            self.next_id += 1
-        await self.stream.send_all(encode(message))
-        return getattr(message, "id", None)
-
-    async def receive(self) -> Message | None:
-        """The next message; None when the server closed the connection."""
-        while not self.pending:
-            data = await self.stream.receive_some(65536)
-            if not data:
-                return None
-            self.decoder.receive_data(data)
-            while (message := self.decoder.next_message()) is not None:
-                self.pending.append(message)
-        return self.pending.pop(0)
-
-
 class BotRunner:
-    """Plays `bot` on a server until `config.games` games are over (or forever with `games=0`)."""
+    """Plays `bot` on a server until `config.games` games (on the ladder: matches) are over, or
+    forever with `games=0`."""
 
     def __init__(
         self,
@@ -141,6 +139,7 @@ class BotRunner:
         self.config = config
         self.on_message = on_message  # tests use it to watch (and to cut the line)
         self.stats = RunStats()
+        self.runlog = RunLog(self.stats)
         self.rng = random.Random()
         self.table: str | None = config.table
         self.seat: int | None = config.seat
@@ -152,38 +151,94 @@ class BotRunner:
         self._hand = 0
         self._stream: trio.SocketStream | None = None  # the TCP stream (under TLS, if any)
         self._tls: ssl.SSLContext | None = None
+        self._welcomed_at: float | None = None  # when the connection in play got its welcome
+        self._ever_welcomed = False
+        self._enter_request: int | None = None  # the id of our last `ladder_enter`
+        self._entered = False  # the ladder took us in once (a later refusal is our old entry)
+        self._enter_again_at: float | None = None
+        self._enter_wait = ENTER_AGAIN[0]
 
     # -- the outer loop: connect, play, reconnect ----------------------------------------------------
     async def run(self) -> RunStats:
-        """Play until done. Raises RunnerError when the server refuses us or keeps dropping, or
-        (with `tls`) its certificate is not trusted or the CA file cannot be read."""
-        if self.config.tls:
-            self._tls = client_tls_context(self.config.ca)
-        drops = 0
-        delay = self.config.backoff[0]
+        """Play until done. Raises RunnerError when the server refuses us, when it cannot be reached
+        (or reached again) in time, or (with `tls`) its certificate is not trusted or the CA file
+        cannot be read. Logs a one-line summary however it ends, once it was let in."""
+        try:
+            return await self._run()
+        finally:
+            if self._ever_welcomed:  # else the error says all there is to say
+                log.info("%s", self.stats.summary())
+
+    def _done(self) -> bool:
+        """Whether the games (at a table) or matches (on the ladder) asked for are over."""
+        cfg = self.config
+        played = len(self.stats.matches) if cfg.ladder else len(self.stats.games)
+        return bool(cfg.games) and played >= cfg.games
+
+    async def _run(self) -> RunStats:
+        cfg = self.config
+        if cfg.tls:
+            self._tls = client_tls_context(cfg.ca)
+        failures = 0  # lost connections in a row that were never welcomed
+        delay = cfg.backoff[0]
+        since = trio.current_time()  # when we last had a welcomed connection (or started)
         while True:
+            self._welcomed_at = None
             try:
-                finished = await self._session()
+                if await self._session():
+                    return self.stats
+                reason = "the server closed the connection"
             except (
                 OSError,
                 trio.BrokenResourceError,
                 trio.ClosedResourceError,
+                trio.TooSlowError,
                 ProtocolError,
             ) as exc:
-                drops += 1
-                log.warning("connection lost (%s); reconnecting in %.1f s", exc, delay)
-                if drops > self.config.max_reconnects:
-                    raise RunnerError(f"gave up after {drops} lost connections") from exc
-                await trio.sleep(delay)
-                delay = min(delay * 2, self.config.backoff[1])
-                continue
-            if finished:
+                reason = reason_of(exc)
+            self.runlog.connection_lost()  # a ladder match under way is forfeited
+            if self._done():
                 return self.stats
-            drops += 1
-            if drops > self.config.max_reconnects:
-                raise RunnerError(f"gave up after {drops} lost connections")
+            now = trio.current_time()
+            if self._welcomed_at is not None:
+                since = now  # we were back: the time to give up counts from here
+                if now - self._welcomed_at >= STEADY:  # and it held: start counting again
+                    failures, delay = 0, cfg.backoff[0]
+            failures += 1
+            self._give_up_if_due(reason, now - since, failures)
+            if self._ever_welcomed:
+                log.warning("connection lost (%s); reconnecting in %.1f s", reason, delay)
+            elif failures == 1:  # once, not at every attempt: the last word is the error's
+                log.info(
+                    "cannot reach %s:%s (%s); trying for up to %s",
+                    cfg.host,
+                    cfg.port,
+                    reason,
+                    "ever" if cfg.retry_forever else f"{cfg.first_connect_for:.0f} s",
+                )
+            else:
+                log.debug("still cannot reach the server (%s); next try in %.1f s", reason, delay)
             await trio.sleep(delay)
-            delay = min(delay * 2, self.config.backoff[1])
+            delay = min(delay * 2, cfg.backoff[1])
+
+    def _give_up_if_due(self, reason: str, waited: float, failures: int) -> None:
+        """Raise RunnerError (one sentence) when it is time to stop trying to reach the server."""
+        cfg = self.config
+        if cfg.retry_forever:
+            return
+        where = f"{cfg.host}:{cfg.port}"
+        if not self._ever_welcomed:
+            if waited >= cfg.first_connect_for or failures > cfg.max_reconnects:
+                raise RunnerError(
+                    f"cannot reach the server at {where} ({reason}, for {waited:.0f} s):"
+                    " is it running, at that address?",
+                    gave_up=True,
+                )
+        elif waited >= cfg.reconnect_for or failures > cfg.max_reconnects:
+            raise RunnerError(
+                f"lost the server at {where} and could not get back in {waited:.0f} s ({reason})",
+                gave_up=True,
+            )
 
     def disconnect(self) -> None:
         """Drop the connection now (for tests of reconnection); the runner reconnects."""
@@ -201,14 +256,14 @@ class BotRunner:
             if self._tls is not None:
                 stream = trio.SSLStream(tcp, self._tls, server_hostname=cfg.host)
                 with trio.fail_after(cfg.connect_timeout):
-                    await _tls_handshake(stream)
+                    await tls_handshake(stream)
             self.stats.connections += 1
-            return await self._converse(_Connection(stream))
+            return await self._converse(ServerConnection(stream))
         finally:
             self._stream = None
             await trio.aclose_forcefully(stream)
 
-    async def _converse(self, conn: _Connection) -> bool:
+    async def _converse(self, conn: ServerConnection) -> bool:
         cfg = self.config
         await conn.send(
             Hello(
@@ -218,15 +273,28 @@ class BotRunner:
                 token=cfg.token,
             )
         )
-        resuming = self.stats.connections > 1 and self.table is not None and self.seat is not None
+        resuming = self._ever_welcomed and self.table is not None and self.seat is not None
         with trio.fail_after(cfg.connect_timeout):
             welcome = await self._expect_welcome(conn)
-        log.info("connected to %s as %s", welcome.server, welcome.user)
-        if resuming:
+            if welcome.user is None:
+                await self._token_refused(conn)
+        self._welcomed_at = trio.current_time()
+        self._ever_welcomed = True
+        self.runlog.user = welcome.user
+        # The clock is the account's: a bot account's seats play on the server's bot clock.
+        log.info(
+            "connected to %s as %s; its seats play on a clock of %s",
+            welcome.server,
+            welcome.user,
+            clock_text(welcome.limits.clock),
+        )
+        if cfg.ladder:
+            # Every connection enters: a drop ended the entry (and forfeited any match).
+            self._enter_again_at = None
+            self._enter_request = await conn.send(LadderEnter())
+        elif resuming:
             # The server gives a returning account its seat back by itself (joined, snapshot).
             pass
-        elif cfg.ladder:
-            await conn.send(LadderEnter())
         elif self.table is not None:
             await conn.send(Join(table=self.table, seat=self.seat))
         # A bot waiting for its turn (or for a ladder match) is silent on the wire: ping a few
@@ -234,10 +302,17 @@ class BotRunner:
         idle_ms = welcome.limits.idle_timeout_ms
         ping_every = max(0.1, idle_ms / 3000) if idle_ms > 0 else float("inf")
         while True:
-            with trio.move_on_after(ping_every) as quiet:
+            wait = ping_every
+            if self._enter_again_at is not None:
+                wait = max(0.0, min(wait, self._enter_again_at - trio.current_time()))
+            with trio.move_on_after(wait) as quiet:
                 message = await conn.receive()
             if quiet.cancelled_caught:
-                await conn.send(Ping())
+                if self._enter_again_at is not None and trio.current_time() >= self._enter_again_at:
+                    self._enter_again_at = None
+                    self._enter_request = await conn.send(LadderEnter())
+                else:
+                    await conn.send(Ping())
                 continue
             if message is None:
                 return False
@@ -248,7 +323,7 @@ class BotRunner:
                 await conn.send(Bye(reason="done"))
                 return True
 
-    async def _expect_welcome(self, conn: _Connection) -> Welcome:
+    async def _expect_welcome(self, conn: ServerConnection) -> Welcome:
         while True:
             message = await conn.receive()
             if message is None:
@@ -259,12 +334,38 @@ class BotRunner:
                 raise RunnerError(f"the server refused us: {message.code}: {message.message}")
             self._early.append(message)
 
+    async def _token_refused(self, conn: ServerConnection) -> None:
+        """Welcomed without a user: the token logged nobody in. The server says why next
+        (`bad_token`, docs/protocol.md, Handshake); raise RunnerError with its words."""
+        while True:
+            message = await conn.receive()
+            if message is None:
+                break
+            if isinstance(message, Error):
+                raise RunnerError(
+                    f"the server did not accept the token ({message.code}: {message.message});"
+                    " check --token (or SPADES_TOKEN)"
+                )
+        raise RunnerError(
+            "the server did not log in with the token; check --token (or SPADES_TOKEN)"
+        )
+
     # -- messages -------------------------------------------------------------------------------------
-    async def _handle(self, conn: _Connection, message: Message) -> bool:
+    async def _handle(self, conn: ServerConnection, message: Message) -> bool:
         if isinstance(message, Ping):
             await conn.send(Pong(id=message.id))
         elif isinstance(message, Error):
+            if message.code == "rate_limited":
+                await self._send_again(conn, message)
+                return False
             return self._on_error(message)
+        elif (
+            isinstance(message, Ok) and message.id is not None and message.id == self._enter_request
+        ):
+            self._entered, self._enter_wait = True, ENTER_AGAIN[0]
+            log.info("entered the ladder: waiting for a match")
+        elif isinstance(message, SeatLost):
+            self.runlog.seat_lost(message)
         elif isinstance(message, Bye):
             raise trio.BrokenResourceError(f"the server said bye: {message.reason}")
         elif isinstance(message, Joined):
@@ -274,6 +375,12 @@ class BotRunner:
                     self._tables_request = await conn.send(ListTablesRequest())
         elif isinstance(message, MatchStarted):
             self.table, self.ruleset, self.tracker = message.table, None, None
+            self.runlog.match_started(message)
+            if self._last_match_started(message):
+                # Leave now, effective when this match ends: the ladder would seat us in the next
+                # one at once, and quitting it would be a forfeit.
+                await conn.send(LadderLeave())
+                log.info("the last match asked for: leaving the ladder when it ends")
         elif isinstance(message, Tables) and message.id == self._tables_request:
             self._learn_ruleset(message)
             early, self._early = self._early, []
@@ -281,13 +388,34 @@ class BotRunner:
                 if await self._handle(conn, held):
                     return True
         elif isinstance(message, MatchEnded):
-            return bool(self.config.games) and len(self.stats.games) >= self.config.games
+            self.runlog.match_ended(message)
+            return self._done()
         elif isinstance(message, GameEvent | YourTurn | Snapshot):
             if self.tracker is None:
                 self._early.append(message)
                 return False
             return await self._on_game(conn, message)
         return False
+
+    def _last_match_started(self, started: MatchStarted) -> bool:
+        """Whether `started` is the first half of the last match the run should play."""
+        games = self.config.games
+        first_half = self.runlog.halves_started(started.match) == 1
+        return bool(games) and first_half and len(self.stats.matches) + 1 >= games
+
+    async def _send_again(self, conn: ServerConnection, error: Error) -> None:
+        """A request refused `rate_limited` was not carried out: send it again once `retry_ms` has
+        passed (docs/protocol.md, Limits and clocks). A stale `act` is not: a fresh `your_turn`
+        comes if the seat is still to act."""
+        request = conn.sent.pop(error.id, None) if error.id is not None else None
+        if request is None or isinstance(request, Act):
+            return
+        wait = min(5.0, (error.retry_ms or 1000) / 1000)
+        log.info("rate limited; sending %s again in %.2f s", request.TYPE, wait)
+        await trio.sleep(wait)
+        rid = await conn.send(dataclasses.replace(request, id=None))
+        if request.id == self._tables_request:
+            self._tables_request = rid
 
     def _learn_ruleset(self, tables: Tables) -> None:
         for info in tables.tables:
@@ -303,12 +431,29 @@ class BotRunner:
             # Expected when several seats act at once (a Hearts pass): a fresh your_turn follows.
             log.debug("stale action: %s", error.message)
             return False
-        log.warning("server error %s: %s (%s)", error.code, error.message, error.detail)
+        if error.code == "already_on_ladder" and error.id == self._enter_request:
+            if not self._entered:  # another runner (or screen) of this account holds the entry
+                raise RunnerError(
+                    f"{error.code}: {error.message} (is another runner of this account on it?)"
+                )
+            # Our entry from before the drop, held until the match it forfeited is over.
+            now = trio.current_time()
+            self._enter_again_at = now + self._enter_wait
+            log.info(
+                "the ladder still holds our entry from before the drop; entering again in %.0f s",
+                self._enter_wait,
+            )
+            self._enter_wait = min(self._enter_wait * 2, ENTER_AGAIN[1])
+            return False
+        detail = f" ({error.detail})" if error.detail else ""
+        log.warning("server error %s: %s%s", error.code, error.message, detail)
         if error.code in FATAL_CODES:
             raise RunnerError(f"{error.code}: {error.message}")
+        if closes_connection(error.code):  # nothing follows it: reconnect
+            raise trio.BrokenResourceError(f"the server closed the connection: {error.code}")
         return False
 
-    async def _on_game(self, conn: _Connection, message: Message) -> bool:
+    async def _on_game(self, conn: ServerConnection, message: Message) -> bool:
         tracker = self.tracker
         assert tracker is not None and self.ruleset is not None
         if getattr(message, "table", self.table) != self.table:
@@ -321,6 +466,8 @@ class BotRunner:
         if isinstance(message, YourTurn):
             await self._act(conn, message)
             return False
+        if isinstance(message, ClockExpired):
+            self.runlog.clock_expired(message, self.seat)
         event = to_wire(message)
         tracker.apply(event)
         event = {k: v for k, v in event.items() if k not in ("seq", "table")}
@@ -330,12 +477,17 @@ class BotRunner:
         elif isinstance(message, GameOver):
             self.bot.on_game_end(event)
             self.stats.games.append(event)
-            log.info("game over: winners %s, scores %s", message.winners, message.scores)
-            if not self.config.ladder:
-                return bool(self.config.games) and len(self.stats.games) >= self.config.games
+            log.info(
+                "game over at table %s: winners %s, scores %s",
+                message.table,
+                message.winners,
+                message.scores,
+            )
+            if not self.config.ladder:  # on the ladder, a match (two games) is what counts
+                return self._done()
         return False
 
-    async def _act(self, conn: _Connection, turn: YourTurn) -> None:
+    async def _act(self, conn: ServerConnection, turn: YourTurn) -> None:
         assert self.tracker is not None and self.ruleset is not None
         legal = [_plain(to_map(action)) for action in turn.legal]
         budget = max(0.05, turn.deadline_ms / 1000 - self.config.margin)
@@ -366,37 +518,6 @@ class BotRunner:
         return fallback_action(view, self.rng)
 
 
-def client_tls_context(ca: str | None) -> ssl.SSLContext:
-    """A context that checks the server's certificate and name (against `ca` alone when given).
-    Raises RunnerError when the CA file cannot be used."""
-    try:
-        return ssl.create_default_context(cafile=ca)
-    except (OSError, ssl.SSLError) as exc:
-        raise RunnerError(f"cannot use the CA file {ca}: {exc}") from None
-
-
-async def _tls_handshake(stream: trio.SSLStream[trio.SocketStream]) -> None:
-    """The handshake; an untrusted certificate is a RunnerError (retrying cannot help), any
-    other failure a lost connection (BrokenResourceError) like a dropped line."""
-    try:
-        await stream.do_handshake()
-    except trio.BrokenResourceError as exc:
-        if isinstance(exc.__cause__, ssl.SSLCertVerificationError):
-            raise RunnerError(
-                f"the server's TLS certificate is not trusted: {exc.__cause__.verify_message}"
-                " (give its CA with --ca)"
-            ) from None
-        raise
-
-
 def _plain(action: dict[str, Any]) -> dict[str, Any]:
     """A wire action as the engine's plain form (enums as their values, no empty fields)."""
     return {k: getattr(v, "value", v) for k, v in action.items() if v is not None}
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """`HOST:PORT` (or `[v6]:PORT`) as a pair. Raises ValueError with a sentence."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ValueError(f"{text!r}: write the server as HOST:PORT")
-    return host.strip("[]") or "127.0.0.1", int(port)

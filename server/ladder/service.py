@@ -19,87 +19,52 @@ from __future__ import annotations
 import random
 import secrets
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import structlog
 import trio
 
-from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import (
     Error,
-    LadderEnter,
     LadderLeave,
-    LadderStandings,
     MatchEnded,
     MatchStarted,
     Message,
     Ok,
-    Standings,
 )
-from protocol.types import MatchResult, Standing
-from server import queries
+from protocol.types import MatchResult
 from server.accounts import Account
+from server.config import ServerConfig
 from server.ladder import store as ladder_store
+from server.ladder.desk import ARCHIVE_REQUESTS, LadderArchive
 from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
+from server.ladder.policy import MatchPolicy
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_match
-from server.ladder.scheduler import Candidate, PlannedMatch, SchedulerSettings, form_matches
-from server.ladder.table import LadderTable, adopt_table, closed_table_ok, first_of
+from server.ladder.scheduler import Candidate, PlannedMatch, form_matches
+from server.ladder.settings import LadderSettings
+from server.peers import Peer
+from server.ports import Client, LadderRequest, TableHost
 from server.storage import StorageError
-from server.table import JoinCommand, LeaveCommand, TableConfig, TableError
+from server.table import Table
+from server.table_commands import JoinCommand, LeaveCommand, LeaveReason, TableConfig, TableError
 
 if TYPE_CHECKING:
-    from server.app import Server
-    from server.lobby import Lobby
-    from server.session import Session
+    from server.storage import Store, Tx
 
 log = structlog.get_logger("server.ladder")
 
-#: The most standings lines sent at once: 500 of the longest fit one 64 KiB frame, 1000 do not.
-MAX_STANDINGS = 500
 TABLE_CLOSE_WAIT = 5.0  # seconds a finished half's table may take to close before the next opens
-
-
-@dataclass(frozen=True)
-class LadderSettings:
-    """How the ladder plays. The preset must seat four in two partnerships."""
-
-    preset: str = "standard"
-    options: dict[str, Any] = field(default_factory=dict)
-    hands: int = 4  # hands per half: a match is 2 x hands deals
-    interval: float = 1.0  # seconds between scheduling rounds when nothing wakes the loop
-    max_matches: int = 16  # matches running at once
-    max_timeouts: int = 3  # clock expiries in one half that forfeit the match
-    max_per_owner: int = 8  # entrants one network address may have on the ladder at once
-    cooldown: float = 60.0  # seconds a timeout forfeiter sits out
-    house_poll: float = 5.0  # seconds between looks for house bots the CLI entered meanwhile
-    house_only: bool = False  # may four house bots play each other (burns CPU for little)
-    partner_memory: int = 8  # recent partnerships remembered for rotation
-    seed: int | None = None  # fixed: reproducible schedules and deals (tests); None: secret
-    scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)
-    tau: float | None = None  # rating drift per square root of a day; None: ratings.DEFAULT_TAU
-
-    def table_options(self) -> dict[str, Any]:
-        """The preset's options with a fixed number of hands (no target score)."""
-        return {**self.options, "target_score": 0, "max_hands": self.hands}
-
-    def ruleset(self) -> Ruleset:
-        """The rules of every ladder game; raises `ValueError` for a preset the ladder cannot use."""
-        ruleset = Ruleset.from_preset(self.preset, **self.table_options())
-        if ruleset.players != 4 or not ruleset.partnerships:
-            raise ValueError(
-                f"the ladder needs a four-player partnership preset, not {self.preset}"
-            )
-        return ruleset
 
 
 @dataclass(eq=False)
 class Entrant:
-    """One account on the ladder: a connected session, or a house bot (`session` None)."""
+    """One account on the ladder: a connection of it, or a house bot (`peer` None)."""
 
     account: Account
-    session: Session | None
+    peer: Peer | None
     house_spec: str | None = None
     owner: str = "house"
     busy: bool = False
@@ -111,17 +76,23 @@ class Entrant:
         return str(self.account.id)
 
 
-def owner_of(session: Session) -> str:
-    """Whose entrants count together for the per-owner limit: the peer's address."""
-    return session.peer.rsplit(":", 1)[0]
-
-
 class LadderService:
     """The ladder of one server. Run `run()` in a nursery; sessions call `handle()`."""
 
-    def __init__(self, server: Server, settings: LadderSettings | None = None) -> None:
-        self.server = server
-        self.settings = settings or LadderSettings()
+    def __init__(
+        self,
+        store: Store,
+        tables: TableHost,
+        config: ServerConfig,
+        *,
+        is_stopping: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.config = config
+        self._is_stopping = is_stopping
+        self.archive = LadderArchive(store)
+        self.settings = config.ladder_settings or LadderSettings()
         self.ruleset = self.settings.ruleset()
         self.model = RatingModel(tau=self.settings.tau)
         self.entrants: dict[int, Entrant] = {}
@@ -135,26 +106,21 @@ class LadderService:
         self._settled = trio.Event()  # set (and replaced) whenever a match is rated or voided
         self._lock = trio.Lock()  # one rating update at a time, in the order they are stored
 
-    @property
-    def lobby(self) -> Lobby:
-        return self.server.lobby
-
     # ---------------------------------------------------------------- life
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Load the ladder's state, then schedule matches until cancelled."""
-        store = self.server.store
+        store = self.store
 
-        def load(conn: Any) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
-            ladder_store.ensure_schema(conn)
-            voided = ladder_store.void_running(conn)
+        def load(tx: Tx) -> tuple[int, Ratings, dict[int, list[int]], list[Any]]:
+            voided = ladder_store.void_running(tx)
             return (
                 voided,
                 # Rebuilt from the rated history at every start: the ratings always follow the
                 # rules (and the `tau`) this server rates by, also after an upgrade changed them.
-                ladder_store.rebuild(conn, self.model),
-                ladder_store.recent_partners(conn),
-                ladder_store.house_entrants(conn),
+                ladder_store.rebuild(tx, self.model),
+                ladder_store.recent_partners(tx),
+                ladder_store.house_entrants(tx),
             )
 
         voided, ratings, partners, house = await store.call(load)
@@ -181,7 +147,7 @@ class LadderService:
                 self._wake = trio.Event()
 
     async def _load_house(self) -> None:
-        house = await self.server.store.get(ladder_store.house_entrants)
+        house = await self.store.call(ladder_store.house_entrants)
         for account_id, name, spec in house:
             if account_id not in self.entrants:
                 self._add(Entrant(Account(account_id, name, True, False), None, house_spec=spec))
@@ -210,15 +176,12 @@ class LadderService:
         self.wake()
 
     def _connected(self, entrant: Entrant) -> bool:
-        session = entrant.session
-        if session is None:
-            return True
-        return session in self.server.sessions and session.connection.close_reason is None
+        return entrant.peer is None or entrant.peer.connected
 
-    def session_closed(self, session: Session) -> None:
+    def connection_closed(self, peer: Peer) -> None:
         """The connection ended: its entry goes (a match in progress sees its own forfeit)."""
         for account_id, entrant in list(self.entrants.items()):
-            if entrant.session is session and not entrant.busy:
+            if entrant.peer is peer and not entrant.busy:
                 del self.entrants[account_id]
 
     def _prune(self) -> None:
@@ -226,15 +189,12 @@ class LadderService:
             if not entrant.busy and (entrant.leaving or not self._connected(entrant)):
                 del self.entrants[account_id]
 
-    async def handle(
-        self, session: Session, request: LadderEnter | LadderLeave | LadderStandings
-    ) -> Message:
-        """The reply to a ladder request from `session` (the session delivers it)."""
+    async def handle(self, client: Client, request: LadderRequest) -> Message:
+        """The reply to a ladder request from `client` (the session delivers it)."""
         rid = request.id
-        if isinstance(request, LadderStandings):
-            limit = min(request.limit, MAX_STANDINGS)
-            return Standings(id=rid, entries=await self.standings(limit))
-        account = session.account
+        if isinstance(request, ARCHIVE_REQUESTS):
+            return await self.archive.answer(request)
+        account = client.account
         if account is None or account.is_guest:
             return Error(
                 id=rid,
@@ -247,17 +207,19 @@ class LadderService:
             if entrant is None or entrant.leaving:
                 return Error(id=rid, code=ErrorCode.NOT_ON_LADDER.value, message="not entered")
             if entrant.busy:
-                entrant.leaving = True  # after the match in progress
-            else:
-                del self.entrants[account.id]
-            return Ok(id=rid)
+                entrant.leaving = True  # after the match in progress, which it plays on
+                log.info("ladder_leaving", account=account.name)
+                return Ok(id=rid, note="you leave the ladder when the match in progress ends")
+            del self.entrants[account.id]
+            log.info("ladder_left", account=account.name)
+            return Ok(id=rid, note="you have left the ladder")
         if entrant is not None and not entrant.leaving:
             return Error(
                 id=rid,
                 code=ErrorCode.ALREADY_ON_LADDER.value,
                 message="this account is already entered (one entry per account)",
             )
-        owner = owner_of(session)
+        owner = client.owner
         mine = sum(1 for e in self.entrants.values() if e.owner == owner)
         if mine >= self.settings.max_per_owner:
             return Error(
@@ -267,40 +229,22 @@ class LadderService:
             )
         if entrant is not None:  # leaving after its match, and back again: stay
             entrant.leaving = False
-            entrant.session = session
+            entrant.peer = client.peer
         else:
-            self._add(Entrant(account, session, owner=owner))
+            self._add(Entrant(account, client.peer, owner=owner))
         log.info("ladder_entered", account=account.name, owner=owner)
         return Ok(id=rid)
 
     async def add_house_bot(self, spec: str) -> Entrant:
         """Enter a sample bot for good (as `spades-server ladder add-house-bots` does, live)."""
 
-        def write(conn: Any) -> None:
-            ladder_store.ensure_schema(conn)
-            ladder_store.add_house_bots(conn, [spec])
-
-        await self.server.store.call(write)
+        await self.store.call(lambda tx: ladder_store.add_house_bots(tx, [spec]))
         name = ladder_store.house_account_name(spec)
-        row = await self.server.store.get(queries.account_by_name, name)
+        row = await self.store.call(lambda tx: tx.account_by_name(name))
         assert row is not None
         entrant = Entrant(Account(row.id, row.name, True, False), None, house_spec=spec)
         self._add(entrant)
         return entrant
-
-    async def standings(self, limit: int = 100) -> list[Standing]:
-        rows = await self.server.store.get(ladder_store.standings, limit)
-        return [
-            Standing(
-                rank=row.rank,
-                name=row.name[:32],
-                rating=row.rating.conservative,
-                mu=row.rating.mu,
-                sigma=row.rating.sigma,
-                games=row.rating.matches,
-            )
-            for row in rows
-        ]
 
     # ---------------------------------------------------------------- scheduling
 
@@ -329,7 +273,7 @@ class LadderService:
     def _schedule(self, nursery: trio.Nursery) -> None:
         self._prune()
         # A match holds one table at a time; leave the lobby's last free tables to it.
-        free_tables = self.server.config.limits.max_tables - len(self.lobby.tables)
+        free_tables = self.tables.free_table_slots()
         room = min(self.settings.max_matches - self.running, free_tables)
         if room <= 0:
             return
@@ -338,7 +282,7 @@ class LadderService:
         )
         for match in planned:
             seated = [self.entrants[c.account] for c in match.seats]
-            if not self.settings.house_only and all(e.session is None for e in seated):
+            if not self.settings.house_only and all(e.peer is None for e in seated):
                 continue
             if room <= 0:
                 break
@@ -366,9 +310,9 @@ class LadderService:
         settings = self.settings
         ids = [e.account.id for e in seated]
         teams = ((ids[0], ids[2]), (ids[1], ids[3]))
-        match = await self.server.store.call(
-            lambda c: ladder_store.insert_match(
-                c,
+        match = await self.store.call(
+            lambda tx: ladder_store.insert_match(
+                tx,
                 preset=settings.preset,
                 options=settings.table_options(),
                 hands=settings.hands,
@@ -394,8 +338,8 @@ class LadderService:
                 log.warning("match_not_played", match=match, error=exc.message)
                 played = None
             if played is None:
-                await self.server.store.call(
-                    lambda c: ladder_store.void_match(c, match, "a table could not finish")
+                await self.store.call(
+                    lambda tx: ladder_store.void_match(tx, match, "a table could not finish")
                 )
                 self.voided += 1
                 self._match_settled()
@@ -406,10 +350,10 @@ class LadderService:
             forfeits.update(lost)
             if forfeits:
                 break  # the result is decided; the second half would rate nothing
-        if self.server.stopping:
+        if self._is_stopping():
             # The server is hanging up on everyone: those are not forfeits, and nothing is rated.
-            await self.server.store.call(
-                lambda c: ladder_store.void_match(c, match, "the server stopped")
+            await self.store.call(
+                lambda tx: ladder_store.void_match(tx, match, "the server stopped")
             )
             self.voided += 1
             self._match_settled()
@@ -439,14 +383,15 @@ class LadderService:
             by_account = {int(k): v for k, v in moves.items()}
             # Every entrant's rating is written: one match moves the others' a little too.
             everyone = {int(k): v for k, v in self.ratings.items()}
-            await self.server.store.call(
-                lambda c: ladder_store.finish_match(
-                    c,
+            await self.store.call(
+                lambda tx: ladder_store.finish_match(
+                    tx,
                     outcome.match_id,
                     outcome=outcome,
                     halves=[h.to_dict() for h in halves],
                     moves=by_account,
                     ratings=everyone,
+                    forfeit_reasons=forfeits,
                 )
             )
         for team in outcome.teams:
@@ -499,76 +444,49 @@ class LadderService:
             match=outcome.match_id, table=first.table_id or "ladder", results=results
         )
         for entrant in seated:
-            if entrant.session is not None and self._connected(entrant):
-                entrant.session.deliver(message)
+            if entrant.peer is not None and self._connected(entrant):
+                entrant.peer.deliver(message)
 
     async def _play_half(
         self, match: str, half: int, seats: list[Entrant], plan: DuplicatePlan
     ) -> tuple[HalfResult, dict[int, str]] | None:
         """Play one half at a new table; None if the table ended without finishing the game."""
-        cfg = self.server.config
-        settings = self.settings
-        config = TableConfig(
-            table_id=f"L{secrets.token_hex(5)}",
-            game=self.ruleset.game,
-            preset=settings.preset,
-            options=settings.table_options(),
-            players=4,
-            bots=tuple(s for s, e in enumerate(seats) if e.session is None),
-            human_turn_ms=int(cfg.human_clock * 1000),
-            bot_turn_ms=int(cfg.bot_clock * 1000),
-            grace_s=cfg.reconnect_grace,
-            builtin_bot=cfg.fallback_bot,
-            fallback_bot=cfg.fallback_bot,
-        )
-        table = LadderTable(
-            config=config,
-            store=self.server.store,
-            bot_account=self.lobby.bot_account,
-            inbox_size=cfg.limits.table_inbox_size,
-            max_spectators=cfg.limits.max_spectators,
-            deal_seed=plan.deal_seed,
-            house={
-                s: (e.house_spec or "random", e.account)
-                for s, e in enumerate(seats)
-                if e.session is None
-            },
-            max_timeouts=settings.max_timeouts,
-            reserved={s: e.account.id for s, e in enumerate(seats) if e.session is not None},
-        )
-        await adopt_table(self.lobby, table)
+        table = await self._open_half(plan, seats)
         names = [e.account.name[:32] for e in seats]
-        remote = [(s, e, e.session) for s, e in enumerate(seats) if e.session is not None]
-        for _seat, _entrant, session in remote:
-            session.deliver(MatchStarted(match=match, table=table.table_id, players=names))
-        for seat, entrant, session in remote:
+        remote = [(s, e, e.peer) for s, e in enumerate(seats) if e.peer is not None]
+        for _seat, _entrant, peer in remote:
+            peer.deliver(
+                MatchStarted(
+                    match=match, table=table.table_id, players=names, hands=self.settings.hands
+                )
+            )
+        for seat, entrant, peer in remote:
             with closed_table_ok():
-                await self.lobby.submit(
-                    table,
-                    JoinCommand(
-                        account=entrant.account, occupant=session, seat=seat, reply=session.deliver
-                    ),
+                await self.tables.submit(
+                    table, JoinCommand(peer=peer, account=entrant.account, seat=seat)
                 )
             if not self._connected(entrant):
                 # Gone before it sat down: its session will not tell the table, so we do.
-                self.lobby.submit_later(table, LeaveCommand(occupant=session, disconnected=True))
+                self.tables.submit_later(
+                    table, LeaveCommand(peer=peer, reason=LeaveReason.DISCONNECTED)
+                )
         await first_of(table.game_over, table.ended)
         finished = table.game.is_over and table.game_id is not None
-        for _seat, _entrant, session in remote:
-            session.release_seat(table.table_id)
-            if finished:
-                with closed_table_ok():
-                    await self.lobby.submit(table, LeaveCommand(occupant=session))
-        if finished:
-            # Its seat in the lobby is free once the table's task ends (spectators may hold it
-            # open a little longer; the next half does not wait for them for long).
-            with trio.move_on_after(TABLE_CLOSE_WAIT):
-                await table.ended.wait()
-        else:
+        if not finished:
             return None
+        for _seat, _entrant, peer in remote:
+            # The seat goes back to the ladder: its connection is told (`seat_lost`).
+            with closed_table_ok():
+                await self.tables.submit(
+                    table, LeaveCommand(peer=peer, reason=LeaveReason.RELEASED)
+                )
+        # Its seat in the lobby is free once the table's task ends (spectators may hold it open a
+        # little longer; the next half does not wait for them for long).
+        with trio.move_on_after(TABLE_CLOSE_WAIT):
+            await table.ended.wait()
         game_id = table.game_id
         assert game_id is not None
-        await self.server.store.call(lambda c: ladder_store.link_game(c, match, half, game_id))
+        await self.store.call(lambda tx: ladder_store.link_game(tx, match, half, game_id))
         result = HalfResult(
             seats=tuple(e.key for e in seats),
             sides=table.game.ruleset.sides,
@@ -580,3 +498,59 @@ class LadderService:
         )
         lost = {seats[s].account.id: why for s, why in table.forfeits.items()}
         return result, lost
+
+    async def _open_half(self, plan: DuplicatePlan, seats: list[Entrant]) -> Table:
+        """A new table for one half, stored, listed and started; raises `TableError`
+        (server_full) with nothing opened when the server has no room for another table."""
+        cfg = self.config
+        settings = self.settings
+        config = TableConfig(
+            table_id=f"L{secrets.token_hex(5)}",
+            game=self.ruleset.game,
+            preset=settings.preset,
+            options=settings.table_options(),
+            players=4,
+            bots=tuple(s for s, e in enumerate(seats) if e.peer is None),
+            human_turn_ms=int(cfg.human_clock * 1000),
+            bot_turn_ms=int(cfg.bot_clock * 1000),
+            grace_s=cfg.reconnect_grace,
+            builtin_bot=cfg.fallback_bot,
+            fallback_bot=cfg.fallback_bot,
+        )
+        policy = MatchPolicy(
+            deal_seed=plan.deal_seed,
+            house={
+                s: (e.house_spec or "random", e.account)
+                for s, e in enumerate(seats)
+                if e.peer is None
+            },
+            reserved={s: e.account.id for s, e in enumerate(seats) if e.peer is not None},
+            max_timeouts=settings.max_timeouts,
+        )
+        if self.tables.free_table_slots() <= 0:
+            raise TableError(ErrorCode.SERVER_FULL, "the server has no room for a ladder table")
+        table = self.tables.new_table(config, policy)
+        await self.tables.adopt(table)
+        return table
+
+
+class closed_table_ok:
+    """Suppress `TableError` from a table that closed under us (it is over either way)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
+        return isinstance(exc, TableError)
+
+
+async def first_of(*events: trio.Event) -> None:
+    """Return as soon as any of `events` is set."""
+    async with trio.open_nursery() as nursery:
+
+        async def wait(event: trio.Event) -> None:
+            await event.wait()
+            nursery.cancel_scope.cancel()
+
+        for event in events:
+            nursery.start_soon(wait, event)

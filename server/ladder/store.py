@@ -1,7 +1,7 @@
-"""The ladder's persistence: its tables, and plain query functions over a `sqlite3.Connection`.
+"""The ladder's persistence: what it keeps, as functions over a transaction (`server.storage.Tx`).
 
-Like `server.queries`, every function runs inside the server's writer transaction (`store.call`) or,
-for the synchronous CLI, on a connection of its own. What is kept:
+Every function runs inside the server's writer transaction (`store.call`) or a command's
+(`server.storage.write_transaction`); the SQL is the store's. What is kept:
 
 - `ratings` (the server's table, under the game key `ladder`): each entrant's current mu and sigma;
 - `ladder_matches`: every match with its teams, its status (`running`, `rated`, `void`), its
@@ -18,52 +18,17 @@ Ratings can always be rebuilt: `rated_outcomes` returns the history in order and
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from server import queries
 from server.ladder.duplicate import HalfResult, board_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, recompute
+from server.storage import HouseEntrant, MatchRow, StoredAction, Tx
 
 #: The `game` column of the server's `ratings` table for ladder ratings.
 RATING_KEY = "ladder"
-
-# Idempotent (IF NOT EXISTS) so it can run at every start, and also as a numbered migration in
-# server.storage.MIGRATIONS once the server adopts it; no ';' inside a statement, as migrate() splits.
-LADDER_MIGRATION = """
-CREATE TABLE IF NOT EXISTS ladder_matches (
-    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
-    status      TEXT NOT NULL CHECK (status IN ('running', 'rated', 'void')),
-    preset      TEXT NOT NULL,
-    options     TEXT NOT NULL,
-    hands       INTEGER NOT NULL,
-    teams       TEXT NOT NULL,
-    points      TEXT,
-    forfeits    TEXT,
-    halves      TEXT,
-    changes     TEXT,
-    rated_seq   INTEGER UNIQUE,
-    created_at  REAL NOT NULL,
-    finished_at REAL
-);
-CREATE INDEX IF NOT EXISTS ladder_matches_rated ON ladder_matches(rated_seq);
-CREATE TABLE IF NOT EXISTS ladder_entrants (
-    account_id  INTEGER PRIMARY KEY REFERENCES accounts(id),
-    house_spec  TEXT,
-    added_at    REAL NOT NULL
-)
-"""
-
-
-def ensure_schema(conn: sqlite3.Connection) -> None:
-    """Create the ladder's tables when missing (safe to call on every start)."""
-    for statement in LADDER_MIGRATION.split(";"):
-        if statement.strip():
-            conn.execute(statement)
 
 
 def now() -> float:
@@ -88,7 +53,7 @@ def match_seq(match: str) -> int:
 
 
 def insert_match(
-    conn: sqlite3.Connection,
+    tx: Tx,
     *,
     preset: str,
     options: Mapping[str, Any],
@@ -96,161 +61,133 @@ def insert_match(
     teams: tuple[tuple[int, int], tuple[int, int]],
 ) -> str:
     """A new running match; returns its id."""
-    cur = conn.execute(
-        "INSERT INTO ladder_matches (status, preset, options, hands, teams, created_at)"
-        " VALUES ('running', ?, ?, ?, ?, ?)",
-        (preset, json.dumps(dict(options)), hands, json.dumps(teams), now()),
+    seq = tx.insert_match(
+        preset=preset, options=options, hands=hands, teams=teams, created_at=now()
     )
-    assert cur.lastrowid is not None
-    return match_id(cur.lastrowid)
+    return match_id(seq)
 
 
-def link_game(conn: sqlite3.Connection, match: str, half: int, game_id: int) -> None:
+def link_game(tx: Tx, match: str, half: int, game_id: int) -> None:
     """Remember that `game_id` is half `half` of `match` (its hand records are that game's)."""
-    queries.record_ladder_game(conn, game_id, {"match": match, "half": half})
+    tx.record_ladder_game(game_id, {"match": match, "half": half})
 
 
 def finish_match(
-    conn: sqlite3.Connection,
+    tx: Tx,
     match: str,
     *,
     outcome: MatchOutcome,
     halves: list[dict[str, Any]],
     moves: Mapping[int, tuple[Rating, Rating]],
     ratings: Mapping[int, Rating] | None = None,
+    forfeit_reasons: Mapping[int, str] | None = None,
 ) -> int:
     """Mark a match rated with its result, and write the ratings. Returns its `rated_seq`.
 
     `outcome` names entrants by account id (as text); `moves` maps account id to (before, after)
     for the match's players (what its record shows); `ratings` is every entrant's rating after it
     (a match moves the others a little too: the ratings are one joint belief), or `None` to write
-    the moves' alone. The match is stamped with `outcome.finished_at` (required), so a rebuild
-    rates it at the same time.
+    the moves' alone. `forfeit_reasons` says why each forfeiter forfeited, by account id (the
+    table policy's word: `disconnected`, `left`, `timeouts`). The match is stamped with
+    `outcome.finished_at` (required), so a rebuild rates it at the same time. Raises
+    `ValueError` (nothing written) for a match that is not running or was planned with another
+    number of boards.
     """
     if outcome.finished_at is None:
         # The rebuild rates the match at its stored time (the ratings' drift), so the time it
         # was rated at must be the one stored.
         raise ValueError(f"match {match}: a rated match needs its finished_at")
-    planned = conn.execute(
-        "SELECT hands FROM ladder_matches WHERE seq = ?", (match_seq(match),)
-    ).fetchone()
-    if planned is not None and int(planned[0]) != outcome.planned_boards:
+    seq = match_seq(match)
+    planned = tx.match(seq)
+    if planned is not None and planned.hands != outcome.planned_boards:
         # The history rebuilds a forfeit from the stored `hands`: rate it on the same number.
         raise ValueError(
-            f"match {match} was planned with {planned[0]} boards, not {outcome.planned_boards}"
+            f"match {match} was planned with {planned.hands} boards, not {outcome.planned_boards}"
         )
-    row = conn.execute("SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM ladder_matches").fetchone()
-    rated_seq = int(row[0])
     changes = {
         str(account): {"before": before.as_dict(), "after": after.as_dict()}
         for account, (before, after) in moves.items()
     }
-    updated = conn.execute(
-        "UPDATE ladder_matches SET status = 'rated', points = ?, forfeits = ?, halves = ?,"
-        " changes = ?, rated_seq = ?, finished_at = ? WHERE seq = ? AND status = 'running'",
-        (
-            json.dumps(list(outcome.points)),
-            json.dumps(sorted(outcome.forfeits)),
-            json.dumps(halves),
-            json.dumps(changes),
-            rated_seq,
-            outcome.finished_at,
-            match_seq(match),
-        ),
-    ).rowcount
-    if updated != 1:
+    rated_seq = tx.rate_match(
+        seq,
+        points=list(outcome.points),
+        forfeits=sorted(int(x) for x in outcome.forfeits),
+        halves=halves,
+        changes=changes,
+        finished_at=outcome.finished_at,
+        forfeit_reasons={int(a): why for a, why in (forfeit_reasons or {}).items()},
+    )
+    if rated_seq is None:
         raise ValueError(f"match {match} is not running")
     written = ratings if ratings is not None else {a: after for a, (_, after) in moves.items()}
     for account, rating in written.items():
-        queries.set_rating(
-            conn, account, RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches
-        )
+        tx.set_rating(account, RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches)
     return rated_seq
 
 
-def void_match(conn: sqlite3.Connection, match: str, reason: str) -> None:
+def void_match(tx: Tx, match: str, reason: str) -> None:
     """A match that cannot be rated (a crashed table, a server stop): kept, never rated."""
-    conn.execute(
-        "UPDATE ladder_matches SET status = 'void', halves = ?, finished_at = ?"
-        " WHERE seq = ? AND status = 'running'",
-        (json.dumps({"void": reason}), now(), match_seq(match)),
-    )
+    tx.void_match(match_seq(match), reason=reason, finished_at=now())
 
 
-def void_running(conn: sqlite3.Connection) -> int:
+def void_running(tx: Tx) -> int:
     """At start: matches left running by a stopped server are void. Returns how many."""
-    return conn.execute(
-        "UPDATE ladder_matches SET status = 'void', halves = ?, finished_at = ?"
-        " WHERE status = 'running'",
-        (json.dumps({"void": "server restarted"}), now()),
-    ).rowcount
+    return tx.void_running(reason="server restarted", finished_at=now())
 
 
-def _outcome(row: sqlite3.Row) -> MatchOutcome:
-    a, b = json.loads(row["teams"])
-    points = json.loads(row["points"])
+def _outcome(row: MatchRow) -> MatchOutcome:
+    a, b = row.teams
+    points = row.points or [0, 0]
     teams = ((str(a[0]), str(a[1])), (str(b[0]), str(b[1])))
-    stored = json.loads(row["halves"] or "[]")
+    stored = row.halves if row.halves is not None else []
     # Each half keeps its hands' points by seed (matches rated before it did have none: they are
     # rated on their combined points, as they were then).
     halves = [HalfResult.from_dict(h) for h in stored] if isinstance(stored, list) else []
     return MatchOutcome(
-        match_id=match_id(row["seq"]),
+        match_id=match_id(row.seq),
         teams=teams,
         points=(int(points[0]), int(points[1])),
-        forfeits=frozenset(str(x) for x in json.loads(row["forfeits"] or "[]")),
+        forfeits=frozenset(str(x) for x in row.forfeits),
         boards=board_points(halves, teams),
-        planned_boards=max(1, int(row["hands"])),
-        finished_at=None if row["finished_at"] is None else float(row["finished_at"]),
+        planned_boards=max(1, row.hands),
+        finished_at=row.finished_at,
     )
 
 
-def rated_outcomes(conn: sqlite3.Connection) -> list[MatchOutcome]:
+def rated_outcomes(tx: Tx) -> list[MatchOutcome]:
     """Every rated match in the order it was rated: the history the ratings are a function of."""
-    rows = conn.execute(
-        "SELECT * FROM ladder_matches WHERE status = 'rated' ORDER BY rated_seq"
-    ).fetchall()
-    return [_outcome(row) for row in rows]
+    return [_outcome(row) for row in tx.rated_matches()]
 
 
-def current_ratings(conn: sqlite3.Connection) -> dict[int, Rating]:
+def current_ratings(tx: Tx) -> dict[int, Rating]:
     """The stored ladder rating of every account that has one."""
     return {
-        int(r["account_id"]): Rating(float(r["mu"]), float(r["sigma"]), int(r["games"]))
-        for r in conn.execute(
-            "SELECT account_id, mu, sigma, games FROM ratings WHERE game = ?", (RATING_KEY,)
-        )
+        account: Rating(r.mu, r.sigma, r.games) for account, r in tx.ratings(RATING_KEY).items()
     }
 
 
-def rebuild(conn: sqlite3.Connection, model: RatingModel | None = None) -> Ratings:
+def rebuild(tx: Tx, model: RatingModel | None = None) -> Ratings:
     """Recompute the ladder's ratings from the rated matches and store every entrant's; returns
     the whole belief (entrants named by account id as text, as in the outcomes)."""
-    ratings = recompute(rated_outcomes(conn), model)
-    conn.execute("DELETE FROM ratings WHERE game = ?", (RATING_KEY,))
+    ratings = recompute(rated_outcomes(tx), model)
+    tx.delete_ratings(RATING_KEY)
     for account, rating in ratings.items():
-        queries.set_rating(
-            conn, int(account), RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches
+        tx.set_rating(
+            int(account), RATING_KEY, mu=rating.mu, sigma=rating.sigma, games=rating.matches
         )
     return ratings
 
 
-def rebuild_ratings(
-    conn: sqlite3.Connection, model: RatingModel | None = None
-) -> dict[int, Rating]:
+def rebuild_ratings(tx: Tx, model: RatingModel | None = None) -> dict[int, Rating]:
     """`rebuild`, keyed by account id: every stored rating, as it now is."""
-    return {int(k): v for k, v in rebuild(conn, model).items()}
+    return {int(k): v for k, v in rebuild(tx, model).items()}
 
 
-def recent_partners(conn: sqlite3.Connection, limit: int = 200) -> dict[int, list[int]]:
+def recent_partners(tx: Tx, limit: int = 200) -> dict[int, list[int]]:
     """Each account's partners in the last `limit` rated matches, most recent first."""
     partners: dict[int, list[int]] = {}
-    rows = conn.execute(
-        "SELECT teams FROM ladder_matches WHERE status = 'rated' ORDER BY rated_seq DESC LIMIT ?",
-        (limit,),
-    )
-    for row in rows:
-        for a, b in json.loads(row["teams"]):
+    for row in tx.rated_matches(newest_first=True, limit=limit):
+        for a, b in row.teams:
             partners.setdefault(int(a), []).append(int(b))
             partners.setdefault(int(b), []).append(int(a))
     return partners
@@ -265,85 +202,73 @@ class StandingRow:
     account_id: int
     name: str
     rating: Rating
+    bot: bool = False  # a bot account (else a person's)
 
 
-def standings(conn: sqlite3.Connection, limit: int = 100) -> list[StandingRow]:
+def standings(tx: Tx, limit: int = 100) -> list[StandingRow]:
     """Rated entrants, best first by the conservative estimate (ties by mean, then name)."""
-    rows = conn.execute(
-        "SELECT r.account_id, a.name, r.mu, r.sigma, r.games FROM ratings r"
-        " JOIN accounts a ON a.id = r.account_id WHERE r.game = ?",
-        (RATING_KEY,),
-    ).fetchall()
     lines = sorted(
         (
-            (row["name"], int(row["account_id"]), Rating(row["mu"], row["sigma"], row["games"]))
-            for row in rows
+            (r.name, r.account_id, Rating(r.rating.mu, r.rating.sigma, r.rating.games), r.is_bot)
+            for r in tx.rated_accounts(RATING_KEY)
         ),
         key=lambda t: (-t[2].conservative, -t[2].mu, t[0].lower()),
     )
     return [
-        StandingRow(rank, account, name, rating)
-        for rank, (name, account, rating) in enumerate(lines[:limit], start=1)
+        StandingRow(rank, account, name, rating, bot)
+        for rank, (name, account, rating, bot) in enumerate(lines[:limit], start=1)
     ]
 
 
-def _names(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
+def _accounts(tx: Tx, ids: Iterable[int]) -> dict[int, tuple[str, bool]]:
+    """Each account's (name, whether it is a bot account); `#id` for one that is gone."""
     out = {}
     for account in set(ids):
-        row = queries.account_by_id(conn, account)
-        out[account] = row.name if row is not None else f"#{account}"
+        row = tx.account_by_id(account)
+        out[account] = (row.name, row.is_bot) if row is not None else (f"#{account}", False)
     return out
 
 
-def matches(
-    conn: sqlite3.Connection, entrant: str | None = None, limit: int = 20
-) -> list[dict[str, Any]]:
+def matches(tx: Tx, entrant: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
     """Recent finished matches (newest first) as plain data, optionally only one entrant's.
 
     Each: `match`, `status`, `preset`, `teams` (names), `points`, `winner` (0, 1, or None for a
-    draw or a void match), `forfeits` (names), `games` (the half games, whose hand records
-    `spades-server export --game` writes), `halves` (each half's game, table and per-team points),
-    `changes` (name: before/after), `finished_at`.
+    draw or a void match), `forfeits` (names), `forfeit_reasons` (name: why, for those whose
+    reason was kept), `bots` (the players that are bot accounts), `games` (the half games, whose
+    hand records `spades-server export --game` writes), `halves` (each half's game, table and
+    per-team points), `changes` (name: before/after), `finished_at`.
     """
     account: int | None = None
     if entrant is not None:
-        row = queries.account_by_name(conn, entrant)
-        if row is None:
+        found = tx.account_by_name(entrant)
+        if found is None:
             return []
-        account = row.id
+        account = found.id
     out: list[dict[str, Any]] = []
-    cursor = conn.execute(
-        "SELECT * FROM ladder_matches WHERE status != 'running' ORDER BY seq DESC"
-    )
-    for row in cursor:
-        teams = json.loads(row["teams"])
+    for row in tx.settled_matches():
+        teams = row.teams
         if account is not None and account not in (*teams[0], *teams[1]):
             continue
-        names = _names(conn, [*teams[0], *teams[1]])
-        changes = json.loads(row["changes"] or "{}")
-        games = [
-            int(g["game_id"])
-            for g in conn.execute(
-                "SELECT game_id, changes FROM ladder_games WHERE json_extract(changes, '$.match') = ?"
-                " ORDER BY json_extract(changes, '$.half')",
-                (match_id(row["seq"]),),
-            )
-        ]
-        points = json.loads(row["points"]) if row["points"] else None
-        forfeits = [int(x) for x in json.loads(row["forfeits"] or "[]")]
+        players = _accounts(tx, [*teams[0], *teams[1]])
+        names = {account: name for account, (name, _bot) in players.items()}
+        forfeits = row.forfeits
         out.append(
             {
-                "match": match_id(row["seq"]),
-                "status": row["status"],
-                "preset": row["preset"],
+                "match": match_id(row.seq),
+                "status": row.status,
+                "preset": row.preset,
                 "teams": [[names[a] for a in team] for team in teams],
-                "points": points,
-                "winner": _winner(teams, points, forfeits) if row["status"] == "rated" else None,
+                "points": row.points,
+                "winner": _winner(teams, row.points, forfeits) if row.status == "rated" else None,
                 "forfeits": [names.get(x, f"#{x}") for x in forfeits],
-                "games": games,
-                "halves": _halves(teams, row["halves"]),
-                "changes": {names.get(int(k), k): v for k, v in changes.items()},
-                "finished_at": row["finished_at"],
+                "forfeit_reasons": {
+                    names.get(x, f"#{x}"): why for x, why in row.forfeit_reasons.items()
+                },
+                "bots": [name for name, bot in (players[a] for t in teams for a in t) if bot],
+                "games": tx.match_games(match_id(row.seq)),
+                "halves": _halves(teams, row.halves),
+                "changes": {names.get(int(k), k): v for k, v in row.changes.items()},
+                "finished_at": row.finished_at,
             }
         )
         if len(out) >= limit:
@@ -361,14 +286,13 @@ def _winner(teams: list[list[int]], points: list[int] | None, forfeits: list[int
     return 0 if points[0] > points[1] else 1
 
 
-def _halves(teams: list[list[int]], stored: str | None) -> list[dict[str, Any]]:
+def _halves(teams: list[list[int]], stored: Any) -> list[dict[str, Any]]:
     """Each half played: its game, table and each team's points (none for a void match)."""
-    halves = json.loads(stored) if stored else []
-    if not isinstance(halves, list):
-        return []  # a void match keeps only its reason
+    if not isinstance(stored, list):
+        return []  # running (None), or a void match, which keeps only its reason
     keys = [tuple(str(a) for a in team) for team in teams]
     out = []
-    for half in halves:
+    for half in stored:
         result = HalfResult(
             seats=tuple(half["seats"]),
             sides=tuple(tuple(side) for side in half["sides"]),
@@ -384,10 +308,10 @@ def _halves(teams: list[list[int]], stored: str | None) -> list[dict[str, Any]]:
     return out
 
 
-def record(conn: sqlite3.Connection, name: str) -> dict[str, int]:
+def record(tx: Tx, name: str) -> dict[str, int]:
     """An entrant's rated matches by result (`wins`, `draws`, `losses`) and its own `forfeits`."""
     tally = {"wins": 0, "draws": 0, "losses": 0, "forfeits": 0}
-    for match in matches(conn, name, limit=1_000_000):
+    for match in matches(tx, name, limit=1_000_000):
         if match["status"] != "rated":
             continue
         team = 0 if name in match["teams"][0] else 1
@@ -399,53 +323,106 @@ def record(conn: sqlite3.Connection, name: str) -> dict[str, int]:
     return tally
 
 
-def entrant_detail(conn: sqlite3.Connection, name: str, recent: int = 10) -> dict[str, Any] | None:
+def entrant_detail(tx: Tx, name: str, recent: int = 10) -> dict[str, Any] | None:
     """One entrant: its standing line, partners met, and recent matches; None if unknown."""
-    row = queries.account_by_name(conn, name)
+    row = tx.account_by_name(name)
     if row is None:
         return None
-    rating = queries.rating(conn, row.id, RATING_KEY)
-    rank = next((s.rank for s in standings(conn, 1_000_000) if s.account_id == row.id), None)
+    rating = tx.rating(row.id, RATING_KEY)
+    rank = next((s.rank for s in standings(tx, 1_000_000) if s.account_id == row.id), None)
     partners: dict[str, int] = {}
-    for match in matches(conn, name, limit=1_000_000):
+    for match in matches(tx, name, limit=1_000_000):
         for team in match["teams"]:
             if row.name in team:
                 for other in team:
                     if other != row.name:
                         partners[other] = partners.get(other, 0) + 1
-    mine = matches(conn, name, limit=recent)
+    mine = matches(tx, name, limit=recent)
     result: dict[str, Any] = {"name": row.name, "rank": rank, "bot": row.is_bot}
-    result.update(record(conn, row.name))
+    result.update(record(tx, row.name))
     if rating is not None:
-        mu, sigma, games = rating
-        result.update(Rating(mu, sigma, games).as_dict())
+        result.update(Rating(rating.mu, rating.sigma, rating.games).as_dict())
     result["partners"] = dict(sorted(partners.items(), key=lambda kv: (-kv[1], kv[0])))
     result["recent"] = mine
     return result
 
 
+# ---------------------------------------------------------------- a match's hand records
+
+
+@dataclass(frozen=True, slots=True)
+class StoredHalf:
+    """One half of a match as stored: its game, table, seats, hand records and actions (each
+    with the time it was written)."""
+
+    half: int  # 0 or 1
+    game_id: int
+    table_id: str
+    table_config: dict[str, Any]
+    seats: list[dict[str, Any]]  # per seat: {"account": id or None, "bot": name or None, ...}
+    started_at: float
+    records: list[dict[str, Any]]
+    actions: list[StoredAction]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """What `ladder_records` answers from: the match's status, players and halves."""
+
+    match: str
+    status: str
+    forfeits: dict[int, str | None]  # account id -> reason (None: not kept)
+    accounts: dict[int, tuple[str, bool]]  # every seated account: (name, is a bot account)
+    halves: list[StoredHalf]
+
+
+def stored_match(tx: Tx, match: str) -> StoredMatch | None:
+    """A match with the games of its halves, for its hand records; None if no match has the id."""
+    try:
+        row = tx.match(match_seq(match))
+    except ValueError:
+        return None
+    if row is None:
+        return None
+    halves = []
+    for half, game_id in enumerate(tx.match_games(match)):
+        game = tx.load_game(game_id)
+        if game is None:
+            continue
+        halves.append(
+            StoredHalf(
+                half=half,
+                game_id=game_id,
+                table_id=game.table_id,
+                table_config=dict(game.table_config),
+                seats=list(game.seats),
+                started_at=game.created_at or 0.0,
+                records=list(tx.hand_records(game_id)),
+                actions=list(game.actions),
+            )
+        )
+    ids = [a for team in row.teams for a in team]
+    ids += [s["account"] for h in halves for s in h.seats if s.get("account") is not None]
+    return StoredMatch(
+        match=match,
+        status=row.status,
+        forfeits={a: row.forfeit_reasons.get(a) for a in row.forfeits},
+        accounts=_accounts(tx, ids),
+        halves=halves,
+    )
+
+
 # ---------------------------------------------------------------- house bots
 
 
-def add_house_entrant(conn: sqlite3.Connection, account_id: int, spec: str) -> bool:
+def add_house_entrant(tx: Tx, account_id: int, spec: str) -> bool:
     """Enter a built-in bot for good; False if it was already entered."""
-    cur = conn.execute(
-        "INSERT OR IGNORE INTO ladder_entrants (account_id, house_spec, added_at) VALUES (?, ?, ?)",
-        (account_id, spec, now()),
-    )
-    return cur.rowcount == 1
+    return tx.add_house_entrant(account_id, spec, added_at=now())
 
 
-def house_entrants(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
+def house_entrants(tx: Tx) -> list[HouseEntrant]:
     """(account id, account name, bot spec) of every house entrant."""
-    return [
-        (int(r["account_id"]), str(r["name"]), str(r["house_spec"]))
-        for r in conn.execute(
-            "SELECT e.account_id, a.name, e.house_spec FROM ladder_entrants e"
-            " JOIN accounts a ON a.id = e.account_id WHERE e.house_spec IS NOT NULL"
-            " ORDER BY e.account_id"
-        )
-    ]
+    return tx.house_entrants()
 
 
 HOUSE_PREFIX = "house:"
@@ -456,7 +433,7 @@ def house_account_name(spec: str) -> str:
     return (HOUSE_PREFIX + spec)[:32]
 
 
-def add_house_bots(conn: sqlite3.Connection, specs: Iterable[str]) -> list[str]:
+def add_house_bots(tx: Tx, specs: Iterable[str]) -> list[str]:
     """`spades-server ladder add-house-bots`: enter each sample bot; returns the names newly added.
 
     Creates the `house:<spec>` bot accounts when missing (they have no token: only the server seats
@@ -464,7 +441,6 @@ def add_house_bots(conn: sqlite3.Connection, specs: Iterable[str]) -> list[str]:
     """
     from bots.registry import BotSpecError, make_bot
 
-    ensure_schema(conn)
     added = []
     for spec in specs:
         try:
@@ -472,12 +448,12 @@ def add_house_bots(conn: sqlite3.Connection, specs: Iterable[str]) -> list[str]:
         except BotSpecError as exc:
             raise ValueError(str(exc)) from exc
         name = house_account_name(spec)
-        row = queries.account_by_name(conn, name)
+        row = tx.account_by_name(name)
         account = (
             row.id
             if row is not None
-            else queries.insert_account(conn, name, None, None, is_bot=True, is_guest=False)
+            else tx.insert_account(name, None, None, is_bot=True, is_guest=False)
         )
-        if add_house_entrant(conn, account, spec):
+        if add_house_entrant(tx, account, spec):
             added.append(name)
     return added

@@ -5,6 +5,13 @@ points, fallbacks, hand records) with the value the arena gave before its hot pa
 random bot takes the lean paths (no view); `ViewDigestBot` chooses by a hash of its whole view, so any
 change in what a view shows changes its games; `EventDigestBot` also hashes the events it is told.
 The deals themselves are pinned by tests/engine/test_cards_and_deal.py.
+
+The pins were renewed once for a change of the rules, not of the arena (issue 17: every ruleset's
+dict gained `first_dealer` and `no_spade_trumps_value` and changed the Hearts options' defaults, the
+`hearts` preset lost the house rules, spades break by trumping and at once, views' `leader` is -1 off
+play, Hearts' `hand_dealt` names its pass): with those changes undone by patches, 13 of the 14 old
+pins came back, and the 14th (three-player) differed only by `broken` turning true at the trumping
+card instead of at the trick's end.
 """
 
 import hashlib
@@ -57,13 +64,13 @@ class Case:
 
 
 CASES: dict[str, Case] = {
-    "random-standard": Case(("random", "random"), "standard", 6, 5, 40, "406a00850f8ec197"),
-    "random-hearts": Case(("random", "random"), "hearts", 4, 6, 30, "3c2db62e57830845"),
+    "random-standard": Case(("random", "random"), "standard", 6, 5, 40, "30da3f1aec6ea03e"),
+    "random-hearts": Case(("random", "random"), "hearts", 4, 6, 30, "9696298ed36f99cb"),
     "random-recorded": Case(
-        ("random", "random"), "standard", 2, 9, 6, "e805b147db9c643c", record=True
+        ("random", "random"), "standard", 2, 9, 6, "662de4cb9ad66f22", record=True
     ),
     "view-standard": Case(
-        (VIEW, "random"), "standard", 4, 7, 12, "821d0fe1a719160f", duplicate=True
+        (VIEW, "random"), "standard", 4, 7, 12, "e21ae85795ba51e8", duplicate=True
     ),
     "view-hearts": Case(
         (VIEW, "random"),
@@ -71,21 +78,21 @@ CASES: dict[str, Case] = {
         2,
         8,
         12,
-        "b26d4851073a152f",
+        "69215bd3918ed429",
         options={"target_score": 60},
         duplicate=True,
     ),
-    "view-joker": Case((VIEW, "random"), "joker", 2, 10, 6, "4388251888e3f216"),
-    "view-two-player": Case((VIEW, "random"), "two-player", 2, 11, 6, "e5e25bba319bf432"),
-    "view-three-player": Case((VIEW, "random"), "three-player", 3, 12, 6, "79da5427e7166f71"),
+    "view-joker": Case((VIEW, "random"), "joker", 2, 10, 6, "55d1d47305a47e53"),
+    "view-two-player": Case((VIEW, "random"), "two-player", 2, 11, 6, "144b05fc002bf87b"),
+    "view-three-player": Case((VIEW, "random"), "three-player", 3, 12, 6, "7c07d4cb1ca5fd0d"),
     "view-double-nil-passing": Case(
-        (VIEW, "random"), "double-nil-passing", 2, 13, 6, "28b8d7f5fb5ed442"
+        (VIEW, "random"), "double-nil-passing", 2, 13, 6, "047b028f85bd3f75"
     ),
-    "view-yahoo": Case((VIEW, "random"), "yahoo", 2, 14, 6, "5710aee3cf7cad7a"),
-    "view-crazy": Case((VIEW, "random"), "crazy", 2, 15, 6, "adda10bba0ccf0cf"),
-    "view-recorded": Case((VIEW, "random"), "standard", 2, 16, 6, "d76da2e99fa7b3df", record=True),
-    "events-standard": Case((EVENTS, "random"), "standard", 2, 17, 6, "4ffd44976e40b0e2"),
-    "events-hearts": Case((EVENTS, "random"), "hearts", 2, 18, 6, "4f11571de4d1b18c"),
+    "view-yahoo": Case((VIEW, "random"), "yahoo", 2, 14, 6, "c09b52a2e5db77af"),
+    "view-crazy": Case((VIEW, "random"), "crazy", 2, 15, 6, "d1321cd02f7a6534"),
+    "view-recorded": Case((VIEW, "random"), "standard", 2, 16, 6, "814396a93fb0eb60", record=True),
+    "events-standard": Case((EVENTS, "random"), "standard", 2, 17, 6, "f582d545670721a6"),
+    "events-hearts": Case((EVENTS, "random"), "hearts", 2, 18, 6, "b1295fd0d1a23887"),
 }
 
 

@@ -20,8 +20,9 @@ from client.session import Mode, PlaySession, Seating
 from protocol.messages import LadderEnter, Ok
 from protocol.types import ClientKind
 from server.app import Server, local_config, running_server
-from server.ladder import hooks
-from server.ladder.service import LadderService, LadderSettings
+from server.ladder.service import LadderService
+from server.ladder.settings import LadderSettings
+from server.storage import Tx
 from tests.client.helpers import FakeDisplay, wait_for
 from tests.client.test_cli import one_line_error, spades
 from tests.client.test_session import move_for
@@ -34,15 +35,13 @@ SETTINGS = LadderSettings(hands=1, interval=0.05, seed=5)
 @pytest.fixture
 async def ladder_server(tmp_path: Path) -> AsyncIterator[tuple[Server, LadderService]]:
     """A server with a running ladder (two house bots: nobody gets a match with one person)."""
-    async with (
-        running_server(local_config(tmp_path / "server.db")) as server,
-        trio.open_nursery() as nursery,
-    ):
-        service: LadderService = await nursery.start(hooks.run_ladder, server, SETTINGS)
+    config = local_config(tmp_path / "server.db", ladder=True, ladder_settings=SETTINGS)
+    async with running_server(config) as server:
+        service = server.ladder
+        assert service is not None
         for spec in ("random", "heuristic"):
             await service.add_house_bot(spec)
         yield server, service
-        nursery.cancel_scope.cancel()
 
 
 def token_of(client_dirs: Path) -> str:
@@ -88,14 +87,11 @@ async def test_matches_and_show(
     server, _service = ladder_server
     four = ["ada", "bot-b", "bot-c", "bot-d"]
 
-    def history(conn: object) -> list[str]:
-        import sqlite3
-
-        assert isinstance(conn, sqlite3.Connection)
+    def history(tx: Tx) -> list[str]:
         return [
-            rated_match(conn, four, [(100, 40), (20, 60)], humans=["ada"]),
-            void_match(conn, four),
-            rated_match(conn, ["bot-b", "bot-c", "bot-d", "bot-e"], [(10, 90), (50, 30)]),
+            rated_match(tx, four, [(100, 40), (20, 60)], humans=["ada"]),
+            void_match(tx, four),
+            rated_match(tx, ["bot-b", "bot-c", "bot-d", "bot-e"], [(10, 90), (50, 30)]),
         ]
 
     with trio.fail_after(60):

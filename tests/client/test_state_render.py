@@ -8,13 +8,18 @@ from io import StringIO
 from rich.console import Console
 
 from client.commands import Act, Problem, read_line
-from client.render import Screen, render
+from client.render import Screen, render, seat_panel
 from client.state import TableState
 from client.verify import Verdict
 from engine.ruleset import Ruleset
 from protocol import messages as m
 from protocol.schema import to_map
 from tests.client.engine_table import EngineTable
+
+
+def panel(state: TableState, seat: int, now: float = 0.0) -> str:
+    """A seat's panel on the table as plain text, its lines joined by ` / `."""
+    return " / ".join(line.plain.strip() for line in seat_panel(state, seat, 40, now))
 
 
 def feed(state: TableState, table: EngineTable, now: float = 0.0) -> None:
@@ -145,18 +150,27 @@ def test_a_tampered_commitment_is_shown_loudly() -> None:
 
 
 def test_reconnect_snapshot_says_what_happened_meanwhile() -> None:
-    table = EngineTable(Ruleset.from_preset("standard"))
+    # Seat 0 deals (the first dealer is otherwise drawn from the seed): our seat leads the 2C.
+    table = EngineTable(Ruleset.from_preset("standard", first_dealer=0))
     state = TableState()
     table.deal(b"away-seed")
     feed(state, table)
+    state.went_away()  # the connection dropped (the session says so)
     for _ in range(6):
         assert table.others_until_mine()
-        table.act(to_map(table.legal()[0]))
+        table.act(to_map(table.legal()[0]))  # our seat's moves: the server's fallback's
     table.take()  # all of it lost while we were away
     view = table.game.view(0).to_dict()
     state.apply(m.Snapshot(table="t1", version=table.game.version, seat=0, view=view), 1.0)
-    assert any(line.startswith("While you were away") for line in state.log)
+    away = [line for line in state.log if line.startswith(("While you were away", "Meanwhile"))]
+    assert away and "the server's bot bid nil for you" in away[0], away  # legal()[0] is nil
+    assert "the server's bot played 2♣" in away[0] and away[1].startswith("Meanwhile: "), away
     assert state.hand() == view["hand"]
+    # A second snapshot while we are here all along (a `join` of a seat the hello gave back
+    # already) says nothing: before, it said "nothing happened" over what the first one told.
+    lines = len(state.log)
+    state.apply(m.Snapshot(table="t1", version=table.game.version, seat=0, view=view), 2.0)
+    assert len(state.log) == lines
 
 
 def test_not_your_turn_and_watching_are_said_plainly() -> None:
@@ -183,7 +197,7 @@ def test_who_is_to_act_is_only_shown_while_known() -> None:
     state.apply(snapshot, 0.0)
     acting = table.game.to_act()[0]
     assert state.view["to_act"] == [acting]
-    assert f"{state.name(acting)} ◆" in screen_text(state)
+    assert "◆" in panel(state, acting) and "◆" in screen_text(state)
     table._tell(table.game.apply(table.game.legal_actions(acting)[0]))
     for message in table.take():
         if not isinstance(message, m.Turn):
@@ -211,14 +225,14 @@ def test_another_seats_turn_and_clock_are_shown_to_players_and_spectators() -> N
         text = screen_at(state, 107.2)  # 7.2 s after the `turn` came: 23 s left of 30
         lines = text.rstrip("\n").split("\n")
         assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
-        assert f"{state.name(other)} ◆ 23s" in text
+        assert "◆ 23s" in panel(state, other, 107.2) and "◆ 23s" in text
         waiting = "Watching. To act:" if seat is None else "Waiting for"
         assert f"{waiting} {state.name(other)} ⏱ 23s" in text
         # The next event moves play on; the `turn` after it names the next seat.
         table._tell(table.game.apply(table.game.legal_actions(other)[0]))
         feed(state, table, now=110.0)
         assert state.acting() == list(table.game.to_act())
-        assert f"{state.name(other)} ◆" not in screen_at(state, 110.0)
+        assert "◆" not in panel(state, other, 110.0)
 
 
 def test_a_clock_run_out_and_the_bank_are_shown() -> None:
@@ -228,7 +242,8 @@ def test_a_clock_run_out_and_the_bank_are_shown() -> None:
         50.0,
     )
     text = screen_at(state, 50.0)
-    assert "West ◆ +41s" in text and "North ◆ 5s" in text
+    assert "◆ +41s" in panel(state, 1, 50.0) and "◆ 5s" in panel(state, 2, 50.0)
+    assert "◆ +41s" in text and "◆ 5s" in text
     state.apply(
         m.ClockExpired(table="t1", version=3, seat=2, fallback="random bot", reason="clock"), 56.0
     )

@@ -42,7 +42,9 @@ def fill_deal(ruleset: Ruleset, fixed: Mapping[int, str], set_aside: str = "") -
 
 
 def spades(preset: str = "standard", **options: object) -> SpadesGame:
-    game = new_game(Ruleset.from_preset(preset, **options))
+    # Seat 0 deals first, as the worked examples assume (unless the test sets first_dealer).
+    dealer = None if "first_dealer" in options else 0
+    game = new_game(Ruleset.from_preset(preset, **options), dealer=dealer)
     assert isinstance(game, SpadesGame)
     return game
 

@@ -32,7 +32,8 @@ from engine.ruleset import Ruleset
 
 
 def hearts(**options: Any) -> HeartsGame:
-    game = new_game(Ruleset.from_preset("hearts", **options))
+    # The house rules (all three on) with seat 0 dealing first: what these examples were written for.
+    game = new_game(Ruleset.from_preset("hearts-house", **options), dealer=0)
     assert isinstance(game, HeartsGame)
     return game
 

@@ -46,17 +46,16 @@ from engine.errors import IllegalAction
 from engine.events import Event
 from engine.game import Game, Phase, new_game
 from engine.history import HandHistory
+from engine.ordering import TRUMP, card_order
 from engine.records import game_records, record_to_hand, replay
 from engine.ruleset import PRESETS, Ruleset
 
-# Every preset, plus Hearts with its options turned the other way and three-handed Hearts, which no
-# preset covers.
+# Every preset (`hearts` plays 002 with the house options off, `hearts-house` with them on), plus
+# Hearts with the other options turned and three-handed Hearts, which no preset covers.
 RULESETS: dict[str, Ruleset] = {
     **PRESETS,
-    "hearts+options": PRESETS["hearts"].with_options(
+    "hearts+options": PRESETS["hearts-house"].with_options(
         hearts_pass_count=4,
-        hearts_no_points_first_trick=False,
-        hearts_must_break=False,
         hearts_queen_breaks=True,
         hearts_moon="subtract_self",
         hearts_jack_of_diamonds=True,
@@ -217,9 +216,11 @@ def play_game(
     rng: random.Random,
     on_step: Callable[[Game, list[Event]], None] | None = None,
     on_turn: Callable[[Game, int], None] | None = None,
-) -> tuple[Game, int, list[bytes]]:
-    """A random legal game to its end; returns the game, the first dealer and every seed dealt."""
-    dealer = rng.randrange(ruleset.players)
+    choose: Callable[[Game, list[Action], random.Random], Action] | None = None,
+) -> tuple[Game, int | None, list[bytes]]:
+    """A random legal game to its end; returns the game, the first dealer given to `new_game` (None:
+    drawn from the first seed, as the ruleset says) and every seed dealt."""
+    dealer = rng.choice([None, *range(ruleset.players)])
     game = new_game(ruleset, dealer=dealer)
     seeds_dealt: list[bytes] = []
     for _ in range(MAX_STEPS):
@@ -237,7 +238,7 @@ def play_game(
                 on_turn(game, seat)
             legal = game.legal_actions(seat)
             assert legal, f"seat {seat} is to act in phase {game.phase} but has no legal action"
-            events = game.apply(rng.choice(legal))
+            events = game.apply(rng.choice(legal) if choose is None else choose(game, legal, rng))
         if on_step is not None:
             on_step(game, events)
     raise AssertionError(f"the game did not finish in {MAX_STEPS} steps")
@@ -373,12 +374,15 @@ def test_replaying_the_hands_reproduces_the_histories_and_scores(name: str, seed
     game, dealer, _ = play_game(ruleset, random.Random(seed))
     replay = new_game(ruleset, dealer=dealer)
     for history in game.histories:
+        # -1: the first dealer is still to be drawn from the first seed.
         for dead in history.dead_deals:
-            assert replay.dealer == dead.dealer
+            assert replay.dealer in (dead.dealer, -1)
             replay.deal(dead.seed)
+            assert replay.dealer == dead.dealer
             replay.apply(DeclareDeficient(dead.seat))
-        assert replay.dealer == history.dealer
+        assert replay.dealer in (history.dealer, -1)
         replay.deal(history.seed)
+        assert replay.dealer == history.dealer
         for action in history.actions:
             replay.apply(action)
         assert replay.histories[-1] == history
@@ -397,6 +401,65 @@ def test_hand_records_round_trip_and_replay_to_the_same_scores(name: str, seed: 
     for record, history in zip(records, game.histories, strict=True):
         assert record_to_hand(record) == (history, ruleset)
     assert replay(records) == game.scores
+
+
+# Presets whose spades break by trumping (000, 002, 003 three-handed): `spades_break = "trumped"`.
+BROKEN_BY_TRUMPING = [
+    name
+    for name in PRESET_NAMES
+    if RULESETS[name].game == "spades" and RULESETS[name].spades_break == "trumped"
+]
+
+
+@pytest.mark.parametrize("name", BROKEN_BY_TRUMPING)
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(seed=seeds)
+def test_no_spade_is_led_before_one_trumped_another_suit_unless_the_leader_holds_only_spades(
+    name: str, seed: int
+) -> None:
+    # Worked out from the events alone: a spade (a trump of the deck: jokers and Deuces High's twos
+    # too) led is legal only once a spade has been played to a trick led in another suit this hand,
+    # or when the leader's hand was nothing but spades.
+    ruleset = capped(name)
+    order = card_order(ruleset.deck)
+    hands: dict[int, CardMask] = {}
+    trick: list[int] = []
+    trumped = False
+
+    def before_turn(game: Game, seat: int) -> None:
+        hands[seat] = game.view(seat).hand or 0
+
+    def after(game: Game, events: list[Event]) -> None:
+        nonlocal trumped
+        for event in events:
+            data = event.to_dict()
+            if data["kind"] == "hand_dealt":
+                trumped = False
+                trick.clear()
+            elif data["kind"] == "card_played":
+                card = parse_card(data["card"])
+                spade = bool(order.trumps >> card & 1)
+                if not trick and spade:
+                    held = hands[data["seat"]]
+                    assert trumped or not held & ~order.trumps, (
+                        f"seat {data['seat']} led {data['card']} before spades were broken "
+                        f"holding {held:#x}"
+                    )
+                if trick and spade and order.suit[trick[0]] != TRUMP:
+                    trumped = True
+                trick.append(card)
+            elif data["kind"] == "trick_won":
+                trick.clear()
+
+    def hoard_spades(game: Game, legal: list[Action], rng: random.Random) -> Action:
+        # Following, mostly keep spades and throw the rest, so hands of nothing but spades come up
+        # often; leading, choose freely, so a spade is led whenever one may be.
+        if not game.spectator_view().trick:
+            return rng.choice(legal)
+        others = [a for a in legal if not (isinstance(a, PlayCard) and order.trumps >> a.card & 1)]
+        return rng.choice(others if others and rng.random() < 0.9 else legal)
+
+    play_game(ruleset, random.Random(seed), on_step=after, on_turn=before_turn, choose=hoard_spades)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)

@@ -145,11 +145,16 @@ def test_bemo_needs_the_first_tricks_and_the_contract() -> None:
     assert score(ruleset, {0: big, 2: 1}, {0: 4, 2: 2}, winners=first_six)[0] == 60 - 90
 
 
-def test_no_spade_trumps_doubles_unless_a_spade_won() -> None:
+def test_no_spade_trumps_pays_its_value_a_trick_unless_a_spade_won() -> None:
+    # 003: "A player who successfully makes a bid with the "No Trump" earns double the number of
+    # points for each trick (40 points)": 40 a trick by default, 20 (the "double" reading) by option.
     ruleset = STANDARD.with_options(no_spade_trumps=True)
     nst = Bid(0, 3, no_trumps=True)
-    assert score(ruleset, {0: nst, 2: 2}, {0: 3, 2: 2})[0] == 60 + 20
-    assert score(ruleset, {0: nst, 2: 2}, {0: 3, 2: 2}, spade_winners=frozenset({0}))[0] == -80
+    assert score(ruleset, {0: nst, 2: 2}, {0: 3, 2: 2})[0] == 3 * 40 + 2 * 10
+    assert score(ruleset, {0: nst, 2: 2}, {0: 3, 2: 2}, spade_winners=frozenset({0}))[0] == -140
+    doubled = ruleset.with_options(no_spade_trumps_value=20)
+    assert score(doubled, {0: nst, 2: 2}, {0: 3, 2: 2})[0] == 60 + 20
+    assert score(doubled, {0: nst, 2: 2}, {0: 3, 2: 2}, spade_winners=frozenset({0}))[0] == -80
 
 
 def test_boston_flag_needs_13_bid_and_taken() -> None:

@@ -1,15 +1,16 @@
-"""A test client that can speak the protocol correctly (`protocol.encode`) or wrongly (raw bytes).
+"""A test client that can speak the protocol correctly (through `protocol.Connection`) or wrongly
+(raw bytes, any map, messages out of their phase).
 
-Every read returns None once the server has closed the connection (EOF or reset), so a test can
-tell "answered" from "hung up". Callers bound every wait with `trio.fail_after`.
+It is the server tests' `WireClient` (tests/server/wire_client.py) with what the hostile tests add:
+connecting from another loopback address or with a small receive buffer, sending any map, and a
+generous frame limit. Every read returns None once the server has closed the connection (EOF or
+reset), so a test can tell "answered" from "hung up". Callers bound every wait with `trio.fail_after`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import socket
-from collections import deque
-from typing import Any, TypeVar
+from typing import Any
 
 import trio
 
@@ -24,31 +25,24 @@ from protocol.messages import (
     Pong,
     Register,
     Registered,
-    Reply,
-    Request,
-    Sender,
     Welcome,
 )
 from protocol.types import ClientKind
-from protocol.wire import MessageDecoder, encode
+from tests.server.wire_client import WireClient
 
-M = TypeVar("M", bound=Message)
 HOST = "127.0.0.1"
 # Every peer of the running test; the `close_peers` fixture closes whatever a failing test left open.
 OPEN_PEERS: list[Peer] = []
 
 
-class Peer:
+class Peer(WireClient):
     """One TCP connection to the server under test."""
 
+    stream: trio.SocketStream  # (a TCP stream: tests half-close it)
+
     def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
         # Generous: we want to read whatever the server sends, not to test our own limits.
-        self.decoder = MessageDecoder(Sender.SERVER, max_frame_size=1 << 22)
-        self.pending: deque[Message] = deque()
-        self.received: list[Message] = []
-        self.closed = False
-        self._next_id = 1
+        super().__init__(stream, max_frame_size=1 << 22)
         OPEN_PEERS.append(self)
 
     @classmethod
@@ -69,66 +63,9 @@ class Peer:
             raise
         return cls(trio.SocketStream(sock))
 
-    def next_id(self) -> int:
-        rid = self._next_id
-        self._next_id += 1
-        return rid
-
-    async def send(self, message: Message) -> int | None:
-        """Send a well-formed message; a request without an id gets a fresh one (returned)."""
-        if isinstance(message, Request) and message.id is None:
-            message = dataclasses.replace(message, id=self.next_id())
-        await self.stream.send_all(encode(message))
-        return getattr(message, "id", None)
-
     async def send_map(self, body: dict[str, Any]) -> None:
         """Send any msgpack map in a correct frame (wrong types, unknown fields, and so on)."""
-        await self.stream.send_all(frame(pack_body(body)))
-
-    async def send_raw(self, data: bytes) -> None:
-        await self.stream.send_all(data)
-
-    async def receive(self) -> Message | None:
-        """The next message, or None once the server closed the connection."""
-        while not self.pending:
-            if self.closed:
-                return None
-            try:
-                data = await self.stream.receive_some(65536)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                data = b""
-            if not data:
-                self.closed = True
-                return None
-            self.decoder.receive_data(data)
-            for message in self.decoder:
-                self.received.append(message)
-                self.pending.append(message)
-        return self.pending.popleft()
-
-    async def expect(self, kind: type[M]) -> M:
-        """Skip other messages until one of `kind`; fails if the connection closes first."""
-        while True:
-            message = await self.receive()
-            assert message is not None, f"connection closed while waiting for {kind.__name__}"
-            if isinstance(message, kind):
-                return message
-
-    async def reply_to(self, rid: int | None) -> Reply:
-        """The reply carrying `rid` (other messages stay queued, in order)."""
-        skipped: list[Message] = []
-        try:
-            while True:
-                message = await self.receive()
-                assert message is not None, f"connection closed while waiting for reply {rid}"
-                if isinstance(message, Reply) and message.id == rid:
-                    return message
-                skipped.append(message)
-        finally:
-            self.pending.extendleft(reversed(skipped))
-
-    async def request(self, message: Request) -> Reply:
-        return await self.reply_to(await self.send(message))
+        await self.send_raw(frame(pack_body(body)))
 
     async def hello(self, token: str | None = None, kind: ClientKind = ClientKind.HUMAN) -> Welcome:
         reply = await self.request(

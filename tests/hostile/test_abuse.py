@@ -365,17 +365,26 @@ async def test_another_major_version_is_refused_and_closed(shared_server: Server
 
 
 async def test_one_account_cannot_open_every_table_and_others_still_can(tmp_path: Path) -> None:
-    """Tables cost the server a task each: one account may keep 64 open (default), no more."""
+    """Tables cost the server a task each: one account may keep 64 open (default), no more,
+    from however many addresses (each may open 16: the account connects from four, then a fifth)."""
     with ServerProcess(tmp_path / "s.db") as server, trio.fail_after(60):
-        hog = await welcomed(server.port, "table-hog")
+        first = await welcomed(server.port)
+        token = await first.register("table-hog")
+        hogs = [first]
+        for number in range(2, 6):
+            hog = await Peer.connect(server.port, source=f"127.0.0.{number}")
+            assert (await hog.hello(token=token)).user == "table-hog"
+            hogs.append(hog)
         waiting = CreateTable(game=Game.SPADES, preset="standard")  # nobody sits: it stays open
-        for _ in range(64):
-            assert isinstance(await hog.request(waiting), TableCreated)
-        refused = await hog.request(waiting)
+        for hog in hogs[:4]:
+            for _ in range(16):
+                assert isinstance(await hog.request(waiting), TableCreated)
+        refused = await hogs[4].request(waiting)
         assert isinstance(refused, Error) and refused.code == "rate_limited", refused
-        other = await welcomed(server.port, "someone-else")
+        assert "you already have 64 open tables" in refused.message, refused
+        other = await welcomed(server.port, "someone-else", source="127.0.0.6")
         assert isinstance(await other.request(waiting), TableCreated)
-        assert errors(await round_trip(hog)) == []
+        assert errors(await round_trip(hogs[4])) == []
 
 
 async def test_a_table_takes_only_so_many_spectators(tmp_path: Path) -> None:

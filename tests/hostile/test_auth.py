@@ -26,7 +26,6 @@ from protocol.messages import (
     ListTables,
     LoggedIn,
     Login,
-    Sender,
     Snapshot,
     Spectate,
     TableCreated,
@@ -35,9 +34,9 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ChatScope, ClientKind, Game
-from protocol.wire import MessageDecoder, encode
 from tests.hostile.peer import Peer, round_trip, welcomed
 from tests.hostile.proc import ServerProcess
+from tests.server.wire_client import WireClient
 from tests.tls_certs import make_certificate
 
 
@@ -193,47 +192,30 @@ async def test_a_whole_hand_over_tls(tmp_path: Path) -> None:
         context = ssl.create_default_context(cafile=str(cert))
         tcp = await trio.open_tcp_stream("127.0.0.1", server.port)
         stream = trio.SSLStream(tcp, context, server_hostname="127.0.0.1")
-        decoder = MessageDecoder(Sender.SERVER, max_frame_size=1 << 22)
+        peer = WireClient(stream, max_frame_size=1 << 22)
         try:
             await stream.do_handshake()
-
-            async def read() -> list[object]:
-                data = await stream.receive_some(65536)
-                assert data, "the server closed the TLS connection"
-                decoder.receive_data(data)
-                return list(decoder)
-
-            await stream.send_all(
-                encode(
-                    Hello(id=1, protocol=PROTOCOL_VERSION_TEXT, client="t", kind=ClientKind.HUMAN)
+            await peer.hello()
+            await peer.request(Guest())
+            created = await peer.request(
+                CreateTable(
+                    game=Game.HEARTS,
+                    preset="hearts",
+                    options={"max_hands": 1, "target_score": 0, "hearts_pass_cycle": ["none"]},
+                    bots=[1, 2, 3],
+                    sit=0,
                 )
             )
-            await stream.send_all(encode(Guest(id=2)))
-            await stream.send_all(
-                encode(
-                    CreateTable(
-                        id=3,
-                        game=Game.HEARTS,
-                        preset="hearts",
-                        options={"max_hands": 1, "target_score": 0, "hearts_pass_cycle": ["none"]},
-                        bots=[1, 2, 3],
-                        sit=0,
-                    )
-                )
-            )
-            table = ""
+            assert isinstance(created, TableCreated), created
             for _ in range(2000):
-                for message in await read():
-                    if isinstance(message, TableCreated):
-                        table = message.table
-                    if isinstance(message, YourTurn):
-                        act = Act(
-                            table=message.table, version=message.version, action=message.legal[0]
-                        )
-                        await stream.send_all(encode(act))
-                    if isinstance(message, GameOver):
-                        assert message.table == table
-                        return
+                message = await peer.receive()
+                assert message is not None, "the server closed the TLS connection"
+                if isinstance(message, YourTurn):
+                    act = Act(table=message.table, version=message.version, action=message.legal[0])
+                    await peer.send(act)
+                if isinstance(message, GameOver):
+                    assert message.table == created.table
+                    return
             raise AssertionError("no game_over over TLS")
         finally:
-            await trio.aclose_forcefully(stream)
+            await peer.aclose()

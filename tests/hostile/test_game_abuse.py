@@ -57,6 +57,16 @@ class Seated:
         return reply
 
 
+async def replay_refusal(actor: Seated) -> str:
+    """What an act replayed after it was applied is refused with (docs/protocol.md, "Which refusal
+    wins"): `stale_version` if the seat must decide again (its new decision began later), else
+    `not_your_turn` (it has no decision open)."""
+    view = (await actor.snapshot()).view
+    to_act = view["to_act"]
+    assert isinstance(to_act, list)
+    return "stale_version" if actor.seat in to_act else "not_your_turn"
+
+
 async def next_turn(peers: list[Seated]) -> tuple[Seated, YourTurn]:
     """The next `your_turn` that reaches one of `peers` (other messages are skipped)."""
     found: list[tuple[Seated, YourTurn]] = []
@@ -115,9 +125,11 @@ async def test_every_kind_of_game_abuse_is_refused_and_changes_nothing(
         # Acting for another seat: an action naming the actor's seat is still the sender's own.
         error = await other.refused({"kind": "bid", "tricks": 3, "seat": actor.seat}, version)
         assert error.code == "not_your_turn"
-        # Nobody at the table: an outsider, and a table that does not exist.
+        # Nobody at the table: an outsider (a spectator holds no seat), and a table that does not
+        # exist (docs/protocol.md, "Which refusal wins").
         assert (await Seated(outsider, table, 0).refused(bid(3), version)).code == "not_seated"
-        assert (await Seated(outsider, "nosuchtable", 0).refused(bid(3), 0)).code == "not_seated"
+        missing = await Seated(outsider, "nosuchtable", 0).refused(bid(3), 0)
+        assert missing.code == "no_such_table"
         # Stale and future versions.
         for wrong in (version - 1, version + 1, 0):
             if wrong != version:
@@ -152,7 +164,8 @@ async def test_every_kind_of_game_abuse_is_refused_and_changes_nothing(
         assert isinstance(await actor.peer.reply_to(rid), Ok)
         await actor.peer.send(replay)
         replayed = await actor.peer.reply_to(rid)
-        assert isinstance(replayed, Error) and replayed.code == "stale_version", replayed
+        assert isinstance(replayed, Error), replayed
+        assert replayed.code == await replay_refusal(actor), replayed
         # The spectator's events were queued before the `ok`; a ping now comes after them.
         await round_trip(outsider)
         bids_seen = [
@@ -205,7 +218,8 @@ async def test_every_kind_of_game_abuse_is_refused_and_changes_nothing(
         assert isinstance(await actor.peer.reply_to(rid), Ok)
         await actor.peer.send(card_act)
         replayed = await actor.peer.reply_to(rid)
-        assert isinstance(replayed, Error) and replayed.code == "stale_version", replayed
+        assert isinstance(replayed, Error), replayed
+        assert replayed.code == await replay_refusal(actor), replayed
         played = (await actor.snapshot()).view["played"]
         assert isinstance(played, list)
         assert played.count(turn.legal[0].card) == 1
@@ -223,7 +237,7 @@ async def test_every_kind_of_game_abuse_is_refused_and_changes_nothing(
         views = [m.view for m in outsider.received if isinstance(m, Snapshot)]
         assert views and all(view.get("hand") is None for view in views)
         quiet = [m for m in outsider.received if isinstance(m, Error)]
-        assert [e.code for e in quiet] == ["not_seated", "not_seated"], quiet
+        assert [e.code for e in quiet] == ["not_seated", "no_such_table"], quiet
 
 
 def strong(turn: YourTurn) -> Action:

@@ -1,6 +1,7 @@
 """The protocol speaks the engine's shapes: action kinds, action maps and every event's for_seat map."""
 
 import dataclasses
+import random
 from typing import Any
 
 import pytest
@@ -8,6 +9,8 @@ import pytest
 from engine import actions as ea
 from engine import events as ee
 from engine.cards import mask_of, parse_card
+from engine.game import Phase, new_game
+from engine.ruleset import PRESETS, Ruleset
 from protocol import GAME_EVENT_TYPES, Action, ActionKind, decode, encode, game_event
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.schema import from_map, to_map
@@ -95,6 +98,8 @@ def test_engine_events_become_messages(event: ee.Event, seat: int | None) -> Non
     for key in set(wire) - set(seen):
         assert key in {"seq", "table", "version"}, key
     assert decode(encode(message)[4:]) == message
+    # The server's unchecked path builds the very same message.
+    assert game_event("t1", 42, seen, trusted=True) == message
 
 
 def test_game_event_refuses_what_does_not_fit() -> None:
@@ -103,6 +108,35 @@ def test_game_event_refuses_what_does_not_fit() -> None:
     assert info.value.code is ErrorCode.INTERNAL
     with pytest.raises(ProtocolError):
         game_event("t1", 1, {"kind": "teleported"})
+    with pytest.raises(ProtocolError) as info:  # unchecked, a missing field is still caught
+        game_event("t1", 1, {"kind": "card_played", "seat": 1}, trusted=True)
+    assert info.value.code is ErrorCode.INTERNAL
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_unchecked_path_builds_the_checked_message_over_whole_games(preset: str) -> None:
+    # The server builds its events with `trusted=True` (no re-validation of the engine's maps):
+    # every event of a game of each preset, as every seat and a spectator see it, comes out the same.
+    rng = random.Random(preset)
+    game = new_game(Ruleset.from_preset(preset, max_hands=2))
+    seen_kinds = set()
+    for _ in range(5000):
+        if game.is_over:
+            break
+        if game.phase is Phase.DEALING:
+            events = game.deal(rng.randbytes(32))
+        else:
+            seat = game.to_act()[0]
+            events = game.apply(rng.choice(game.legal_actions(seat)))
+        for event in events:
+            for seat_or_none in [*range(game.players), None]:
+                shown = event.for_seat(seat_or_none)
+                if shown is not None:
+                    checked = game_event("t1", game.version, shown)
+                    assert game_event("t1", game.version, shown, trusted=True) == checked
+                    seen_kinds.add(checked.TYPE)
+    assert game.is_over
+    assert {"card_played", "trick_won", "hand_scored", "game_over"} <= seen_kinds
 
 
 SAMPLE_ACTIONS: list[ea.Action] = [

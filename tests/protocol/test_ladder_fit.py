@@ -30,6 +30,9 @@ def biggest_match() -> LadderMatch:
         winner=1,
         forfeits=[NAME] * 4,
         ratings=[RatingMove(name=NAME, before=-1.0 / 3, after=1.0 / 3)] * 4,
+        # Four forfeiters with the longest reason (distinct names: it is a map by name).
+        forfeit_reasons={f"{i}{NAME}"[:32]: "r" * 16 for i in range(4)},
+        bots=[NAME] * 4,
     )
 
 
@@ -68,5 +71,7 @@ def test_the_longest_entrant_reply_fits() -> None:
 
 
 def test_the_longest_standings_the_server_sends_fit() -> None:
-    line = Standing(rank=2**31 - 1, name=NAME, rating=-1.0 / 3, mu=1.0 / 3, sigma=1.0 / 7, games=1)
+    line = Standing(
+        rank=2**31 - 1, name=NAME, rating=-1.0 / 3, mu=1.0 / 3, sigma=1.0 / 7, games=1, bot=True
+    )
     fits(Standings(id=2**32 - 1, entries=[line] * 500))

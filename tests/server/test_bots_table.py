@@ -18,7 +18,6 @@ from protocol.messages import (
     Welcome,
 )
 from protocol.types import Game
-from server import queries
 from server.app import Server
 from tests.server.wire_client import WireClient
 
@@ -38,7 +37,7 @@ async def test_hearts_bots_game_spectated(server: Server) -> None:
         end = await client.expect(GameOver | TableClosed)  # type: ignore[arg-type]
         assert isinstance(end, GameOver), end
         assert end.table == created.table
-        records = await server.store.get(lambda c: list(queries.hand_records(c)))
+        records = await server.store.call(lambda tx: list(tx.hand_records()))
         assert records
         # Fair deals: each commitment came before its deal, each seed after its hand, and the
         # seed hashes to the commitment.

@@ -1,18 +1,19 @@
 """The writer: frames queued together leave in one write (bounded), in order, byte for byte; and
-an event delivered to many sessions is encoded once (`event_frames`)."""
+an event delivered to many sessions is encoded once (`SharedEvent`)."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import trio
+import trio.testing
 
 from protocol.codec import unpack_body
 from protocol.framing import FrameDecoder
 from protocol.messages import CardPlayed, Pong
 from protocol.wire import decode, encode
-from server.connection import MAX_WRITE_BYTES, Connection
-from server.session import _RECENT_LIMIT, event_frames
+from server.connection import MAX_WRITE_BYTES, Outbox
+from server.peers import SharedEvent
 
 
 class Recording(trio.abc.HalfCloseableStream):
@@ -55,7 +56,7 @@ async def test_frames_queued_together_leave_in_one_write_in_order() -> None:
     ours, theirs = trio.socket.socketpair()
     recording = Recording(trio.SocketStream(ours))
     peer = trio.SocketStream(theirs)
-    connection = Connection(recording, outbox_size=16)
+    connection = Outbox(recording, outbox_size=16)
     pongs = [Pong(id=i) for i in range(5)]
     with trio.fail_after(10):
         for pong in pongs:
@@ -74,7 +75,7 @@ async def test_a_long_burst_is_cut_into_bounded_writes() -> None:
     ours, theirs = trio.socket.socketpair()
     recording = Recording(trio.SocketStream(ours))
     peer = trio.SocketStream(theirs)
-    connection = Connection(recording, outbox_size=64)
+    connection = Outbox(recording, outbox_size=64)
     # 40 frames of about 12 KB: several writes' worth, all queued before the writer wakes.
     maps = [{"t": "pong", "id": i, "pad": ["x" * 4000] * 3} for i in range(40)]
     with trio.fail_after(10):
@@ -95,12 +96,20 @@ async def test_a_long_burst_is_cut_into_bounded_writes() -> None:
 
 def test_an_event_object_is_encoded_once_for_all_its_recipients() -> None:
     event = CardPlayed(table="t1", version=3, seat=1, card="QS", trick_number=1)
-    shared = event_frames(event)
-    assert event_frames(event) is shared  # the next recipient reuses it
-    twin = dataclasses.replace(event)  # equal, but another object: encoded on its own
-    assert event_frames(twin) is not shared
-    assert shared.frame(7) == encode(dataclasses.replace(event, seq=7))
-    # Bounded: old entries make way.
-    for version in range(_RECENT_LIMIT + 5):
-        event_frames(dataclasses.replace(event, version=version))
-    assert event_frames(event) is not shared
+    shared = SharedEvent(event)
+    frames = shared.frames()
+    assert shared.frames() is frames  # the next recipient reuses the one encoding
+    assert frames.frame(7) == encode(dataclasses.replace(event, seq=7))
+    assert frames.frame(8) == encode(dataclasses.replace(event, seq=8))
+
+
+def test_the_stall_check_counts_from_when_it_first_sees_no_progress() -> None:
+    # trio's clock does not start at 0: the first look only starts the count.
+    outbox = Outbox(trio.testing.memory_stream_pair()[0], outbox_size=8, write_timeout=5.0)
+    assert outbox.send({"t": "pong", "id": 1})  # queued, and no writer runs: no progress
+    outbox.check_progress(100_000.0)
+    assert outbox.close_reason is None
+    outbox.check_progress(100_004.9)
+    assert outbox.close_reason is None
+    outbox.check_progress(100_005.0)
+    assert outbox.close_reason == "slow_consumer"

@@ -27,8 +27,9 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ActionKind, Game
-from server import accounts, queries
+from server import accounts
 from server.app import Server, local_config, running_server
+from server.seating import account_seat
 from server.table import Table
 from tests.server.players import random_choice
 from tests.server.wire_client import WireClient
@@ -97,7 +98,7 @@ async def test_a_dropped_guest_gets_its_seat_and_hand_back_with_its_token(
         assert isinstance(played, Ok), played
         game_id = table.game_id
         assert game_id is not None
-        stored = await server.store.get(queries.load_game, game_id)
+        stored = await server.store.call(lambda tx: tx.load_game(game_id))
         assert stored is not None
         assert (stored.actions[-1].seat, stored.actions[-1].source) == (0, "player")
         await back.aclose()
@@ -129,9 +130,7 @@ async def test_a_wrong_or_unknown_token_gets_no_seat(server: Server, tmp_path: P
         guest_id = guest.token.partition(".")[0]
         # A guest from before resume tokens (nothing stored to check against): no way in either.
         old = await server.store.call(
-            lambda c: queries.insert_account(
-                c, "old-guest", None, None, is_bot=False, is_guest=True
-            )
+            lambda tx: tx.insert_account("old-guest", None, None, is_bot=False, is_guest=True)
         )
         wrong = [
             f"{guest_id}.{'A' * 32}",  # the guest's id, another secret
@@ -168,8 +167,8 @@ async def test_a_wrong_or_unknown_token_gets_no_seat(server: Server, tmp_path: P
         assert not [m for m in stranger_back.received if isinstance(m, Joined | Snapshot)]
         await stranger_back.aclose()
         # The seat is still held for the real guest.
-        assert table.seats[0].occupant is None and not table.seats[0].abandoned
-        assert table.holds_seat(int(guest_id)) == 0
+        assert table.seats[0].holder is None and not table.seats[0].abandoned
+        assert account_seat(table.seats, int(guest_id)) == 0
 
 
 async def test_after_the_grace_the_guest_seat_is_gone(tmp_path: Path) -> None:
@@ -185,7 +184,7 @@ async def test_after_the_grace_the_guest_seat_is_gone(tmp_path: Path) -> None:
                     break
                 await trio.sleep(0.02)
             assert table.seats[0].abandoned, "the grace never ran out"
-            assert table.holds_seat(guest_id) is None
+            assert account_seat(table.seats, guest_id) is None
             back = await WireClient.connect(server.port)
             welcome = await back.hello(token=guest.token)
             assert welcome.user == guest.name  # the token still logs the guest in ...
@@ -236,7 +235,7 @@ async def test_guest_tokens_are_stored_and_checked_like_account_tokens(tmp_path:
             account, token = await accounts.guest(store, "visitor")
             assert account.is_guest and account.name.startswith("visitor~")
             assert await accounts.login(store, token) == account
-            row = await store.get(queries.account_by_id, account.id)
+            row = await store.call(lambda tx: tx.account_by_id(account.id))
             assert row is not None and row.token_hash is not None
             assert not accounts.cannot_return(row)
 

@@ -1,5 +1,9 @@
 """Fifty tables at once; and no frame ever shows a card its recipient may not know."""
 
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
 import trio
 
 from protocol.messages import (
@@ -12,11 +16,19 @@ from protocol.messages import (
     TableCreated,
 )
 from protocol.types import Game
-from server import queries
-from server.app import Server
+from server.app import Server, local_config, running_server
+from server.config import Limits
 from tests.server.players import play_until_over, random_choice
 from tests.server.truth import check_no_leak, replay_truth
 from tests.server.wire_client import WireClient
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    """One client opens all fifty tables, so its address may (16 by default)."""
+    limits = Limits(max_tables_per_address=64)
+    async with running_server(local_config(tmp_path / "server.db", limits=limits)) as srv:
+        yield srv
 
 
 async def test_fifty_tables_of_bots_finish_and_record_every_hand(server: Server) -> None:
@@ -41,11 +53,11 @@ async def test_fifty_tables_of_bots_finish_and_record_every_hand(server: Server)
         while closed != tables:  # bounded by fail_after; each notice closes one table
             notice = await client.expect(TableClosed)
             closed.add(notice.table)
-        finished = await server.store.get(queries.game_ids, "finished")
+        finished = await server.store.call(lambda tx: tx.game_ids("finished"))
         assert len(finished) == 50
-        assert await server.store.get(queries.game_ids, "running") == []
-        for game_id in finished:
-            deals, records = await server.store.get(queries.hand_count, game_id)
+        assert await server.store.call(lambda tx: tx.game_ids("running")) == []
+        counts = await server.store.call(lambda tx: [tx.hand_count(g) for g in finished])
+        for deals, records in counts:
             assert deals == records > 0
         # Far fewer transactions than writes: group commit at work.
         assert server.store.batches < server.store.jobs
@@ -83,7 +95,7 @@ async def test_no_frame_leaks_a_card(server: Server) -> None:
             await play_until_over(player, table, random_choice(3))
             await player.aclose()
             await watcher.expect(GameOver)
-            truth = await server.store.get(replay_truth, game_id)
+            truth = await server.store.call(lambda tx: replay_truth(tx, game_id))  # noqa: B023
             assert check_no_leak(player.received, 0, truth, table) > 100
             assert check_no_leak(watcher.received, None, truth, table) > 100
             await watcher.aclose()

@@ -16,6 +16,7 @@ from protocol.messages import (
     Joined,
     Leave,
     LoggedIn,
+    Ok,
     Register,
     Registered,
     Snapshot,
@@ -24,9 +25,9 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import Action, ActionKind, Game
-from server import queries
 from server.app import Server, local_config, running_server
 from server.config import Limits
+from server.storage.sqlite_tx import SqliteTx
 from tests.server.players import heuristic_choice, play_until_over, random_choice
 from tests.server.wire_client import WireClient
 
@@ -84,8 +85,8 @@ async def test_four_clients_play_a_whole_game_to_500(fast_play_server: Server) -
         assert max(overs[0].scores) >= 500 or min(overs[0].scores) <= -200
         game_id = server.lobby.tables[table].game_id
         assert game_id is not None
-        assert await server.store.get(queries.game_status, game_id) == "finished"
-        records = await server.store.get(lambda c: list(queries.hand_records(c, game_id)))
+        assert await server.store.call(lambda tx: tx.game_status(game_id)) == "finished"
+        records = await server.store.call(lambda tx: list(tx.hand_records(game_id)))
         assert len(records) == server.lobby.tables[table].game.hand_number
         for client in clients:
             await client.aclose()
@@ -158,14 +159,21 @@ async def test_refused_actions_leave_the_game_unchanged(server: Server) -> None:
         ok = await a.request(Act(table=table_id, version=version, action=good))
         assert not isinstance(ok, Error), ok
         assert table.game.version == version + 1
+        # A repeat of a decision already made: a has no decision open, and that refusal comes
+        # before any version check (docs/protocol.md, "Which refusal wins").
         dup = await a.request(Act(table=table_id, version=version, action=good))
-        assert isinstance(dup, Error) and dup.code == "stale_version"
+        assert isinstance(dup, Error) and dup.code == "not_your_turn"
         # Out of turn: a has passed; it may not act again in this phase.
         out_of_turn = await refused(
             a, Act(table=table_id, version=version + 1, action=turn_a.legal[1])
         )
         assert out_of_turn.code == "not_your_turn"
         assert turn_b.seat == 1
+        # b's decision began at `version`; a's pass raised the version without changing b's
+        # choices, so b's pass decided on `version` is for the same decision and is applied.
+        passed = await b.request(Act(table=table_id, version=version, action=turn_b.legal[0]))
+        assert isinstance(passed, Ok), passed
+        assert table.game.version == version + 2
         for client in (a, b, c, d, outsider):
             await client.aclose()
 
@@ -210,12 +218,11 @@ async def test_an_action_that_cannot_be_stored_is_refused_and_not_applied(
             turn = await client.expect(YourTurn)
         table = server.lobby.tables[created.table]
         version = table.game.version
-        real_insert = queries.insert_action
 
         def failing_insert(*args: object, **kwargs: object) -> None:
             raise sqlite3.OperationalError("disk I/O error")
 
-        monkeypatch.setattr(queries, "insert_action", failing_insert)
+        monkeypatch.setattr(SqliteTx, "insert_action", failing_insert)
         seen = len(client.received)
         refused = await client.request(
             Act(table=created.table, version=turn.version, action=turn.legal[0])
@@ -224,7 +231,7 @@ async def test_an_action_that_cannot_be_stored_is_refused_and_not_applied(
         assert table.game.version == version
         # Nothing about the action was told to anyone.
         assert [m for m in client.received[seen:] if hasattr(m, "version")] == []
-        monkeypatch.setattr(queries, "insert_action", real_insert)
+        monkeypatch.undo()
         accepted = await client.request(
             Act(table=created.table, version=turn.version, action=turn.legal[0])
         )

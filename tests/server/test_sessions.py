@@ -41,7 +41,7 @@ from protocol.types import ChatScope, ClientKind, Game
 from protocol.wire import encode
 from server.app import Server, local_config, running_server
 from server.config import Limits
-from server.connection import Connection
+from server.connection import Outbox
 from tests.server.wire_client import WireClient
 
 
@@ -161,10 +161,8 @@ async def test_accounts_over_the_wire(server: Server) -> None:
         await bot.request(Register(name="robot"))
         for c in (client, other, bot):
             await c.aclose()
-        account = await server.store.get(
-            lambda conn: conn.execute("SELECT is_bot FROM accounts WHERE name='robot'").fetchone()
-        )
-        assert account[0] == 1
+        account = await server.store.call(lambda tx: tx.account_by_name("robot"))
+        assert account is not None and account.is_bot
 
 
 async def test_guests_can_be_disabled(tmp_path: Path) -> None:
@@ -193,8 +191,9 @@ async def test_chat_is_length_and_rate_limited(server: Server) -> None:
         assert isinstance(replies[-1], Error) and replies[-1].code == "rate_limited"
         heard = await b.expect(ChatMessage)
         assert heard.text == "hi 0" and heard.name.startswith("talker")
+        # A table that does not exist is `no_such_table` (docs/protocol.md, "Which refusal wins").
         not_there = await a.request(Chat(scope=ChatScope.TABLE, table="nope", text="hello"))
-        assert isinstance(not_there, Error) and not_there.code == "not_seated"
+        assert isinstance(not_there, Error) and not_there.code == "no_such_table"
         await a.aclose()
         await b.aclose()
 
@@ -253,7 +252,7 @@ async def test_silent_client_times_out(
 async def test_a_stalled_reader_is_dropped_not_waited_for() -> None:
     # A lockstep stream blocks every send until the peer reads: the peer never reads.
     server_side, _client_side = trio.testing.lockstep_stream_pair()
-    connection = Connection(server_side, outbox_size=4)
+    connection = Outbox(server_side, outbox_size=4)
     with trio.fail_after(5):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(connection.run_writer)
@@ -355,12 +354,12 @@ async def test_hello_with_a_bad_token_is_welcomed_without_a_user(server: Server)
 async def test_a_handler_bug_is_answered_internal_and_contained(
     server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from server.session import Session
+    from server import requests
 
-    async def broken(self: Session, request: ListTables) -> None:
+    async def broken(who: requests.Requester, request: ListTables) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(Session, "_on_list_tables", broken)
+    monkeypatch.setitem(requests.HANDLERS, ListTables, broken)
     with trio.fail_after(10):
         client = await WireClient.connect(server.port)
         await client.hello()

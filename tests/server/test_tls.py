@@ -12,28 +12,20 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from protocol.messages import PROTOCOL_VERSION_TEXT, Hello, Sender, Welcome
+from protocol.messages import PROTOCOL_VERSION_TEXT, Hello, Welcome
 from protocol.types import ClientKind
-from protocol.wire import MessageDecoder, encode
+from protocol.wire import encode
 from server.app import local_config, running_server
 from server.cli import app
 from server.config import Limits
+from server.failures import ExitCode
 from server.tls import TLSConfigError, server_context
+from tests.server.wire_client import WireClient
 from tests.tls_certs import make_certificate
 
 
 async def _hello_over(stream: trio.abc.Stream) -> object:
-    await stream.send_all(
-        encode(Hello(id=1, protocol=PROTOCOL_VERSION_TEXT, client="t", kind=ClientKind.HUMAN))
-    )
-    decoder = MessageDecoder(Sender.SERVER, max_frame_size=1 << 20)
-    for _ in range(50):
-        data = await stream.receive_some(65536)
-        assert data, "closed before welcome"
-        decoder.receive_data(data)
-        for message in decoder:
-            return message
-    raise AssertionError("no reply to hello")
+    return await WireClient(stream).hello()
 
 
 async def test_a_tls_server_welcomes_a_tls_client_and_drops_a_plain_one(tmp_path: Path) -> None:
@@ -102,17 +94,19 @@ def test_an_unusable_certificate_is_one_error_line(tmp_path: Path) -> None:
     cert, key = make_certificate(tmp_path)
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")
+    # Files that do not load exit 6 (docs/operations.md, "Exit codes"); a flag without its pair is a
+    # usage error, 2.
     cases = [
-        ["--tls-cert", str(tmp_path / "missing.pem"), "--tls-key", str(key)],
-        ["--tls-cert", str(cert), "--tls-key", str(junk)],
-        ["--tls-cert", str(key), "--tls-key", str(cert)],
-        ["--tls-cert", str(cert)],
+        (["--tls-cert", str(tmp_path / "missing.pem"), "--tls-key", str(key)], ExitCode.TLS),
+        (["--tls-cert", str(cert), "--tls-key", str(junk)], ExitCode.TLS),
+        (["--tls-cert", str(key), "--tls-key", str(cert)], ExitCode.TLS),
+        (["--tls-cert", str(cert)], ExitCode.USAGE),
     ]
-    for flags in cases:
+    for flags, code in cases:
         result = CliRunner().invoke(
             app, ["serve", "--port", "0", "--db", str(tmp_path / "x.db"), *flags]
         )
-        assert result.exit_code == 2, (flags, result.output)
+        assert result.exit_code == code, (flags, result.output)
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), (flags, result.output)
         assert "Traceback" not in result.output and "tls" in lines[0].lower()

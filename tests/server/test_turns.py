@@ -22,8 +22,8 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import Game
-from server import queries
 from server.app import Server
+from server.storage import StoredGame
 from tests.server.players import play_until_over, random_choice
 from tests.server.test_play import seated_client
 from tests.server.truth import check_no_leak, replay_truth
@@ -32,7 +32,7 @@ from tests.server.wire_client import WireClient
 OPTIONS: dict[str, bool | int | str | list[str]] = {"max_hands": 1, "target_score": 0}
 
 
-def expected_turns(stored: queries.StoredGame) -> list[tuple[int, list[int]]]:
+def expected_turns(stored: StoredGame) -> list[tuple[int, list[int]]]:
     """(version, seats to act) at every version of the game at which someone must act, by replay."""
     game = new_game(Ruleset.from_dict(stored.ruleset))
     deals = sorted(stored.hands, key=lambda h: h.hand_no)
@@ -111,7 +111,7 @@ async def test_every_seat_and_spectator_hears_whose_turn_it_is(server: Server) -
 
         game_id = server.lobby.tables[table].game_id
         assert game_id is not None
-        stored = await server.store.get(queries.load_game, game_id)
+        stored = await server.store.call(lambda tx: tx.load_game(game_id))
         assert stored is not None
         expected = expected_turns(stored)
         assert len(expected) > 13  # the pass, then every card of the hand
@@ -129,7 +129,7 @@ async def test_every_seat_and_spectator_hears_whose_turn_it_is(server: Server) -
         assert turns_of(early.received, table) == expected
         assert turns_of(late.received, table) == expected  # its first came after its snapshot
 
-        truth = await server.store.get(replay_truth, game_id)
+        truth = await server.store.call(lambda tx: replay_truth(tx, game_id))
         assert check_no_leak(early.received, None, truth, table) > 0
         for seat, client in enumerate(clients):
             assert check_no_leak(client.received, seat, truth, table) > 0

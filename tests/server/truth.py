@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +13,7 @@ from engine.ruleset import Ruleset
 from protocol.messages import Message
 from protocol.types import CARD_TEXTS
 from protocol.wire import to_wire
-from server import queries
+from server.storage import Tx
 
 
 @dataclass
@@ -23,9 +22,9 @@ class HandTruth:
     played: set[str] = field(default_factory=set)
 
 
-def replay_truth(conn: sqlite3.Connection, game_id: int) -> dict[int, HandTruth]:
+def replay_truth(tx: Tx, game_id: int) -> dict[int, HandTruth]:
     """Per hand number: the cards each seat held at some point, and the cards played."""
-    stored = queries.load_game(conn, game_id)
+    stored = tx.load_game(game_id)
     assert stored is not None
     game = new_game(Ruleset.from_dict(stored.ruleset))
     truth: dict[int, HandTruth] = {}

@@ -4,12 +4,18 @@
 //   npm install
 //   node bot.js --server 127.0.0.1:7777 --token TOKEN --table t1
 //
+// SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE stand in for the three flags (the flags win), so
+// `spades-server conformance -- node bots/examples/js/bot.js` runs it through the conformance kit.
+//
 // It speaks the protocol directly: 4-byte big-endian length frames holding one MessagePack map each,
 // `hello` with the account token, `join` a table, then an `act` for every `your_turn`, choosing one
 // entry of `legal` and sending back the turn's `version`. It keeps the latest snapshot view and applies
 // the few events it needs (its hand and the trick in progress) so it can play sensibly:
 // bid about its high cards, follow with the lowest card that still wins or else its lowest card.
-// It exits 0 after `game_over`, 1 on a fatal error.
+// When the connection drops (or the server says `bye`) it connects again and says `hello` with its
+// token: the server gives the seat back with `joined`, a `snapshot` and `your_turn`. A request
+// refused `rate_limited` is sent again after `retry_ms`. It exits 0 after `game_over`, 1 on a fatal
+// error (a refused token, a table that does not exist, no way back to the server), 2 on bad usage.
 
 "use strict";
 
@@ -18,20 +24,27 @@ const { encode, decode } = require("@msgpack/msgpack");
 
 const PROTOCOL = "1.0";
 const RANKS = "23456789TJQKA";
+const GIVE_UP_MS = 120000; // the server holds a dropped seat two minutes by default
 
 function parseArgs(argv) {
-  const args = { server: "127.0.0.1:7777", token: process.env.SPADES_TOKEN || "", table: null };
+  const env = process.env;
+  const args = {
+    server: env.SPADES_SERVER || "127.0.0.1:7777",
+    token: env.SPADES_TOKEN || "",
+    table: env.SPADES_TABLE || null,
+  };
   for (let i = 2; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, "");
     args[key] = argv[i + 1];
   }
   if (!args.token || !args.table) {
     console.error("usage: node bot.js --server HOST:PORT --token TOKEN --table ID");
+    console.error("       (or SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE in the environment)");
     process.exit(2);
   }
   const at = args.server.lastIndexOf(":");
-  args.host = args.server.slice(0, at) || "127.0.0.1";
-  args.port = Number(args.server.slice(at + 1));
+  args.host = (at >= 0 ? args.server.slice(0, at) : args.server) || "127.0.0.1";
+  args.port = at >= 0 ? Number(args.server.slice(at + 1)) : 7777;
   return args;
 }
 
@@ -119,106 +132,157 @@ function choose(legal, view) {
   return legal[0]; // pass, exchange, discard: the server lists every legal choice in full
 }
 
-// ---- the connection ----------------------------------------------------------------------------
+// ---- the connection, and coming back after a drop ----------------------------------------------
 function main() {
   const args = parseArgs(process.argv);
-  const socket = net.createConnection({ host: args.host, port: args.port });
-  const framer = new Framer(1 << 20);
-  let nextId = 1;
   let view = null;
-  let expectedSeq = 1;
+  let seated = false; // once seated, a new connection's hello gets the seat back by itself
+  let backoff = 200;
+  let lostSince = null;
 
-  const send = (message) => {
-    if (message.t !== "pong" && message.id === undefined) message.id = nextId++;
-    socket.write(frame(message));
-  };
+  function connect() {
+    const socket = net.createConnection({ host: args.host, port: args.port });
+    const framer = new Framer(1 << 20);
+    const sent = new Map(); // id -> request, to send again one refused rate_limited
+    let nextId = 1;
+    let expectedSeq = 1; // each connection numbers its events from 1
+    let closing = false; // after a bye (ours or the server's) nothing more is sent
+    let pinger = null;
 
-  socket.on("connect", () => {
-    send({ t: "hello", protocol: PROTOCOL, client: "example-js-bot/1.0", kind: "bot", token: args.token });
-  });
-
-  socket.on("data", (chunk) => {
-    let messages;
-    try {
-      messages = framer.push(chunk);
-    } catch (err) {
-      console.error(`protocol error: ${err.message}`);
-      process.exit(1);
-    }
-    for (const m of messages) handle(m);
-  });
-
-  socket.on("close", () => {
-    console.error("connection closed before the game ended");
-    process.exit(1);
-  });
-
-  function handle(m) {
-    if (m.seq !== undefined) {
-      if (m.seq !== expectedSeq) console.error(`warning: seq ${m.seq}, expected ${expectedSeq}`);
-      expectedSeq = m.seq + 1;
-    }
-    switch (m.t) {
-      case "welcome": {
-        // Waiting for players is silence on the wire: ping often enough to outlast the idle timeout.
-        const idle = m.limits && m.limits.idle_timeout_ms;
-        if (idle > 0) setInterval(() => send({ t: "ping" }), Math.max(100, idle / 3)).unref();
-        send({ t: "join", table: args.table });
-        break;
+    const send = (message) => {
+      if (closing || socket.destroyed) return;
+      if (message.t !== "pong" && message.t !== "bye" && message.id === undefined) {
+        message.id = nextId++;
+        sent.set(message.id, message);
+        if (sent.size > 32) sent.delete(sent.keys().next().value);
       }
-      case "joined":
-        console.log(`seated at ${m.table}, seat ${m.seat}`);
-        break;
-      case "snapshot":
-        view = m.view;
-        break;
-      case "hand_dealt":
-        if (view) {
-          view.hand = m.cards || [];
-          view.trick = [];
-          view.game = view.game || "spades";
+      socket.write(frame(message));
+    };
+
+    socket.on("connect", () => {
+      send({ t: "hello", protocol: PROTOCOL, client: "example-js-bot/1.0", kind: "bot", token: args.token });
+    });
+
+    socket.on("data", (chunk) => {
+      let messages;
+      try {
+        messages = framer.push(chunk);
+      } catch (err) {
+        console.error(`protocol error: ${err.message}`);
+        socket.destroy();
+        return;
+      }
+      for (const m of messages) handle(m);
+    });
+
+    socket.on("error", (err) => console.error(`connection error: ${err.message}`));
+
+    socket.on("close", () => {
+      if (pinger) clearInterval(pinger);
+      if (lostSince === null) lostSince = Date.now();
+      if (Date.now() - lostSince > GIVE_UP_MS) {
+        console.error("could not get back to the server; giving up");
+        process.exit(1);
+      }
+      console.error(`connection closed; reconnecting in ${backoff} ms`);
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 5000);
+    });
+
+    function handle(m) {
+      if (closing) return; // nothing the server sent after its bye matters
+      if (m.seq !== undefined) {
+        if (m.seq !== expectedSeq) console.error(`warning: seq ${m.seq}, expected ${expectedSeq}`);
+        expectedSeq = m.seq + 1;
+      }
+      switch (m.t) {
+        case "welcome": {
+          lostSince = null;
+          backoff = 200;
+          // Waiting for players is silence on the wire: ping often enough to outlast the idle timeout.
+          const idle = m.limits && m.limits.idle_timeout_ms;
+          if (idle > 0) pinger = setInterval(() => send({ t: "ping" }), Math.max(100, idle / 3));
+          if (!m.user) break; // the token was refused: bad_token follows
+          if (!seated) send({ t: "join", table: args.table });
+          break;
         }
-        break;
-      case "hand_looked":
-        if (view && m.cards) view.hand = m.cards;
-        break;
-      case "cards_passed":
-      case "cards_exchanged":
-        if (view && m.cards && m.giver === view.seat) view.hand = view.hand.filter((c) => !m.cards.includes(c));
-        if (view && m.cards && m.receiver === view.seat) view.hand = view.hand.concat(m.cards);
-        break;
-      case "card_played":
-        if (view) {
-          view.trick = (view.trick || []).concat([[m.seat, m.card]]);
-          if (m.seat === view.seat) view.hand = view.hand.filter((c) => c !== m.card);
+        case "joined":
+          if (m.seat !== undefined && m.seat !== null) {
+            seated = true;
+            console.log(`seated at ${m.table}, seat ${m.seat}`);
+          }
+          break;
+        case "snapshot":
+          view = m.view;
+          break;
+        case "hand_dealt":
+          if (view) {
+            view.hand = m.cards || [];
+            view.trick = [];
+            view.game = view.game || "spades";
+          }
+          break;
+        case "hand_looked":
+          if (view && m.cards) view.hand = m.cards;
+          break;
+        case "cards_passed":
+        case "cards_exchanged":
+          if (view && m.cards && m.giver === view.seat) view.hand = view.hand.filter((c) => !m.cards.includes(c));
+          if (view && m.cards && m.receiver === view.seat) view.hand = view.hand.concat(m.cards);
+          break;
+        case "card_played":
+          if (view) {
+            view.trick = (view.trick || []).concat([[m.seat, m.card]]);
+            if (m.seat === view.seat) view.hand = view.hand.filter((c) => c !== m.card);
+          }
+          break;
+        case "trick_won":
+          if (view) view.trick = [];
+          break;
+        case "your_turn":
+          send({ t: "act", table: m.table, version: m.version, action: choose(m.legal, view || {}) });
+          break;
+        case "ping":
+          send({ t: "pong", id: m.id });
+          break;
+        case "bye":
+          // The server is closing this connection: say nothing more, hang up, and come back.
+          closing = true;
+          socket.end();
+          break;
+        case "error": {
+          // A refused request was not carried out: send it again once the server says it may.
+          if (m.code === "rate_limited") {
+            const request = sent.get(m.id);
+            sent.delete(m.id);
+            if (request && request.t !== "act") {
+              delete request.id;
+              setTimeout(() => send(request), Math.min(m.retry_ms || 1000, 5000));
+            }
+            break;
+          }
+          // stale_version: another seat moved the game on before our answer arrived; a fresh
+          // your_turn follows if we are still to act.
+          if (m.code === "stale_version") break;
+          console.error(`error ${m.code}: ${m.message}`);
+          if (["bad_token", "no_such_table", "version_mismatch"].includes(m.code)) process.exit(1);
+          break;
         }
-        break;
-      case "trick_won":
-        if (view) view.trick = [];
-        break;
-      case "your_turn":
-        send({ t: "act", table: m.table, version: m.version, action: choose(m.legal, view || {}) });
-        break;
-      case "ping":
-        send({ t: "pong", id: m.id });
-        break;
-      case "error":
-        // stale_version is expected in simultaneous phases (a Hearts pass): another seat moved the
-        // game on before our answer arrived; the server sends a fresh your_turn.
-        if (m.code === "stale_version") break;
-        console.error(`error ${m.code}: ${m.message}`);
-        if (["bad_token", "no_such_table", "version_mismatch"].includes(m.code)) process.exit(1);
-        break;
-      case "game_over":
-        console.log(`game over: winners ${JSON.stringify(m.winners)}, scores ${JSON.stringify(m.scores)}`);
-        socket.removeAllListeners("close");
-        socket.end(frame({ t: "bye", reason: "game over" }));
-        process.exit(0);
-        break;
-      default:
-        break; // every other message is fine to ignore
+        case "game_over":
+          console.log(`game over: winners ${JSON.stringify(m.winners)}, scores ${JSON.stringify(m.scores)}`);
+          socket.removeAllListeners("close");
+          if (pinger) clearInterval(pinger);
+          closing = true;
+          socket.end(frame({ t: "bye", reason: "game over" }), () => process.exit(0));
+          setTimeout(() => process.exit(0), 1000).unref();
+          break;
+        default:
+          break; // every other message is fine to ignore
+      }
     }
   }
+
+  connect();
 }
 
 main();

@@ -1,8 +1,7 @@
 """A real server on 127.0.0.1 (port 0, SQLite in tmp_path) for the ladder's tests.
 
-The server's own ladder is switched off (`ladder=False`) so each test runs one with fast settings
-through `server.ladder.hooks.run_ladder`; the session's ladder requests reach it through the same
-hook the server wires for its own ladder.
+The server's ladder is off unless a test asks for one (`make_server(ladder=True,
+ladder_settings=...)`, fast settings); `ladder_of(server)` is then the running service.
 """
 
 from collections.abc import AsyncIterator, Callable
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 
 from server.app import Server, local_config, running_server
+from server.ladder.service import LadderService
 
 ServerFactory = Callable[..., Any]
 
@@ -31,3 +31,9 @@ def make_server(tmp_path: Path) -> ServerFactory:
 async def server(make_server: ServerFactory) -> AsyncIterator[Server]:
     async with make_server() as srv:
         yield srv
+
+
+def ladder_of(server: Server) -> LadderService:
+    """The ladder the server runs (the test asked for one)."""
+    assert server.ladder is not None, "this server runs no ladder"
+    return server.ladder

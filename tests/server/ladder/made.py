@@ -1,35 +1,37 @@
-"""Ladder history written straight into a database, for tests of what the ladder shows."""
+"""Ladder history written straight into a database (through a `Tx`), for tests of what the ladder
+shows."""
 
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from server import queries
 from server.ladder import store
 from server.ladder.duplicate import DuplicatePlan, HalfResult, team_points
 from server.ladder.ratings import MatchOutcome, RatingModel, apply_match, recompute
+from server.storage import Tx
 
 
-def account(conn: sqlite3.Connection, name: str, *, bot: bool = True) -> int:
+def account(tx: Tx, name: str, *, bot: bool = True) -> int:
     """The id of account `name`, created when missing."""
-    row = queries.account_by_name(conn, name)
+    row = tx.account_by_name(name)
     if row is not None:
         return row.id
-    return queries.insert_account(conn, name, None, None, is_bot=bot, is_guest=False)
+    return tx.insert_account(name, None, None, is_bot=bot, is_guest=False)
 
 
 def rated_match(
-    conn: sqlite3.Connection,
+    tx: Tx,
     names: Sequence[str],
     half_scores: Sequence[tuple[int, int]],
     *,
     forfeits: Sequence[str] = (),
     humans: Sequence[str] = (),
+    reasons: Mapping[str, str] | None = None,
 ) -> str:
     """A rated match of `names` (team 0: names[0], names[2]) whose halves scored `half_scores`
-    (team 0's side, team 1's side). Returns its id; the ratings move as the ladder's would."""
-    ids = [account(conn, name, bot=name not in humans) for name in names]
+    (team 0's side, team 1's side). Returns its id; the ratings move as the ladder's would.
+    `reasons` says why forfeiters forfeited, by name."""
+    ids = [account(tx, name, bot=name not in humans) for name in names]
     teams = ((ids[0], ids[2]), (ids[1], ids[3]))
-    match = store.insert_match(conn, preset="standard", options={}, hands=1, teams=teams)
+    match = store.insert_match(tx, preset="standard", options={}, hands=1, teams=teams)
     keys = [str(i) for i in ids]
     halves = []
     for half, (a, b) in enumerate(half_scores):
@@ -46,23 +48,24 @@ def rated_match(
         forfeits=frozenset(keys[names.index(n)] for n in forfeits),
         finished_at=store.now(),
     )
-    ratings = recompute(store.rated_outcomes(conn), RatingModel())
+    ratings = recompute(store.rated_outcomes(tx), RatingModel())
     moves = apply_match(RatingModel(), ratings, outcome)
     store.finish_match(
-        conn,
+        tx,
         match,
         outcome=outcome,
         halves=[h.to_dict() for h in halves],
         moves={int(k): v for k, v in moves.items()},
         ratings={int(k): v for k, v in ratings.items()},
+        forfeit_reasons={ids[names.index(n)]: why for n, why in (reasons or {}).items()},
     )
     return match
 
 
-def void_match(conn: sqlite3.Connection, names: Sequence[str]) -> str:
-    ids = [account(conn, name) for name in names]
+def void_match(tx: Tx, names: Sequence[str]) -> str:
+    ids = [account(tx, name) for name in names]
     match = store.insert_match(
-        conn, preset="standard", options={}, hands=1, teams=((ids[0], ids[2]), (ids[1], ids[3]))
+        tx, preset="standard", options={}, hands=1, teams=((ids[0], ids[2]), (ids[1], ids[3]))
     )
-    store.void_match(conn, match, "a table could not finish")
+    store.void_match(tx, match, "a table could not finish")
     return match

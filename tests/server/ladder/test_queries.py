@@ -1,6 +1,6 @@
 """`ladder_matches` and `ladder_show`: a person plays a rated match on a real server, then anyone asks.
 
-Also the answers' shape from a stored history (`server.ladder.hooks.wire_match`, `store.record`),
+Also the answers' shape from a stored history (`server.ladder.desk.wire_match`, `store.record`),
 and the per-address entrant limit (`ladder_limit`, which keeps the connection).
 """
 
@@ -31,11 +31,10 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ClientKind, MatchStatus
-from server.ladder import hooks
 from server.ladder import store as ladder_store
-from server.ladder.service import LadderService
-from server.storage import connect
-from tests.server.ladder.conftest import ServerFactory
+from server.ladder.desk import wire_match
+from server.storage import Tx, write_transaction
+from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.made import rated_match, void_match
 from tests.server.ladder.test_service import FAST
 from tests.server.wire_client import WireClient
@@ -73,8 +72,11 @@ async def test_a_person_plays_a_rated_match_and_anyone_can_look_it_up(
 ) -> None:
     settings = dataclasses.replace(FAST, seed=11)
     with trio.fail_after(60):
-        async with make_server() as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
             ada = await person(server.port, "ada")
             assert isinstance(await ada.request(LadderEnter()), Ok)
             for spec in ("random", "heuristic", "search,ms=5"):
@@ -146,8 +148,11 @@ async def test_one_address_may_enter_only_so_many_and_keeps_its_connection(
 ) -> None:
     settings = dataclasses.replace(FAST, max_per_owner=1)
     with trio.fail_after(20):
-        async with make_server() as server, trio.open_nursery() as nursery:
-            await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            ladder_of(server)
             first = await person(server.port, "first")
             second = await person(server.port, "second")
             assert isinstance(await first.request(LadderEnter()), Ok)
@@ -162,16 +167,19 @@ async def test_one_address_may_enter_only_so_many_and_keeps_its_connection(
 
 
 def test_stored_matches_become_wire_matches(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "made.db")
-    ladder_store.ensure_schema(conn)
-    four = ["ada", "b1", "b2", "b3"]
-    first = rated_match(conn, four, [(100, 40), (20, 60)], humans=["ada"])
-    drawn = rated_match(conn, four, [(50, 50), (30, 30)], humans=["ada"])
-    forfeited = rated_match(conn, four, [(200, -100)], forfeits=["ada"], humans=["ada"])
-    void = void_match(conn, four)
+    with write_transaction(tmp_path / "made.db") as tx:
+        _check_wire_matches(tx)
 
-    rows = ladder_store.matches(conn, "ada")
-    wire = [hooks.wire_match(row) for row in rows]
+
+def _check_wire_matches(tx: Tx) -> None:
+    four = ["ada", "b1", "b2", "b3"]
+    first = rated_match(tx, four, [(100, 40), (20, 60)], humans=["ada"])
+    drawn = rated_match(tx, four, [(50, 50), (30, 30)], humans=["ada"])
+    forfeited = rated_match(tx, four, [(200, -100)], forfeits=["ada"], humans=["ada"])
+    void = void_match(tx, four)
+
+    rows = ladder_store.matches(tx, "ada")
+    wire = [wire_match(row) for row in rows]
     assert [w.match for w in wire] == [void, forfeited, drawn, first]  # newest first
     v, f, d, w = wire
     assert v.status is MatchStatus.VOID and v.points is None and v.winner is None
@@ -184,6 +192,6 @@ def test_stored_matches_become_wire_matches(tmp_path: Path) -> None:
     assert [h.points for h in w.halves] == [[100, 40], [20, 60]]
     assert w.teams == [["ada", "b2"], ["b1", "b3"]]
 
-    assert ladder_store.record(conn, "ada") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 1}
-    assert ladder_store.record(conn, "b1") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 0}
-    assert len(ladder_store.matches(conn, "ada", limit=2)) == 2
+    assert ladder_store.record(tx, "ada") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 1}
+    assert ladder_store.record(tx, "b1") == {"wins": 1, "draws": 1, "losses": 1, "forfeits": 0}
+    assert len(ladder_store.matches(tx, "ada", limit=2)) == 2

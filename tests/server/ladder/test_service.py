@@ -1,8 +1,6 @@
 """The ladder on a real server: eight remote bots through the SDK runner, house bots, forfeits."""
 
 import dataclasses
-import json
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,13 +26,14 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ClientKind
-from server.app import Server
-from server.ladder import hooks
+from server.app import Server, local_config, running_server
 from server.ladder import store as ladder_store
+from server.ladder.house import add_house_bots_command
+from server.ladder.ratings import recompute
 from server.ladder.scheduler import SchedulerSettings
-from server.ladder.service import LadderService, LadderSettings
-from server.storage import connect
-from tests.server.ladder.conftest import ServerFactory
+from server.ladder.settings import LadderSettings
+from server.storage import Tx, read_transaction, write_transaction
+from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.wire_client import WireClient
 
 FAST = LadderSettings(hands=1, interval=0.05, seed=7, scheduler=SchedulerSettings())
@@ -62,49 +61,48 @@ def runner_for(
     return BotRunner(make_bot(spec, seed=seed), config, on_message=on_message)
 
 
-def db(server: Server) -> sqlite3.Connection:
-    return connect(server.config.db_path)
-
-
-async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(server: Server) -> None:
+async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(
+    make_server: ServerFactory,
+) -> None:
     specs = ["random", "random", "heuristic", "heuristic", "search,ms=5", "search,ms=5"]
     specs += ["heuristic", "random"]
     with trio.fail_after(100):
-        tokens = [await register_bot(server, f"lb{i}") for i in range(len(specs))]
-        seen = {"matches": 0, "turns": 0, "dropped": 0}
+        async with make_server(ladder=True, ladder_settings=FAST) as server:
+            tokens = [await register_bot(server, f"lb{i}") for i in range(len(specs))]
+            seen = {"matches": 0, "turns": 0, "dropped": 0}
 
-        def drop_in_second_match(message: Message) -> None:
-            # The last bot cuts its line on its third turn of its second match.
-            if isinstance(message, MatchEnded):
-                seen["matches"] += 1
-                seen["turns"] = 0
-            elif isinstance(message, YourTurn) and seen["matches"] == 1 and not seen["dropped"]:
-                seen["turns"] += 1
-                if seen["turns"] == 3:
-                    seen["dropped"] = 1
-                    runner.disconnect()
+            def drop_in_second_match(message: Message) -> None:
+                # The last bot cuts its line on its third turn of its second match.
+                if isinstance(message, MatchEnded):
+                    seen["matches"] += 1
+                    seen["turns"] = 0
+                elif isinstance(message, YourTurn) and seen["matches"] == 1 and not seen["dropped"]:
+                    seen["turns"] += 1
+                    if seen["turns"] == 3:
+                        seen["dropped"] = 1
+                        runner.disconnect()
 
-        async with trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
-            runners = [
-                runner_for(server, spec, token, seed=i)
-                for i, (spec, token) in enumerate(zip(specs[:-1], tokens[:-1], strict=True))
-            ]
-            runner = runner_for(
-                server, specs[-1], tokens[-1], seed=99, on_message=drop_in_second_match
-            )
-            for each in [*runners, runner]:
-                nursery.start_soon(each.run)
-            await service.wait_rated(6)
-            # Keep going until the dropper's forfeit has been rated too.
-            with trio.fail_after(60):
-                while not any(m["forfeits"] for m in ladder_store.matches(db(server), limit=100)):
-                    await service.wait_rated(service.rated + 1)
-            client = await WireClient.connect(server.port)
-            await client.hello(token=tokens[0], kind=ClientKind.BOT)
-            standings = await client.request(LadderStandings(limit=50))
-            await client.aclose()
-            nursery.cancel_scope.cancel()
+            async with trio.open_nursery() as nursery:
+                service = ladder_of(server)
+                runners = [
+                    runner_for(server, spec, token, seed=i)
+                    for i, (spec, token) in enumerate(zip(specs[:-1], tokens[:-1], strict=True))
+                ]
+                runner = runner_for(
+                    server, specs[-1], tokens[-1], seed=99, on_message=drop_in_second_match
+                )
+                for each in [*runners, runner]:
+                    nursery.start_soon(each.run)
+                await service.wait_rated(6)
+                # Keep going until the dropper's forfeit has been rated too.
+                with trio.fail_after(60):
+                    while not any(m["forfeits"] for m in _stored_matches(server)):
+                        await service.wait_rated(service.rated + 1)
+                client = await WireClient.connect(server.port)
+                await client.hello(token=tokens[0], kind=ClientKind.BOT)
+                standings = await client.request(LadderStandings(limit=50))
+                await client.aclose()
+                nursery.cancel_scope.cancel()
 
     assert isinstance(standings, Standings)
     names = {line.name for line in standings.entries}
@@ -112,21 +110,23 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(server: 
     ratings = [line.rating for line in standings.entries]
     assert ratings == sorted(ratings, reverse=True)
 
-    conn = db(server)
-    rated = [m for m in ladder_store.matches(conn, limit=1000) if m["status"] == "rated"]
+    with read_transaction(server.config.db_path) as tx:
+        _check_rated_history(tx)
+
+
+def _check_rated_history(tx: Tx) -> None:
+    rated = [m for m in ladder_store.matches(tx, limit=1000) if m["status"] == "rated"]
     assert len(rated) >= 6
     clean = [m for m in rated if not m["forfeits"]]
     for match in clean:
         # Both halves are real games on the server, each with its hand record.
         assert len(match["games"]) == 2
         for game in match["games"]:
-            assert queries_hand_count(conn, game) == (1, 1)
+            assert tx.hand_count(game) == (1, 1)
         # Duplicate: the second half was dealt from the very seeds of the first.
-        seeds = [
-            [r[0] for r in conn.execute("SELECT seed FROM hands WHERE game_id = ?", (game,))]
-            for game in match["games"]
-        ]
-        assert seeds[0] == seeds[1] and seeds[0]
+        stored = [tx.load_game(game) for game in match["games"]]
+        seeds = [[h.seed for h in game.hands] for game in stored if game is not None]
+        assert len(seeds) == 2 and seeds[0] == seeds[1] and seeds[0]
         assert len(match["changes"]) == 4
         seats = {tuple(t) for t in match["teams"]}
         assert len({n for t in seats for n in t}) == 4  # one account, one seat
@@ -137,19 +137,19 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(server: 
     assert set(moves) == {"lb7"}
     assert moves["lb7"]["after"]["mu"] < moves["lb7"]["before"]["mu"]
     # Every clean match was rated board by board: its one deal, played from both sides.
-    history = ladder_store.rated_outcomes(conn)
+    history = ladder_store.rated_outcomes(tx)
     assert all(len(o.boards) == 1 for o in history if not o.forfeits)
     assert all(
         sum(map(sum, zip(*o.boards, strict=True))) == sum(o.points) for o in history if o.boards
     )
     # The stored ratings are exactly the ones rebuilt from the stored history.
-    assert ladder_store.current_ratings(conn) == ladder_store.rebuild_ratings(conn)
+    rebuilt = recompute(ladder_store.rated_outcomes(tx))
+    assert ladder_store.current_ratings(tx) == {int(k): v for k, v in rebuilt.items()}
 
 
-def queries_hand_count(conn: sqlite3.Connection, game: int) -> tuple[int, int]:
-    from server import queries
-
-    return queries.hand_count(conn, game)
+def _stored_matches(server: Server) -> list[dict[str, object]]:
+    with read_transaction(server.config.db_path) as tx:
+        return ladder_store.matches(tx, limit=100)
 
 
 async def test_house_bots_give_a_lone_bot_opponents(
@@ -158,19 +158,23 @@ async def test_house_bots_give_a_lone_bot_opponents(
     # The host enters house bots with the CLI's function: before the server starts, and while the
     # ladder runs (it looks for new ones every `house_poll` seconds).
     path = tmp_path / "ladder.db"
-    message = hooks.add_house_bots_command(path, ["random", "heuristic"])
+    message = add_house_bots_command(path, ["random", "heuristic"])
     assert message == "entered on the ladder: house:random, house:heuristic"
     settings = dataclasses.replace(FAST, house_poll=0.05)
     with trio.fail_after(60):
-        async with make_server() as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
             token = await register_bot(server, "lonely")
             nursery.start_soon(runner_for(server, "heuristic", token, seed=1).run)
-            await trio.to_thread.run_sync(hooks.add_house_bots_command, path, ["search,ms=5"])
+            await trio.to_thread.run_sync(add_house_bots_command, path, ["search,ms=5"])
             await service.wait_rated(2)
             nursery.cancel_scope.cancel()
-    conn = connect(path)
-    for match in ladder_store.matches(conn):
+    with read_transaction(path) as tx:
+        stored = ladder_store.matches(tx)
+    for match in stored:
         names = {n for team in match["teams"] for n in team}
         assert names == {"lonely", "house:random", "house:heuristic", "house:search,ms=5"}
 
@@ -178,8 +182,11 @@ async def test_house_bots_give_a_lone_bot_opponents(
 async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: ServerFactory) -> None:
     settings = LadderSettings(hands=1, interval=0.05, seed=3, max_timeouts=2, cooldown=600)
     with trio.fail_after(60):
-        async with make_server(bot_clock=0.05) as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(bot_clock=0.05, ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
             for spec in ("random", "heuristic", "search,ms=5"):
                 await service.add_house_bot(spec)
             token = await register_bot(server, "silent")
@@ -206,11 +213,11 @@ async def test_a_silent_bot_forfeits_by_timeouts_and_sits_out(make_server: Serve
             assert isinstance(gone, Error) and gone.code == "not_on_ladder"
             await client.aclose()
             nursery.cancel_scope.cancel()
-    conn = connect(server.config.db_path)
-    (match,) = ladder_store.matches(conn)
+    with read_transaction(server.config.db_path) as tx:
+        (match,) = ladder_store.matches(tx)
+        row = tx.match(ladder_store.match_seq(match["match"]))
     assert match["forfeits"] == ["silent"] and len(match["games"]) == 1
-    row = conn.execute("SELECT halves FROM ladder_matches").fetchone()
-    assert json.loads(row[0])[0]["seats"]
+    assert row is not None and row.halves[0]["seats"]
 
 
 async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server: Server) -> None:
@@ -222,20 +229,25 @@ async def test_guests_cannot_enter_and_standings_answer_without_a_ladder(server:
         assert isinstance(await client.request(LadderStandings()), Standings)
         refused = await client.request(LadderEnter())
         assert isinstance(refused, Error) and refused.code == "not_on_ladder"
-        await client.request(Guest())
-        async with trio.open_nursery() as nursery:
-            await nursery.start(hooks.run_ladder, server, FAST)
+        await client.aclose()
+    with trio.fail_after(20):
+        # A database of its own: `server` still holds its own (one server per database).
+        other_db = server.config.db_path.with_name("with-ladder.db")
+        config = local_config(other_db, ladder=True, ladder_settings=FAST)
+        async with running_server(config) as with_ladder:
+            client = await WireClient.connect(with_ladder.port)
+            await client.hello()
+            await client.request(Guest())
             refused = await client.request(LadderEnter())
             assert isinstance(refused, Error) and refused.code == "not_authenticated"
-            nursery.cancel_scope.cancel()
-        await client.aclose()
+            await client.aclose()
 
 
 async def test_the_server_runs_its_own_ladder_by_default(make_server: ServerFactory) -> None:
     with trio.fail_after(20):
         async with make_server(ladder=True) as server:
-            service = hooks.service_of(server)
-            assert service is not None and service.settings == LadderSettings()
+            service = ladder_of(server)
+            assert service.settings == LadderSettings()
             token = await register_bot(server, "solo")
             client = await WireClient.connect(server.port)
             await client.hello(token=token, kind=ClientKind.BOT)
@@ -251,18 +263,19 @@ async def test_matches_wait_for_room_and_one_table_at_a_time_is_enough(
 
     with trio.fail_after(40):
         async with (
-            make_server(limits=Limits(max_tables=1)) as server,
+            make_server(limits=Limits(max_tables=1), ladder=True, ladder_settings=FAST) as server,
             trio.open_nursery() as nursery,
         ):
-            service: LadderService = await nursery.start(hooks.run_ladder, server, FAST)
+            service = ladder_of(server)
             for spec in ("random", "heuristic", "search,ms=5"):
                 await service.add_house_bot(spec)
             token = await register_bot(server, "roomy")
             nursery.start_soon(runner_for(server, "random", token, seed=3).run)
             await service.wait_rated(2)
             nursery.cancel_scope.cancel()
-    conn = connect(server.config.db_path)
-    assert {m["status"] for m in ladder_store.matches(conn, limit=1000)} <= {"rated", "void"}
+    with read_transaction(server.config.db_path) as tx:
+        statuses = {m["status"] for m in ladder_store.matches(tx, limit=1000)}
+    assert statuses <= {"rated", "void"}
     assert service.voided == 0
 
 
@@ -271,25 +284,27 @@ async def test_the_ladder_rebuilds_its_ratings_from_the_history_at_start(
 ) -> None:
     # Ratings stored by other rules (an older server, another tau) are replaced at start by the
     # ones this server's rules give for the rated history.
-    from server import queries
-    from server.ladder.ratings import RatingModel, recompute
+    from server.ladder.ratings import RatingModel
     from tests.server.ladder import made
 
     path = tmp_path / "ladder.db"
-    conn = connect(path)
     names = ["p0", "p1", "p2", "p3"]
-    made.rated_match(conn, names, [(120, 40), (60, 90)])
-    made.rated_match(conn, [names[1], names[0], names[3], names[2]], [(10, 70)])
-    stale = made.account(conn, "p0")
-    queries.set_rating(conn, stale, ladder_store.RATING_KEY, mu=99.0, sigma=0.5, games=7)
-    conn.close()
+    with write_transaction(path) as tx:
+        made.rated_match(tx, names, [(120, 40), (60, 90)])
+        made.rated_match(tx, [names[1], names[0], names[3], names[2]], [(10, 70)])
+        stale = made.account(tx, "p0")
+        tx.set_rating(stale, ladder_store.RATING_KEY, mu=99.0, sigma=0.5, games=7)
     settings = dataclasses.replace(FAST, tau=0.3)
     with trio.fail_after(30):
-        async with make_server() as server, trio.open_nursery() as nursery:
-            service: LadderService = await nursery.start(hooks.run_ladder, server, settings)
+        async with (
+            make_server(ladder=True, ladder_settings=settings) as server,
+            trio.open_nursery() as nursery,
+        ):
+            service = ladder_of(server)
             nursery.cancel_scope.cancel()
-    conn = connect(path)
-    expected = recompute(ladder_store.rated_outcomes(conn), RatingModel(tau=0.3))
+    with read_transaction(path) as tx:
+        expected = recompute(ladder_store.rated_outcomes(tx), RatingModel(tau=0.3))
+        current = ladder_store.current_ratings(tx)
     assert service.ratings == expected
-    assert ladder_store.current_ratings(conn) == {int(k): v for k, v in expected.items()}
-    assert ladder_store.current_ratings(conn)[stale].mu != 99.0
+    assert current == {int(k): v for k, v in expected.items()}
+    assert current[stale].mu != 99.0

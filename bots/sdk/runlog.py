@@ -1,0 +1,230 @@
+"""What a run did, and what the runner says about it: the counts (`RunStats`) and, at info level
+or above, one line for every match start and end, every forfeit (with its reason), every clock
+expiry (naming its seat) and, at exit, a one-line summary. The runner's fallbacks are logged where
+they happen (`bots.sdk.runner`), and counted here.
+
+`RunLog` follows the ladder's matches from the messages the runner hands it; it touches no socket.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.messages import ClockExpired, MatchEnded, MatchStarted, SeatLost
+from protocol.types import Clock
+
+log = logging.getLogger("bots.runner")
+
+
+@dataclass
+class RunStats:
+    """What happened, for the caller and the tests."""
+
+    games: list[dict[str, Any]] = field(default_factory=list)  # each `game_over` as a map
+    decisions: int = 0
+    fallbacks: int = 0
+    connections: int = 0
+    #: Each ladder match over for us: {"match", "place", "score", "rating_before",
+    #: "rating_after"} from its `match_ended`, and "forfeited" (the reason) if we forfeited it.
+    matches: list[dict[str, Any]] = field(default_factory=list)
+    forfeits: list[dict[str, Any]] = field(default_factory=list)  # {"match", "table", "reason"}
+    clock_expiries: int = 0  # the server played for one of our seats: its clock had run out
+
+    def summary(self) -> str:
+        """One line: matches, games, decisions, fallbacks, clock expiries, connections."""
+        parts = []
+        if self.matches:
+            lost = [f["reason"] for f in self.forfeits]
+            forfeited = f" ({len(lost)} forfeited: {', '.join(lost)})" if lost else ""
+            parts.append(_count(len(self.matches), "ladder match", "ladder matches") + forfeited)
+        parts += [
+            _count(len(self.games), "game"),
+            _count(self.decisions, "decision"),
+            _count(self.fallbacks, "fallback"),
+            _count(self.clock_expiries, "clock expiry", "clock expiries"),
+            _count(self.connections, "connection"),
+        ]
+        return "done: " + ", ".join(parts)
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def clock_text(clock: Clock) -> str:
+    """`5 s a decision`, with the bank when there is one."""
+    text = f"{clock.turn_ms / 1000:g} s a decision"
+    if clock.bank_ms:
+        text += f", then a bank of {clock.bank_ms / 1000:g} s for the game"
+    return text
+
+
+@dataclass
+class _Half:
+    """The half of a ladder match we are playing."""
+
+    match: str
+    table: str
+    half: int  # 1 or 2
+    seat: int | None
+    expiries: int = 0  # our clock ran out this many times at this table
+    forfeited: str | None = None
+
+
+class RunLog:
+    """Follows the runner's matches and clocks; logs and counts what happens to them."""
+
+    def __init__(self, stats: RunStats) -> None:
+        self.stats = stats
+        self.user: str | None = None  # the account we play as (from `welcome`)
+        self._half: _Half | None = None
+        self._halves: dict[str, int] = {}  # match -> halves started
+
+    @property
+    def in_match(self) -> bool:
+        """Whether a ladder match of ours is under way (started, not yet ended)."""
+        return self._half is not None
+
+    def halves_started(self, match: str) -> int:
+        """How many halves of `match` have started (1 during its first)."""
+        return self._halves.get(match, 0)
+
+    def match_started(self, started: MatchStarted) -> None:
+        half = self._halves.get(started.match, 0) + 1
+        self._halves[started.match] = half
+        seat = started.players.index(self.user) if self.user in started.players else None
+        self._half = _Half(started.match, started.table, half, seat)
+        hands = f"{_count(started.hands, 'hand')}, " if started.hands else ""
+        if seat is not None and len(started.players) == 4:
+            partner = started.players[(seat + 2) % 4]
+            others = " and ".join(started.players[(seat + s) % 4] for s in (1, 3))
+            who = f"you are seat {seat}, partner {partner}, against {others}"
+        else:
+            who = "players " + ", ".join(started.players)
+        log.info(
+            "match %s started: half %d of 2 at table %s (%s%s)",
+            started.match,
+            half,
+            started.table,
+            hands,
+            who,
+        )
+
+    def clock_expired(self, expired: ClockExpired, our_seat: int | None) -> None:
+        """A seat's clock ran out (or its player left): the server acted for it."""
+        if expired.reason == "abandoned":
+            log.info(
+                "seat %d at table %s was left by its player: the server's %s plays it",
+                expired.seat,
+                expired.table,
+                expired.fallback,
+            )
+            return
+        if expired.seat != our_seat:
+            log.info(
+                "clock expired for seat %d at table %s: the server's %s acted for it",
+                expired.seat,
+                expired.table,
+                expired.fallback,
+            )
+            return
+        self.stats.clock_expiries += 1
+        half = self._half
+        if half is not None and half.table == expired.table:
+            half.expiries += 1
+            log.warning(
+                "clock expired for our seat %d at table %s: the server's %s acted for us"
+                " (%d this half of match %s; too many forfeit it, 3 by default)",
+                expired.seat,
+                expired.table,
+                expired.fallback,
+                half.expiries,
+                half.match,
+            )
+        else:
+            log.warning(
+                "clock expired for our seat %d at table %s: the server's %s acted for us",
+                expired.seat,
+                expired.table,
+                expired.fallback,
+            )
+
+    def seat_lost(self, lost: SeatLost) -> None:
+        if lost.reason == "match_over":
+            log.debug("the half at table %s is over: the seat goes back to the ladder", lost.table)
+            return
+        if lost.reason == "taken_over":
+            log.warning(
+                "another connection of this account took our seat %d at table %s: this runner"
+                " no longer plays it",
+                lost.seat,
+                lost.table,
+            )
+            return
+        half = self._half
+        expiries = half.expiries if half is not None and half.table == lost.table else 0
+        # A live connection forfeits only by timeouts: it neither dropped nor left.
+        reason = "timeouts" if expiries else "forfeited"
+        why = (
+            f"our clock ran out {expiries} times this half (the ladder's limit)"
+            if expiries
+            else "the server did not say why"
+        )
+        self._forfeit(lost.table, reason, why)
+
+    def connection_lost(self) -> None:
+        """The line dropped: a match under way is forfeited (the ladder's rule), and over for us."""
+        half = self._half
+        if half is None or half.forfeited is not None:
+            return
+        self._forfeit(half.table, "disconnected", "our connection dropped during it")
+        # No `match_ended` reaches a dropped connection: the match is over for this run.
+        self._end(half.match, {"match": half.match, "forfeited": "disconnected"})
+
+    def _forfeit(self, table: str, reason: str, why: str) -> None:
+        half = self._half
+        match = half.match if half is not None else "?"
+        if half is not None:
+            half.forfeited = reason
+        self.stats.forfeits.append({"match": match, "table": table, "reason": reason})
+        log.warning(
+            "forfeited match %s at table %s: %s; the server's fallback bot plays the seat to the"
+            " end of this half, and the match ends there (only our rating moves, down)",
+            match,
+            table,
+            why,
+        )
+
+    def match_ended(self, ended: MatchEnded) -> None:
+        result = next((r for r in ended.results if r.name == self.user), None)
+        half = self._half
+        forfeited = half.forfeited if half is not None and half.match == ended.match else None
+        entry: dict[str, Any] = {"match": ended.match}
+        if result is not None:
+            entry.update(
+                place=result.place,
+                score=result.score,
+                rating_before=result.rating_before,
+                rating_after=result.rating_after,
+            )
+            log.info(
+                "match %s over: our team placed %d with %d points; rating %.2f -> %.2f%s",
+                ended.match,
+                result.place,
+                result.score,
+                result.rating_before,
+                result.rating_after,
+                f" (forfeited: {forfeited})" if forfeited else "",
+            )
+        else:
+            log.info("match %s over", ended.match)
+        if forfeited:
+            entry["forfeited"] = forfeited
+        self._end(ended.match, entry)
+
+    def _end(self, match: str, entry: dict[str, Any]) -> None:
+        self.stats.matches.append(entry)
+        self._halves.pop(match, None)
+        self._half = None

@@ -1,0 +1,74 @@
+"""The ladder's table policy: how a table playing one half of a rated match differs from a lobby's.
+
+It is the server's table in every other respect (one task owns the game, write-ahead persistence,
+per-seat views, clocks and the fallback); the policy changes four things:
+
+- each deal's seed comes from the match's `DuplicatePlan` (both halves get the same cards), so the
+  commitment, the deal and the seed's reveal after the hand are the table's own;
+- house seats are sample bots of a named spec, seated by the table like any built-in seat;
+- its seats are the match's: only the entrant a seat is reserved for may take it;
+- an entrant that disconnects or leaves mid-match, or whose clock runs out `max_timeouts` times,
+  forfeits: the table tells it (`seat_lost`, `forfeited`) and seats the fallback bot, which finishes
+  the game for the entrant's account (so the result is recorded against it).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+
+from protocol.errors import ErrorCode
+from server.accounts import Account
+from server.seating import Refusal
+from server.table_policy import HouseSeat
+
+
+class MatchPolicy:
+    """The policy of one half of a ladder match. Used by its table's task alone."""
+
+    def __init__(
+        self,
+        *,
+        deal_seed: Callable[[int], bytes] | None,
+        house: dict[int, tuple[str, Account]],
+        reserved: dict[int, int],
+        max_timeouts: int,
+    ) -> None:
+        self._deal_seed = deal_seed
+        self._house = house  # seat -> (bot spec, the house bot's account)
+        self._reserved = reserved  # seat -> the entrant's account id
+        self._max_timeouts = max_timeouts
+        self.timeouts: dict[int, int] = {}  # seat -> clock expiries so far
+
+    @property
+    def reopens(self) -> bool:
+        return False  # a match is never reopened after a restart: the ladder voids it
+
+    def seed(self, deal_number: int) -> bytes:
+        if self._deal_seed is None:
+            return secrets.token_bytes(32)
+        return self._deal_seed(deal_number)
+
+    def house_seat(self, seat: int) -> HouseSeat | None:
+        found = self._house.get(seat)
+        if found is None:
+            return None
+        spec, account = found
+        return HouseSeat(spec=spec, name=f"house:{spec}", account=account)
+
+    def join_refusal(self, account: Account, seat: int | None) -> Refusal | None:
+        if seat is not None and self._reserved.get(seat) == account.id:
+            return None
+        # A ladder table is listed (anyone may watch) but its seats are the match's.
+        return Refusal(ErrorCode.TABLE_FULL, "this is a ladder match: its seats are taken")
+
+    def forfeit_on_leave(self, seat: int, disconnected: bool) -> str | None:
+        if seat in self._house:
+            return None
+        return "disconnected" if disconnected else "left"
+
+    def forfeit_on_fallback(self, seat: int) -> str | None:
+        if seat in self._house:
+            return None
+        self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
+        return "timeouts" if self.timeouts[seat] >= self._max_timeouts else None

@@ -1,0 +1,391 @@
+"""What each client request does: one handler per message type, in one table (`HANDLERS`).
+
+A handler gets the connection it serves (`Requester`: the session, seen through the few things a
+request may use) and the validated request, and answers by delivering a reply or raising `Refused`
+(answered with `error`, nothing changed). Anything about a table goes to that table's task as a command
+(`server.table_commands`), which answers there: the table alone decides who holds a seat and whether
+an `act` is that seat's. The handshake (`hello`) is the session's own (`server.session`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import trio
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    Act,
+    Chat,
+    ChatMessage,
+    CreateTable,
+    Guest,
+    Join,
+    LadderEnter,
+    LadderLeave,
+    LadderMatches,
+    LadderRecords,
+    LadderShow,
+    LadderStandings,
+    Leave,
+    ListTables,
+    LoggedIn,
+    Login,
+    Message,
+    Ok,
+    Ping,
+    Pong,
+    Register,
+    Registered,
+    Spectate,
+    TableCreated,
+    Tables,
+)
+from protocol.schema import to_map
+from protocol.types import ChatScope, ClientKind, Clock
+from server import accounts
+from server.accounts import Account
+from server.config import ServerConfig
+from server.listing import LISTING_PAGE
+from server.peers import Peer
+from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk
+from server.quotas import AddressQuotas, network_of
+from server.table_commands import (
+    ActCommand,
+    ChatCommand,
+    JoinCommand,
+    LeaveCommand,
+    SpectateCommand,
+)
+
+if TYPE_CHECKING:
+    from server.storage import Store
+
+
+@dataclass(frozen=True)
+class SessionServices:
+    """What a session is given by the composition root (`server.app`), and nothing more."""
+
+    config: ServerConfig
+    server_version: str
+    store: Store
+    lobby: LobbyDesk
+    ladder: LadderDesk
+    is_stopping: Callable[[], bool]
+    # What one network address may do, all its connections together (guests, lobby chat).
+    quotas: AddressQuotas
+
+
+class Refused(Exception):
+    """A request this session will not carry out; answered with `error`, nothing changed."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        detail: str | None = None,
+        retry_ms: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+        self.retry_ms = retry_ms
+
+
+class TokenBucket:
+    """`burst` messages at once, refilled at `rate` per second (trio's clock, so tests can jump)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = trio.current_time()
+
+    def take(self) -> bool:
+        now = trio.current_time()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    def retry_ms(self) -> int:
+        """How long until `take` would succeed (0 if it would now), in ms, rounded up."""
+        missing = 1.0 - self.tokens
+        if missing <= 0 or self.rate <= 0:
+            return 0
+        return max(1, math.ceil(missing / self.rate * 1000))
+
+
+class Requester(Peer, Protocol):
+    """The connection a request came from, as its handler may use it."""
+
+    services: SessionServices
+    account: Account | None
+    kind: ClientKind
+    host: str  # the peer's network address: ladder entrants of one address count together
+    seats: dict[str, int]  # the routing cache: where the tables said this connection sits
+    watching: set[str]
+    chat: TokenBucket
+    log: Any
+
+    async def logged_in(self, account: Account) -> None:
+        """The connection is now `account`'s: it hears lobby chat and gets its held seats back."""
+        ...
+
+
+def clock_of(config: ServerConfig, account: Account | None) -> Clock:
+    """The clock this account's seats play on: a bot account's is the bot clock."""
+    seconds = config.bot_clock if account is not None and account.is_bot else config.human_clock
+    return Clock(turn_ms=int(seconds * 1000), bank_ms=0)
+
+
+def need_account(who: Requester) -> Account:
+    if who.account is None:
+        raise Refused(ErrorCode.NOT_AUTHENTICATED, "log in, register or play as a guest first")
+    return who.account
+
+
+def _not_logged_in(who: Requester) -> None:
+    if who.account is not None:
+        raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this session is already logged in")
+
+
+def _now_as(who: Requester, account: Account) -> None:
+    who.account = account
+    who.log = who.log.bind(account=account.name)
+
+
+# ---------------------------------------------------------------- accounts
+
+
+async def register(who: Requester, request: Register) -> None:
+    _not_logged_in(who)
+    account, token = await accounts.register(
+        who.services.store, request.name, is_bot=who.kind is ClientKind.BOT
+    )
+    _now_as(who, account)
+    who.log.info("registered", bot=account.is_bot)
+    clock = clock_of(who.services.config, account)
+    who.deliver(
+        Registered(id=request.id, name=account.name, token=token, bot=account.is_bot, clock=clock)
+    )
+    await who.logged_in(account)
+
+
+async def login(who: Requester, request: Login) -> None:
+    _not_logged_in(who)
+    account = await accounts.login(who.services.store, request.token)
+    _now_as(who, account)
+    # A guest logs in again with its resume token (a guest session resumed): say so. The token is
+    # not repeated: the client already has it.
+    who.deliver(
+        LoggedIn(
+            id=request.id,
+            name=account.name,
+            guest=account.is_guest,
+            bot=account.is_bot,
+            clock=clock_of(who.services.config, account),
+        )
+    )
+    await who.logged_in(account)
+
+
+async def guest(who: Requester, request: Guest) -> None:
+    _not_logged_in(who)
+    if not who.services.config.allow_guests:
+        raise Refused(ErrorCode.GUESTS_DISABLED, "this server does not allow guests")
+    wanted = accounts.check_name(request.name[:18]) if request.name is not None else None
+    # A guest account is one request away, so the accounts an address may make are counted
+    # (before any is made: nothing is stored for a refused one).
+    made = who.services.quotas.guests
+    network = network_of(who.host)
+    now = trio.current_time()
+    if not made.take(network, now):
+        raise Refused(
+            ErrorCode.RATE_LIMITED,
+            "this address has made too many guest accounts for now; register an account, or wait",
+            retry_ms=made.retry_ms(network, now),
+        )
+    account, token = await accounts.guest(who.services.store, wanted)
+    _now_as(who, account)
+    # The resume token: with it (`login` or `hello.token`) the guest gets its seat back after a
+    # dropped connection, as an account does with its own.
+    who.deliver(
+        LoggedIn(
+            id=request.id,
+            name=account.name,
+            guest=True,
+            token=token,
+            clock=clock_of(who.services.config, account),
+        )
+    )
+    await who.logged_in(account)
+
+
+# ---------------------------------------------------------------- the lobby and its tables
+
+
+async def list_tables(who: Requester, request: ListTables) -> None:
+    lobby = who.services.lobby
+    game = request.game.value if request.game is not None else None
+    lobby.listen(who, game)
+    infos, after = lobby.listing(
+        game,
+        request.status,
+        request.open_seats,
+        cursor=request.cursor,
+        limit=request.limit if request.limit is not None else LISTING_PAGE,
+    )
+    who.deliver(Tables(id=request.id, tables=infos, next=after))
+
+
+def _seated_elsewhere(who: Requester, table_id: str | None) -> None:
+    if any(t != table_id for t in who.seats):
+        raise Refused(ErrorCode.ALREADY_SEATED, "you already have a seat at a table")
+
+
+async def create_table(who: Requester, request: CreateTable) -> None:
+    account = need_account(who)
+    if request.sit is not None:
+        _seated_elsewhere(who, None)
+    lobby = who.services.lobby
+    table = await lobby.create(request, account, network_of(who.host))
+    created = TableCreated(id=request.id, table=table.table_id, code=table.config.code)
+    if request.sit is None:
+        who.deliver(created)
+        return
+    command = JoinCommand(
+        peer=who, account=account, seat=request.sit, request_id=request.id, created=created
+    )
+    await lobby.submit(table, command)
+
+
+async def join(who: Requester, request: Join) -> None:
+    account = need_account(who)
+    lobby = who.services.lobby
+    # docs/protocol.md `join`: no_such_table and private_table come before already_seated.
+    table = lobby.find(request.table, request.code, network_of(who.host))
+    _seated_elsewhere(who, request.table)
+    command = JoinCommand(
+        peer=who,
+        account=account,
+        seat=request.seat,
+        request_id=request.id,
+        takeover=request.takeover,
+    )
+    await lobby.submit(table, command)
+
+
+async def spectate(who: Requester, request: Spectate) -> None:
+    need_account(who)
+    lobby = who.services.lobby
+    table = lobby.find(request.table, request.code, network_of(who.host))
+    await lobby.submit(table, SpectateCommand(peer=who, request_id=request.id))
+
+
+async def leave(who: Requester, request: Leave) -> None:
+    need_account(who)
+    lobby = who.services.lobby
+    table = lobby.get(request.table)
+    who.seats.pop(request.table, None)
+    who.watching.discard(request.table)
+    await lobby.submit(table, LeaveCommand(peer=who, request_id=request.id))
+
+
+async def chat(who: Requester, request: Chat) -> None:
+    account = need_account(who)
+    limits = who.services.config.limits
+    text = request.text.strip()
+    if not text or len(text) > limits.chat_max_chars:
+        raise Refused(
+            ErrorCode.INVALID_FIELD,
+            f"a chat line is 1 to {limits.chat_max_chars} characters",
+            detail="text",
+        )
+    lobby = who.services.lobby
+    table = None
+    if request.scope is ChatScope.TABLE:
+        assert request.table is not None
+        table = lobby.get(request.table)
+    if not who.chat.take():
+        raise Refused(
+            ErrorCode.RATE_LIMITED, "you are chatting too fast", retry_ms=who.chat.retry_ms()
+        )
+    if table is None:
+        # Everyone logged in hears the lobby: one address's connections share one limit, so many
+        # of them cannot drown it out.
+        shared = who.services.quotas.lobby_chat
+        network = network_of(who.host)
+        now = trio.current_time()
+        if not shared.take(network, now):
+            raise Refused(
+                ErrorCode.RATE_LIMITED,
+                "your address is chatting too fast in the lobby",
+                retry_ms=shared.retry_ms(network, now),
+            )
+        # Answered `ok`, then everyone hears it (this connection too), as at a table.
+        who.deliver(Ok(id=request.id))
+        lobby.chat(account.name, text)
+        return
+    line = ChatMessage(scope=ChatScope.TABLE, table=table.table_id, name=account.name, text=text)
+    # The table answers `ok`, then tells everyone at it (this connection too).
+    await lobby.submit(table, ChatCommand(peer=who, message=line, request_id=request.id))
+
+
+async def act(who: Requester, request: Act) -> None:
+    need_account(who)
+    lobby = who.services.lobby
+    table = lobby.get(request.table)
+    # The table checks that this connection holds a seat there and that it is its turn.
+    command = ActCommand(
+        peer=who, version=request.version, action=to_map(request.action), request_id=request.id
+    )
+    await lobby.submit(table, command)
+
+
+# ---------------------------------------------------------------- the ladder, and the line itself
+
+
+async def ladder(who: Requester, request: LadderRequest) -> None:
+    # The ladder (server/ladder/) judges who may enter, accounts included.
+    client = Client(peer=who, account=who.account, owner=who.host)
+    who.deliver(await who.services.ladder.handle(client, request))
+
+
+async def ping(who: Requester, request: Ping) -> None:
+    who.deliver(Pong(id=request.id))
+
+
+async def pong(who: Requester, request: Pong) -> None:
+    return None
+
+
+Handler = Callable[[Requester, Any], Awaitable[None]]
+
+# What each client message after `hello` is handled by: one table, covering every request.
+HANDLERS: dict[type[Message], Handler] = {
+    Register: register,
+    Login: login,
+    Guest: guest,
+    ListTables: list_tables,
+    CreateTable: create_table,
+    Join: join,
+    Spectate: spectate,
+    Leave: leave,
+    Chat: chat,
+    Act: act,
+    LadderEnter: ladder,
+    LadderLeave: ladder,
+    LadderStandings: ladder,
+    LadderMatches: ladder,
+    LadderShow: ladder,
+    LadderRecords: ladder,
+    Ping: ping,
+    Pong: pong,
+}

@@ -1,0 +1,117 @@
+"""The rows a transaction returns: plain frozen values, the same whatever engine stored them.
+
+JSON columns come back decoded (the engine's own JSON shapes); times are Unix seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+#: (seat, account id or None, score, place): one seat's line of a finished game.
+ResultRow = tuple[int, int | None, int, int]
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    id: int
+    name: str
+    token_salt: bytes | None
+    token_hash: bytes | None
+    is_bot: bool
+    is_guest: bool
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    seq: int
+    seat: int
+    action: Any
+    source: str
+    bank_left_ms: int | None = None  # the actor's time bank left after it (None: no bank)
+    at: float | None = None  # when it was written (Unix seconds, to the ms): a decision's time
+
+
+@dataclass(frozen=True)
+class StoredHand:
+    hand_no: int
+    seed: str
+    commitment: str
+    first_seq: int
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as persisted: enough to rebuild it by replaying its actions."""
+
+    id: int
+    table_id: str
+    table_config: Any
+    game: str
+    ruleset: Any
+    seats: Any
+    hands: list[StoredHand]
+    actions: list[StoredAction]
+    created_at: float | None = None  # when the game began (its first decision's clock starts)
+
+
+@dataclass(frozen=True)
+class WaitingTable:
+    """A table that was open with no game yet: reopened on start with its seated accounts."""
+
+    id: str
+    config: Any
+    seats: list[int | None]  # account id per seat (None: free)
+    creator: int | None
+
+
+class StoredRating(NamedTuple):
+    """One account's stored rating under one game key."""
+
+    mu: float
+    sigma: float
+    games: int
+
+
+@dataclass(frozen=True)
+class RatedAccount:
+    """An account with a rating under a game key, and its name (the standings' raw lines)."""
+
+    account_id: int
+    name: str
+    rating: StoredRating
+    is_bot: bool = False  # a bot account (else a person's)
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One ladder match as stored (`ladder_matches`), its JSON columns decoded.
+
+    `halves` is what was stored: a list of halves for a rated match (see `server.ladder.store`),
+    `{"void": reason}` for a void one, None while it runs.
+    """
+
+    seq: int
+    status: str  # running, rated or void
+    preset: str
+    options: dict[str, Any]
+    hands: int
+    teams: list[list[int]]  # two teams of two account ids
+    points: list[int] | None
+    forfeits: list[int]
+    halves: Any
+    changes: dict[str, Any]
+    rated_seq: int | None
+    created_at: float
+    finished_at: float | None
+    #: Why each forfeiter forfeited, by account id (`timeouts`, `disconnected`, `left`); empty for
+    #: a match stored before the reasons were kept.
+    forfeit_reasons: dict[int, str] = field(default_factory=dict)
+
+
+class HouseEntrant(NamedTuple):
+    """A built-in bot the host entered on the ladder for good."""
+
+    account_id: int
+    name: str
+    spec: str

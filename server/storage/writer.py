@@ -1,0 +1,159 @@
+"""`Store`: every request to the database goes through one writer task, with group commit.
+
+Requests queue in a bounded channel; the writer takes everything that is waiting and commits it as
+ONE transaction (group commit), so actions of many tables that arrive together cost one commit.
+Each request is a function of a `Tx` (`server.storage.tx`), run in a savepoint of its own: one that
+fails is rolled back alone. `await store.call(fn)` returns only once its transaction has committed:
+the table sends no event about an action before it is committed.
+
+How far a commit survives is the `Durability` setting: `normal` (the default; for SQLite, WAL with
+`synchronous=NORMAL`: a committed transaction is in the WAL file when the call returns, so it
+survives the server process being killed, but an OS crash or power loss may lose the last commits)
+or `full` (`synchronous=FULL`: the WAL is fsynced at every commit, so a commit also survives power
+loss, at the cost of one fsync on every action's path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import trio
+
+from server.storage.engine import Database, Durability, Job
+from server.storage.errors import StorageError, StoreClosed
+from server.storage.sqlite import open_for_serving
+from server.storage.tx import Tx
+
+T = TypeVar("T")
+
+
+class Store:
+    """The database, written by one task with group commit.
+
+    Use `async with open_store(path) as store:`; `call` returns once its work has committed (or
+    raises, leaving nothing of that request written).
+
+    When the database `commits_inline` (SQLite under `Durability.normal`), a batch is committed in
+    the trio thread itself: without an fsync a commit is a write to the WAL file, far cheaper than
+    the two thread switches of handing it to a worker; the engine's upkeep (WAL checkpoints, which
+    do fsync) runs off the event loop instead. Otherwise every batch goes to a worker thread, so
+    the event loop never waits for the disk.
+    """
+
+    def __init__(self, database: Database, *, queue_size: int = 1024, max_batch: int = 512):
+        self.database = database
+        self.inline = database.commits_inline
+        # The engine's durability as it reads it back (SQLite: 1 NORMAL, 2 FULL), for the log.
+        self.synchronous = database.synchronous
+        self._send, self._receive = trio.open_memory_channel[Job](queue_size)
+        self._max_batch = max_batch
+        self.batches = 0  # committed transactions, for tests and stats
+        self.jobs = 0
+
+    async def call(self, fn: Callable[[Tx], T]) -> T:
+        """Run `fn(tx)` inside the next batch transaction and return its result once committed.
+
+        Raises what `fn` raised if it was a `ValueError`, `KeyError` or `StorageError` (anything
+        else becomes a `StorageError`); nothing of `fn`'s is written then. `fn` runs in the writer,
+        possibly in a worker thread: it must not touch trio or the caller's state, only `tx` and
+        the values it closed over.
+
+        A caller cancelled while it waits still waits for the commit, then gets `Cancelled`: the
+        write is on disk but its result is lost to the caller. Code that must account for what it
+        committed (a table counting its actions) should not wait under a scope that can be
+        cancelled meanwhile.
+        """
+        job = Job(fn)
+        try:
+            try:
+                # Queued without yielding when there is room (nearly always): the wait below is
+                # the caller's one pause per request.
+                self._send.send_nowait(job)
+            except trio.WouldBlock:
+                await self._send.send(job)
+        except (trio.ClosedResourceError, trio.BrokenResourceError) as exc:
+            raise StoreClosed("the store is shutting down") from exc
+        # The write is shielded from our caller's cancellation by design: once queued it will commit,
+        # and we wait for it so that "returned" always means "on disk". (The shield is raised only
+        # if a cancellation arrives: a shielded scope for every request costs every action.)
+        try:
+            await job.done.wait()
+        except trio.Cancelled:
+            with trio.CancelScope(shield=True):
+                await job.done.wait()
+            raise
+        if job.error is not None:
+            raise job.error
+        return job.result  # type: ignore[no-any-return]
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """The writer task: until `close()`, take every waiting job and commit them together."""
+        task_status.started()
+        # Shielded: a cancelled server still commits what it queued; only close() ends the loop.
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                await self._drain(nursery)
+
+    async def _drain(self, nursery: trio.Nursery) -> None:
+        database = self.database
+        async with self._receive:
+            while True:
+                try:
+                    first = await self._receive.receive()
+                except trio.EndOfChannel:
+                    return
+                batch = [first]
+                while len(batch) < self._max_batch:
+                    try:
+                        batch.append(self._receive.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                try:
+                    if self.inline:
+                        database.commit_batch(batch)
+                    else:
+                        await trio.to_thread.run_sync(database.commit_batch, batch)
+                except BaseException as exc:  # pragma: no cover - a bug, but never strand a waiter
+                    for job in batch:
+                        job.error = StorageError(f"writer failed: {exc!r}")
+                    raise
+                finally:
+                    self.batches += 1
+                    self.jobs += len(batch)
+                    for job in batch:
+                        job.done.set()
+                await database.upkeep(nursery)
+
+    def close(self) -> None:
+        """Stop accepting requests; the writer finishes those already queued, then returns."""
+        self._send.close()
+
+
+@asynccontextmanager
+async def open_store(
+    path: Path | str, durability: Durability = Durability.normal
+) -> AsyncIterator[Store]:
+    """`async with open_store(path) as store:` takes the database's lock, opens and migrates the
+    file, and runs the writer. `path` may be `":memory:"` (a private database, for tests).
+
+    Raises `DatabaseInUse` if another server holds the database, `DatabaseFolderMissing`,
+    `NotADatabase`, `SchemaTooNew` or another `StorageError` if it cannot be opened; nothing is
+    held then. On exit (also by cancellation or error) the writer first commits every queued
+    request, then the database is left whole (for SQLite: the WAL checkpointed and truncated), the
+    file closed and the lock released.
+    """
+    database = await trio.to_thread.run_sync(open_for_serving, path, durability)
+    store = Store(database)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(store.run)
+            try:
+                yield store
+            finally:
+                store.close()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(database.close)

@@ -1,0 +1,206 @@
+"""The web port: the browser client's page and the protocol over WebSocket, on one HTTP port.
+
+`serve_web()` is the one entry point the server calls. Each accepted connection is HTTP/1.1
+(`server.web.http`): the page's files, or an upgrade at `/ws` to a WebSocket, which becomes one more
+stream into the server's sessions (`server.web.websocket.WebSocketStream`), started in the
+server's own connection nursery with the peer's real address (for the per-address limits). The page
+itself is `server/web/static/` (docs/web.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import ssl
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+import structlog
+import trio
+
+from server.web.http import HttpConnection, WebLimits
+from server.web.static_files import StaticFile, load_site
+
+__all__ = ["RunSession", "WebLimits", "WebPortError", "serve_web"]
+
+log = structlog.get_logger("server.web")
+
+REFUSE_TIMEOUT = 2.0
+ACCEPT_RETRY_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS}
+ACCEPT_RETRY_SLEEP = 0.1
+
+# Runs one session over a stream, given the peer's address as "host:port"; returns when it is over.
+RunSession = Callable[[trio.abc.Stream, str], Awaitable[None]]
+
+
+class WebPortError(OSError):
+    """The web port cannot be listened on (`errno` and `strerror` are the system's); `web_port`
+    names it, so the one line the operator reads names the right port."""
+
+    def __init__(self, code: int | None, reason: str, web_port: int) -> None:
+        super().__init__(code, reason)
+        self.web_port = web_port
+
+
+async def serve_web(
+    run_session: RunSession,
+    *,
+    host: str,
+    port: int,
+    tls: ssl.SSLContext | None,
+    max_message_bytes: int,
+    session_nursery: trio.Nursery,
+    optional: bool = False,
+    limits: WebLimits | None = None,
+    task_status: trio.TaskStatus[int | None] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Listen on `host:port` (0: any free port) until cancelled; `task_status.started(port)`.
+
+    Sessions are started in `session_nursery` (so they outlive this listener until the server says
+    `bye`); HTTP connections not yet upgraded belong to this task and end with it. Raises
+    `OSError` naming the web port if it cannot be bound, unless `optional`: then it logs why,
+    reports `started(None)` and returns (the server goes on without its page).
+    """
+    web = _WebListener(run_session, tls, max_message_bytes, session_nursery, limits or WebLimits())
+    try:
+        listeners = await trio.open_tcp_listeners(port, host=host)
+    except OSError as exc:
+        if optional:
+            log.warning("web_port_unavailable", port=port, error=exc.strerror or str(exc))
+            task_status.started(None)
+            return
+        raise WebPortError(exc.errno, f"web port {port}: {exc.strerror or exc}", port) from None
+    bound = int(listeners[0].socket.getsockname()[1])
+    log.info("web_listening", host=host, port=bound, tls=tls is not None)
+    async with trio.open_nursery() as http_nursery:
+        for listener in listeners:
+            http_nursery.start_soon(web.accept, listener, http_nursery)
+        task_status.started(bound)
+
+
+class _WebListener:
+    def __init__(
+        self,
+        run_session: RunSession,
+        tls: ssl.SSLContext | None,
+        max_message_bytes: int,
+        session_nursery: trio.Nursery,
+        limits: WebLimits,
+    ) -> None:
+        self.run_session = run_session
+        self.tls = tls
+        self.max_message_bytes = max_message_bytes
+        self.session_nursery = session_nursery
+        self.limits = limits
+        self.site: dict[str, StaticFile] = load_site()
+        self.open = 0
+        self.per_host: Counter[str] = Counter()
+
+    async def accept(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+        """Accept connections until cancelled. (Not `trio.serve_listeners`: it closes a stream
+        when its handler returns, and an upgraded one lives on in its session.)"""
+        async with listener:
+            while True:
+                try:
+                    tcp = await listener.accept()
+                except OSError as exc:
+                    if exc.errno not in ACCEPT_RETRY_ERRNOS:
+                        raise
+                    # Out of descriptors or memory: wait for some to be freed, as trio does.
+                    log.warning("web_accept_failed", error=str(exc))
+                    await trio.sleep(ACCEPT_RETRY_SLEEP)
+                    continue
+                nursery.start_soon(self.handle, tcp)
+
+    async def handle(self, tcp: trio.SocketStream) -> None:
+        """One HTTP connection: refused, answered and closed, or upgraded and made a session."""
+        try:
+            address = tcp.socket.getpeername()
+            peer = (str(address[0]), int(address[1]))
+        except OSError:
+            await trio.aclose_forcefully(tcp)
+            return
+        limits = self.limits
+        if (
+            self.open >= limits.max_connections
+            or self.per_host[peer[0]] >= limits.max_connections_per_address
+        ):
+            await self._refuse(tcp)
+            return
+        self.open += 1
+        self.per_host[peer[0]] += 1
+        upgraded = None
+        http: HttpConnection | None = None
+        try:
+            stream = await self._secure(tcp)
+            if stream is not None:
+                http = HttpConnection(
+                    stream,
+                    f"{peer[0]}:{peer[1]}",
+                    self.site,
+                    limits,
+                    max_message_bytes=self.max_message_bytes,
+                )
+                upgraded = await http.serve()
+        except Exception:
+            # One connection's failure is its own; the listener goes on.
+            log.exception("web_connection_failed", peer=f"{peer[0]}:{peer[1]}")
+            http = None
+            await trio.aclose_forcefully(tcp)
+        except BaseException:  # cancelled: the web port is closing
+            await trio.aclose_forcefully(tcp)
+            raise
+        finally:
+            # Counted out before the socket closes, so a client that sees the close may connect
+            # again at once.
+            self.open -= 1
+            self.per_host[peer[0]] -= 1
+            if not self.per_host[peer[0]]:
+                del self.per_host[peer[0]]
+        if upgraded is None and http is not None:
+            await http.close()
+        if upgraded is not None:
+            # From here on it is a session like any other (its own limits and timeouts), in the
+            # server's nursery of sessions, which says `bye` to it when the server stops.
+            self.session_nursery.start_soon(
+                partial(self.run_session, upgraded, f"{peer[0]}:{peer[1]}")
+            )
+
+    async def _secure(self, tcp: trio.SocketStream) -> trio.abc.Stream | None:
+        """The TLS handshake (when serving https), within the request deadline; None if it
+        fails (nothing can be said to a peer that does not speak TLS)."""
+        if self.tls is None:
+            return tcp
+        stream = trio.SSLStream(tcp, self.tls, server_side=True)
+        with trio.move_on_after(self.limits.request_timeout):
+            try:
+                await stream.do_handshake()
+            except trio.BrokenResourceError:
+                await trio.aclose_forcefully(tcp)
+                return None
+            return stream
+        await trio.aclose_forcefully(tcp)
+        return None
+
+    async def _refuse(self, tcp: trio.SocketStream) -> None:
+        """Too many HTTP connections: a plain 503 (over TLS nothing can be said before a
+        handshake we will not spend time on), then close."""
+        if self.tls is None:
+            body = b"503 the server has too many connections open; try again\n"
+            head = (
+                b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                b"Connection: close\r\nRetry-After: 5\r\nContent-Length: "
+                + str(len(body)).encode()
+                + b"\r\n\r\n"
+            )
+            try:
+                with (
+                    trio.move_on_after(REFUSE_TIMEOUT),
+                    contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+                ):
+                    await tcp.send_all(head + body)
+            finally:
+                await trio.aclose_forcefully(tcp)
+        else:
+            await trio.aclose_forcefully(tcp)

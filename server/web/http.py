@@ -1,0 +1,298 @@
+"""One HTTP/1.1 connection of the web port: the page's files, or the upgrade to a WebSocket.
+
+h11 parses the requests (sans-IO, like our own protocol package); wsproto checks a WebSocket upgrade
+and writes its answer. Everything a browser (or a script pretending to be one) can do is bounded:
+
+- one request head (request line and headers) is at most `max_request_bytes`, else 431;
+- it must arrive whole within `request_timeout` of the wait for it starting (also between the
+  requests of a kept-alive connection), else 408 (or a silent close if nothing came);
+- only GET and HEAD are served (405), never with a body (413), at most
+  `max_requests_per_connection` on one connection;
+- each response must be written within `send_timeout`, else the connection is dropped.
+
+The WebSocket lives at `/ws`. A browser's upgrade must come from this server's own page: its
+`Origin`, when it sends one, must name the host it asked for (`Host`), so another site open in the
+same browser cannot talk to the server in the user's name (the token is in this origin's storage
+anyway; this is a second lock). Programs other than browsers send no `Origin` and are let in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from http import HTTPStatus
+from urllib.parse import urlsplit
+
+import h11
+import structlog
+import trio
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import AcceptConnection, RejectConnection
+from wsproto.events import Request as WSRequest
+from wsproto.utilities import RemoteProtocolError as WSRemoteProtocolError
+
+from server.web.static_files import StaticFile
+from server.web.websocket import WebSocketStream
+
+log = structlog.get_logger("server.web")
+
+WEBSOCKET_PATH = "/ws"
+RECEIVE_CHUNK = 16 * 1024
+LINGER_TIME = 1.0
+LINGER_BYTES = 64 * 1024
+# The page's code is all served from here; no inline script or style, no other origin.
+SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
+    (
+        b"Content-Security-Policy",
+        b"default-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; "
+        b"form-action 'none'; frame-ancestors 'none'",
+    ),
+    (b"X-Content-Type-Options", b"nosniff"),
+    (b"Referrer-Policy", b"no-referrer"),
+    (b"X-Frame-Options", b"DENY"),
+]
+
+
+@dataclass(frozen=True)
+class WebLimits:
+    """Bounds on the web port's HTTP side (a WebSocket session has the server's own `Limits`)."""
+
+    max_connections: int = 128  # HTTP connections open at once (not counting WebSocket sessions)
+    max_connections_per_address: int = 32
+    request_timeout: float = 10.0  # seconds for a TLS handshake, or for one whole request head
+    max_request_bytes: int = 8 * 1024  # request line and headers
+    max_requests_per_connection: int = 100
+    send_timeout: float = 10.0  # seconds to write one response
+
+
+class _Close(Exception):
+    """The connection is over (answered or not); nothing more is read from it."""
+
+
+class HttpConnection:
+    """Serves one connection's requests; `serve()` returns the WebSocket if it upgraded."""
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        peer: str,
+        site: dict[str, StaticFile],
+        limits: WebLimits,
+        *,
+        max_message_bytes: int,
+    ) -> None:
+        self.stream = stream
+        self.peer = peer
+        self.site = site
+        self.limits = limits
+        self.max_message_bytes = max_message_bytes
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_request_bytes)
+        self.requests = 0
+
+    async def serve(self) -> WebSocketStream | None:
+        """Answer requests until the connection is to end (None: then call `close()`) or
+        upgrades (the WebSocket, which owns the stream from then on)."""
+        try:
+            while self.requests < self.limits.max_requests_per_connection:
+                request = await self._read_request()
+                if request is None:
+                    break
+                self.requests += 1
+                upgraded = await self._answer(request)
+                if upgraded is not None:
+                    return upgraded
+                if self.h11.our_state is h11.MUST_CLOSE:
+                    break
+                self.h11.start_next_cycle()
+        except _Close:
+            pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        return None
+
+    # ------------------------------------------------------------------ reading
+
+    async def _read_request(self) -> h11.Request | None:
+        """The next request, whole (head, and the end of its empty body), or None at the end."""
+        request: h11.Request | None = None
+        with trio.move_on_after(self.limits.request_timeout) as timer:
+            while True:
+                try:
+                    event = self.h11.next_event()
+                except h11.RemoteProtocolError as exc:
+                    status = exc.error_status_hint
+                    reason = (
+                        "request head too large"
+                        if status == 431
+                        else f"bad request: {str(exc) or 'not HTTP/1.1'}"
+                    )
+                    await self._error(status, reason)
+                    raise _Close from None
+                if event is h11.NEED_DATA:
+                    data = bytes(await self.stream.receive_some(RECEIVE_CHUNK))
+                    self.h11.receive_data(data)
+                    continue
+                if isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
+                    return request
+                if isinstance(event, h11.Request):
+                    request = event
+                    if _has_body(event):
+                        await self._error(413, "requests with a body are not accepted here")
+                        raise _Close
+                    continue
+                if isinstance(event, h11.EndOfMessage):
+                    return request
+                # Data of a body we refused would have closed already; anything else ends it.
+                raise _Close
+        if timer.cancelled_caught:
+            if request is not None or self.h11.trailing_data[0]:
+                await self._error(408, "the request did not arrive in time")
+            raise _Close
+        return request  # pragma: no cover - the loop returns or raises
+
+    # ------------------------------------------------------------------ answering
+
+    async def _answer(self, request: h11.Request) -> WebSocketStream | None:
+        method = request.method.upper()
+        path = urlsplit(request.target.decode("ascii", "replace")).path
+        if method not in (b"GET", b"HEAD"):
+            await self._error(405, "only GET and HEAD", [(b"Allow", b"GET, HEAD")])
+            raise _Close
+        if path == WEBSOCKET_PATH:
+            if method != b"GET" or not _is_upgrade(request):
+                await self._error(
+                    426, "this address is the WebSocket", [(b"Upgrade", b"websocket")]
+                )
+                raise _Close
+            return await self._upgrade(request)
+        found = self.site.get(path)
+        if found is None:
+            await self._respond(404, b"text/plain; charset=utf-8", b"not found\n", method)
+            return None
+        if _header(request, b"if-none-match") == found.etag.encode():
+            await self._respond(304, None, b"", method, etag=found.etag)
+            return None
+        await self._respond(200, found.content_type.encode(), found.body, method, etag=found.etag)
+        return None
+
+    async def _upgrade(self, request: h11.Request) -> WebSocketStream:
+        origin = _header(request, b"origin")
+        if origin is not None and not _same_origin(origin, _header(request, b"host")):
+            log.info("web_origin_refused", peer=self.peer, origin=origin.decode("latin-1"))
+            await self._error(403, "this WebSocket is for this server's own page")
+            raise _Close
+        ws = WSConnection(ConnectionType.SERVER)
+        try:
+            ws.initiate_upgrade_connection(list(request.headers), request.target)
+        except WSRemoteProtocolError as exc:
+            hint = exc.event_hint
+            status = hint.status_code if isinstance(hint, RejectConnection) else 400
+            await self._error(status, f"bad WebSocket upgrade: {exc}")
+            raise _Close from None
+        if not any(isinstance(event, WSRequest) for event in ws.events()):  # pragma: no cover
+            await self._error(400, "bad WebSocket upgrade")
+            raise _Close
+        # No extensions (no per-message compression: nothing to inflate past the size limit).
+        await self._send(ws.send(AcceptConnection()))
+        trailing, _closed = self.h11.trailing_data
+        return WebSocketStream(
+            self.stream, ws, max_message_bytes=self.max_message_bytes, trailing=trailing
+        )
+
+    async def _respond(
+        self,
+        status: int,
+        content_type: bytes | None,
+        body: bytes,
+        method: bytes,
+        *,
+        etag: str | None = None,
+        extra: list[tuple[bytes, bytes]] | None = None,
+        close: bool = False,
+    ) -> None:
+        headers = [*SECURITY_HEADERS, (b"Cache-Control", b"no-cache")]
+        if content_type is not None:
+            headers.append((b"Content-Type", content_type))
+        if etag is not None:
+            headers.append((b"ETag", etag.encode()))
+        if status != 304:
+            headers.append((b"Content-Length", str(len(body)).encode()))
+        if close or self.requests >= self.limits.max_requests_per_connection:
+            headers.append((b"Connection", b"close"))
+        headers.extend(extra or ())
+        try:
+            reason = HTTPStatus(status).phrase.encode()
+            data = self.h11.send(h11.Response(status_code=status, headers=headers, reason=reason))
+            if body and method != b"HEAD" and status != 304:
+                data += self.h11.send(h11.Data(data=body))
+            data += self.h11.send(h11.EndOfMessage())
+        except h11.LocalProtocolError:
+            raise _Close from None
+        await self._send(data)
+
+    async def _error(
+        self, status: int, reason: str, extra: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
+        """Answer with `status` and a one-line reason, then the connection closes."""
+        if self.h11.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        body = f"{status} {reason}\n".encode()
+        with contextlib.suppress(_Close, trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._respond(
+                status, b"text/plain; charset=utf-8", body, b"GET", extra=extra, close=True
+            )
+
+    async def _send(self, data: bytes) -> None:
+        with trio.move_on_after(self.limits.send_timeout) as timer:
+            await self.stream.send_all(data)
+        if timer.cancelled_caught:
+            log.info("web_send_timeout", peer=self.peer)
+            await trio.aclose_forcefully(self.stream)
+            raise _Close
+
+    async def close(self) -> None:
+        """Close after the last response: half-close, drain a little, hang up (as the session
+        does, so unread input does not make the kernel reset the answer away)."""
+        stream = self.stream
+        try:
+            with trio.move_on_after(LINGER_TIME), contextlib.suppress(Exception):
+                if isinstance(stream, trio.abc.HalfCloseableStream):
+                    await stream.send_eof()
+                    drained = 0
+                    while drained < LINGER_BYTES:
+                        data = await stream.receive_some(RECEIVE_CHUNK)
+                        if not data:
+                            break
+                        drained += len(data)
+        finally:
+            await trio.aclose_forcefully(stream)
+
+
+def _header(request: h11.Request, name: bytes) -> bytes | None:
+    for key, value in request.headers:
+        if key == name:  # h11 gives header names in lowercase
+            return bytes(value)
+    return None
+
+
+def _has_body(request: h11.Request) -> bool:
+    length = _header(request, b"content-length")
+    return _header(request, b"transfer-encoding") is not None or (
+        length is not None and length.strip() != b"0"
+    )
+
+
+def _is_upgrade(request: h11.Request) -> bool:
+    upgrade = _header(request, b"upgrade")
+    return upgrade is not None and upgrade.strip().lower() == b"websocket"
+
+
+def _same_origin(origin: bytes, host: bytes | None) -> bool:
+    """Whether `Origin` (scheme://host[:port]) names the `Host` the request was sent to."""
+    if host is None:
+        return False
+    parts = urlsplit(origin.decode("latin-1"))
+    return (
+        parts.scheme in ("http", "https")
+        and parts.netloc.lower() == host.decode("latin-1").strip().lower()
+    )

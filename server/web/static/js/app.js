@@ -1,0 +1,554 @@
+// The page: login, lobby and table screens over one connection (connection.js), the table's
+// picture (state.js) drawn by table_view.js. Everything the page does is a protocol request; what
+// it shows is what the server said.
+
+import { classify } from "./actions.js";
+import { Connection } from "./connection.js";
+import { $, fill, h } from "./dom.js";
+import { everyTable } from "./listing.js";
+import { TableState } from "./state.js";
+import { renderTable, tickClocks } from "./table_view.js";
+import { checkHand } from "./verify.js";
+
+const storage = window.localStorage; // the token: survives reloads and browser restarts
+const session = window.sessionStorage; // this tab's table being watched, and the deal evidence
+
+const app = {
+  conn: null,
+  user: null,
+  tables: new Map(), // table id -> TableInfo, from list_tables and table_changed
+  presets: [],
+  table: null, // TableState of the table on screen
+  codes: {}, // table id -> join code we were given or typed
+  selected: new Set(), // cards chosen for a pass, exchange or discard
+  gameOverDismissed: false,
+  resumed: new Set(),
+  takeovers: 0, // seats this tab took back from a connection the server still counted as live
+  lobbyChat: [],
+  renderQueued: false,
+};
+window.spadesApp = app; // for the browser tests and the curious
+
+// ---------------------------------------------------------------- small helpers
+
+function notice(text) {
+  const el = $("notice");
+  el.textContent = text || "";
+  el.hidden = !text;
+}
+
+function show(screen) {
+  for (const id of ["login-screen", "lobby-screen", "table-screen"]) $(id).hidden = id !== screen;
+  document.body.dataset.screen = screen;
+}
+
+function render() {
+  if (app.renderQueued) return;
+  app.renderQueued = true;
+  requestAnimationFrame(() => {
+    app.renderQueued = false;
+    draw();
+  });
+}
+
+function seatInfo(tableId) {
+  const info = app.tables.get(tableId);
+  const bySeat = {};
+  const names = {};
+  if (info) {
+    for (const seat of info.seats) {
+      bySeat[seat.seat] = seat;
+      if (seat.player) names[seat.seat] = seat.player;
+    }
+  }
+  return { bySeat, names };
+}
+
+function presetOptions(name) {
+  const preset = app.presets.find((p) => p.name === name);
+  return preset ? preset.options : {};
+}
+
+// ---------------------------------------------------------------- the connection
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  app.conn = new Connection(`${scheme}//${location.host}/ws`, {
+    onOpen: welcomed,
+    onMessage: received,
+    onStatus: status,
+    onFatal: (error) => {
+      status(`refused: ${error.message}`);
+      notice(`The server refused this page: ${error.message}`);
+    },
+  }, storage);
+  app.conn.start();
+  window.addEventListener("online", () => app.conn.retryNow());
+}
+
+function status(text) {
+  const el = $("status");
+  el.textContent = text;
+  el.classList.toggle("bad", text !== "connected");
+}
+
+function welcomed(welcome) {
+  $("server-name").textContent = welcome.server;
+  app.resumed = new Set(); // tables whose seat this connection holds (joined / table_created)
+  if (welcome.user) loggedIn(welcome.user);
+  else if (!app.conn.token) {
+    app.user = null;
+    show("login-screen");
+  }
+  // With a token and no user the server follows with `error bad_token` (see received()).
+}
+
+async function loggedIn(name) {
+  app.user = name;
+  $("user-name").textContent = name;
+  $("logout").hidden = false;
+  if (!app.table) show("lobby-screen");
+  app.tables = await everyTable((message) => app.conn.request(message)); // every page of it
+  // The server gives a seat back at `hello` when the connection that held it is gone. After a
+  // dropped Wi-Fi it may not know yet that the old one is gone (it waits for the idle timeout):
+  // then this tab takes its seat over, as it asks to (`join` with `takeover`).
+  const mine = readSeated();
+  if (mine && !app.resumed.has(mine.table)) {
+    const info = app.tables.get(mine.table);
+    if (info && info.status !== "finished") {
+      const back = await app.conn.request({ t: "join", table: mine.table, seat: mine.seat, takeover: true, code: app.codes[mine.table] });
+      if (back && back.t === "error") {
+        session.removeItem("spades.seated");
+        notice(`Your seat at table ${mine.table} could not be taken back: ${back.message}`);
+      } else if (back) app.takeovers += 1;
+    } else session.removeItem("spades.seated");
+  }
+  // A spectator is not resumed by the server (only seats are): watch again, after a reload or a
+  // dropped connection alike.
+  const watching = session.getItem("spades.watching");
+  const shown = app.table;
+  if (watching && (!shown || (shown.table === watching && shown.seat === null))) {
+    await watch(watching, app.codes[watching]);
+  }
+  render();
+}
+
+function received(msg) {
+  switch (msg.t) {
+    case "error":
+      if (msg.code === "bad_token") {
+        app.conn.token = null;
+        notice("The token saved in this browser was not accepted: log in again.");
+        show("login-screen");
+      } else notice(msg.message);
+      return;
+    case "table_changed":
+      app.tables.set(msg.table.table, msg.table);
+      render();
+      return;
+    case "table_closed":
+      app.tables.delete(msg.table);
+      if (app.table && app.table.table === msg.table && !app.table.gameOver) {
+        notice(`Table ${msg.table} has closed.`);
+        leaveScreen();
+      }
+      render();
+      return;
+    case "chat_message":
+      if (msg.scope === "lobby") {
+        app.lobbyChat.push(`${msg.name}: ${msg.text}`);
+        app.lobbyChat = app.lobbyChat.slice(-60);
+      } else if (app.table && msg.table === app.table.table) {
+        app.table.say(`${msg.name}: ${msg.text}`);
+      }
+      render();
+      return;
+    case "joined":
+    case "table_created":
+      if (msg.seat !== undefined && msg.seat !== null) seated(msg.table, msg.seat);
+      return;
+    case "seat_lost":
+      if (app.table && app.table.table === msg.table) {
+        session.removeItem("spades.seated");
+        notice(SEAT_LOST[msg.reason] || "This browser no longer holds its seat at this table.");
+        app.table.turn = null;
+        watch(msg.table, app.codes[msg.table]); // go on watching the table
+      }
+      return;
+    case "snapshot":
+      openTable(msg.table);
+      break;
+    default:
+      break;
+  }
+  const state = app.table;
+  if (!state || msg.table !== state.table) return;
+  const hadTurn = state.turn;
+  state.apply(msg, performance.now());
+  if (msg.t === "hand_dealt" || msg.t === "snapshot") app.selected.clear();
+  if (msg.t === "your_turn") keepChoosable(state);
+  saveEvidence(state);
+  runChecks(state);
+  render();
+  if (msg.t === "your_turn" && !hadTurn) requestAnimationFrame(focusTurn);
+}
+
+// In a simultaneous phase (a Hearts pass) every other seat's pass brings a new `your_turn` for the
+// new version: the cards already chosen stay chosen while they may still be chosen.
+function keepChoosable(state) {
+  const { choice } = classify(state.turn ? state.turn.legal : []);
+  for (const card of [...app.selected]) if (!choice || !choice.cards.has(card)) app.selected.delete(card);
+}
+
+const SEAT_LOST = {
+  taken_over: "Your seat was taken over by another window or device logged in as you; this one now watches.",
+  match_over: "The ladder's match at this table is over.",
+  forfeited: "The ladder's fallback bot plays your seat for the rest of the match.",
+};
+
+// This tab holds a seat at `table`: remembered (for this tab only) so that a connection that comes
+// back can take it back even while the server still counts the lost one as live.
+function seated(table, seat) {
+  session.setItem("spades.seated", JSON.stringify({ table, seat }));
+  session.removeItem("spades.watching");
+  app.resumed.add(table);
+}
+
+function readSeated() {
+  try {
+    const value = JSON.parse(session.getItem("spades.seated") || "null");
+    return value && typeof value.table === "string" && Number.isInteger(value.seat) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function openTable(tableId) {
+  if (app.table && app.table.table === tableId) return;
+  const state = new TableState(tableId);
+  const options = { ...presetOptions(app.tables.get(tableId)?.preset), ...(app.tables.get(tableId)?.options || {}) };
+  state.jackOfDiamonds = Boolean(options.hearts_jack_of_diamonds);
+  try {
+    const saved = JSON.parse(session.getItem("spades.evidence") || "null");
+    if (saved && saved.table === tableId) state.evidence = saved;
+  } catch {
+    session.removeItem("spades.evidence");
+  }
+  app.table = state;
+  app.selected.clear();
+  app.gameOverDismissed = false;
+  show("table-screen");
+}
+
+function saveEvidence(state) {
+  if (state.evidence) session.setItem("spades.evidence", JSON.stringify(state.evidence));
+}
+
+function runChecks(state) {
+  while (state.pendingChecks.length) {
+    const { hand, seed, evidence } = state.pendingChecks.shift();
+    checkHand(evidence, seed)
+      .then((result) => {
+        state.checks[hand] = result;
+        if (result.verdict === "MISMATCH") notice(`DEAL CHECK FAILED for hand ${hand}: ${result.lines[result.lines.length - 1]}`);
+        render();
+      })
+      .catch((error) => {
+        state.checks[hand] = { verdict: "unchecked", lines: [`the deal could not be checked here: ${error.message}`] };
+        render();
+      });
+  }
+}
+
+function focusTurn() {
+  const active = document.activeElement;
+  if (active && (active.tagName === "INPUT" || active.tagName === "SELECT")) return;
+  const target = document.querySelector("#hand .card.legal, #actions button:not(:disabled), #hand .card:not(:disabled)");
+  if (target) target.focus({ preventScroll: true });
+}
+
+// ---------------------------------------------------------------- requests
+
+async function ask(msg, okTypes) {
+  const reply = await app.conn.request(msg);
+  if (!reply) {
+    notice("Not connected; trying again…");
+    return null;
+  }
+  if (reply.t === "error") {
+    notice(reply.message);
+    return null;
+  }
+  if (okTypes && !okTypes.includes(reply.t)) return null;
+  notice("");
+  return reply;
+}
+
+async function register(name) {
+  const reply = await ask({ t: "register", name }, ["registered"]);
+  if (!reply) return;
+  app.conn.token = reply.token;
+  const banner = $("token-banner");
+  fill(banner,
+    h("p", {}, `Welcome, ${reply.name}. Your token is saved in this browser; keep a copy to log in from another one:`),
+    h("p", {}, h("code", { id: "token-text" }, reply.token)),
+    h("button", { type: "button", class: "secondary", onclick: () => { banner.hidden = true; } }, "Got it"));
+  banner.hidden = false;
+  await loggedIn(reply.name);
+}
+
+async function guest(name) {
+  const reply = await ask({ t: "guest", name: name || undefined }, ["logged_in"]);
+  if (!reply) return;
+  if (reply.token) app.conn.token = reply.token; // the guest's resume token: back after a drop
+  await loggedIn(reply.name);
+}
+
+async function tokenLogin(token) {
+  const reply = await ask({ t: "login", token }, ["logged_in"]);
+  if (!reply) return;
+  app.conn.token = token;
+  await loggedIn(reply.name);
+}
+
+async function createTable() {
+  const game = $("create-game").value;
+  const preset = $("create-preset").value;
+  const players = (app.presets.find((p) => p.name === preset) || { players: 4 }).players;
+  const bots = [...document.querySelectorAll("#create-bots input:checked")].map((el) => Number(el.value)).filter((s) => s < players);
+  const options = {};
+  const target = $("create-target").value;
+  const hands = $("create-hands").value;
+  const defaults = presetOptions(preset);
+  if (target !== "" && Number(target) !== defaults.target_score) options.target_score = Number(target);
+  if (hands !== "" && Number(hands) > 0) options.max_hands = Number(hands);
+  const reply = await ask({ t: "create_table", game, preset, options, bots, private: $("create-private").checked, sit: 0 }, ["table_created"]);
+  if (reply && reply.code) app.codes[reply.table] = reply.code;
+}
+
+async function sit(tableId, seat, code) {
+  if (code) app.codes[tableId] = code;
+  await ask({ t: "join", table: tableId, seat: seat ?? undefined, code: code || undefined }, ["joined"]);
+}
+
+async function watch(tableId, code) {
+  if (code) app.codes[tableId] = code;
+  const reply = await ask({ t: "spectate", table: tableId, code: code || undefined }, ["joined"]);
+  if (reply) session.setItem("spades.watching", tableId);
+  else session.removeItem("spades.watching");
+}
+
+async function leave() {
+  const state = app.table;
+  if (!state) return;
+  if (state.seat !== null && !state.gameOver && !confirm("Leave your seat? The server plays it for you until the game ends.")) return;
+  await app.conn.request({ t: "leave", table: state.table });
+  leaveScreen();
+}
+
+function leaveScreen() {
+  app.table = null;
+  session.removeItem("spades.watching");
+  session.removeItem("spades.seated");
+  session.removeItem("spades.evidence");
+  show(app.user ? "lobby-screen" : "login-screen");
+  render();
+}
+
+async function act(action) {
+  const state = app.table;
+  if (!state || !state.turn) return;
+  const asked = state.turn; // kept: a refused act leaves the same decision open
+  const version = state.turn.version;
+  state.turn = null; // one act per turn: the next `your_turn` brings the next choice
+  app.selected.clear();
+  render();
+  let reply = await app.conn.request({ t: "act", table: state.table, version, action });
+  if (reply && reply.t === "error" && reply.code === "stale_version" && state.turn) {
+    // Someone else acted at the same moment (a Hearts pass): the same choice, if it is still
+    // legal at the new version, is sent again.
+    const again = state.turn.legal.find((a) => JSON.stringify(a) === JSON.stringify(action));
+    if (again) {
+      const newer = state.turn.version;
+      state.turn = null;
+      render();
+      reply = await app.conn.request({ t: "act", table: state.table, version: newer, action: again });
+    }
+  }
+  if (reply && reply.t === "error") {
+    // The server sends a decision's choices once: unless the decision is over (made for us, or
+    // the seat is no longer ours), the refused act leaves it open, so offer it again.
+    if (!state.turn && !["not_your_turn", "not_seated", "stale_version"].includes(reply.code)) {
+      state.turn = asked;
+      render();
+    }
+    notice(reply.message);
+  } else if (reply) notice("");
+}
+
+// A card was clicked, tapped or pressed: chosen for a pass (or unchosen), or played.
+function cardChosen(card) {
+  const state = app.table;
+  if (!state || !state.turn) return;
+  const { plays, choice } = classify(state.turn.legal);
+  if (choice && choice.cards.has(card)) toggle(card);
+  else if (plays.has(card)) act({ kind: "play", card });
+}
+
+function toggle(card) {
+  if (app.selected.has(card)) app.selected.delete(card);
+  else app.selected.add(card);
+  render();
+}
+
+// ---------------------------------------------------------------- drawing
+
+function draw() {
+  if (!$("lobby-screen").hidden) drawLobby();
+  const state = app.table;
+  if (state && !$("table-screen").hidden) {
+    const { bySeat, names } = seatInfo(state.table);
+    const info = app.tables.get(state.table);
+    $("table-title").textContent = `Table ${state.table} · ${info ? info.preset : state.game}${state.seat === null ? " · watching" : ""}`;
+    $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
+    renderTable(state, {
+      names, seatInfo: bySeat, selected: app.selected, now: performance.now(), gameOverDismissed: app.gameOverDismissed,
+      handlers: { act, card: cardChosen },
+    });
+    const log = $("table-log");
+    fill(log, state.log.map((line) => h("p", {}, line)));
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+function optionChips(info) {
+  const entries = Object.entries(info.options || {});
+  return h("div", { class: "chips" },
+    h("span", { class: "chip" }, info.game), h("span", { class: "chip" }, info.preset),
+    entries.map(([key, value]) => h("span", { class: "chip" }, `${key.replaceAll("_", " ")}: ${Array.isArray(value) ? value.join(", ") : value}`)),
+    h("span", { class: "chip" }, `${Math.round(info.clock.turn_ms / 1000)} s a turn`),
+    info.private ? h("span", { class: "chip" }, "private") : null);
+}
+
+function drawLobby() {
+  const tables = [...app.tables.values()].filter((t) => t.status !== "finished");
+  fill($("table-list"), tables.length ? tables.map((info) => {
+    const code = () => (info.private ? app.codes[info.table] || prompt(`Join code for table ${info.table}`) || "" : undefined);
+    return h("article", { class: "table-item", dataset: { table: info.table } },
+      h("h3", {}, `Table ${info.table}`, ` · ${info.status}`, info.spectators ? ` · ${info.spectators} watching` : ""),
+      optionChips(info),
+      h("details", { class: "rules" }, h("summary", {}, "Rules"), optionList({ ...presetOptions(info.preset), ...info.options })),
+      h("ul", { class: "seat-list" }, info.seats.map((seat) => h("li", {},
+        h("span", {}, `Seat ${seat.seat}: `, seat.player ? `${seat.player}${seat.bot ? " (bot)" : ""}${!seat.bot && !seat.connected ? " (disconnected)" : ""}` : h("em", { class: "empty" }, "open")),
+        !seat.player && info.status === "waiting" ? h("button", { type: "button", dataset: { key: `sit-${info.table}-${seat.seat}` }, onclick: () => sit(info.table, seat.seat, code()) }, "Sit here") : null))),
+      h("div", { class: "buttons" },
+        h("button", { type: "button", class: "secondary", dataset: { key: `watch-${info.table}` }, onclick: () => watch(info.table, code()) }, "Watch")));
+  }) : h("p", { class: "empty" }, "No tables yet: open one."));
+  const chat = $("lobby-chat");
+  fill(chat, app.lobbyChat.map((line) => h("p", {}, line)));
+  chat.scrollTop = chat.scrollHeight;
+}
+
+function optionList(options) {
+  return h("dl", {}, Object.entries(options).map(([key, value]) => [
+    h("dt", {}, key.replaceAll("_", " ")),
+    h("dd", {}, Array.isArray(value) ? value.join(", ") || "–" : String(value)),
+  ]));
+}
+
+function drawCreateForm() {
+  const game = $("create-game").value;
+  const select = $("create-preset");
+  const current = select.value;
+  fill(select, app.presets.filter((p) => p.game === game).map((p) => h("option", { value: p.name, selected: p.name === current }, `${p.name} (${p.players} players)`)));
+  const preset = app.presets.find((p) => p.name === select.value);
+  if (!preset) return;
+  // Which rules source the preset plays (or that it plays house rules), before anyone sits.
+  const about = preset.description ? [h("p", { class: "preset-about" }, preset.description)] : [];
+  fill($("preset-options"), [...about, ...optionList(preset.options).childNodes]);
+  $("create-target").value = String(preset.options.target_score ?? "");
+  fill($("create-bots"), h("legend", {}, "Built-in bots in the other seats"),
+    [...Array(preset.players).keys()].slice(1).map((seat) =>
+      h("label", { class: "check" }, h("input", { type: "checkbox", value: String(seat), checked: true, dataset: { key: `bot-${seat}` } }), `Seat ${seat}`)));
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  $("login-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    register($("login-name").value.trim());
+  });
+  $("guest").addEventListener("click", () => guest($("login-name").value.trim()));
+  $("token-login").addEventListener("click", () => tokenLogin($("login-token").value.trim()));
+  $("logout").addEventListener("click", () => {
+    app.conn.token = null;
+    session.clear();
+    location.reload();
+  });
+  $("create-game").addEventListener("change", drawCreateForm);
+  $("create-preset").addEventListener("change", drawCreateForm);
+  $("create-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    createTable();
+  });
+  $("code-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    sit($("code-table").value.trim(), null, $("code-code").value.trim());
+  });
+  $("code-watch").addEventListener("click", () => watch($("code-table").value.trim(), $("code-code").value.trim()));
+  $("leave").addEventListener("click", leave);
+  $("game-over-close").addEventListener("click", async () => {
+    app.gameOverDismissed = true;
+    if (app.table) await app.conn.request({ t: "leave", table: app.table.table });
+    leaveScreen();
+  });
+  for (const [form, input, scope] of [["lobby-chat-form", "lobby-chat-input", "lobby"], ["table-chat-form", "table-chat-input", "table"]]) {
+    $(form).addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const text = $(input).value.trim();
+      if (!text) return;
+      const msg = { t: "chat", scope, text };
+      if (scope === "table") {
+        if (!app.table) return;
+        msg.table = app.table.table;
+      }
+      if (await ask(msg, ["ok"])) $(input).value = "";
+    });
+  }
+  document.addEventListener("keydown", (event) => {
+    const active = document.activeElement;
+    if (event.key === "Escape") {
+      app.selected.clear();
+      render();
+      return;
+    }
+    if (!active || !active.closest || !active.closest("#hand")) return;
+    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+    const cards = [...document.querySelectorAll("#hand .card:not(:disabled)")];
+    const i = cards.indexOf(active);
+    const next = cards[i + (event.key === "ArrowRight" ? 1 : -1)];
+    if (next) {
+      next.focus();
+      event.preventDefault();
+    }
+  });
+  setInterval(() => {
+    if (app.table) tickClocks(app.table, performance.now());
+  }, 250);
+  window.addEventListener("resize", render);
+}
+
+async function start() {
+  wire();
+  try {
+    const response = await fetch("presets.json");
+    app.presets = (await response.json()).presets;
+  } catch {
+    app.presets = [{ name: "standard", game: "spades", players: 4, options: {} }, { name: "hearts", game: "hearts", players: 4, options: {} }];
+  }
+  drawCreateForm();
+  connect();
+}
+
+start();

@@ -1,0 +1,257 @@
+// Drawing one table: the seats around the felt, the trick, your hand, what you may do now, the
+// scores, the last hand's result and the game's end. State comes from state.js; what is legal
+// comes only from the server's `your_turn`.
+
+import { classify, actionLabel, matchChoice } from "./actions.js";
+import { cardFace } from "./cards.js";
+import { $, fill, h, reconcile } from "./dom.js";
+import { Verdict } from "./verify.js";
+
+export function cardElement(card, { tag = "div", classes = "", ...attrs } = {}) {
+  const face = cardFace(card);
+  return h(
+    tag,
+    { class: `card ${face.red ? "red" : ""} ${classes}`, "aria-label": face.name, dataset: { card }, ...attrs },
+    h("span", { class: "rank", "aria-hidden": "true" }, face.rank),
+    h("span", { class: "suit", "aria-hidden": "true" }, face.suit),
+  );
+}
+
+export function secondsLeft(clock, now) {
+  if (!clock) return null;
+  return Math.max(0, Math.ceil((clock.deadline + clock.bank - now) / 1000));
+}
+
+function clockText(seconds) {
+  if (seconds === null) return "";
+  const m = Math.floor(seconds / 60);
+  const s = String(seconds % 60).padStart(2, "0");
+  return `${m}:${s}`;
+}
+
+// ctx: { names: {seat: name}, seatInfo: {seat: SeatInfo}, selected: Set, now, handlers }
+export function renderTable(state, ctx) {
+  const n = state.players;
+  const positions = n === 4 ? ["bottom", "left", "top", "right"] : n === 3 ? ["bottom", "left", "right"] : ["bottom", "top"];
+  for (const where of ["bottom", "left", "top", "right"]) {
+    const el = $(`seat-${where}`);
+    el.hidden = !positions.includes(where);
+  }
+  for (let seat = 0; seat < n; seat++) renderSeat(state, ctx, seat);
+  renderTrick(state);
+  renderTurn(state, ctx);
+  renderScores(state, ctx);
+  renderResult(state, ctx);
+  renderGameOver(state, ctx);
+}
+
+function renderSeat(state, ctx, seat) {
+  const el = $(`seat-${state.position(seat)}`);
+  const v = state.view;
+  const info = ctx.seatInfo[seat];
+  const name = ctx.names[seat] || (info && info.player) || "empty seat";
+  const bid = v.bids && v.bids[seat];
+  const tricks = v.tricks ? v.tricks[seat] : 0;
+  const facts = [];
+  if (bid) facts.push(h("span", { class: "bid" }, `bid ${bid.text ?? bid.tricks}`));
+  facts.push(h("span", { class: "tricks" }, `${tricks} won`));
+  if (state.game === "hearts" && v.points) facts.push(h("span", { class: "points" }, `${v.points[seat]} pts`));
+  const clock = secondsLeft(state.clocks[seat], ctx.now);
+  const acting = state.acting().includes(seat);
+  const status = state.seatStatus[seat];
+  const offline = status ? !status.connected : Boolean(info && info.player && !info.bot && !info.connected);
+  const held = offline && status && status.holdUntil !== null ? status : null;
+  const size = v.hand_sizes ? v.hand_sizes[seat] : 0;
+  const backs = seat === state.seat ? null : h("div", { class: "backs", "aria-label": `${size} cards` }, Array.from({ length: Math.min(size, 18) }, () => h("span", { class: "mini" })));
+  el.className = `seat seat-${state.position(seat)} ${acting ? "to-act" : ""}`;
+  el.dataset.seat = String(seat);
+  fill(
+    el,
+    h("div", { class: "name" }, name, info && info.bot ? h("span", { class: "tag" }, "bot") : null),
+    h("div", { class: "place" }, state.place(seat), seat === v.dealer ? " · dealer" : ""),
+    h("div", { class: "facts" }, facts),
+    h("div", { class: "facts" },
+      acting ? h("span", { class: "clock", dataset: { clockSeat: String(seat) } }, clockText(clock)) : null,
+      offline ? h("span", { class: "offline" }, "disconnected") : null,
+      held ? h("span", { class: "hold", dataset: { holdSeat: String(seat) } }, holdText(held, ctx.now)) : null),
+    backs,
+  );
+}
+
+function renderTrick(state) {
+  const v = state.view;
+  const el = $("trick");
+  let plays = v.trick || [];
+  let caption = "";
+  let last = false;
+  if (!plays.length && (v.last_trick || []).length) {
+    plays = v.last_trick;
+    last = true;
+    caption = `${state.place(v.last_winner)} won the trick`;
+  } else if (!plays.length) {
+    caption = v.hand_number ? "" : "Waiting for the deal";
+  }
+  el.className = `trick ${last ? "last" : ""}`;
+  fill(
+    el,
+    plays.map(([seat, card]) => h("div", { class: `slot slot-${state.position(seat)}` }, cardElement(card))),
+    caption ? h("div", { class: "caption" }, caption) : null,
+  );
+}
+
+function renderTurn(state, ctx) {
+  const handEl = $("hand");
+  const actionsEl = $("actions");
+  const promptEl = $("prompt");
+  const turn = state.turn;
+  const { plays, buttons, choice } = turn ? classify(turn.legal) : { plays: new Set(), buttons: [], choice: null };
+  const seated = state.seat !== null;
+  handEl.className = `hand ${seated ? "mine" : ""}`;
+  handEl.hidden = !seated;
+  const selected = ctx.selected;
+  const cards = state.hand();
+  reconcile(
+    handEl,
+    cards.map((card) => ({
+      key: `card-${card}`,
+      create: () => cardElement(card, { tag: "button", type: "button", onclick: () => ctx.handlers.card(card) }),
+      update: (el) => {
+        const playable = plays.has(card);
+        const choosable = Boolean(choice && choice.cards.has(card));
+        const isSelected = selected.has(card);
+        let classes = "";
+        if (turn && plays.size) classes = playable ? "legal" : "dim";
+        if (choice) classes = isSelected ? "selected" : choosable ? "" : "dim";
+        el.className = `card ${cardFace(card).red ? "red" : ""} ${classes}`;
+        el.disabled = !(playable || choosable);
+        if (choice) el.setAttribute("aria-pressed", String(isSelected));
+        else el.removeAttribute("aria-pressed");
+      },
+    })),
+  );
+  fitHand(handEl, cards.length);
+  const items = buttons.map((action) => ({
+    key: `action-${JSON.stringify(action)}`,
+    create: () => {
+      const el = h("button", { type: "button", class: action.kind === "bid" ? "bid" : "secondary" }, actionLabel(action));
+      el.addEventListener("click", () => ctx.handlers.act(action));
+      return el;
+    },
+    update: () => {},
+  }));
+  if (choice) {
+    const chosen = matchChoice(choice, [...selected]);
+    const want = choice.sizes.join(" or ");
+    const direction = state.view.pass_direction && state.view.pass_direction !== "none" ? ` ${state.view.pass_direction}` : "";
+    items.unshift({
+      key: "choose",
+      create: () => {
+        const el = h("button", { type: "button", id: "choose" });
+        el.addEventListener("click", () => el.chosen && ctx.handlers.act(el.chosen));
+        return el;
+      },
+      update: (el) => {
+        el.chosen = chosen;
+        el.disabled = !chosen;
+        el.textContent = `${actionLabel({ kind: choice.kind })}${direction} (${selected.size}/${want})`;
+      },
+    });
+  }
+  reconcile(actionsEl, items);
+  let prompt = "";
+  if (state.gameOver) prompt = "The game is over.";
+  else if (turn) {
+    if (choice) prompt = `Choose ${choice.sizes.join(" or ")} cards to ${choice.kind === "pass" ? "pass" : choice.kind === "exchange" ? "give your partner" : "set aside"}.`;
+    else if (plays.size) prompt = "Your turn: play a highlighted card.";
+    else if (buttons.some((a) => a.kind === "bid")) prompt = "Your turn: bid.";
+    else prompt = "Your turn.";
+  } else if (state.acting().length) {
+    prompt = `Waiting for ${state.acting().map((s) => ctx.names[s] || state.place(s)).join(", ")}…`;
+  } else if (!seated) prompt = "Watching.";
+  const myClock = turn ? h("span", { class: "clock", dataset: { clockTurn: "1" } }, clockText(secondsLeft(turn, ctx.now))) : null;
+  fill(promptEl, prompt, " ", myClock);
+  promptEl.dataset.yourTurn = turn ? "yes" : "no";
+}
+
+function renderScores(state, ctx) {
+  const v = state.view;
+  const sides = state.sides();
+  const rows = sides.map((side, i) =>
+    h("tr", {},
+      h("td", {}, state.sideName(i, ctx.names)),
+      h("td", {}, String((v.scores || [])[i] ?? 0)),
+      state.game === "spades" ? h("td", {}, String((v.bags || [])[i] ?? 0)) : null,
+      h("td", {}, side.map((s) => (v.bids && v.bids[s] ? v.bids[s].text ?? v.bids[s].tricks : "–")).join("+")),
+      h("td", {}, String(side.reduce((sum, s) => sum + ((v.tricks || [])[s] || 0), 0)))),
+  );
+  fill(
+    $("scores"),
+    h("table", {},
+      h("thead", {}, h("tr", {}, h("th", {}, `Hand ${v.hand_number || "–"}`), h("th", {}, "Score"), state.game === "spades" ? h("th", {}, "Bags") : null, h("th", {}, "Bid"), h("th", {}, "Won"))),
+      h("tbody", {}, rows)),
+  );
+}
+
+// Overlap the cards just enough for the hand to fit its row (none when there is room).
+function fitHand(handEl, count) {
+  if (count < 2 || !handEl.clientWidth) return;
+  const cardWidth = handEl.firstElementChild ? handEl.firstElementChild.getBoundingClientRect().width : 58;
+  const room = handEl.clientWidth - 8;
+  const gap = Math.max(-(cardWidth - 16), Math.min(4, (room - count * cardWidth) / (count - 1)));
+  handEl.style.setProperty("--gap", `${Math.floor(gap)}px`);
+}
+
+export function verdictLine(check) {
+  if (!check) return h("p", { class: "verdict" }, "Checking the deal…");
+  const good = check.verdict === Verdict.VERIFIED || check.verdict === Verdict.SEED_MATCHES;
+  const head = check.verdict === Verdict.VERIFIED ? "✔ Deal verified" : check.verdict === Verdict.SEED_MATCHES ? "✔ Seed matches the commitment" : check.verdict === Verdict.MISMATCH ? "✘ DEAL CHECK FAILED" : "Deal not checked";
+  return h("p", { class: `verdict ${good ? "ok" : check.verdict === Verdict.MISMATCH ? "bad" : ""}`, title: check.lines.join("\n"), dataset: { verdict: check.verdict } },
+    head, ": ", check.lines[check.lines.length - 1]);
+}
+
+function renderResult(state, ctx) {
+  const el = $("result");
+  const scored = state.lastScored;
+  el.hidden = !scored;
+  if (!scored) return;
+  const rows = scored.sides.map((side, i) =>
+    h("li", {}, `${state.sideName(i, ctx.names)}: ${scored.delta[i] >= 0 ? "+" : ""}${scored.delta[i]} → ${scored.after[i]}${state.game === "spades" ? ` (bags ${scored.bags_after[i]})` : ""}`));
+  fill(el,
+    h("h3", {}, `Hand ${scored.hand_number} result`),
+    h("ul", {}, rows),
+    scored.notes && scored.notes.length ? h("ul", { class: "notes" }, scored.notes.map((note) => h("li", {}, note))) : null,
+    verdictLine(state.checks[scored.hand_number]));
+}
+
+function renderGameOver(state, ctx) {
+  const el = $("game-over");
+  const over = state.gameOver;
+  const wasHidden = el.hidden;
+  el.hidden = !over || ctx.gameOverDismissed;
+  if (!over) return;
+  const winners = over.winners.map((s) => state.place(s));
+  fill($("game-over-body"),
+    h("p", { class: "winners" }, `${winners.join(" and ")} ${winners.length === 1 && winners[0] === "You" ? "win" : winners.length > 1 ? "win" : "wins"}.`),
+    h("ul", {}, over.scores.map((score, i) => h("li", {}, `${state.sideName(i, ctx.names)}: ${score}`))),
+    state.scored.length ? verdictLine(state.checks[state.scored[state.scored.length - 1].hand_number]) : null);
+  if (wasHidden && !el.hidden) $("game-over-close").focus();
+}
+
+function holdText(status, now) {
+  const left = Math.max(0, Math.ceil((status.holdUntil - now) / 1000));
+  return left ? `seat held ${clockText(left)}` : "the server plays it";
+}
+
+// Update only the clocks' text (four times a second), not the whole table.
+export function tickClocks(state, now) {
+  for (const el of document.querySelectorAll("[data-clock-seat]")) {
+    el.textContent = clockText(secondsLeft(state.clocks[Number(el.dataset.clockSeat)], now));
+  }
+  for (const el of document.querySelectorAll("[data-clock-turn]")) {
+    el.textContent = clockText(secondsLeft(state.turn, now));
+  }
+  for (const el of document.querySelectorAll("[data-hold-seat]")) {
+    const status = state.seatStatus[Number(el.dataset.holdSeat)];
+    if (status && status.holdUntil !== null) el.textContent = holdText(status, now);
+  }
+}
