@@ -25,6 +25,11 @@ the time per decision of each side (CPU time), and the decisions where the engin
     .venv/bin/python bench/strength.py vs-ismcts --bot heuristic --simulations 100 --pairs 100
     .venv/bin/python bench/strength.py vs-ismcts --bot search --simulations 1000 --pairs 100
 
+`decision-time` plays `--pairs` hands of four search bots at their default budget (`--search SPEC`
+for another) with a bot account's clock running, and reports each decision's wall time against it.
+
+    .venv/bin/python bench/strength.py decision-time --pairs 8
+
 The search bot thinks `--ms` per decision (in CPU time by default, `--clock`), or samples exactly
 `--worlds N` worlds per decision (a budget the load cannot change, for development); `--search SPEC`
 names another search spec outright. Each prints a table, then one JSON object on its last line
@@ -34,6 +39,7 @@ names another search spec outright. Each prints a table, then one JSON object on
 import argparse
 import sys
 import time
+from collections.abc import Coroutine
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -149,6 +155,62 @@ def versus_ismcts(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def decision_times(args: argparse.Namespace) -> dict[str, object]:
+    """Wall time of every decision of `--search` (the search at its default budget unless told) in
+    `--pairs` hands of four such bots, beside the server's clock for a bot account. The search
+    promises never to take more than half the time its clock leaves (the rest is for the network
+    and the server); on a loaded machine the wall time runs past the budget by what the scheduler
+    takes away, which this measures."""
+    from bench.openspiel_spades import summary_seconds
+    from bots.registry import make_bot
+    from bots.sdk.view import BotView, HandMemory
+    from engine.game import Phase, new_game
+    from server.config import ServerConfig
+
+    spec = args.search or "search"
+    ruleset = Ruleset.from_preset("standard", target_score=0, max_hands=1)
+    clock = ServerConfig().bot_clock
+    times: dict[str, list[float]] = {"bid": [], "play": []}
+    started = time.perf_counter()
+    for hand in range(args.pairs):
+        game = new_game(ruleset, dealer=hand % 4)
+        bots = [make_bot(spec, args.seed * 1000 + 10 * hand + seat) for seat in range(4)]
+        memories = [HandMemory() for _ in range(4)]
+        for step in range(400):
+            if game.is_over:
+                break
+            if game.phase is Phase.DEALING:
+                game.deal(f"{args.seed}/{hand}/{step}".encode())
+                continue
+            seat = game.to_act()[0]
+            view = BotView.from_dict(
+                game.view(seat).to_dict(), ruleset, memory=memories[seat], deadline=clock
+            )
+            before = time.perf_counter()
+            action = bots[seat].decide(view)
+            times["bid" if view.phase == "bidding" else "play"].append(time.perf_counter() - before)
+            if isinstance(action, Coroutine):  # the sample bots decide at once
+                raise TypeError(f"{spec} decides asynchronously")
+            game.apply(action)
+    every = times["bid"] + times["play"]
+    slowest = max(every, default=0.0)
+    print(
+        f"{spec}: {len(every)} decisions in {args.pairs} hands, slowest {1000 * slowest:.0f} ms "
+        f"(wall) against a bot account's clock of {clock:g} s"
+    )
+    return {
+        "bot": spec,
+        "hands": args.pairs,
+        "bid": summary_seconds(times["bid"]),
+        "play": summary_seconds(times["play"]),
+        "bot_clock_s": clock,
+        "goal": "no decision takes half of a bot account's clock (wall time, on this machine)",
+        "goal_met": slowest < clock / 2,
+        "seconds": round(time.perf_counter() - started, 1),
+        "seed": args.seed,
+    }
+
+
 def search_spec(args: argparse.Namespace) -> str:
     if args.search:
         return str(args.search)
@@ -163,7 +225,7 @@ def main() -> None:
         "match",
         nargs="?",
         default="heuristic-vs-random",
-        choices=("heuristic-vs-random", *PAIR_MATCHES, "vs-ismcts"),
+        choices=("heuristic-vs-random", *PAIR_MATCHES, "vs-ismcts", "decision-time"),
         help="which match (default: heuristic-vs-random, the quick one, for `make bench`)",
     )
     parser.add_argument("--games", type=int, default=200, help="duplicate games (to 500)")
@@ -189,6 +251,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.match == "vs-ismcts":
         out = versus_ismcts(args)
+    elif args.match == "decision-time":
+        out = decision_times(args)
     elif args.match == "heuristic-vs-random":
         config = ArenaConfig(
             specs=("heuristic", "random"),
