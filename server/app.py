@@ -17,6 +17,7 @@ drain the store's queue and close the database cleanly.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -38,10 +39,13 @@ from server.ports import LadderDesk
 from server.quotas import AddressQuotas, network_of
 from server.session import Session, SessionServices
 from server.storage import StorageError, Store, open_store
+from server.storage.target import shown
 from server.tls import server_context
 
 if TYPE_CHECKING:
     import ssl
+
+    from server.cluster.node import ClusterNode
 
 log = structlog.get_logger("server.app")
 
@@ -68,6 +72,7 @@ class Server:
         # Read from the package metadata once: every `welcome` says it.
         self._version = project_version()
         self._services: SessionServices | None = None
+        self.ladder_desk: LadderDesk | None = None  # in a cluster: the cluster's (server/cluster/)
         # What one network address may do, whatever its connections (guests made, lobby chat).
         self.quotas = AddressQuotas.from_limits(config.limits)
 
@@ -79,6 +84,8 @@ class Server:
         """What every session is given (made once the ladder is up, or known not to be)."""
         if self._services is None:
             desk: LadderDesk = self.ladder if self.ladder is not None else NoLadder(self.store)
+            if self.ladder_desk is not None:
+                desk = self.ladder_desk
             self._services = SessionServices(
                 config=self.config,
                 server_version=self._version,
@@ -213,17 +220,51 @@ async def serve(
         if config.tls_cert is None or config.tls_key is None:
             raise ValueError("TLS needs both tls_cert and tls_key")
         tls = server_context(config.tls_cert, config.tls_key)
-    async with open_store(config.db_path, config.durability) as store:
+    async with contextlib.AsyncExitStack() as cluster:
+        node = None
+        if config.cluster:  # one of several servers on one PostgreSQL (server/cluster/)
+            from server.cluster.node import member_of_cluster
+
+            node = await cluster.enter_async_context(
+                member_of_cluster(config.db_url, config.host, config.cluster_address)
+            )
+        await _serve(config, tls, node, listeners, task_status)
+
+
+async def _serve(
+    config: ServerConfig,
+    tls: ssl.SSLContext | None,
+    node: ClusterNode | None,
+    listeners: Sequence[trio.abc.Listener[Any]] | None,
+    task_status: trio.TaskStatus[Server],
+) -> None:
+    fence = None if node is None else node.fence
+    async with open_store(config.database, config.durability, fence=fence) as store:
         server = Server(config, store, tls)
+        if node is not None:
+            node.attach(server.lobby)
+            node.on_lease_lost = server.request_stop
+            server.ladder_desk = node.ladder.desk(NoLadder(store))
         async with trio.open_nursery() as tables_nursery:
             await server.lobby.start(tables_nursery)
-            if config.ladder:
+            if node is not None:
+                await tables_nursery.start(node.run)
+                if config.ladder:
+
+                    async def start_ladder() -> LadderService | None:
+                        server.ladder = await _start_ladder(server, tables_nursery)
+                        return server.ladder
+
+                    tables_nursery.start_soon(node.ladder.keep, start_ladder)
+            elif config.ladder:
                 server.ladder = await _start_ladder(server, tables_nursery)
             async with trio.open_nursery() as connections:
                 if listeners is None:
                     bound = await trio.open_tcp_listeners(config.port, host=config.host)
                     listeners = bound
                     server.port = bound[0].socket.getsockname()[1]
+                elif isinstance(listeners[0], trio.SocketListener):  # one handed over (a worker's)
+                    server.port = listeners[0].socket.getsockname()[1]
                 try:
                     async with trio.open_nursery() as accepting:
                         # Stops with the listener (cancelled once the server is asked to stop).
@@ -256,7 +297,7 @@ async def serve(
                             "listening",
                             host=config.host,
                             port=server.port,
-                            db=str(config.db_path),
+                            db=shown(config.database),
                             durability=config.durability.value,
                             synchronous=store.synchronous,
                             tls=tls is not None,
@@ -268,6 +309,8 @@ async def serve(
                     # Also on cancellation (Ctrl-C in an embedding program): say bye, then close.
                     with trio.CancelScope(shield=True):
                         await _shut_down(server, listeners)
+            if node is not None:
+                node.stopping = True  # its tables are handed over, not closed
             tables_nursery.cancel_scope.cancel()
     log.info("stopped")
 

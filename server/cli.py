@@ -7,6 +7,7 @@ import signal
 import socket
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -25,8 +26,10 @@ from server.config import (
     default_db_path,
 )
 from server.storage import Durability
+from server.storage.target import Target, is_postgres, shown
 
 if TYPE_CHECKING:
+    from server.app import Server
     from server.storage import Tx
 
 app = typer.Typer(
@@ -83,7 +86,11 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         bool, typer.Option("--web/--no-web", help="Serve the browser page (--no-web: TCP only).")
     ] = True,
     db: Annotated[
-        Path | None, typer.Option(help="SQLite database file (default: under your data dir).")
+        str | None,
+        typer.Option(
+            help="SQLite database file (default: under your data dir), or a PostgreSQL database "
+            "postgresql://user@host:port/db (which several servers may share)."
+        ),
     ] = None,
     durability: Annotated[
         Durability,
@@ -147,6 +154,25 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             help="Seconds without a message (pings count) before a client is let go; 0: never."
         ),
     ] = DEFAULT_LIMITS.idle_timeout,
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Server processes on this machine, sharing the address and a PostgreSQL --db "
+            "as one server (tables spread over them); 1: this process alone."
+        ),
+    ] = 1,
+    cluster: Annotated[
+        bool,
+        typer.Option(
+            "--cluster/--no-cluster",
+            help="Serve as one of several servers (other machines, or other serve commands) "
+            "sharing the PostgreSQL --db as one server.",
+        ),
+    ] = False,
+    cluster_address: Annotated[
+        str | None, typer.Option(help="The address other servers of the cluster reach this one at.")
+    ] = None,
+    listen_fd: Annotated[int | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
     from server.app import serve as run_server
@@ -185,6 +211,17 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             "error: --handshake-timeout must be positive and --idle-timeout not negative", err=True
         )
         raise typer.Exit(2)
+    if workers < 1:
+        typer.echo("error: --workers must be at least 1", err=True)
+        raise typer.Exit(2)
+    if (workers > 1 or cluster) and (db is None or not is_postgres(db)):
+        flag = f"--workers {workers}" if workers > 1 else "--cluster"
+        typer.echo(
+            f"error: {flag} needs a PostgreSQL --db (postgresql://user@host:port/db), which the "
+            "servers share; a SQLite file serves one process",
+            err=True,
+        )
+        raise typer.Exit(2)
     if (tls_cert is None) != (tls_key is None):
         typer.echo("error: give both --tls-cert and --tls-key (or neither)", err=True)
         raise typer.Exit(2)
@@ -196,6 +233,19 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             raise typer.Exit(ExitCode.TLS) from None
     raise_open_files_limit()
     configure_logging(log_format)
+    if workers > 1:
+        from server.cluster.workers import run as run_workers
+
+        shown_host = lan_address() if host in ("0.0.0.0", "") else host
+        try:
+            code = run_workers(sys.argv[2:], workers, host, port, shown_host)
+        except OSError as exc:
+            from server.failures import explain as explain_failure
+
+            failure = explain_failure(exc, host, port)
+            typer.echo(failure.line if failure else f"error: {exc}", err=True)
+            raise typer.Exit(failure.code if failure else 1) from None
+        raise typer.Exit(code)
     limits = replace(
         DEFAULT_LIMITS,
         max_connections=max_connections,
@@ -212,7 +262,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     config = ServerConfig(
         host=host,
         port=port,
-        db_path=db if db is not None else default_db_path(),
+        db_path=Path(db) if db is not None and not is_postgres(db) else default_db_path(),
+        db_url=db if db is not None and is_postgres(db) else None,
         durability=durability,
         human_clock=human_clock,
         bot_clock=bot_clock,
@@ -227,14 +278,21 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         # The default web port may be taken (another server here): then serve without the page.
         web_port=(web_port if web_port is not None else DEFAULT_WEB_PORT) if web else None,
         web_port_optional=web_port is None,
+        cluster=cluster,
+        cluster_address=cluster_address
+        or (lan_address() if cluster and host in ("0.0.0.0", "") else None),
     )
+    listeners = None
+    if listen_fd is not None:  # a worker of `--workers N`: the supervisor's socket
+        inherited = socket.socket(fileno=listen_fd)
+        listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(inherited))]
 
     async def main() -> None:
         # Catch the signals before anything else, so one arriving during start-up still means
         # "stop gracefully" (it is acted on once the server is up).
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
-                server = await nursery.start(run_server, config)
+                server = await nursery.start(partial(run_server, config, listeners=listeners))
                 shown = lan_address() if host in ("0.0.0.0", "") else host
                 # stdout, flushed: people read it, and scripts (and tests) wait for this line.
                 scheme = "tls://" if tls_cert is not None else ""
@@ -255,10 +313,13 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                         "(choose one with --web-port)",
                         flush=True,
                     )
-                async for signum in signals:
-                    log.info("signal", signal=signal.Signals(signum).name)
-                    server.request_stop()
-                    break
+                with trio.CancelScope() as waiting:
+                    # A server may also stop by itself (a cluster server that lost its lease).
+                    nursery.start_soon(_cancel_when_stopped, server, waiting)
+                    async for signum in signals:
+                        log.info("signal", signal=signal.Signals(signum).name)
+                        server.request_stop()
+                        break
 
     try:
         trio.run(main)
@@ -268,6 +329,11 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             raise  # not an operator's mistake: a bug, reported as one
         typer.echo(failure.line, err=True)
         raise typer.Exit(failure.code) from None
+
+
+async def _cancel_when_stopped(server: Server, scope: trio.CancelScope) -> None:
+    await server.wait_stopped()
+    scope.cancel()
 
 
 def raise_open_files_limit() -> None:
@@ -293,7 +359,9 @@ def export(
         ),
     ] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Export every recorded hand.")] = False,
-    db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
+    db: Annotated[
+        str | None, typer.Option(help="SQLite database file, or a PostgreSQL URL.")
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
     ] = None,
@@ -304,7 +372,7 @@ def export(
     if (game is None) == (not all_games):
         typer.echo("error: give exactly one of --game ID or --all", err=True)
         raise typer.Exit(2)
-    path = db if db is not None else default_db_path()
+    path = _database(db)
     try:
         # Read-only and lock-free: works while a server serves the file.
         with read_transaction(path) as tx:
@@ -313,7 +381,7 @@ def export(
                 game_id = _game_number(tx, game)
                 if game_id is None:
                     typer.echo(
-                        f"error: no game {game} in {path}: give a table id (`spades history` "
+                        f"error: no game {game} in {shown(path)}: give a table id (`spades history` "
                         "lists yours) or a game number",
                         err=True,
                     )
@@ -331,6 +399,13 @@ def export(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"{count} hand records", err=True)
+
+
+def _database(db: str | None) -> Target:
+    """A command's `--db`: a PostgreSQL URL, a SQLite file, or the default file."""
+    if db is None:
+        return default_db_path()
+    return db if is_postgres(db) else Path(db)
 
 
 def _game_number(tx: Tx, game: str) -> int | None:
@@ -398,15 +473,17 @@ def add_house_bots(
     specs: Annotated[
         list[str] | None, typer.Argument(help="Bot specs (default: the sample bots).")
     ] = None,
-    db: Annotated[Path | None, typer.Option(help="SQLite database file.")] = None,
+    db: Annotated[
+        str | None, typer.Option(help="SQLite database file, or a PostgreSQL URL.")
+    ] = None,
 ) -> None:
     """Enter sample bots on the ladder as house bots (the ladder seats them itself)."""
     from server.ladder.house import add_house_bots_command
     from server.storage import StorageError
 
-    path = db if db is not None else default_db_path()
+    path = _database(db)
     if db is None:
-        path.parent.mkdir(parents=True, exist_ok=True)  # our own data folder, made on first use
+        default_db_path().parent.mkdir(parents=True, exist_ok=True)  # ours, made on first use
     try:
         typer.echo(add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:

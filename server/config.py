@@ -14,6 +14,7 @@ import structlog
 
 from server.ladder.settings import LadderSettings
 from server.storage import Durability
+from server.storage.target import Target
 
 DEFAULT_PORT = 7777
 DEFAULT_WEB_PORT = 7778  # `spades-server serve`'s web port (the browser page and its WebSocket)
@@ -82,6 +83,14 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = DEFAULT_PORT
     db_path: Path = field(default_factory=default_db_path)
+    # A PostgreSQL database (`postgresql://user@host:port/db`) instead of the SQLite file
+    # `db_path`: the one several servers (workers, machines) share. See `database`.
+    db_url: str | None = None
+    # One of several servers sharing `db_url` as one server (server/cluster/): `serve --cluster`
+    # on each machine, or each worker of `serve --workers N`. `cluster_address`: the address the
+    # others reach this one's link at (None: `host`, or this machine's LAN address for 0.0.0.0).
+    cluster: bool = False
+    cluster_address: str | None = None
     # normal: a commit survives a killed server process; full: also power loss (an fsync per
     # commit). See `server.storage.Durability` and docs/operations.md.
     durability: Durability = Durability.normal
@@ -113,6 +122,11 @@ class ServerConfig:
     web_port: int | None = None
     web_port_optional: bool = False
     limits: Limits = field(default_factory=Limits)
+
+    @property
+    def database(self) -> Target:
+        """What the store opens: `db_url` when given, else the SQLite file `db_path`."""
+        return self.db_url if self.db_url is not None else self.db_path
 
 
 class _StderrLogger:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import secrets
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import structlog
@@ -27,6 +28,7 @@ from protocol.messages import ChatMessage, CreateTable, Message, TableChanged, T
 from protocol.types import ChatScope, TableInfo, TableStatus
 from server import accounts
 from server.accounts import Account
+from server.cluster.remote import RemoteTable
 from server.config import ServerConfig
 from server.listing import LISTING_PAGE, Page, bounded_info
 from server.peers import Peer
@@ -44,7 +46,9 @@ from server.table_commands import (
 from server.table_policy import LobbyPolicy, TablePolicy
 
 if TYPE_CHECKING:
-    from server.storage import Store
+    from server.cluster.hooks import LobbyCluster
+    from server.ports import TableRef
+    from server.storage import Store, Tx
 
 log = structlog.get_logger("server.lobby")
 
@@ -86,6 +90,8 @@ class Lobby:
         self._bot_accounts: dict[str, Account] = {}
         self._listeners: dict[Peer, str | None] = {}  # peer -> the game its listing asked for
         self._members: set[Peer] = set()  # logged-in connections: they hear lobby chat
+        # Set in a cluster (server/cluster/): the other servers' tables, notices and logins.
+        self.cluster: LobbyCluster | None = None
 
     # ---------------------------------------------------------------- life
 
@@ -93,10 +99,35 @@ class Lobby:
         """Remember where table tasks run, resume every unfinished game in the store, and reopen
         every table that was waiting for players."""
         self._nursery = nursery
+        if self.cluster is not None:
+            return  # a cluster server opens the tables it claims (`take_over`)
         for stored in await self.store.call(lambda tx: tx.unfinished_games()):
             await self._resume_game(stored)
         for waiting in await self.store.call(lambda tx: tx.waiting_tables()):
             await self._reopen_waiting(waiting)
+
+    async def take_over(self, table_ids: Collection[str]) -> None:
+        """Open the tables `table_ids` from the store, as a restart would (a cluster server
+        claimed them: new, or from a server that died)."""
+        wanted = set(table_ids)
+
+        def load(tx: Tx) -> tuple[list[StoredGame], list[WaitingTable]]:
+            games = []
+            for table_id in sorted(wanted):
+                game_id = tx.latest_game_at(table_id)
+                if game_id is not None and tx.game_status(game_id) == "running":
+                    stored = tx.load_game(game_id)
+                    if stored is not None:
+                        games.append(stored)
+            return games, [w for w in tx.waiting_tables() if w.id in wanted]
+
+        games, waiting = await self.store.call(load)
+        for stored in games:
+            if stored.table_id not in self.tables:
+                await self._resume_game(stored)
+        for table in waiting:
+            if table.id not in self.tables:
+                await self._reopen_waiting(table)
 
     async def _resume_game(self, stored: StoredGame) -> None:
         config = TableConfig.from_json(stored.table_config)
@@ -245,16 +276,20 @@ class Lobby:
         next page (None: this is the last). Raises `TableError` (invalid_field) for a cursor this
         server did not make."""
         start = 0
+        remote_from: str | None = None  # in a cluster: the other servers' tables, after ours
         if cursor is not None:
-            if not cursor.isascii() or not cursor.isdigit():
+            if self.cluster is not None and cursor.startswith("r") and cursor.isascii():
+                remote_from, start = cursor[1:], -1
+            elif not cursor.isascii() or not cursor.isdigit():
                 raise TableError(
                     ErrorCode.INVALID_FIELD,
                     "the cursor is not one this server gave (list from the start)",
                     detail="cursor",
                 )
-            start = int(cursor)
+            else:
+                start = int(cursor)
         page = Page(limit, self.config.limits.max_frame_bytes)
-        for table in self.tables.values():  # in opening order, as `_listed_as` counts
+        for table in self.tables.values() if start >= 0 else ():  # in opening order
             place = self._listed_as.get(table.table_id, 0)
             if place < start:
                 continue
@@ -270,6 +305,12 @@ class Lobby:
                 # Not even alone, without its options: only under a frame limit far below any
                 # real one. Left out rather than stop the listing here.
                 log.warning("table_not_listable", table=table.table_id)
+        if self.cluster is not None:
+            for info in self.cluster.listing(game, status, open_seats, remote_from or ""):
+                if not page.add(info):
+                    if page.entries:
+                        return page.entries, f"r{info.table}"
+                    log.warning("table_not_listable", table=info.table)
         return page.entries, None
 
     async def create(
@@ -366,11 +407,19 @@ class Lobby:
         while it waits for players."""
         config = table.config
         seats = table.waiting_seats() if table.policy.reopens else None
-        await self.store.call(
-            lambda tx: tx.insert_table(
-                config.table_id, config.to_json(), seats=seats, creator=creator
+        if self.cluster is not None:
+            # Ours before it is stored: the servers adopt a stored open table nobody owns.
+            await self.cluster.opening(config.table_id)
+        try:
+            await self.store.call(
+                lambda tx: tx.insert_table(
+                    config.table_id, config.to_json(), seats=seats, creator=creator
+                )
             )
-        )
+        except BaseException:
+            if self.cluster is not None:
+                self.cluster.published(config.table_id, None, None)  # not ours after all
+            raise
         await self._open(table, creator)
         self._table_changed(table)
 
@@ -381,22 +430,34 @@ class Lobby:
                 return table_id
         raise TableError(ErrorCode.INTERNAL, "could not pick a table id")  # pragma: no cover
 
-    def get(self, table_id: str) -> Table:
-        """The open table with this id; raises `TableError` (no_such_table) otherwise."""
-        table = self.tables.get(table_id)
+    def get(self, table_id: str) -> Table | RemoteTable:
+        """The open table with this id (in a cluster, maybe another server's); raises
+        `TableError` (no_such_table) otherwise."""
+        table: Table | RemoteTable | None = self.tables.get(table_id)
+        if table is None and self.cluster is not None:
+            table = self.cluster.remote_table(table_id, None)
         if table is None:
             raise TableError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}")
         return table
 
-    def find(self, table_id: str, code: str | None = None, network: str | None = None) -> Table:
-        """The table, if it exists and `code` opens it; raises `TableError` otherwise.
+    def find(
+        self, table_id: str, code: str | None = None, network: str | None = None
+    ) -> Table | RemoteTable:
+        """The table, if it exists and `code` opens it; raises `TableError` otherwise. In a
+        cluster it may be another server's; one not yet heard of here is looked up in the store
+        when its command is forwarded, and its code checked then.
 
         Wrong codes for a private table are slowed down, per table and per `network` (the
         asker's, `quotas.network_of`): past a few, every code (the right one too, or guessing
         would go on) is refused `rate_limited` with `retry_ms` until the limit has room again.
         Asking without a code is no guess and costs nothing."""
         table = self.get(table_id)
-        if not table.config.private:
+        if isinstance(table, RemoteTable) and table.config is None:
+            table.code = code
+            return table
+        config = table.config
+        assert config is not None
+        if not config.private:
             return table
         now = trio.current_time()
         wait_ms = self.join_codes.retry_ms(table_id, network, now)
@@ -406,7 +467,7 @@ class Lobby:
                 "too many wrong join codes; wait before trying again",
                 retry_ms=wait_ms,
             )
-        if not code_opens(code, table.config.code):
+        if not code_opens(code, config.code):
             if code is not None:
                 self.join_codes.wrong(table_id, network, now)
             raise TableError(
@@ -414,9 +475,13 @@ class Lobby:
             )
         return table
 
-    async def submit(self, table: Table, command: Command) -> None:
+    async def submit(self, table: TableRef, command: Command) -> None:
         """Hand a command to the table task (waits while its bounded inbox is full). Raises
         `TableError` (no_such_table) if the table has closed: then nothing was queued."""
+        if isinstance(table, RemoteTable):
+            table.submit(command)  # another server's: forwarded (its server answers)
+            return
+        assert isinstance(table, Table)
         try:
             try:
                 table.send_inbox.send_nowait(command)  # no pause when there is room
@@ -425,8 +490,12 @@ class Lobby:
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             raise TableError(ErrorCode.NO_SUCH_TABLE, "the table has closed") from None
 
-    def submit_later(self, table: Table, command: Command) -> None:
+    def submit_later(self, table: TableRef, command: Command) -> None:
         """Like `submit`, from code that may not wait (a connection that is going away)."""
+        if isinstance(table, RemoteTable):
+            table.submit(command)
+            return
+        assert isinstance(table, Table)
         try:
             table.send_inbox.send_nowait(command)
         except trio.WouldBlock:
@@ -443,6 +512,12 @@ class Lobby:
         """Give `account`'s seats with no live connection back to `peer` (a login does this):
         each such table answers `joined`, a snapshot and `turn`. Seats another live connection of
         the account holds are left alone."""
+        if self.cluster is not None:
+            self.cluster.resume(peer, account)  # the other servers' tables too
+        await self.resume_here(peer, account)
+
+    async def resume_here(self, peer: Peer, account: Account) -> None:
+        """`resume`, at this server's own tables only."""
         for table in [t for t in self.tables.values() if t.resumable_by(account.id)]:
             with contextlib.suppress(TableError):
                 await self.submit(table, JoinCommand(peer=peer, account=account, reattach=True))
@@ -478,13 +553,31 @@ class Lobby:
         """`peer`'s connection is gone."""
         self._listeners.pop(peer, None)
         self._members.discard(peer)
+        if self.cluster is not None:
+            self.cluster.forget(peer)
 
     def chat(self, name: str, text: str) -> None:
         line = ChatMessage(scope=ChatScope.LOBBY, name=name, text=text)
+        if self.cluster is not None:
+            self.cluster.chat(line)
+        self.tell_members(line)
+
+    def tell_members(self, line: ChatMessage) -> None:
+        """A lobby chat line to this server's logged-in connections."""
         for member in list(self._members):
             member.deliver(line)
 
     def _notify(self, message: Message, game: str, skip: set[Peer] | None = None) -> None:
+        if self.cluster is not None and isinstance(message, TableChanged | TableClosed):
+            table_id = message.table if isinstance(message, TableClosed) else message.table.table
+            table = self.tables.get(table_id)
+            info = message.table if isinstance(message, TableChanged) else None
+            if table is not None or info is None:
+                self.cluster.published(table_id, info, table.config if table else None)
+        self.tell(message, game, skip)
+
+    def tell(self, message: Message, game: str, skip: set[Peer] | None = None) -> None:
+        """A lobby notice to this server's connections that listen for tables of `game`."""
         for peer, wanted in list(self._listeners.items()):
             if (wanted is None or wanted == game) and (skip is None or peer not in skip):
                 peer.deliver(message)

@@ -58,16 +58,33 @@ class TableHost(Protocol):
         ...
 
 
+class TableRef(Protocol):
+    """A table as a session holds it: one of this server's (`Table`), or, in a cluster, one
+    another server runs (`server.cluster.remote.RemoteTable`, whose commands are forwarded)."""
+
+    @property
+    def table_id(self) -> str: ...
+
+
 class LobbyDesk(TableHost, Protocol):
     """What a session may do in the lobby."""
 
-    def get(self, table_id: str) -> Table:
+    def get(self, table_id: str) -> TableRef:
         """The open table with this id; raises `TableError` (no_such_table) otherwise."""
         ...
 
-    def find(self, table_id: str, code: str | None = None, network: str | None = None) -> Table:
+    def find(self, table_id: str, code: str | None = None, network: str | None = None) -> TableRef:
         """The table, if it exists and `code` opens it (wrong codes from `network` slowed down);
         raises `TableError` otherwise."""
+        ...
+
+    async def submit(self, table: TableRef, command: Command) -> None:
+        """Queue a command for the table (forwarded, for another server's); raises `TableError`
+        if it has closed."""
+        ...
+
+    def submit_later(self, table: TableRef, command: Command) -> None:
+        """Queue a command without waiting."""
         ...
 
     def listing(

@@ -23,12 +23,23 @@ def split(total: int, parts: int) -> list[int]:
 
 
 def read_port(server: Child, timeout: float = 30.0) -> int:
-    """The port from the server's `port N ...` line."""
+    """The port from the server's `port N ...` line (and its workers' pids, when it has
+    workers: `server.pids`, whose CPU and memory `drive` adds up)."""
     line = server.read_line(timeout)
     words = line.split()
     if not words or words[0] != "port":
         raise RuntimeError(f"{server.name}: expected 'port N', got {line!r}")
+    if "pids" in words:
+        server.pids = [int(p) for p in words[words.index("pids") + 1].split(",")]
     return int(words[1])
+
+
+def _cpu(server: Child) -> float:
+    return sum(cpu_seconds(pid) for pid in server.pids or [server.pid])
+
+
+def _rss(server: Child) -> int:
+    return sum(rss_kb(pid) for pid in server.pids or [server.pid])
 
 
 def per_cpu(actions: int, cpu_share: float, duration: float) -> float | None:
@@ -54,10 +65,12 @@ def drive(
     warmup: float,
     duration: float,
     at_start: Callable[[], None] | None = None,
+    db_cpu: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
     """Wait until every load process is ready, start them together, and merge their results.
 
-    Samples the server's RSS and CPU time at the start and the end of the counted window.
+    Samples the server's RSS and CPU time at the start and the end of the counted window (and
+    the database's CPU time, `db_cpu`, where the bench runs the database itself).
     """
     for loader in loaders:
         line = loader.read_line(SETUP_TIMEOUT)
@@ -69,13 +82,15 @@ def drive(
     time.sleep(max(0.0, begin + warmup - time.time()))
     if at_start is not None:
         at_start()
-    cpu_start = cpu_seconds(server.pid)
+    cpu_start = _cpu(server)
+    db_start = db_cpu() if db_cpu is not None else 0.0
     loaders_start = sum(cpu_seconds(loader.pid) for loader in loaders)
-    rss_start = rss_kb(server.pid)
+    rss_start = _rss(server)
     time.sleep(max(0.0, begin + warmup + duration - time.time()))
-    cpu_end = cpu_seconds(server.pid)
+    cpu_end = _cpu(server)
+    db_end = db_cpu() if db_cpu is not None else 0.0
     loaders_end = sum(cpu_seconds(loader.pid) for loader in loaders)
-    rss_end = rss_kb(server.pid)
+    rss_end = _rss(server)
     results = [loader.read_json(duration + 60) for loader in loaders]
     merged: dict[str, Any] = {"actions": 0, "hands": 0, "errors": {}, "latencies_ms": []}
     setup = 0.0
@@ -91,6 +106,8 @@ def drive(
     merged["setup_s"] = setup
     merged["server_cpu_share"] = round((cpu_end - cpu_start) / duration, 2)
     merged["clients_cpu_share"] = round((loaders_end - loaders_start) / duration, 2)
+    if db_cpu is not None:
+        merged["db_cpu_share"] = round((db_end - db_start) / duration, 2)
     merged["server_rss_kb"] = rss_end
     merged["server_rss_start_kb"] = rss_start
     return merged
@@ -160,15 +177,21 @@ def server_run(
     rate: float = 10.0,
     server_args: tuple[str, ...] = (),
     profile_seconds: float = 0.0,
+    db: str | None = None,
+    workers: int = 1,
+    db_cpu: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
-    """The real server (fresh SQLite file) with `tables` tables of four lean random players."""
+    """The real server (a fresh SQLite file, or the fresh PostgreSQL database `db`, with
+    `workers` processes) with `tables` tables of four lean random players; `db_cpu`: the CPU
+    seconds PostgreSQL has used so far, where the bench runs it."""
     from bench._load.profile import start_recording, summarize
 
-    name = f"{mode}-{tables}"
+    name = f"{mode}-{tables}-w{workers}"
     server = kids.module(
         f"server-{name}",
         "bench._load.serve",
-        f"--db={logs / f'{name}.db'}",
+        f"--db={db if db is not None else logs / f'{name}.db'}",
+        f"--workers={workers}",
         f"--max-connections={4 * tables + 64}",
         f"--max-tables={max(256, tables + 16)}",
         *server_args,
@@ -176,7 +199,7 @@ def server_run(
     )
     try:
         port = read_port(server)
-        rss_idle = rss_kb(server.pid)
+        rss_idle = _rss(server)
         loaders = [
             kids.module(
                 f"players-{name}-{i}",
@@ -201,7 +224,9 @@ def server_run(
                 seconds = min(profile_seconds, duration)
                 spies.append(start_recording(kids, server.pid, seconds, raw))
 
-        merged = drive(server, loaders, warmup=warmup, duration=duration, at_start=profile)
+        merged = drive(
+            server, loaders, warmup=warmup, duration=duration, at_start=profile, db_cpu=db_cpu
+        )
         spy = spies[0] if spies else None
         if spy is not None:
             spy.proc.wait(30)
@@ -212,6 +237,8 @@ def server_run(
     result: dict[str, Any] = {
         "tables": tables,
         "mode": mode,
+        "workers": workers,
+        "store": "sqlite" if db is None else "postgresql",
         "actions_per_s": round(merged["actions"] / duration, 1),
         "actions_per_server_cpu_s": per_cpu(
             merged["actions"], merged["server_cpu_share"], duration
@@ -221,6 +248,7 @@ def server_run(
         "errors": merged["errors"],
         "server_cpu_share": merged["server_cpu_share"],
         "clients_cpu_share": merged["clients_cpu_share"],
+        **({"db_cpu_share": merged["db_cpu_share"]} if "db_cpu_share" in merged else {}),
         "server_rss_kb": merged["server_rss_kb"],
         "server_rss_idle_kb": rss_idle,
         "setup_s": merged["setup_s"],

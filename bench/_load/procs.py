@@ -56,6 +56,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by `pid`, its children that have ended (reaped: cutime, cstime)
+    and its live children (a PostgreSQL postmaster and its backends, say)."""
+
+    def stat(of: int | str) -> list[str] | None:
+        try:
+            return Path(f"/proc/{of}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+
+    ticks = os.sysconf("SC_CLK_TCK")
+    own = stat(pid)
+    if own is None:
+        return 0.0
+    total = sum(int(field) for field in own[11:15])
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = stat(entry.name)
+            if fields is not None and fields[1] == str(pid):
+                total += sum(int(field) for field in fields[11:15])
+    return total / ticks
+
+
 def load() -> str:
     """The 1, 5 and 15 minute load averages, as `uptime` shows them."""
     one, five, fifteen = os.getloadavg()
@@ -78,6 +101,7 @@ class Child:
             env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
         )
         self._buffer = b""
+        self.pids: list[int] = []  # a supervisor's workers (bench._load.serve --workers)
 
     @property
     def pid(self) -> int:

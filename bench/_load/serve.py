@@ -6,6 +6,11 @@ message rate and the durability. It prints `port N` on stdout once listening, lo
 (console format, to stderr), and stops gracefully on SIGTERM. `--profile FILE` runs it under pyinstrument
 and writes a text profile there on the way out.
 
+`--db` is a SQLite file or a PostgreSQL URL. `--workers N` (N > 1, PostgreSQL) makes this process
+the workers' supervisor, as `spades-server serve --workers N` is: it listens, starts N copies of
+itself as cluster servers on its socket, and prints `port N nofile M pids A,B,...` (the workers'
+process ids, whose CPU the bench adds up).
+
     python -m bench._load.serve --db /tmp/s.db --max-connections 12000
 """
 
@@ -13,7 +18,11 @@ from __future__ import annotations
 
 import argparse
 import signal
+import socket
+import subprocess
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -22,11 +31,15 @@ from bench._load.procs import raise_nofile
 from server.app import serve
 from server.config import Limits, LogFormat, ServerConfig, configure_logging
 from server.storage import Durability
+from server.storage.target import is_postgres
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--db", required=True, help="a SQLite file or a PostgreSQL URL")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--cluster", action="store_true", help="serve as one of a cluster")
+    parser.add_argument("--listen-fd", type=int, default=None, help="(a worker) the socket")
     parser.add_argument("--max-connections", type=int, default=Limits.max_connections)
     parser.add_argument("--max-tables", type=int, default=Limits.max_tables)
     parser.add_argument("--rate", type=float, default=Limits.max_messages_per_second)
@@ -49,15 +62,21 @@ def main() -> None:
     )
     args = parser.parse_args()
     nofile = raise_nofile()
+    if args.workers > 1:
+        _supervise(args.workers, nofile)
+        return
     if args.tracemalloc is not None:
         import tracemalloc
 
         tracemalloc.start(1)
     configure_logging(LogFormat.console)
+    url = args.db if is_postgres(args.db) else None
     config = ServerConfig(
         host="127.0.0.1",
         port=0,
-        db_path=args.db,
+        db_path=Path(args.db) if url is None else Path("unused.db"),
+        db_url=url,
+        cluster=args.cluster,
         durability=Durability(args.durability),
         limits=Limits(
             max_connections=args.max_connections,
@@ -71,10 +90,16 @@ def main() -> None:
         ),
     )
 
+    listeners = None
+    if args.listen_fd is not None:
+        inherited = socket.socket(fileno=args.listen_fd)
+        listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(inherited))]
+
     async def run() -> None:
         async with trio.open_nursery() as nursery:
-            server = await nursery.start(serve, config)
-            print(f"port {server.port} nofile {nofile}", flush=True)
+            server = await nursery.start(partial(serve, config, listeners=listeners))
+            port = server.port if listeners is None else listeners[0].socket.getsockname()[1]
+            print(f"port {port} nofile {nofile}", flush=True)
             with trio.open_signal_receiver(
                 signal.SIGINT, signal.SIGTERM, signal.SIGUSR1
             ) as signals:
@@ -108,6 +133,56 @@ def main() -> None:
         profiler.stop()
         args.profile.write_text(profiler.output_text(unicode=False, color=False, show_all=False))
         print(f"profile written to {args.profile}", file=sys.stderr, flush=True)
+
+
+def _supervise(workers: int, nofile: int) -> None:
+    """Listen, start `workers` copies of this module on the socket, report, stop them on SIGTERM."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4096)
+    sock.set_inheritable(True)
+    argv = [a for a in sys.argv[1:] if not a.startswith("--workers")]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bench._load.serve",
+                *argv,
+                "--cluster",
+                f"--listen-fd={sock.fileno()}",
+            ],
+            pass_fds=(sock.fileno(),),
+            stdout=subprocess.PIPE,
+        )
+        for _ in range(workers)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        if not line.startswith("port"):
+            raise SystemExit(f"a worker did not start: {line!r}")
+    pids = ",".join(str(p.pid) for p in procs)
+    print(f"port {sock.getsockname()[1]} nofile {nofile} pids {pids}", flush=True)
+    stopping = False
+
+    def stop(_signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    while not stopping and all(p.poll() is None for p in procs):
+        time.sleep(0.5)
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _write_allocations(path: Path, top: int = 25) -> None:

@@ -8,15 +8,15 @@ up within `LadderSettings.house_poll` seconds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from server.ladder import store as ladder_store
+from server.storage.target import Target
 
 #: The sample bots `add-house-bots` enters when none are named.
 DEFAULT_HOUSE_BOTS = ("random", "heuristic", "search")
 
 
-def add_house_bots_command(db_path: Path, specs: Sequence[str] = ()) -> str:
+def add_house_bots_command(db_path: Target, specs: Sequence[str] = ()) -> str:
     """Enter sample bots (the defaults when `specs` is empty); returns what to print.
 
     Raises `ValueError` for a spec that names no bot (nothing written), `server.storage.StorageError`

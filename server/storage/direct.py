@@ -1,5 +1,9 @@
 """One transaction on a database from a command, without a server's writer task.
 
+Either takes a SQLite file's path or a PostgreSQL URL (`server.storage.target`). In PostgreSQL a
+read is one REPEATABLE READ, READ ONLY transaction (one snapshot), and a write migrates the
+database first if it is older, as a server would (servers on one PostgreSQL share it by design).
+
 `read_transaction` is for commands that only read (`spades-server export`): it never writes,
 never migrates, takes no lock, and works while a server serves the database, seeing one consistent
 state of it. `write_transaction` is for a command that adds to a database
@@ -31,6 +35,7 @@ from server.storage.lock import DatabaseLock, lock_path_of, read_holder
 from server.storage.schema import SCHEMA_VERSION
 from server.storage.sqlite import connect, schema_version
 from server.storage.sqlite_tx import SqliteTx
+from server.storage.target import Target, is_postgres
 from server.storage.tx import Tx
 
 
@@ -66,12 +71,19 @@ def _open_existing(path: Path) -> sqlite3.Connection:
 
 
 @contextmanager
-def read_transaction(path: Path | str) -> Iterator[Tx]:
+def read_transaction(path: Target) -> Iterator[Tx]:
     """A read-only transaction on the database at `path`, as it is (see the module's doc).
 
-    Raises `NoDatabase` (also when its folder does not exist), `NotADatabase` or `SchemaTooNew`; a
-    write attempted through the `Tx` fails (`StorageError`), nothing is ever written.
+    Raises `NoDatabase` (also when its folder does not exist), `NotADatabase` or `SchemaTooNew`
+    (and `DatabaseUnreachable` for PostgreSQL); a write attempted through the `Tx` fails
+    (`StorageError`), nothing is ever written.
     """
+    if is_postgres(path):
+        from server.storage.postgres_direct import read_transaction as read_postgres
+
+        with read_postgres(str(path)) as tx:
+            yield tx
+        return
     path = Path(path)
     conn = _open_existing(path)
     try:
@@ -89,7 +101,7 @@ def read_transaction(path: Path | str) -> Iterator[Tx]:
 
 
 @contextmanager
-def write_transaction(path: Path | str) -> Iterator[Tx]:
+def write_transaction(path: Target) -> Iterator[Tx]:
     """One write transaction on the database at `path`, committed when the block ends normally
     (rolled back if it raises). See the module's doc for how it shares a file with a server.
 
@@ -97,6 +109,12 @@ def write_transaction(path: Path | str) -> Iterator[Tx]:
     `NotADatabase`, `SchemaTooNew`, and `DatabaseInUse` when the running server's schema is not
     this version's (it would be unsafe to write to); nothing is written then.
     """
+    if is_postgres(path):
+        from server.storage.postgres_direct import write_transaction as write_postgres
+
+        with write_postgres(str(path)) as tx:
+            yield tx
+        return
     path = Path(path)
     if not path.parent.is_dir():
         raise DatabaseFolderMissing(path)

@@ -30,9 +30,10 @@ class DatabaseFolderMissing(StorageError):
 
 
 class NoDatabase(StorageError):
-    """A command that only reads (or adds to) a database found no file there."""
+    """A command that only reads (or adds to) a database found no file there (or, in PostgreSQL,
+    a database no server ever stored anything in)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         super().__init__(f"no database at {path}")
         self.path = path
 
@@ -75,3 +76,19 @@ class DatabaseInUse(StorageError):
         self.lock_path = lock_path
         self.pid = pid
         self.host = host
+
+
+class PostgresInUse(DatabaseInUse):
+    """A PostgreSQL database is served by a server that does not share it (or, for a lone server,
+    by any other): a lone server holds its database alone, as with SQLite."""
+
+    def __init__(self, url: str, holder: str | None, detail: str) -> None:
+        StorageError.__init__(
+            self,
+            f"database {url} is in use by {holder or 'another spades-server'}{detail}:"
+            " stop that server first, or give another --db",
+        )
+        self.path = Path(url)
+        self.lock_path = Path(url)
+        self.pid = None
+        self.host = holder

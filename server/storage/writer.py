@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
 from server.storage.engine import Database, Durability, Job
 from server.storage.errors import StorageError, StoreClosed
-from server.storage.sqlite import open_for_serving
+from server.storage.target import Target, is_postgres
 from server.storage.tx import Tx
 
 T = TypeVar("T")
@@ -132,20 +131,44 @@ class Store:
         self._send.close()
 
 
+def open_database(
+    target: Target, durability: Durability, fence: tuple[str, tuple[Any, ...]] | None = None
+) -> Database:
+    """The engine `target` names, opened and migrated for a writer (blocking: a worker thread)."""
+    if is_postgres(target):
+        # psycopg is loaded only for PostgreSQL.
+        from server.storage.postgres import open_for_serving as open_postgres
+
+        return open_postgres(str(target), durability, fence=fence)
+    if fence is not None:
+        raise StorageError("several servers share a PostgreSQL database, not a SQLite file")
+    from server.storage.sqlite import open_for_serving as open_sqlite
+
+    return open_sqlite(target, durability)
+
+
 @asynccontextmanager
 async def open_store(
-    path: Path | str, durability: Durability = Durability.normal
+    target: Target,
+    durability: Durability = Durability.normal,
+    *,
+    fence: tuple[str, tuple[Any, ...]] | None = None,
 ) -> AsyncIterator[Store]:
-    """`async with open_store(path) as store:` takes the database's lock, opens and migrates the
-    file, and runs the writer. `path` may be `":memory:"` (a private database, for tests).
+    """`async with open_store(target) as store:` opens and migrates the database and runs the
+    writer. `target` is a SQLite file's path (its lock is taken: one server per file), `":memory:"`
+    (a private database, for tests) or a PostgreSQL URL (`postgresql://user@host:port/db`, which
+    several servers may share).
 
-    Raises `DatabaseInUse` if another server holds the database, `DatabaseFolderMissing`,
-    `NotADatabase`, `SchemaTooNew` or another `StorageError` if it cannot be opened; nothing is
-    held then. On exit (also by cancellation or error) the writer first commits every queued
-    request, then the database is left whole (for SQLite: the WAL checkpointed and truncated), the
-    file closed and the lock released.
+    Raises `DatabaseInUse` if another server holds the SQLite file, `DatabaseFolderMissing`,
+    `NotADatabase`, `SchemaTooNew`, `DatabaseUnreachable` (PostgreSQL) or another
+    `StorageError` if it cannot be opened; nothing is held then. On exit (also by cancellation or
+    error) the writer first commits every queued request, then the database is left whole (for
+    SQLite: the WAL checkpointed and truncated), the connection closed and the lock released.
+
+    `fence` (PostgreSQL only) makes this the store of one server of a cluster: see
+    `server.storage.postgres.open_for_serving`.
     """
-    database = await trio.to_thread.run_sync(open_for_serving, path, durability)
+    database = await trio.to_thread.run_sync(open_database, target, durability, fence)
     store = Store(database)
     try:
         async with trio.open_nursery() as nursery:

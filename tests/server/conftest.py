@@ -1,5 +1,6 @@
 """Fixtures: a real server on 127.0.0.1 with port 0 and a real SQLite file in tmp_path; a `Tx`
-and a `Store` on each of the store's engines (tests/server/stores.py)."""
+and a `Store` on each of the store's engines (tests/server/stores.py: SQLite's file and memory,
+and PostgreSQL's throwaway cluster)."""
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -8,7 +9,8 @@ import pytest
 
 from server.app import Server, local_config, running_server
 from server.storage import Store, Tx, open_store
-from tests.server.stores import ENGINES, autocommit_tx, target
+from server.storage.target import Target
+from tests.server.stores import ENGINES, autocommit_tx, sqlite_target
 
 
 @pytest.fixture
@@ -25,14 +27,23 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def tx(engine: str, tmp_path: Path) -> Iterator[Tx]:
+def db_target(engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> Target:
+    """A fresh database of `engine`: a file's path, ":memory:", or a PostgreSQL URL."""
+    if engine == "postgresql":
+        url: str = request.getfixturevalue("pg_url")
+        return url
+    return sqlite_target(engine, tmp_path)
+
+
+@pytest.fixture
+def tx(db_target: Target) -> Iterator[Tx]:
     """A `Tx` on a fresh, migrated database of `engine`, outside any writer (autocommit)."""
-    with autocommit_tx(engine, tmp_path) as tx:
+    with autocommit_tx(db_target) as tx:
         yield tx
 
 
 @pytest.fixture
-async def store(engine: str, tmp_path: Path) -> AsyncIterator[Store]:
+async def store(db_target: Target) -> AsyncIterator[Store]:
     """A running `Store` (writer task and all) on a fresh database of `engine`."""
-    async with open_store(target(engine, tmp_path)) as store:
+    async with open_store(db_target) as store:
         yield store

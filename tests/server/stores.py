@@ -1,8 +1,8 @@
 """The store's engines as test targets: each store test runs once per engine.
 
-`ENGINES` names them; `target(engine, tmp_path)` is what `open_store` is given for one. A SQLite
-file is the real thing; `:memory:` is the private database unit tests use. (PostgreSQL joins
-here as a third engine.)
+`ENGINES` names them; the `db_target` fixture (tests/server/conftest.py) is what `open_store` is
+given for one. A SQLite file is the real thing; `:memory:` is the private database unit tests use;
+`postgresql` is a fresh database of the run's throwaway cluster (tests/postgres.py).
 """
 
 from __future__ import annotations
@@ -12,25 +12,39 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from server.storage import Tx
-from server.storage.sqlite import connect
-from server.storage.sqlite_tx import SqliteTx
+from server.storage.target import Target, is_postgres
 
-ENGINES = ("sqlite-file", "sqlite-memory")
+ENGINES = ("sqlite-file", "sqlite-memory", "postgresql")
 
 
-def target(engine: str, tmp_path: Path, name: str = "store.db") -> str:
+def sqlite_target(engine: str, tmp_path: Path, name: str = "store.db") -> str:
     if engine == "sqlite-file":
         return str(tmp_path / name)
     if engine == "sqlite-memory":
         return ":memory:"
-    raise ValueError(f"no engine {engine!r}")
+    raise ValueError(f"no SQLite engine {engine!r}")
 
 
 @contextmanager
-def autocommit_tx(engine: str, tmp_path: Path) -> Iterator[Tx]:
-    """A `Tx` outside the writer, each statement its own transaction: for tests of functions over
-    a `Tx` (the ladder's) that need no batching."""
-    conn = connect(target(engine, tmp_path))
+def autocommit_tx(target: Target) -> Iterator[Tx]:
+    """A `Tx` outside the writer on a migrated database, each statement its own transaction: for
+    tests of functions over a `Tx` (the ladder's) that need no batching."""
+    if is_postgres(target):
+        from server.storage.postgres import connect as pg_connect
+        from server.storage.postgres import migrate
+        from server.storage.postgres_tx import PostgresTx
+
+        pg = pg_connect(str(target))
+        try:
+            migrate(pg, str(target))
+            yield PostgresTx(pg)
+        finally:
+            pg.close()
+        return
+    from server.storage.sqlite import connect
+    from server.storage.sqlite_tx import SqliteTx
+
+    conn = connect(target)
     try:
         yield SqliteTx(conn)
     finally:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from server.storage import Tx
+from server.storage.postgres_tx import PostgresTx
 from server.storage.sqlite_tx import SqliteTx
-from tests.server.stores import ENGINES, autocommit_tx
 
 
 def made_at(tx: Tx, account_id: int, when: float) -> None:
     """Date an account's making back (the store dates it now; only a test needs otherwise)."""
+    if isinstance(tx, PostgresTx):
+        tx.conn.execute("UPDATE accounts SET created_at = %s WHERE id = %s", (when, account_id))
+        return
     assert isinstance(tx, SqliteTx)
     tx.conn.execute("UPDATE accounts SET created_at = ? WHERE id = ?", (when, account_id))
 
@@ -27,37 +26,35 @@ def names(tx: Tx, ids: list[int]) -> set[str]:
     return {row.name for account_id in ids if (row := tx.account_by_id(account_id)) is not None}
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_only_unused_guests_expire(engine: str, tmp_path: Path) -> None:
-    with autocommit_tx(engine, tmp_path) as tx:
-        old, recent = 1000.0, 9000.0
-        ids = [guest(tx, "guest-old", old), guest(tx, "guest-recent", recent)]  # made after
-        returned = guest(tx, "guest-returned", old)  # logged in again since
-        tx.guest_seen([returned])
-        seated = guest(tx, "guest-seated", old)  # in use now: seated or connected
-        played = guest(tx, "guest-played", old)  # finished a game
-        tx.insert_table("t1", {})
-        game = tx.insert_game("t1", "spades", {}, [played])
-        tx.finish_game(game, "finished", [(0, played, 100, 1)])
-        person = tx.insert_account("ada", None, None, is_bot=False, is_guest=False)
-        made_at(tx, person, old)
-        newest = guest(tx, "guest-newest", old)  # the newest account of all is kept
-        ids += [returned, seated, played, person, newest]
+def test_only_unused_guests_expire(tx: Tx) -> None:  # the `tx` fixture: each engine
+    old, recent = 1000.0, 9000.0
+    ids = [guest(tx, "guest-old", old), guest(tx, "guest-recent", recent)]  # made after
+    returned = guest(tx, "guest-returned", old)  # logged in again since
+    tx.guest_seen([returned])
+    seated = guest(tx, "guest-seated", old)  # in use now: seated or connected
+    played = guest(tx, "guest-played", old)  # finished a game
+    tx.insert_table("t1", {})
+    game = tx.insert_game("t1", "spades", {}, [played])
+    tx.finish_game(game, "finished", [(0, played, 100, 1)])
+    person = tx.insert_account("ada", None, None, is_bot=False, is_guest=False)
+    made_at(tx, person, old)
+    newest = guest(tx, "guest-newest", old)  # the newest account of all is kept
+    ids += [returned, seated, played, person, newest]
 
-        assert tx.expire_guests(5000.0, [seated]) == 1
+    assert tx.expire_guests(5000.0, [seated]) == 1
 
-        assert names(tx, ids) == {
-            "guest-recent",
-            "guest-returned",
-            "guest-seated",
-            "guest-played",
-            "ada",
-            "guest-newest",
-        }
-        # The guests in use count as seen now: the next sweep keeps them even once they go.
-        assert tx.expire_guests(5000.0, []) == 0
-        # A later account lets the formerly newest one go, and a deleted id is never given again.
-        later = tx.insert_account("bob", None, None, is_bot=False, is_guest=False)
-        assert tx.expire_guests(5000.0, []) == 1
-        assert "guest-newest" not in names(tx, ids)
-        assert tx.insert_account("carol", None, None, is_bot=False, is_guest=False) > later
+    assert names(tx, ids) == {
+        "guest-recent",
+        "guest-returned",
+        "guest-seated",
+        "guest-played",
+        "ada",
+        "guest-newest",
+    }
+    # The guests in use count as seen now: the next sweep keeps them even once they go.
+    assert tx.expire_guests(5000.0, []) == 0
+    # A later account lets the formerly newest one go, and a deleted id is never given again.
+    later = tx.insert_account("bob", None, None, is_bot=False, is_guest=False)
+    assert tx.expire_guests(5000.0, []) == 1
+    assert "guest-newest" not in names(tx, ids)
+    assert tx.insert_account("carol", None, None, is_bot=False, is_guest=False) > later

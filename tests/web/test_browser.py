@@ -316,7 +316,8 @@ def test_friends_at_a_private_table_chat_and_see_who_is_gone(tmp_path: Path) -> 
                 timeout=WAIT_MS,
             )
             host.wait_for_function(
-                "() => document.getElementById('felt').textContent.includes('friend')", timeout=WAIT_MS
+                "() => document.getElementById('felt').textContent.includes('friend')",
+                timeout=WAIT_MS,
             )
 
             friend_context.close()  # the phone's browser goes away

@@ -38,7 +38,7 @@ from server.storage.sqlite_tx import SqliteTx
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.made import rated_match
 from tests.server.ladder.test_service import FAST, register_bot
-from tests.server.stores import autocommit_tx
+from tests.server.stores import autocommit_tx, sqlite_target
 from tests.server.wire_client import WireClient
 
 MAX_MESSAGES = 4000  # a two-hands-a-half match is far fewer messages than this
@@ -175,7 +175,7 @@ async def test_why_a_match_was_forfeited_is_kept_and_shown(make_server: ServerFa
 def test_a_match_stored_before_the_reasons_were_kept_still_reads(tmp_path: Path) -> None:
     # Rows written before the reasons were kept hold a list of forfeiters' ids (SQLite's
     # `forfeits` column): they read with no reason, and rate as they did.
-    with autocommit_tx("sqlite-file", tmp_path) as tx:
+    with autocommit_tx(sqlite_target("sqlite-file", tmp_path)) as tx:
         assert isinstance(tx, SqliteTx)
         match = rated_match(
             tx, ["a", "b", "c", "d"], [(10, 20)], forfeits=["b"], reasons={"b": "left"}

@@ -1,0 +1,197 @@
+"""`ClusterLadder`: the one ladder of a cluster, run by one server and asked of by the others.
+
+The ladder runs in the server that holds its advisory lock (`LADDER_LOCK`; another takes it when
+that one dies, since the lock dies with its connection). Every other server's sessions ask it
+over the link: `ask` sends the request and waits for its answer (`LADDER_TIMEOUT`), `serve_request`
+is the ladder's server answering one. While no server runs it, the stored ladder answers
+(`archive`, the `NoLadder` desk).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import psycopg
+import trio
+
+from protocol.errors import ErrorCode
+from protocol.messages import Error, Message
+from protocol.wire import from_wire, to_wire
+from server.accounts import Account
+from server.cluster import membership
+from server.cluster.remote import RemotePeer
+from server.peers import Peer
+from server.ports import Client, LadderDesk, LadderRequest
+from server.storage.postgres import connect
+
+#: The advisory lock the ladder's server holds (any fixed pair of numbers).
+LADDER_LOCK = (0x73706164, 2)
+#: Seconds a forwarded ladder request may wait for its answer.
+LADDER_TIMEOUT = 30.0
+
+
+class LadderNode(Protocol):
+    """What the cluster ladder needs of this server's node (`server.cluster.node.ClusterNode`)."""
+
+    url: str
+    worker: str
+
+    async def run_statement(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> Any: ...
+
+    def send_to(self, worker: str, message: dict[str, Any]) -> None: ...
+
+    def peer_at(self, origin: str, local_id: str) -> RemotePeer: ...
+
+    def remember(self, peer: Peer, account: Account | None = None) -> None: ...
+
+
+class ClusterLadder:
+    """Where the cluster's ladder runs, and the way to it (see the module's doc)."""
+
+    def __init__(self, node: LadderNode) -> None:
+        self.node = node
+        self.here = False  # this server runs it
+        self._worker: str | None = None
+        self.found = trio.Event()  # set once it is known where the ladder runs
+        self.service: LadderDesk | None = None  # the ladder service, where it runs here
+        self._calls = itertools.count(1)
+        self._waiting: dict[int, tuple[trio.Event, list[Message]]] = {}
+
+    @property
+    def worker(self) -> str | None:
+        """The server that runs the ladder, as far as this one knows."""
+        return self._worker
+
+    @worker.setter
+    def worker(self, worker: str | None) -> None:
+        self._worker = worker
+        if worker is not None:
+            self.found.set()
+
+    async def keep(self, start: Callable[[], Awaitable[LadderDesk | None]]) -> None:
+        """Run the ladder here once this server holds its lock (at once, or when the server
+        that ran it dies); until then, find where it runs."""
+        node = self.node
+        conn = await trio.to_thread.run_sync(
+            lambda: connect(node.url, purpose=f"spades-server ladder {node.worker}")
+        )
+        try:
+            while True:
+                row = await trio.to_thread.run_sync(
+                    lambda: conn.execute(
+                        "SELECT pg_try_advisory_lock(%s, %s)", LADDER_LOCK
+                    ).fetchone()
+                )
+                if row is not None and row[0]:
+                    break
+                if self.worker is None:
+                    found = [w for w in await node.run_statement(membership.workers) if w.ladder]
+                    self.worker = found[0].id if found else None
+                await trio.sleep(membership.RENEW_EVERY)
+            self.service = await start()
+            self.here = True
+            self.worker = node.worker
+            await node.run_statement(lambda c: membership.run_ladder(c, node.worker))
+            await node.run_statement(
+                lambda c: c.execute(
+                    "SELECT pg_notify(%s, %s)",
+                    (membership.LOBBY_CHANNEL, json.dumps({"ladder": 1, "worker": node.worker})),
+                )
+            )
+            await trio.sleep_forever()  # the lock is held while this connection lives
+        finally:
+            conn.close()
+
+    def desk(self, archive: LadderDesk) -> LadderDesk:
+        """The desk this server's sessions ask: the ladder here, or forwarded to its server;
+        `archive` (the stored ladder) while no server runs it."""
+        return _ClusterLadderDesk(self, archive)
+
+    def connection_closed(self, peer: Peer) -> None:
+        """A connection is gone: the ladder here forgets it (its entries, its seat)."""
+        if self.service is not None and self.here:
+            self.service.connection_closed(peer)
+
+    async def serve_request(self, origin: str, message: dict[str, Any]) -> None:
+        """Answer a ladder request another server forwarded (the ladder runs here)."""
+        peer = self.node.peer_at(origin, str(message["peer"]))
+        request = from_wire(message["m"])
+        account = None if message.get("account") is None else account_from(message["account"])
+        if self.service is None:
+            reply: Message = Error(
+                id=getattr(request, "id", None),
+                code=ErrorCode.INTERNAL.value,
+                message="the ladder is moving to another server; try again",
+            )
+        else:
+            client = Client(peer=peer, account=account, owner=str(message["owner"]))
+            reply = await self.service.handle(client, request)  # type: ignore[arg-type]
+        self.node.send_to(
+            origin, {"k": "ladder_reply", "call": message["call"], "m": to_wire(reply)}
+        )
+
+    def answered(self, message: dict[str, Any]) -> None:
+        """The ladder's server answered one of our forwarded requests."""
+        waiting = self._waiting.get(int(message["call"]))
+        if waiting is not None:
+            waiting[1].append(from_wire(message["m"]))
+            waiting[0].set()
+
+    async def ask(self, client: Client, request: LadderRequest) -> Message | None:
+        """Forward `request` to the ladder's server and wait for its answer (None: the ladder
+        runs here, nowhere known, or did not answer in time)."""
+        worker = self.worker
+        if worker is None or worker == self.node.worker:
+            return None
+        self.node.remember(client.peer, client.account)
+        call = next(self._calls)
+        done = trio.Event()
+        answers: list[Message] = []
+        self._waiting[call] = (done, answers)
+        self.node.send_to(
+            worker,
+            {
+                "k": "ladder",
+                "call": call,
+                "peer": client.peer.peer_id,
+                "account": None if client.account is None else wire_account(client.account),
+                "owner": client.owner,
+                "m": to_wire(request),
+            },
+        )
+        try:
+            with trio.move_on_after(LADDER_TIMEOUT):
+                await done.wait()
+        finally:
+            del self._waiting[call]
+        return answers[0] if answers else None
+
+
+class _ClusterLadderDesk:
+    def __init__(self, ladder: ClusterLadder, archive: LadderDesk) -> None:
+        self.ladder = ladder
+        self.archive = archive
+
+    async def handle(self, client: Client, request: LadderRequest) -> Message:
+        if self.ladder.service is not None and self.ladder.here:
+            return await self.ladder.service.handle(client, request)
+        answer = await self.ladder.ask(client, request)
+        if answer is not None:
+            return answer
+        return await self.archive.handle(client, request)
+
+    def connection_closed(self, peer: Peer) -> None:
+        self.ladder.connection_closed(peer)
+
+
+def wire_account(account: Account) -> list[Any]:
+    """An account as the link carries it."""
+    return [account.id, account.name, account.is_bot, account.is_guest]
+
+
+def account_from(data: list[Any]) -> Account:
+    """An account from the link (`wire_account`)."""
+    return Account(int(data[0]), str(data[1]), bool(data[2]), bool(data[3]))

@@ -1,0 +1,559 @@
+"""`ClusterNode`: this server as one of several sharing one PostgreSQL database as one server.
+
+What it does, beside the server's own parts (it is handed the lobby; the lobby is handed it, as
+`server.cluster.hooks.LobbyCluster`, and calls it where a lone server's lobby would stop at its
+own tables):
+
+- Membership (`server.cluster.membership`): it registers with the address of its link, renews its
+  lease every second, and stops the server at once if the lease was lost. Every second it also
+  declares dead the servers whose lease ran out and claims their tables, a batch at a time, and
+  opens them from the store as a restart would (`Lobby.take_over`).
+- The lobby: every table's listing line is in `cluster_tables`; a server publishes its own tables'
+  changes there and on a NOTIFY channel, and keeps the others' in memory from those notices, so a
+  listing and the lobby notices cover every table of every server. Lobby chat goes the same way.
+- The hop: a session's command for a table another server runs is forwarded over the link
+  (`server.cluster.remote`), and what the table delivers comes back the same way.
+- Logins: a login's resume is asked of every server; when a server takes tables over it says so,
+  and every server asks it again for its logged-in connections, so a player whose table moved
+  gets the seat back without doing anything.
+- The ladder runs in one server only: the one holding the ladder's advisory lock (another takes
+  it when that one dies); the others forward ladder requests to it (`server.cluster.ladder`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+import structlog
+import trio
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    ChatMessage,
+    Event,
+    Message,
+    Sender,
+    TableChanged,
+    TableClosed,
+)
+from protocol.types import TableInfo, TableStatus
+from protocol.wire import decode, encode_body, from_wire, to_wire
+from server.accounts import Account
+from server.cluster import membership
+from server.cluster.ladder import ClusterLadder, account_from, wire_account
+from server.cluster.link import Links
+from server.cluster.remote import RemotePeer, RemoteTable, command_from_wire, command_to_wire
+from server.peers import Peer, SharedEvent
+from server.storage import StorageError
+from server.storage.postgres import connect, migrate
+from server.table_commands import (
+    CloseUnoccupiedCommand,
+    Command,
+    LeaveCommand,
+    LeaveReason,
+    TableConfig,
+    TableError,
+    answer_unserved,
+    error_for,
+)
+
+if TYPE_CHECKING:
+    from server.lobby import Lobby
+
+log = structlog.get_logger("server.cluster")
+
+
+class LeaseLost(Exception):
+    """This server's lease ran out or it was declared dead: its tables are another's now."""
+
+
+class ClusterNode:
+    """This server's part in the cluster (see the module's doc)."""
+
+    def __init__(self, url: str, host: str, advertise: str | None = None) -> None:
+        self.url = url
+        self.host = host
+        self.advertise = advertise or host
+        self.worker = secrets.token_hex(6)
+        self.links = Links(self.worker, self._on_link, self._on_lost, self._address_of)
+        self._conn: psycopg.Connection[Any] | None = None
+        self._db = trio.Lock()  # one statement at a time on the bookkeeping connection
+        self.lobby: Lobby | None = None
+        self.remote: dict[str, RemoteTable] = {}  # other servers' tables by id
+        self._addresses: dict[str, str] = {}
+        self._peers: dict[tuple[str, str], RemotePeer] = {}  # (origin, local id) -> peer
+        self._touched: dict[RemotePeer, set[str]] = {}  # tables a remote peer was given to
+        self._sessions: dict[str, tuple[Peer, Account | None]] = {}  # our peers others hold
+        self._dirty: dict[str, dict[str, Any] | None] = {}  # our listing lines to publish
+        self._publish_wanted = trio.Event()
+        self._chat: list[dict[str, Any]] = []
+        self.ladder = ClusterLadder(self)  # where the one ladder runs, and the way to it
+        self._last_sent: Message | None = None
+        self._last_body = b""
+        self._last_body_in = b""
+        self._last_in: SharedEvent | Message | None = None
+        # Commands for a table being looked up in the store, in the order they came.
+        self._looking_up: dict[str, list[tuple[RemoteTable, Command]]] = {}
+        self.claimed = 0  # tables taken over from dead servers, for tests and stats
+        self.stopping = False  # set as the server stops: its tables are handed over
+        self.on_lease_lost: Callable[[], None] = lambda: None
+        self._nursery: trio.Nursery | None = None
+
+    # ---------------------------------------------------------------- the database
+
+    async def run_statement(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> Any:
+        """Run `fn` on the bookkeeping connection (in a thread, one at a time)."""
+        async with self._db:
+            assert self._conn is not None
+            conn = self._conn
+            return await trio.to_thread.run_sync(fn, conn)
+
+    def send_to(self, worker: str, message: dict[str, Any]) -> None:
+        """A map to server `worker` over the link."""
+        self.links.send(worker, message)
+
+    async def _address_of(self, worker: str) -> str | None:
+        if worker not in self._addresses:
+            for known in await self.run_statement(membership.workers):
+                self._addresses[known.id] = known.link
+        return self._addresses.get(worker)
+
+    # ---------------------------------------------------------------- life
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[ClusterNode]:
+        """Bind the link, register, and keep the lease (the server's store opens after this:
+        its writer's fence needs the registration)."""
+        self._conn = await trio.to_thread.run_sync(
+            lambda: connect(
+                self.url, purpose=f"spades-server cluster {self.worker} pid {os.getpid()}"
+            )
+        )
+        try:
+            migrate(self._conn, self.url)  # the cluster's tables are in the schema
+            self._conn.execute("SET lock_timeout = '2s'")
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                port = await nursery.start(self.links.serve, self.host, nursery)
+                link = f"{self.advertise}:{port}"
+                await self.run_statement(lambda c: membership.register(c, self.worker, link))
+                log.info("cluster_joined", worker=self.worker, link=link)
+                nursery.start_soon(self._keep_lease)
+                try:
+                    yield self
+                finally:
+                    nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                conn = self._conn
+                with contextlib.suppress(psycopg.Error):
+                    await trio.to_thread.run_sync(lambda: membership.leave(conn, self.worker))
+                await trio.to_thread.run_sync(conn.close)
+
+    @property
+    def fence(self) -> tuple[str, tuple[Any, ...]]:
+        """What the store's writer runs first in every batch (`membership.FENCE`)."""
+        return membership.FENCE, (self.worker,)
+
+    def attach(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        lobby.cluster = self
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """The lobby's side, once it has started: load the others' listing, listen to their
+        notices, publish ours, and claim the tables of the dead (the first claim before
+        `started`, so a cluster's first server opens the previous run's tables at once)."""
+        assert self.lobby is not None and self._nursery is not None
+        for table_id, (owner, info) in (
+            await self.run_statement(lambda c: membership.listing(c, self.worker))
+        ).items():
+            self._learn(owner, table_id, info)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self._listen)
+            nursery.start_soon(self._publish)
+            await self._claim()
+            task_status.started()
+            while True:
+                await trio.sleep(membership.RENEW_EVERY)
+                await self._claim()
+
+    async def _keep_lease(self) -> None:
+        while True:
+            await trio.sleep(membership.RENEW_EVERY)
+            try:
+                alive = await self.run_statement(lambda c: membership.renew(c, self.worker))
+            except psycopg.Error as exc:
+                log.warning("lease_not_renewed", error=str(exc))
+                continue  # the lease lasts several renewals; the fence guards the writes
+            if not alive:
+                log.error("lease_lost", worker=self.worker)
+                self.on_lease_lost()
+                return
+
+    async def _claim(self) -> None:
+        try:
+            self._addresses = {w.id: w.link for w in await self.run_statement(membership.workers)}
+            dead = await self.run_statement(membership.expire)
+            if dead:
+                log.info("servers_dead", workers=dead)
+                for worker in dead:
+                    self._forget_server(worker)
+            claimed = await self.run_statement(lambda c: membership.claim(c, self.worker))
+        except psycopg.Error as exc:
+            log.warning("claim_failed", error=str(exc))
+            return
+        if not claimed:
+            return
+        assert self.lobby is not None
+        for table_id in claimed:
+            self.remote.pop(table_id, None)
+        await self.lobby.take_over(claimed)
+        self.claimed += len(claimed)
+        log.info("tables_taken_over", tables=len(claimed))
+        await self.run_statement(
+            lambda c: c.execute(
+                "SELECT pg_notify(%s, %s)",
+                (
+                    membership.LOBBY_CHANNEL,
+                    json.dumps({"adopted": claimed, "worker": self.worker}),
+                ),
+            )
+        )
+        for peer, account in list(self._sessions.values()):
+            if account is not None:
+                await self.lobby.resume_here(peer, account)
+
+    # ---------------------------------------------------------------- the lobby across servers
+
+    async def _listen(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Every server's lobby notices, from PostgreSQL's NOTIFY, on a connection of their own
+        (read when its socket is readable: no thread waits)."""
+        conn = await trio.to_thread.run_sync(
+            lambda: connect(self.url, purpose=f"spades-server listen {self.worker}")
+        )
+        try:
+            conn.execute(f"LISTEN {membership.LOBBY_CHANNEL}")
+            task_status.started()
+            pg = conn.pgconn
+            while True:
+                pg.consume_input()  # first: libpq may hold notices it read already
+                while (note := pg.notifies()) is not None:
+                    self._notice(json.loads(note.extra.decode()))
+                await trio.lowlevel.wait_readable(pg.socket)
+        finally:
+            conn.close()
+
+    def _notice(self, notice: dict[str, Any]) -> None:
+        assert self.lobby is not None
+        worker = notice.get("worker")
+        if worker == self.worker:
+            return
+        if "info" in notice:
+            table_id = notice["info"]["table"]["table"]
+            self._learn(str(worker), table_id, notice["info"])
+            message = from_wire(notice["info"])
+            assert isinstance(message, TableChanged)
+            self.lobby.tell(message, message.table.game.value)
+        elif "closed" in notice:
+            gone = self.remote.pop(notice["closed"], None)
+            if gone is not None and gone.config is not None:
+                self.lobby.tell(TableClosed(table=gone.table_id), gone.config.game)
+        elif "chat" in notice:
+            line = from_wire(notice["chat"])
+            assert isinstance(line, ChatMessage)
+            self.lobby.tell_members(line)
+        elif "adopted" in notice and self._nursery is not None:
+            for table_id in notice["adopted"]:
+                entry = self.remote.get(table_id)
+                if entry is not None:
+                    entry.owner = str(worker)
+            self._nursery.start_soon(self._resume_at, str(worker))
+        elif "ladder" in notice:
+            self.ladder.worker = str(worker)
+
+    async def _resume_at(self, worker: str) -> None:
+        """Another server took tables over: ask it to give our logged-in sessions' seats back."""
+        for local_id, (_peer, account) in list(self._sessions.items()):
+            if account is not None:
+                self.links.send(
+                    worker, {"k": "resume", "peer": local_id, "account": wire_account(account)}
+                )
+
+    def _learn(self, owner: str, table_id: str, changed: dict[str, Any]) -> None:
+        message = from_wire(changed)
+        assert isinstance(message, TableChanged)
+        config = TableConfig.from_json(changed["config"]) if "config" in changed else None
+        known = self.remote.get(table_id)
+        if config is None:
+            if known is None:
+                return
+            config = known.config
+        self.remote[table_id] = RemoteTable(table_id, config, message.table, owner, self.forward)
+
+    def published(self, table_id: str, info: TableInfo | None, config: TableConfig | None) -> None:
+        """One of our tables changed (or closed: `info` None): publish it soon (coalesced). Not
+        while this server stops: its tables are then handed over, not closed."""
+        if self.stopping:
+            return
+        if info is None or config is None:
+            self._dirty[table_id] = None
+        else:
+            self._dirty[table_id] = {
+                **to_wire(TableChanged(table=info)),
+                "config": config.to_json(),
+            }
+        self._publish_wanted.set()
+
+    def chat(self, line: ChatMessage) -> None:
+        self._chat.append(to_wire(line))
+        self._publish_wanted.set()
+
+    async def _publish(self) -> None:
+        while True:
+            await self._publish_wanted.wait()
+            self._publish_wanted = trio.Event()
+            changes, self._dirty = self._dirty, {}
+            chats, self._chat = self._chat, []
+            try:
+                if changes:
+                    await self.run_statement(
+                        lambda c, changes=changes: membership.publish(c, self.worker, changes)  # type: ignore[misc]
+                    )
+                for line in chats:
+                    await self.run_statement(
+                        lambda c, line=line: c.execute(  # type: ignore[misc]
+                            "SELECT pg_notify(%s, %s)",
+                            (
+                                membership.LOBBY_CHANNEL,
+                                json.dumps({"chat": line, "worker": self.worker}),
+                            ),
+                        )
+                    )
+            except psycopg.Error as exc:
+                log.warning("publish_failed", error=str(exc))
+
+    async def opening(self, table_id: str) -> None:
+        """A table of ours is about to run: its ownership row first (so no other server ever
+        takes it for an orphan). Raises `StorageError` if the database refuses it (nothing opened:
+        the client is told the server could not save that, as for the table's own row)."""
+        try:
+            await self.run_statement(lambda c: membership.own(c, self.worker, table_id))
+        except psycopg.Error as exc:
+            raise StorageError(f"table {table_id} not owned: {exc}") from None
+
+    def remote_table(self, table_id: str, code: str | None) -> RemoteTable | None:
+        entry = self.remote.get(table_id)
+        if entry is None:
+            # Perhaps opened a moment ago, before its notice reached us: looked up when used.
+            return RemoteTable(table_id, None, None, "", self.forward, code)
+        if entry.config is not None and entry.config.private and code != entry.config.code:
+            raise TableError(
+                ErrorCode.PRIVATE_TABLE, "this table is private: the join code is wrong"
+            )
+        return entry
+
+    def listing(
+        self, game: str | None, status: TableStatus | None, open_seats: bool, after: str
+    ) -> list[TableInfo]:
+        found: list[TableInfo] = []
+        for table_id in sorted(t for t in self.remote if t >= after):
+            info = self.remote[table_id].info
+            if info is None:
+                continue
+            if game is not None and info.game.value != game:
+                continue
+            if status is not None and info.status is not status:
+                continue
+            if open_seats and (
+                info.status is not TableStatus.WAITING
+                or all(seat.player is not None or seat.bot for seat in info.seats)
+            ):
+                continue
+            found.append(info)
+        return found
+
+    # ---------------------------------------------------------------- the hop
+
+    def remember(self, peer: Peer, account: Account | None = None) -> None:
+        known = self._sessions.get(peer.peer_id)
+        if account is None and known is not None:
+            account = known[1]
+        self._sessions[peer.peer_id] = (peer, account)
+
+    def forward(self, table: RemoteTable, command: Command) -> None:
+        """Hand `command` to the server that runs `table` (looked up first if need be)."""
+        assert not isinstance(command, CloseUnoccupiedCommand)  # a table's own, never forwarded
+        self.remember(command.peer, getattr(command, "account", None))
+        waiting = self._looking_up.get(table.table_id)
+        if waiting is not None:  # a look-up is under way: after the commands before this one
+            waiting.append((table, command))
+            return
+        if table.pending or not table.owner:
+            if self._nursery is not None:
+                self._looking_up[table.table_id] = [(table, command)]
+                self._nursery.start_soon(self._look_up_and_forward, table.table_id)
+            return
+        self.links.send(table.owner, {"k": "cmd", "c": command_to_wire(table.table_id, command)})
+
+    async def _look_up_and_forward(self, table_id: str) -> None:
+        """A table not (yet) known here, or whose server died: ask the store who runs it, then
+        forward the commands that waited, in order, or refuse them."""
+        try:
+            found = await self.run_statement(lambda c: membership.find(c, table_id))
+        except psycopg.Error:
+            found = None
+        for table, command in self._looking_up.pop(table_id, []):
+            assert not isinstance(command, CloseUnoccupiedCommand)
+            refusal = None
+            if found is None or found[0] == self.worker:
+                refusal = error_for(
+                    ErrorCode.NO_SUCH_TABLE, f"no table {table_id!r}", command.request_id
+                )
+            elif found[1].private and table.pending and table.code != found[1].code:
+                refusal = error_for(
+                    ErrorCode.PRIVATE_TABLE,
+                    "this table is private: the join code is wrong",
+                    command.request_id,
+                )
+            else:
+                known = self.remote.get(table_id)
+                if known is not None and not known.owner:
+                    known.owner = found[0]
+                self.links.send(found[0], {"k": "cmd", "c": command_to_wire(table_id, command)})
+            if refusal is not None and not isinstance(command, LeaveCommand):
+                command.peer.deliver(refusal)
+
+    def resume(self, peer: Peer, account: Account) -> None:
+        """A login: every other server gives back the account's seats it holds for nobody."""
+        self.remember(peer, account)
+        for entry in list(self._addresses):
+            if entry != self.worker:
+                self.links.send(
+                    entry, {"k": "resume", "peer": peer.peer_id, "account": wire_account(account)}
+                )
+
+    def forget(self, peer: Peer) -> None:
+        """Our session is gone: the servers that held it are told (its tables were told to
+        hold its seats by the session's own leave commands, forwarded as any)."""
+        if self._sessions.pop(peer.peer_id, None) is None:
+            return
+        for worker in list(self._addresses):
+            if worker != self.worker:
+                self.links.send(worker, {"k": "gone", "peer": peer.peer_id})
+
+    async def _on_link(self, origin: str, message: dict[str, Any]) -> None:
+        """A map from server `origin`."""
+        assert self.lobby is not None
+        kind = message.get("k")
+        if kind == "deliver":
+            self._delivered(message["to"], message["b"])
+            return
+        if kind == "cmd":
+            data = message["c"]
+            peer = self.peer_at(origin, str(data["peer"]))
+            command = command_from_wire(data, peer)
+            table = self.lobby.tables.get(data["table"])
+            if table is None:
+                answer = answer_unserved(command)
+                if answer is not None:
+                    answer[0].deliver(answer[1])
+                return
+            self._touched.setdefault(peer, set()).add(table.table_id)
+            self.lobby.submit_later(table, command)
+            return
+        if kind == "resume":
+            peer = self.peer_at(origin, str(message["peer"]))
+            await self.lobby.resume_here(peer, account_from(message["account"]))
+            return
+        if kind == "gone":
+            self._drop(self._peers.pop((origin, str(message["peer"])), None))
+            return
+        if kind == "ladder":
+            await self.ladder.serve_request(origin, message)
+            return
+        if kind == "ladder_reply":
+            self.ladder.answered(message)
+            return
+        log.warning("link_message_unknown", origin=origin, kind=kind)
+
+    def peer_at(self, origin: str, local_id: str) -> RemotePeer:
+        key = (origin, local_id)
+        peer = self._peers.get(key)
+        if peer is None:
+            peer = RemotePeer(local_id, origin, self._deliver_back)
+            self._peers[key] = peer
+        return peer
+
+    def _deliver_back(self, peer: RemotePeer, message: Message) -> None:
+        # A table tells the same event to everyone who may see it, one after the other: it is
+        # encoded once for all of them (and decoded once by their server, `_delivered`).
+        if message is not self._last_sent:
+            self._last_sent = message
+            self._last_body = encode_body(message)
+        self.links.send(peer.origin, {"k": "deliver", "to": peer.local_id, "b": self._last_body})
+
+    def _delivered(self, local_id: str, body: bytes) -> None:
+        """What another server's table told one of our sessions."""
+        entry = self._sessions.get(local_id)
+        if entry is None:
+            return
+        if body != self._last_body_in:
+            self._last_body_in = body
+            message = decode(body, Sender.SERVER)
+            self._last_in = SharedEvent(message) if isinstance(message, Event) else message
+        received = self._last_in
+        if isinstance(received, SharedEvent):
+            entry[0].deliver_shared(received)
+        elif received is not None:
+            entry[0].deliver(received)
+
+    def _drop(self, peer: RemotePeer | None) -> None:
+        """A remote connection is gone: its tables hold its seats as for any dropped one."""
+        if peer is None or not peer.alive:
+            return
+        peer.alive = False
+        assert self.lobby is not None
+        for table_id in self._touched.pop(peer, set()):
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                self.lobby.submit_later(
+                    table, LeaveCommand(peer=peer, reason=LeaveReason.DISCONNECTED)
+                )
+        self.ladder.connection_closed(peer)
+
+    def _on_lost(self, worker: str) -> None:
+        for key in [k for k in self._peers if k[0] == worker]:
+            self._drop(self._peers.pop(key))
+
+    def _forget_server(self, worker: str) -> None:
+        self._on_lost(worker)
+        self._addresses.pop(worker, None)
+        if self.ladder.worker == worker:
+            self.ladder.worker = None
+        for table_id in [t for t, e in self.remote.items() if e.owner == worker]:
+            entry = self.remote[table_id]
+            entry.owner = ""  # until its new owner says; commands to it are answered by nobody
+
+
+@asynccontextmanager
+async def member_of_cluster(
+    url: str | None, host: str, address: str | None
+) -> AsyncIterator[ClusterNode]:
+    """`async with member_of_cluster(...) as node:` this server's node, registered, its lease
+    kept; the server's store opens inside it with `node.fence`."""
+    if url is None:
+        raise ValueError("several servers share a PostgreSQL database (--db postgresql://...)")
+    if address is None:  # the command line gives this machine's LAN address for 0.0.0.0
+        address = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    node = ClusterNode(url, "0.0.0.0" if host in ("", "0.0.0.0") else host, address)
+    async with node.running():
+        yield node

@@ -1,0 +1,296 @@
+"""The PostgreSQL engine: connecting, migrating, and `PostgresDatabase`, the writer's connection.
+
+psycopg 3's synchronous connections, each driven by one thread at a time: the writer runs every
+batch in a worker thread (`commits_inline` is False: a commit waits for the network and the
+server), commands run theirs in their own thread. Its async API is asyncio's; trio is served by
+this, as the `Database` protocol already hands batches to a thread.
+
+Durability, as `Durability` promises it: `normal` commits with `synchronous_commit = off` (the
+commit is the server's, and every other connection sees it, when `call` returns, so a killed
+spades-server loses nothing; a crash of the PostgreSQL machine may lose its last fraction of a
+second), `full` with `on` (the commit is flushed to PostgreSQL's WAL before `call` returns).
+
+Several servers (workers, machines) may share one database: PostgreSQL serialises their writes,
+there is no lock file, and the migrations take an advisory lock so two servers starting together
+apply each once.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+import structlog
+import trio
+
+from server.storage.engine import Durability, Job
+from server.storage.errors import PostgresInUse, SchemaTooNew, StorageError
+from server.storage.postgres_tx import PostgresTx
+from server.storage.schema import POSTGRES, SCHEMA_VERSION, migrations, statements
+from server.storage.target import shown
+
+log = structlog.get_logger("server.storage")
+
+#: The advisory lock every migration takes (any fixed number: "spades" in ASCII).
+MIGRATION_LOCK = 0x737061646573
+#: The advisory lock (key pair) a serving server holds: exclusively for a lone server, shared by
+#: the workers of one cluster, so a lone server and a cluster never run on one database.
+SERVING_LOCK = (0x73706164, 1)
+#: Seconds to wait for the server to answer a connection attempt.
+CONNECT_TIMEOUT = 10
+
+_MIGRATIONS = migrations(POSTGRES)
+
+
+class DatabaseUnreachable(StorageError):
+    """PostgreSQL could not be reached, or refused us (no such database, user or password)."""
+
+    def __init__(self, url: str, error: BaseException) -> None:
+        # The driver may quote the URL it could not parse: never with its password.
+        reason = " ".join(str(error).replace(url, shown(url)).split()) or type(error).__name__
+        super().__init__(f"cannot connect to PostgreSQL at {shown(url)}: {reason}")
+        self.url = shown(url)
+
+
+def connect(url: str, *, purpose: str = "spades-server") -> psycopg.Connection[Any]:
+    """An autocommit connection to `url` (transactions are begun explicitly); raises
+    `DatabaseUnreachable` with the server's reason when it cannot be had."""
+    try:
+        return psycopg.connect(
+            url, autocommit=True, connect_timeout=CONNECT_TIMEOUT, application_name=purpose
+        )
+    except psycopg.Error as exc:
+        raise DatabaseUnreachable(url, exc) from None
+
+
+def schema_version(conn: psycopg.Connection[Any]) -> int:
+    """The version `migrate` wrote, 0 for a database it never touched."""
+    row = conn.execute("SELECT to_regclass('spades_schema') IS NOT NULL").fetchone()
+    if row is None or not row[0]:
+        return 0
+    found = conn.execute("SELECT version FROM spades_schema").fetchone()
+    return 0 if found is None else int(found[0])
+
+
+def migrate(conn: psycopg.Connection[Any], url: str) -> int:
+    """Bring the schema to `SCHEMA_VERSION`; returns the version found before migrating.
+
+    Each migration is one transaction with its version bump (PostgreSQL's DDL is transactional),
+    under an advisory lock, reading the version again inside: servers starting together apply
+    each migration once, and a crash mid-way leaves a consistent older version.
+    """
+    found = schema_version(conn)
+    if found > SCHEMA_VERSION:
+        raise SchemaTooNew(shown(url), found, SCHEMA_VERSION)
+    for version in range(found, SCHEMA_VERSION):
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+                conn.execute("CREATE TABLE IF NOT EXISTS spades_schema (version INTEGER NOT NULL)")
+                current = schema_version(conn)
+                if current > version:
+                    continue  # another server applied this one meanwhile
+                for statement in statements(_MIGRATIONS[version]):
+                    conn.execute(statement)
+                conn.execute("DELETE FROM spades_schema")
+                conn.execute("INSERT INTO spades_schema (version) VALUES (%s)", (version + 1,))
+        except psycopg.Error as exc:
+            raise StorageError(
+                f"cannot migrate the PostgreSQL database {shown(url)} to version {version + 1}:"
+                f" {' '.join(str(exc).split())}"
+            ) from None
+        log.info("schema_migrated", to_version=version + 1, db=shown(url))
+    if found > 0 and schema_version(conn) > SCHEMA_VERSION:  # pragma: no cover - a race
+        raise SchemaTooNew(shown(url), schema_version(conn), SCHEMA_VERSION)
+    return found
+
+
+def _holder_name() -> str:
+    """How this process names itself to PostgreSQL (`application_name`, at most 63 bytes)."""
+    return f"spades-server pid {os.getpid()} on {socket.gethostname()}"[:63]
+
+
+def hold_serving_lock(url: str, *, shared: bool) -> psycopg.Connection[Any]:
+    """A connection holding the serving lock: alone (`shared=False`, a lone server) or beside the
+    other workers of a cluster (`shared=True`). It goes with the connection, so a killed server
+    lets go. Raises `PostgresInUse`, naming the holder, when it cannot be had."""
+    conn = connect(url, purpose=_holder_name())
+    kind = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+    row = conn.execute(f"SELECT {kind}(%s, %s)", SERVING_LOCK).fetchone()
+    if row is not None and row[0]:
+        return conn
+    holders = conn.execute(
+        "SELECT a.application_name, l.mode FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE l.locktype = 'advisory' AND l.classid = %s AND l.objid = %s AND l.granted"
+        " ORDER BY a.backend_start LIMIT 1",
+        SERVING_LOCK,
+    ).fetchone()
+    conn.close()
+    holder = None if holders is None else str(holders[0]) or None
+    if shared:
+        detail = ", which serves it alone (start it as a worker too, or stop it)"
+    elif holders is not None and holders[1] == "ShareLock":
+        detail = " and the other workers of a cluster (serve it with --workers, or stop them)"
+    else:
+        detail = ""
+    raise PostgresInUse(shown(url), holder, detail)
+
+
+#: A statement (and its parameters) a cluster server's writer runs first in every batch: it fails
+#: the transaction unless the server's lease is good (`server.cluster.membership.FENCE`).
+Fence = tuple[str, tuple[Any, ...]]
+
+
+def open_for_serving(
+    url: str, durability: Durability, *, fence: Fence | None = None
+) -> PostgresDatabase:
+    """Take the serving lock, connect and migrate for the writer (blocking: call it in a worker
+    thread). With a `fence` the server is one of a cluster: the lock is shared with the others,
+    and every batch runs the fence first. Raises `PostgresInUse`, `DatabaseUnreachable`,
+    `SchemaTooNew` or another `StorageError`; nothing is held then."""
+    lock = hold_serving_lock(url, shared=fence is not None)
+    try:
+        conn = connect(url)
+    except BaseException:
+        lock.close()
+        raise
+    try:
+        migrate(conn, url)
+        return PostgresDatabase(conn, url, durability, lock, fence)
+    except BaseException:
+        conn.close()
+        lock.close()
+        raise
+
+
+def _job_error(exc: Exception) -> BaseException:
+    if isinstance(exc, StorageError | KeyError | ValueError):
+        return exc
+    return StorageError(f"write failed: {' '.join(str(exc).split())}")
+
+
+class PostgresDatabase:
+    """The writer's PostgreSQL connection (a `server.storage.engine.Database`).
+
+    A batch is first sent pipelined, without a savepoint per job: the writes go out together and
+    the commit waits for the server once, not once per statement. If anything in it fails (a job
+    raising, a statement refused), the whole transaction is rolled back and the batch runs again
+    job by job, each in its own savepoint, so the one that failed is rolled back alone, as the
+    protocol asks. (A job is a function of the `Tx` and the values it closed over, so running it
+    again writes the same thing.)
+    """
+
+    commits_inline = False
+    synchronous: int | None = None  # SQLite's word: PostgreSQL's is `synchronous_commit`
+
+    def __init__(
+        self,
+        conn: psycopg.Connection[Any],
+        url: str,
+        durability: Durability,
+        lock: psycopg.Connection[Any] | None = None,
+        fence: Fence | None = None,
+    ) -> None:
+        self.conn = conn
+        self.lock = lock  # the connection holding the serving lock (`hold_serving_lock`)
+        self.fence = fence
+        self.url = url
+        self.durability = Durability(durability)
+        self.tx = PostgresTx(conn)
+        self._configure()
+        self.retried = 0  # batches run again job by job, for tests and stats
+
+    def _configure(self) -> None:
+        level = "on" if self.durability is Durability.full else "off"
+        self.conn.execute(f"SET synchronous_commit = {level}")
+        if self.fence is not None:
+            # A stalled server (stopped, swapped out) must not hold its fence's lock, which the
+            # others need to declare it dead, for longer than this.
+            self.conn.execute("SET idle_in_transaction_session_timeout = '10s'")
+
+    # ---------------------------------------------------------------- commits
+
+    def commit_batch(self, jobs: Sequence[Job]) -> None:
+        try:
+            self._reconnect_if_lost()
+        except StorageError as exc:
+            for job in jobs:
+                job.result = None
+                job.error = exc
+            return
+        if self._pipelined(jobs):
+            return
+        self.retried += 1
+        self._job_by_job(jobs)
+
+    def _pipelined(self, jobs: Sequence[Job]) -> bool:
+        conn = self.conn
+        try:
+            with conn.pipeline():
+                conn.execute("BEGIN")
+                if self.fence is not None:
+                    conn.execute(*self.fence)
+                for job in jobs:
+                    job.result = job.fn(self.tx)
+                conn.execute("COMMIT")
+        except Exception:  # any failure: roll back, run again job by job
+            self._roll_back()
+            for job in jobs:
+                job.result = None
+            return False
+        return True
+
+    def _job_by_job(self, jobs: Sequence[Job]) -> None:
+        conn = self.conn
+        tx = self.tx
+        try:
+            conn.execute("BEGIN")
+            if self.fence is not None:
+                conn.execute(*self.fence)
+            for job in jobs:
+                conn.execute("SAVEPOINT job")
+                try:
+                    job.result = job.fn(tx)
+                except Exception as exc:
+                    conn.execute("ROLLBACK TO SAVEPOINT job")
+                    job.result = None
+                    job.error = _job_error(exc)
+                conn.execute("RELEASE SAVEPOINT job")
+            conn.execute("COMMIT")
+        except psycopg.Error as exc:
+            self._roll_back()
+            for job in jobs:
+                job.result = None
+                job.error = StorageError(f"transaction failed: {' '.join(str(exc).split())}")
+
+    def _roll_back(self) -> None:
+        if self.conn.broken or self.conn.closed:
+            return
+        try:
+            if self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                self.conn.execute("ROLLBACK")
+        except psycopg.Error:
+            pass  # a connection that fails here is found lost before the next batch
+
+    def _reconnect_if_lost(self) -> None:
+        """A connection PostgreSQL dropped (a restart, a network cut) is opened again before the
+        next batch; `DatabaseUnreachable` if it cannot be (that batch fails, the next tries)."""
+        if not (self.conn.broken or self.conn.closed):
+            return
+        log.warning("database_connection_lost", db=shown(self.url))
+        self.conn = connect(self.url)
+        self.tx = PostgresTx(self.conn)
+        self._configure()
+
+    async def upkeep(self, nursery: trio.Nursery) -> None:
+        """Nothing between batches: PostgreSQL checkpoints and vacuums by itself."""
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        finally:
+            if self.lock is not None:
+                self.lock.close()
