@@ -417,7 +417,7 @@ def ladder_records(
         typer.Option("--output", "-o", help="Write them to this file (default: print them)."),
     ] = None,
 ) -> None:
-    """A finished match's hand records (both halves, every decision and its time) as JSON lines,
+    """A finished match's hand records (every decision and its time) as JSON lines,
     for `spades replay FILE`."""
     config = ClientConfig()
     address = server_address(config)
@@ -430,10 +430,11 @@ def ladder_records(
         output.write_text(lines, encoding="utf-8")
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
-    halves = len({(r.get("ladder") or {}).get("half") for r in records})
+    games = len({(r.get("ladder") or {}).get("game") for r in records})
+    # A match is one game; an old duplicate pair's records are its two halves.
+    played = "1 game" if games == 1 else f"{games} games: both halves"
     typer.echo(
-        f"wrote {len(records)} hand records of match {match}"
-        f" ({halves} {'half' if halves == 1 else 'halves'}) to {output}:"
+        f"wrote {len(records)} hand records of match {match} ({played}) to {output}:"
         f" `spades replay {output}` steps through them"
     )
 

@@ -320,10 +320,12 @@ def _team(match: LadderMatch, team: int) -> str:
 def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> Group:
     """The matches as a table, then a line for each forfeit saying why."""
     view = Table(title=title, title_justify="left")
-    for column in ("match", "ended", "team A", "team B", "halves", "result"):
-        # Team names wrap (at the `+`s, else anywhere) rather than lose their ends at 80 columns.
-        team = column.startswith("team")
-        view.add_column(column, no_wrap=not team, overflow="fold" if team else "ellipsis")
+    # Team names wrap at the `+`s (else anywhere) rather than lose their ends at 80 columns; the
+    # points wrap at their spaces too (an older match has two halves), so a forfeit's longer
+    # result leaves the teams their room.
+    for column in ("match", "ended", "team A", "team B", "points", "result"):
+        wraps = column.startswith("team") or column == "points"
+        view.add_column(column, no_wrap=not wraps, overflow="fold" if wraps else "ellipsis")
     for match in matches:
         when = (
             time.strftime("%m-%d %H:%M", time.localtime(match.time))
@@ -340,8 +342,9 @@ def matches_view(matches: list[LadderMatch], title: str = "Ladder matches") -> G
             match_result(match),
         )
     view.caption = (
-        "* a bot · halves: team A's points:team B's in each half · a void match is not rated"
-        " · `spades ladder records MATCH -o FILE` fetches its hands"
+        "* a bot · points: team A's:team B's at the match's table (an older match: in each of its"
+        " halves) · a void match is not rated · `spades ladder records MATCH -o FILE` fetches its"
+        " hands"
     )
     return Group(view, *(Text(line) for line in forfeit_lines(matches)))
 

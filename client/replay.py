@@ -3,7 +3,7 @@
 Reads the client's own journal (`spades-client-hand/1`, client/journal.py) or the server's hand records
 (`spades-hand/1`, as written by `spades-server export` and `spades ladder records`). Each hand is
 re-checked on the way: the seed against its commitment, and the deal re-dealt by the engine from the
-seed (client/verify.py). A ladder match's records also say which half a hand is of, how long each seat
+seed (client/verify.py). A ladder match's records also say which match a hand is of, how long each seat
 took, and which moves the server's fallback chose when a clock ran out (docs/hand-records.md).
 """
 
@@ -46,7 +46,9 @@ class ReplayHand:
     notes: list[str]
     check: str
     missed: list[int]  # tricks the client did not see (it was disconnected)
-    context: str = ""  # where the hand was played, beyond its game (a ladder match's half)
+    context: str = (
+        ""  # where the hand was played, beyond its game (a ladder match, an old one's half)
+    )
     fallback_bids: frozenset[int] = frozenset()  # indices of `bids` the clock's fallback chose
     fallback_plays: frozenset[int] = frozenset()  # indices into the plays, in order
     clock: list[str] = field(default_factory=list)  # how long each seat took, for people
@@ -128,11 +130,7 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
     deal = record.get("deal")
     fallback_bids, fallback_plays, clock = _clock(record, names)
     ladder = record.get("ladder")
-    context = (
-        f"match {ladder.get('match')} · half {ladder.get('half')} of {ladder.get('halves', 2)}"
-        if isinstance(ladder, dict)
-        else ""
-    )
+    context = _ladder_context(ladder) if isinstance(ladder, dict) else ""
     return ReplayHand(
         game_id=str(record.get("game_id") or "?"),
         game=str(record.get("game") or "spades"),
@@ -156,6 +154,13 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
         fallback_plays=fallback_plays,
         clock=clock,
     )
+
+
+def _ladder_context(ladder: dict[str, Any]) -> str:
+    """`match m-12` (a match is one table), or an old duplicate pair's `match m-3 · half 2 of 2`."""
+    halves = ladder.get("halves", 2)
+    where = f"match {ladder.get('match')}"
+    return where if halves == 1 else f"{where} · half {ladder.get('half')} of {halves}"
 
 
 def _clock(

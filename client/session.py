@@ -130,7 +130,6 @@ class PlaySession:
     connected: trio.Event = field(default_factory=trio.Event)
     seated: trio.Event = field(default_factory=trio.Event)  # the table's first snapshot is in
     reconnects: int = 0
-    _ladder_match: str = ""  # the ladder match being played (its halves share the id)
     _drawn_size: tuple[int, int] | None = None  # the terminal's size at the last redraw
     _restored: set[str] = field(default_factory=set)  # tables whose journal was read back
 
@@ -323,17 +322,15 @@ class PlaySession:
         self.seated.set()  # nothing to sit at yet, but typed lines (/quit) are read from now on
 
     async def _ladder_event(self, conn: Connection, message: m.Message) -> None:
-        """A match's half begins (a fresh table to follow) or the match is over."""
+        """A match begins (a fresh table to follow) or the match is over."""
         if isinstance(message, m.MatchStarted) and message.table != self.state.table:
-            half = 2 if message.match == self._ladder_match else 1
-            self._ladder_match = message.match
             log = list(self.state.log)[-4:]
             self.state = TableState()
             self._journaled = 0  # the new table's hands go to the history from the first
             self.state.log.extend(log)
             self.state.table = message.table
             self.state.say(
-                f"Rated match {message.match}, half {half} of 2, at table {message.table}: "
+                f"Rated match {message.match} at table {message.table}: "
                 + ", ".join(message.players)
             )
             await self._refresh_info(conn)

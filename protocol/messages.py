@@ -542,8 +542,9 @@ class Entrant(Reply):
 @register("ladder_records", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LadderRecords(Request):
-    """Ask for a finished ladder match's hand records: both halves, every seat's decisions and
-    clock use. Answered with `match_records`, a page at a time.
+    """Ask for a finished ladder match's hand records: every hand of its table (an older match's:
+    of both halves), with every seat's decisions and clock use. Answered with `match_records`, a
+    page at a time.
     """
 
     match: Annotated[Label, Doc("the match id (`ladder_matches` lists them)")]
@@ -555,8 +556,8 @@ class LadderRecords(Request):
 @register("match_records", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MatchRecords(Reply):
-    """One page of a ladder match's hand records, oldest first: the first half's hands, then the
-    second's. A page holds as many whole records as fit well inside one frame.
+    """One page of a ladder match's hand records, oldest first (an older match's: the first half's
+    hands, then the second's). A page holds as many whole records as fit well inside one frame.
     """
 
     match: Annotated[Label, Doc("the match id")]
@@ -574,15 +575,15 @@ class MatchRecords(Reply):
 class MatchStarted(Event):
     """The ladder seated this entrant in a rated match; a ``snapshot`` of the table follows.
 
-    Sent once per half: a match is two tables, one after the other (see the Ladder section).
+    Sent once per match: a match is one table, on deals made for it (see the Ladder section).
     """
 
     match: Annotated[Label, Doc("the match id")]
     table: Annotated[TableId, Doc("the table it is played at")]
     players: Annotated[list[Name], Doc("the bots by seat")]
-    hands: Annotated[Count | None, Doc("the deals this half has (the ladder's hands per half)")] = (
-        None
-    )
+    hands: Annotated[
+        Count | None, Doc("the deals the match has (the ladder's hands per match)")
+    ] = None
 
 
 @register("match_ended", S)
@@ -591,8 +592,8 @@ class MatchEnded(Event):
     """A rated match is over and the ratings are updated."""
 
     match: Annotated[Label, Doc("the match id")]
-    table: Annotated[TableId, Doc("the first half's table (the one `results[].seat` refers to)")]
-    results: Annotated[list[MatchResult], Doc("one per entrant, by its seat in the first half")]
+    table: Annotated[TableId, Doc("the match's table (the one `results[].seat` refers to)")]
+    results: Annotated[list[MatchResult], Doc("one per entrant, by its seat")]
 
 
 # ---- General ------------------------------------------------------------------------------------

@@ -253,7 +253,7 @@ class Standing:
 class MatchResult:
     """How one seat did in a ladder match."""
 
-    seat: Annotated[Seat, Doc("the entrant's seat in the match's first half")]
+    seat: Annotated[Seat, Doc("the entrant's seat at the match's table")]
     name: Annotated[Name, Doc("the entrant's account name")]
     place: Annotated[Annotated[int, Range(1, MAX_SEATS)], Doc("1 for the winner; equal places tie")]
     score: Annotated[int, Doc("the final game score of the seat's side")]
@@ -268,7 +268,8 @@ TeamPoints = Annotated[list[int], Length(2, 2)]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LadderHalf:
-    """One half of a ladder match: the game played, and each team's points in it."""
+    """The table of a ladder match (or one half of an older ladder's duplicate pair): the game
+    played, and each team's points in it."""
 
     game: Annotated[Count | None, Doc("the game's id (`spades-server export --game`)")] = None
     table: Annotated[TableId | None, Doc("the table it was played at")] = None
@@ -286,10 +287,11 @@ class RatingMove:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LadderMatch:
-    """One finished ladder match (a duplicate pair), as `ladder_matches` and `entrant` list it.
+    """One finished ladder match, as `ladder_matches` and `entrant` list it.
 
-    Team 0 sat at seats 0 and 2 of the first half, team 1 at seats 1 and 3. A `void` match was cut
-    short (a table stopped, the server stopped) and is never rated: it has no points and no winner.
+    Team 0 sat at seats 0 and 2, team 1 at seats 1 and 3 (of the first half, for a duplicate pair of
+    an older ladder, which had two tables one after the other). A `void` match was cut short (a table
+    stopped, the server stopped) and is never rated: it has no points and no winner.
     """
 
     match: Annotated[Label, Doc("the match id")]
@@ -300,10 +302,11 @@ class LadderMatch:
     preset: Annotated[Label, Doc("the ruleset preset")]
     teams: Annotated[Annotated[list[TeamNames], Length(2, 2)], Doc("the two partnerships")]
     halves: Annotated[
-        Annotated[list[LadderHalf], Length(0, 2)], Doc("the halves played, in order")
+        Annotated[list[LadderHalf], Length(0, 2)],
+        Doc("the match's table (an older duplicate pair: its two halves, in order)"),
     ] = field(default_factory=list)
     points: Annotated[
-        TeamPoints | None, Doc("each team's points over both halves; nil when void")
+        TeamPoints | None, Doc("each team's points (over both halves of a pair); nil when void")
     ] = None
     winner: Annotated[
         Annotated[int, Range(0, 1)] | None,
@@ -325,6 +328,10 @@ class LadderMatch:
     bots: Annotated[
         Annotated[list[Name], Length(0, 4)], Doc("which of the players are bot accounts")
     ] = field(default_factory=list)
+    twin: Annotated[
+        Label | None,
+        Doc("the match dealt the same deals at the same time at another table, if any"),
+    ] = None
 
 
 __all__ = [

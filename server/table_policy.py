@@ -6,7 +6,9 @@ ladder's tables (`server.ladder.policy.MatchPolicy`) plan their deals, reserve t
 match's entrants, seat house bots and turn a drop or too many timeouts into a forfeit.
 
 The table calls these hooks from its own task, one at a time, so a policy's state needs no lock; the
-table does what the answer says (a policy never touches the table).
+table does what the answer says (a policy never touches the table). A policy may tell a spectator
+through a peer of its own (`watcher`): the ladder's twin tables hold back what a spectator may not
+see yet (`server.ladder.gate`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from server.accounts import Account
+from server.peers import Peer
 from server.seating import Refusal
 
 
@@ -58,6 +61,16 @@ class TablePolicy(Protocol):
         """The server just acted for `seat` because its clock ran out: a forfeit reason, or None."""
         ...
 
+    def watcher(self, peer: Peer) -> Peer:
+        """The peer a new spectator is told through: `peer` itself, or one that holds back what
+        the spectator may not see yet and passes it on later. It stands for `peer` among the
+        table's spectators (equal to it), and the same one is returned while `peer` watches."""
+        ...
+
+    def watcher_gone(self, peer: Peer) -> None:
+        """`peer` no longer watches (it left, dropped or sat down): drop what was held for it."""
+        ...
+
 
 class LobbyPolicy:
     """A table opened in the lobby: fresh seeds, free seats, reopened after a restart."""
@@ -82,4 +95,10 @@ class LobbyPolicy:
         return None
 
     def forfeit_on_fallback(self, seat: int) -> str | None:
+        return None
+
+    def watcher(self, peer: Peer) -> Peer:
+        return peer
+
+    def watcher_gone(self, peer: Peer) -> None:
         return None

@@ -207,9 +207,12 @@ class Membership:
                 error_for(ErrorCode.TABLE_FULL, "this table has no room for another spectator", rid)
             )
             return
-        self.spectators.add(peer)
+        # Told through the policy's watcher (a ladder twin table holds back deals still to be
+        # played at its twin); the reply itself goes straight to the connection.
+        watcher = host.policy.watcher(peer)
+        self.spectators.add(watcher)
         peer.deliver(Joined(id=rid, table=self.table_id, seat=None))
-        host.welcome(peer, None)
+        host.welcome(watcher, None)
         host.changed()
 
     async def join(self, host: MembershipHost, command: JoinCommand) -> None:
@@ -244,6 +247,8 @@ class Membership:
         if outcome.how is How.TAKEN_OVER:
             self.release(seat, "taken_over", "another connection of your account took it over")
         returning = outcome.how is How.RETURNED and self.seats[seat].dropped_at is not None
+        if peer in self.spectators:
+            host.policy.watcher_gone(peer)
         self.sit(seat, command.account, peer)
         if command.created is not None:
             peer.deliver(dataclasses.replace(command.created, seat=seat))
@@ -260,6 +265,8 @@ class Membership:
         peer = command.peer
         watching = peer in self.spectators
         self.spectators.discard(peer)
+        if watching:
+            host.policy.watcher_gone(peer)
         seat = self.seat_of(peer)
         if seat is not None:
             await self._vacate(host, seat, command.reason)

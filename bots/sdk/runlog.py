@@ -63,11 +63,11 @@ def clock_text(clock: Clock) -> str:
 
 @dataclass
 class _Half:
-    """The half of a ladder match we are playing."""
+    """The ladder match we are playing (at a server of the old ladder: one of its two halves)."""
 
     match: str
     table: str
-    half: int  # 1 or 2
+    half: int  # its `match_started`s so far: 1 (an old ladder's second half: 2)
     seat: int | None
     expiries: int = 0  # our clock ran out this many times at this table
     forfeited: str | None = None
@@ -103,10 +103,12 @@ class RunLog:
             who = f"you are seat {seat}, partner {partner}, against {others}"
         else:
             who = "players " + ", ".join(started.players)
+        # A match is one table (docs/ladder.md); an old ladder's second half is a second start.
+        again = f" (its half {half})" if half > 1 else ""
         log.info(
-            "match %s started: half %d of 2 at table %s (%s%s)",
+            "match %s started%s at table %s (%s%s)",
             started.match,
-            half,
+            again,
             started.table,
             hands,
             who,
@@ -136,7 +138,7 @@ class RunLog:
             half.expiries += 1
             log.warning(
                 "clock expired for our seat %d at table %s: the server's %s acted for us"
-                " (%d this half of match %s; too many forfeit it, 3 by default)",
+                " (%d this match, %s; too many forfeit it, 3 by default)",
                 expired.seat,
                 expired.table,
                 expired.fallback,
@@ -153,7 +155,7 @@ class RunLog:
 
     def seat_lost(self, lost: SeatLost) -> None:
         if lost.reason == "match_over":
-            log.debug("the half at table %s is over: the seat goes back to the ladder", lost.table)
+            log.debug("the game at table %s is over: the seat goes back to the ladder", lost.table)
             return
         if lost.reason == "taken_over":
             log.warning(
@@ -168,7 +170,7 @@ class RunLog:
         # A live connection forfeits only by timeouts: it neither dropped nor left.
         reason = "timeouts" if expiries else "forfeited"
         why = (
-            f"our clock ran out {expiries} times this half (the ladder's limit)"
+            f"our clock ran out {expiries} times this match (the ladder's limit)"
             if expiries
             else "the server did not say why"
         )
@@ -191,7 +193,7 @@ class RunLog:
         self.stats.forfeits.append({"match": match, "table": table, "reason": reason})
         log.warning(
             "forfeited match %s at table %s: %s; the server's fallback bot plays the seat to the"
-            " end of this half, and the match ends there (only our rating moves, down)",
+            " end of the match (only our rating moves, down)",
             match,
             table,
             why,

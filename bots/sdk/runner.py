@@ -398,7 +398,8 @@ class BotRunner:
         return False
 
     def _last_match_started(self, started: MatchStarted) -> bool:
-        """Whether `started` is the first half of the last match the run should play."""
+        """Whether `started` starts the last match the run should play (an old ladder's second
+        half starts none)."""
         games = self.config.games
         first_half = self.runlog.halves_started(started.match) == 1
         return bool(games) and first_half and len(self.stats.matches) + 1 >= games

@@ -75,8 +75,9 @@ class LadderArchive:
         return dataclasses.replace(entrant, id=request.id)
 
     async def _records(self, request: LadderRecords) -> Message:
-        """One page of a finished match's hand records (a running match's are never shown: its
-        second half deals the cards of its first)."""
+        """One page of a finished match's hand records. A running match's are never shown: its
+        twin, or the rest of its own table, may still be playing those deals (a pair of twins is
+        stored as finished only once both tables are over)."""
         found = await self.store.call(lambda tx: ladder_store.stored_match(tx, request.match))
         if found is None or found.status == "running":
             why = (
@@ -178,6 +179,7 @@ def wire_match(row: dict[str, Any]) -> LadderMatch:
             )
             for name, move in changes.items()
         ],
+        twin=row.get("twin"),
     )
 
 

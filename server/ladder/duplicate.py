@@ -1,19 +1,25 @@
-"""The duplicate pair: one set of deals played twice, the second time with the teams on the other hands.
+"""The deals of ladder matches, and what a table's game leaves for the ratings.
 
-The first half seats the match's entrants in order (team 0 at seats 0 and 2, team 1 at 1 and 3); the
-second half moves everyone one seat on, exactly as the local arena does (`bots.arena.match`), which in
-partnership Spades puts each team on the cards the other team held. The dealer is seat 0 in both
-halves and hand `i` is dealt from the same seed in both, so every deal is played once from each side
-and card luck cancels in the sum: the result is each team's combined points over both halves.
+A match is one table of four playing a **board set**: `hands` deals made for it, team 0 at seats 0
+and 2, team 1 at seats 1 and 3, the dealer seat 0. No entrant ever plays a deal twice: each board
+set is new. When two matches start together they are **twins** and get the same board set, each at
+its own table with its own four: a true duplicate across tables. On each deal, team 0 of one table
+held the very cards team 0 of the other held (same seed, same seat, same dealer), so the ratings
+compare the two tables' margins deal by deal, luck cancelled (`server.ladder.ratings`). While both
+tables play, a spectator of either sees a deal only once both have played it (`DealGate`).
 
-A deal's seed is SHA-256(match secret || deal number), so the table asks for "deal `i`" and gets the
-same cards in both halves, also after a dead deal is re-dealt. The match secret comes from `secrets`
-on the server (the players never see it; each hand's own seed is revealed after that hand, as at any
-table) or from an integer in tests and benchmarks.
+A deal's seed is SHA-256(board-set secret || deal number), so a table asks for "deal `i`" and gets
+the same cards as its twin, also after a dead deal is re-dealt. The secret comes from `secrets` on
+the server (the players never see it; each hand's own seed is revealed after that hand, as at any
+table, and reveals nothing of the next) or from an integer in tests and benchmarks.
 
-A deal played in both halves is a **board**, as in duplicate bridge: each half keeps its hands' points
-per side keyed by the hand's seed (`HalfResult.hands`), and `board_points` pairs the halves' hands by
-seed into each team's points on each board. The ratings compare the teams board by board.
+Each table's game is kept as a `TableResult`: who sat where, the score per side, and each deal's
+points per side keyed by the deal's seed. `deal_points` turns it into each team's points per deal.
+
+Ladders before this one played a **duplicate pair** instead: the same four played the deals twice,
+the teams swapped onto the other hands for the second half, so each had seen every deal of the second
+half before playing it. Those matches stay stored (two `TableResult`s, one per half) and are read with
+`pair_seating`, `team_points` and `board_points`; none is played any more.
 """
 
 from __future__ import annotations
@@ -22,44 +28,50 @@ import hashlib
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from bots.arena.match import seat_entrants
 
-HALVES = 2
+T = TypeVar("T")
+
+HALVES = 2  # the halves of an old duplicate pair
+#: Matches that start together share a board set this many at a time: twins.
+TWINS = 2
 
 
 @dataclass(frozen=True, slots=True)
-class DuplicatePlan:
-    """The deals of one match: `hands` per half, each derived from `secret`."""
+class BoardSet:
+    """The deals of one match (and of its twin): `hands` deals, each derived from `secret`."""
 
     hands: int
     secret: bytes = field(repr=False)
 
     @classmethod
-    def fresh(cls, hands: int) -> DuplicatePlan:
-        """A plan with an unpredictable secret (the server's matches)."""
+    def fresh(cls, hands: int) -> BoardSet:
+        """A board set with an unpredictable secret (the server's matches)."""
         return cls(hands, secrets.token_bytes(32))
 
     @classmethod
-    def seeded(cls, hands: int, seed: int) -> DuplicatePlan:
-        """A reproducible plan (tests, benchmarks)."""
+    def seeded(cls, hands: int, seed: int) -> BoardSet:
+        """A reproducible board set (tests, benchmarks)."""
         return cls(hands, hashlib.sha256(f"spades-ladder:{seed}".encode()).digest())
 
     def deal_seed(self, deal: int) -> bytes:
-        """The seed of deal number `deal` (0-based, counting re-deals); the same in both halves."""
+        """The seed of deal number `deal` (0-based, counting re-deals): the same at both twins."""
         return hashlib.sha256(self.secret + deal.to_bytes(8, "big")).digest()
 
-    @staticmethod
-    def seating(entrants: Sequence[str], half: int) -> tuple[str, ...]:
-        """Who sits where in `half` (0 or 1): `entrants` is team 0, team 1, team 0, team 1."""
-        order = seat_entrants(len(entrants), len(entrants), half)
-        return tuple(entrants[i] for i in order)
+
+def twin_groups(matches: Sequence[T]) -> list[list[T]]:
+    """Matches that start together, in the order formed, as the sets that share a board set:
+    two by two (twins), the last one alone when they are odd in number."""
+    return [list(matches[i : i + TWINS]) for i in range(0, len(matches), TWINS)]
 
 
 @dataclass(frozen=True, slots=True)
-class HalfResult:
-    """One finished half: who sat where, the sides (seats per side) and the final score per side."""
+class TableResult:
+    """One finished table: who sat where, the sides (seats per side) and the final score per side.
+
+    Stored as one entry of a match's `halves` (the name is the duplicate pair's, which had two)."""
 
     seats: tuple[str, ...]
     sides: tuple[tuple[int, ...], ...]
@@ -69,6 +81,8 @@ class HalfResult:
     #: Each hand played, in order: (its seed in hex, its points per side). Empty when not known
     #: (matches stored before the ladder kept them).
     hands: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    #: The match that was dealt the same deals at the same time (its twin), if any.
+    twin: str | None = None
 
     def side_of(self, team: Sequence[str]) -> int:
         """The side these entrants sat on (a team always sits on one side)."""
@@ -92,10 +106,12 @@ class HalfResult:
         }
         if self.hands:
             out["hands"] = [[seed, list(points)] for seed, points in self.hands]
+        if self.twin is not None:
+            out["twin"] = self.twin
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> HalfResult:
+    def from_dict(cls, data: Mapping[str, Any]) -> TableResult:
         return cls(
             seats=tuple(str(s) for s in data["seats"]),
             sides=tuple(tuple(int(x) for x in side) for side in data["sides"]),
@@ -105,13 +121,32 @@ class HalfResult:
             hands=tuple(
                 (str(seed), tuple(int(x) for x in points)) for seed, points in data.get("hands", ())
             ),
+            twin=None if data.get("twin") is None else str(data["twin"]),
         )
 
 
+def deal_points(
+    table: TableResult, teams: tuple[Sequence[str], Sequence[str]]
+) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """Each deal the table played: its seed and each team's points on it, in the order dealt."""
+    sides = (table.side_of(teams[0]), table.side_of(teams[1]))
+    return tuple((seed, (points[sides[0]], points[sides[1]])) for seed, points in table.hands)
+
+
+# ---------------------------------------------------------------- the old duplicate pair
+
+
+def pair_seating(entrants: Sequence[str], half: int) -> tuple[str, ...]:
+    """Who sat where in `half` (0 or 1) of an old duplicate pair: `entrants` is team 0, team 1,
+    team 0, team 1; the second half moved everyone one seat on (each team onto the other's cards)."""
+    order = seat_entrants(len(entrants), len(entrants), half)
+    return tuple(entrants[i] for i in order)
+
+
 def team_points(
-    halves: Sequence[HalfResult], teams: tuple[Sequence[str], Sequence[str]]
+    halves: Sequence[TableResult], teams: tuple[Sequence[str], Sequence[str]]
 ) -> tuple[int, int]:
-    """Each team's combined points over the halves played."""
+    """Each team's combined points over the tables played (both halves of a pair, or one table)."""
     return (
         sum(h.points_of(teams[0]) for h in halves),
         sum(h.points_of(teams[1]) for h in halves),
@@ -119,14 +154,14 @@ def team_points(
 
 
 def board_points(
-    halves: Sequence[HalfResult], teams: tuple[Sequence[str], Sequence[str]]
+    halves: Sequence[TableResult], teams: tuple[Sequence[str], Sequence[str]]
 ) -> tuple[tuple[int, int], ...]:
-    """Each board's points per team: the deals both halves played (matched by seed, in the first
+    """A duplicate pair's boards: each deal both halves played (matched by seed, in the first
     half's order), each team's points on it summed over the two halves.
 
-    Empty unless there are exactly two halves and both know their hands (a forfeit stops a match
-    after one half; older stored matches kept no hands). A deal dealt in one half only (a hand cap
-    reached at a different point) is no board and is left out.
+    Empty unless there are exactly two halves and both know their hands (a forfeit stopped a pair
+    after one half; older stored pairs kept no hands; a match of one table is no pair). A deal
+    dealt in one half only (a hand cap reached at a different point) is no board and is left out.
     """
     if len(halves) != HALVES or not all(h.hands for h in halves):
         return ()

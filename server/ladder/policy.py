@@ -1,15 +1,17 @@
-"""The ladder's table policy: how a table playing one half of a rated match differs from a lobby's.
+"""The ladder's table policy: how a table playing a rated match differs from a lobby's.
 
 It is the server's table in every other respect (one task owns the game, write-ahead persistence,
-per-seat views, clocks and the fallback); the policy changes four things:
+per-seat views, clocks and the fallback); the policy changes five things:
 
-- each deal's seed comes from the match's `DuplicatePlan` (both halves get the same cards), so the
+- each deal's seed comes from the match's `BoardSet` (a twin table gets the same cards), so the
   commitment, the deal and the seed's reveal after the hand are the table's own;
 - house seats are sample bots of a named spec, seated by the table like any built-in seat;
 - its seats are the match's: only the entrant a seat is reserved for may take it;
 - an entrant that disconnects or leaves mid-match, or whose clock runs out `max_timeouts` times,
   forfeits: the table tells it (`seat_lost`, `forfeited`) and seats the fallback bot, which finishes
-  the game for the entrant's account (so the result is recorded against it).
+  the game for the entrant's account (so the result is recorded against it);
+- a twin table's spectators are told through the match's `DealGate`, which holds each deal back
+  until the twin table has played it too (and the gate hears from here which deal is dealt).
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from collections.abc import Callable
 
 from protocol.errors import ErrorCode
 from server.accounts import Account
+from server.ladder.gate import DealGate
+from server.peers import Peer
 from server.seating import Refusal
 from server.table_policy import HouseSeat
 
 
 class MatchPolicy:
-    """The policy of one half of a ladder match. Used by its table's task alone."""
+    """The policy of one ladder match's table. Used by its table's task alone (and `gate`, shared
+    with the twin table's policy, is only ever called from the server's one event loop)."""
 
     def __init__(
         self,
@@ -33,8 +38,12 @@ class MatchPolicy:
         house: dict[int, tuple[str, Account]],
         reserved: dict[int, int],
         max_timeouts: int,
+        gate: DealGate | None = None,
+        table: int = 0,
     ) -> None:
         self._deal_seed = deal_seed
+        self._gate = gate  # twins': where both tables are, and the spectators it holds back
+        self._table = table  # this table's number at the gate
         self._house = house  # seat -> (bot spec, the house bot's account)
         self._reserved = reserved  # seat -> the entrant's account id
         self._max_timeouts = max_timeouts
@@ -45,6 +54,10 @@ class MatchPolicy:
         return False  # a match is never reopened after a restart: the ladder voids it
 
     def seed(self, deal_number: int) -> bytes:
+        if self._gate is not None:
+            # Dealing deal `n` means every deal before it is over here: the twin's spectators may
+            # now see those (the gate lets them through).
+            self._gate.dealing(self._table, deal_number)
         if self._deal_seed is None:
             return secrets.token_bytes(32)
         return self._deal_seed(deal_number)
@@ -72,3 +85,12 @@ class MatchPolicy:
             return None
         self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
         return "timeouts" if self.timeouts[seat] >= self._max_timeouts else None
+
+    def watcher(self, peer: Peer) -> Peer:
+        if self._gate is None:
+            return peer  # a match played alone: its deals are dealt nowhere else
+        return self._gate.watcher(self._table, peer)
+
+    def watcher_gone(self, peer: Peer) -> None:
+        if self._gate is not None:
+            self._gate.gone(self._table, peer)

@@ -1,123 +1,156 @@
 """Ladder ratings: each entrant's skill as a mean and an uncertainty, learned from the points margins
-of the boards of completed matches, by exact Bayesian inference over all entrants jointly.
+of the deals of completed matches, by exact Bayesian inference over all entrants jointly.
 
-A match is a duplicate pair (see `server.ladder.duplicate`): every deal is played once from each side,
-so on each deal (a **board**) the two teams held the same cards, and the difference of their points on
-it (the board's margin) measures how much better one team played those cards. The model: each entrant
-has a skill `s` (in rating points), a team's skill is the sum of its two players', and a board's
-margin is normally distributed about `POINTS_PER_RATING_POINT * (team skill - other team skill)` with
-a spread of `BOARD_SD` points (card luck the duplicate did not cancel, and each bot's own variance).
-Margins count up to `MAX_MARGIN` points a board, so one freak board (a doubled nil gone wrong) cannot
-swing a rating on its own.
+A match is one table of four, two partnerships, a few deals (see `server.ladder.duplicate`). On each
+deal the table's **margin** (team 0's points less team 1's) is modelled as
+
+    margin = luck + 5 * (team 0's skill - team 1's skill) + play noise
+
+in points, with a team's skill the sum of its two players' (in rating points). `luck` is what the
+cards alone are worth to team 0's seats, the same at every table dealt that deal; its spread is
+`LUCK_SD`. The play noise is each table's own (how the bots' choices and the deal fell together),
+with a spread of `BOARD_SD / sqrt(2)`: `BOARD_SD` is the spread of the difference of two plays of one
+deal, a duplicate **board** (`POINTS_PER_RATING_POINT` is a board's worth, two plays, of the skill
+term). Both spreads were measured on the benchmark's bots (docs/ladder.md).
+
+No entrant ever plays a deal twice. Two matches that start together are **twins**: they are dealt
+the same deals, and on each deal both tables played, the difference of their margins is a duplicate
+board, luck cancelled: team against team on the same cards (team 0 of one table held what team 0 of
+the other did). The sum of the two margins is evidence too, with luck in it; so is a match played
+alone, rated on its own margins with luck part of the noise. All of it is one linear-Gaussian model,
+so the update is exact: the margins of the tables that played a deal are turned into independent
+components (their differences and their sum: `Evidence`), and each component is an observation of a
+weighted sum of skills, taken by Bayes' rule. Margins count up to `MAX_MARGIN` points a board (half
+that for one table's margin alone), so one freak deal (a doubled nil gone wrong) cannot swing a
+rating on its own.
+
+Matches stored before that (a **duplicate pair**: the same four played the deals twice, the teams
+swapped for the second half) are rated as they were: each board's margin over both halves,
+`10 * (team skill difference)` with the spread `BOARD_SD`. A rebuild from stored history gives the
+same floats for them as it always did.
 
 The ladder's belief about the skills is one multivariate normal distribution over every entrant
-(`Ratings`): a mean for each and a full covariance matrix. Each match updates it exactly by Bayes'
-rule for a linear-Gaussian observation (a Kalman update). Keeping the covariances is what makes it
-exact: a board says how two partnerships compare, so after a few matches the ladder knows the sum
-of two partners' skills better than either alone, and which entrants it has compared with whom.
-Belief kept per entrant alone (TrueSkill's and openskill's approximation, and this ladder's first
-ones) throws that away; on the benchmark's matches it needed about twice the matches to separate
-the same bots (docs/ladder.md). The boards of one match share their teams, so they are one
-observation of the mean margin with the spread of that many boards (the same posterior as taking
-them one by one).
+(`server.ladder.belief.Ratings`): a mean for each and a full covariance matrix. Keeping the
+covariances is what makes the update exact: a deal says how two partnerships compare, so after a few
+matches the ladder knows the sum of two partners' skills better than either alone, and which
+entrants it has compared with whom. Belief kept per entrant alone (TrueSkill's and openskill's
+approximation, and this ladder's first ones) throws that away. The deals of one table (or of twin
+tables) share their teams, so each component is taken as its mean over those deals with the spread
+of that many (the same posterior as taking them one by one).
 
 A margin only ever compares entrants, so the ladder learns skills relative to each other: what a
 rating's `sigma` reports is the uncertainty of the entrant's skill relative to the field (the mean
 of every rated entrant's skill, each weighted by how sure the ladder is of it, so a newcomer barely
-moves it), not the uncertainty of an absolute level no board can measure. `mu` is the mean itself;
-the field's average stays near the starting 25 (a board moves its winners up as far as its losers
-down).
+moves it), not the uncertainty of an absolute level no deal can measure. `mu` is the mean itself;
+the field's average stays near the starting 25.
 
 Between matches a bot may change (its author improves it), so the uncertainty of each player's skill
 grows with the time since its last rated match, as a random walk: `sigma^2` gains `tau^2` per day
-(`tau` is `DEFAULT_TAU` rating points per square root of a day). A bot that plays often stays sharply
-rated, one that has been away a month is less sure, and a rating can follow a bot that changes.
-The growth is by time, not by match: a bot does not change between two matches a minute apart, and
-growth per match would put a floor under `sigma` that close bots could never get below.
+(`tau` is `DEFAULT_TAU` rating points per square root of a day). The growth is by time, not by
+match: a bot does not change between two matches a minute apart, and growth per match would put a
+floor under `sigma` that close bots could never get below.
 
 The standings rank by the conservative estimate `mu - 3 sigma`, which starts at 0 and only climbs once
 the ladder is sure of a bot.
 
 Forfeits: a forfeiting entrant is rated as if its team had lost every board the match was to have
-(`MatchOutcome.planned_boards`) by `MAX_MARGIN` points, the most a board can count, and nobody else's
-rating moves: only the forfeiter's mean and its own uncertainty take the update. The partner could not
-have prevented it and the opponents did not earn it, so neither gains nor loses; a rating built on
-opponents' disconnects would say nothing about a bot. As no board can count worse, forfeiting a match
-that is going badly never pays.
+(`MatchOutcome.planned_boards`) by `MAX_MARGIN` points, the most a board can count, seen with the
+precision of a duplicate board (more than any table's own deals give), and nobody else's rating
+moves: only the forfeiter's mean and its own uncertainty take the update. The partner could not have
+prevented it and the opponents did not earn it, so neither gains nor loses; a forfeited table is not
+compared with its twin either (the twin is rated as a match played alone). As no clean match can
+count worse, forfeiting a match that is going badly never pays.
 
-Everything here is deterministic: `RatingModel.apply` updates a `Ratings` with one match, `rate_match`
-maps (ratings before, outcome) to the moved ratings without changing its input, and `recompute` folds
-the model over a history. The service applies matches as they finish and stores each result;
-`recompute` over the stored history gives exactly the same floats, so stored ratings can always be
-rebuilt (and a test checks that they are). The cost of a match is a pass over the covariance matrix:
-with `n` entrants, about `n^2` multiplications (about a millisecond for a hundred entrants).
+Everything here is deterministic: `RatingModel.apply_set` updates a `Ratings` with one match or a pair
+of twins, `rate_match` maps (ratings before, outcome) to the moved ratings without changing its input,
+and `recompute` folds the model over a history (twins, stored one after the other, are taken
+together). The service applies matches as they finish and stores each result; `recompute` over the
+stored history gives exactly the same floats, so stored ratings can always be rebuilt (and a test
+checks that they are). The cost of a match is a pass over the covariance matrix per component (two
+for twins, one for a match alone): with `n` entrants, about `n^2` multiplications each.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_MU = 25.0
-DEFAULT_SIGMA = DEFAULT_MU / 3
-#: How many sigmas below the mean the leaderboard's conservative estimate sits.
-CONSERVATIVE_Z = 3.0
+from server.ladder.belief import (
+    CONSERVATIVE_Z,
+    DEFAULT_MU,
+    DEFAULT_SIGMA,
+    SECONDS_PER_DAY,
+    EntrantId,
+    Rating,
+    Ratings,
+)
+
+__all__ = [
+    "BOARD_SD",
+    "CONSERVATIVE_Z",
+    "DEFAULT_MU",
+    "DEFAULT_SIGMA",
+    "DEFAULT_TAU",
+    "LUCK_SD",
+    "MAX_MARGIN",
+    "POINTS_PER_RATING_POINT",
+    "SECONDS_PER_DAY",
+    "Deal",
+    "EntrantId",
+    "Evidence",
+    "MatchOutcome",
+    "Observation",
+    "Rating",
+    "RatingModel",
+    "Ratings",
+    "apply_board_set",
+    "apply_match",
+    "board_sets",
+    "is_finite",
+    "ranked",
+    "ranks_of",
+    "recompute",
+    "separated",
+]
+
 #: One rating point of difference between two teams' summed skills is worth this many points of
-#: margin on a board (so 10 rating points are a team 100 points a board better).
+#: margin on a board, two plays of a deal (so 5 points at one table, and 10 rating points are a
+#: team 100 points a board better).
 POINTS_PER_RATING_POINT = 10.0
+#: How many plays of a deal a board is: the skill term of one table's margin is half a board's.
+PLAYS_PER_BOARD = 2
 #: The spread (standard deviation) of a board's margin about what the skills predict, in points:
-#: measured on the benchmark's bots (bench/ladder.py, 99 matches, 396 boards: 136).
+#: the difference of two plays of one deal, luck cancelled. Measured on the benchmark's bots
+#: (bench/ladder.py; 396 boards of duplicate pairs: 136; twin tables: docs/ladder.md).
 BOARD_SD = 140.0
-#: A board's margin counts up to this many points either way; a forfeit loses each board by it.
+#: The spread of what the cards alone are worth to one table's team 0 on a deal (the part a second
+#: table dealt the same cards cancels), in points: measured on the benchmark's bots (docs/ladder.md).
+LUCK_SD = 35.0
+#: A board's margin counts up to this many points either way (one table's margin alone, half of
+#: it); a forfeit loses each board by it.
 MAX_MARGIN = 400
 #: How fast a skill may drift, in rating points per square root of a day: an entrant's variance grows
 #: by `tau^2` for each day since its last rated match (see docs/ladder.md).
 DEFAULT_TAU = 0.5
-SECONDS_PER_DAY = 86_400.0
 
-EntrantId = str
 Team = tuple[EntrantId, EntrantId]
-
-
-@dataclass(frozen=True, slots=True)
-class Rating:
-    """One entrant's rating: the model's mean and uncertainty, and the rated matches behind it."""
-
-    mu: float = DEFAULT_MU
-    sigma: float = DEFAULT_SIGMA
-    matches: int = 0
-
-    @property
-    def conservative(self) -> float:
-        """`mu - 3 sigma`: the ladder is fairly sure the entrant is at least this good."""
-        return self.mu - CONSERVATIVE_Z * self.sigma
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """`(mu - 3 sigma, mu + 3 sigma)`, the band the standings say the skill lies in."""
-        return (self.mu - CONSERVATIVE_Z * self.sigma, self.mu + CONSERVATIVE_Z * self.sigma)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "rating": self.conservative,
-            "matches": self.matches,
-        }
+#: One deal of a match: its seed (hex) and each team's points on it at the match's table.
+Deal = tuple[str, tuple[int, int]]
 
 
 @dataclass(frozen=True, slots=True)
 class MatchOutcome:
     """What the ratings need of one completed match.
 
-    `teams[0]` and `teams[1]` are the two partnerships; `points` their combined points over both
-    halves of the duplicate pair; `forfeits` the entrants that forfeited (empty for a clean match);
-    `boards` each board's points per team, in the order dealt (empty when not known);
-    `planned_boards` how many boards the match was to have (what a forfeiter loses);
-    `finished_at` when it was rated (Unix seconds; `None` when not known: no time passes for the
-    ratings' drift).
+    `teams[0]` and `teams[1]` are the two partnerships; `points` their points over the match;
+    `forfeits` the entrants that forfeited (empty for a clean match); `deals` each deal played at the
+    match's table, in order (the rated matches since the ladder stopped replaying deals); `twin` the
+    match that was dealt the same deals at the same time, if any; `boards` each board's points per
+    team of a match stored as a duplicate pair (both halves, in the order dealt); `planned_boards` how
+    many deals the match was to have (what a forfeiter loses); `finished_at` when it was rated (Unix
+    seconds; `None` when not known: no time passes for the ratings' drift).
     """
 
     match_id: str
@@ -127,6 +160,8 @@ class MatchOutcome:
     boards: tuple[tuple[int, int], ...] = ()
     planned_boards: int = 1
     finished_at: float | None = None
+    deals: tuple[Deal, ...] = ()
+    twin: str | None = None
 
     def __post_init__(self) -> None:
         everyone = [*self.teams[0], *self.teams[1]]
@@ -136,12 +171,20 @@ class MatchOutcome:
             raise ValueError(f"match {self.match_id}: a forfeit by someone who did not play")
         if any(len(board) != 2 for board in self.boards):
             raise ValueError(f"match {self.match_id}: a board has two teams' points")
+        if any(len(points) != 2 for _, points in self.deals):
+            raise ValueError(f"match {self.match_id}: a deal has two teams' points")
+        if len({seed for seed, _ in self.deals}) != len(self.deals):
+            raise ValueError(f"match {self.match_id}: a deal is played once at a table")
+        if self.boards and self.deals:
+            raise ValueError(f"match {self.match_id}: a duplicate pair's boards or a table's deals")
         if self.planned_boards < 1:
             raise ValueError(f"match {self.match_id}: a match has at least one board")
+        if self.twin == self.match_id:
+            raise ValueError(f"match {self.match_id}: a match is not its own twin")
 
     @property
     def ranks(self) -> tuple[int, int]:
-        """Places by combined points (lower is better): (0, 1), (1, 0), or (0, 0) for a draw."""
+        """Places by points (lower is better): (0, 1), (1, 0), or (0, 0) for a draw."""
         return ranks_of(self.points)
 
     @property
@@ -161,6 +204,8 @@ class MatchOutcome:
             "boards": [list(board) for board in self.boards],
             "planned_boards": self.planned_boards,
             "finished_at": self.finished_at,
+            "deals": [[seed, list(points)] for seed, points in self.deals],
+            "twin": self.twin,
         }
 
     @classmethod
@@ -174,6 +219,11 @@ class MatchOutcome:
             boards=tuple((int(a), int(b)) for a, b in data.get("boards", ())),
             planned_boards=int(data.get("planned_boards", 1)),
             finished_at=None if data.get("finished_at") is None else float(data["finished_at"]),
+            deals=tuple(
+                (str(seed), (int(points[0]), int(points[1])))
+                for seed, points in data.get("deals", ())
+            ),
+            twin=None if data.get("twin") is None else str(data["twin"]),
         )
 
 
@@ -185,187 +235,46 @@ def ranks_of(points: tuple[int, int]) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class Observation:
-    """What one piece of evidence says: team 0's margin over team 1 per board, in points, seen
+    """What a duplicate pair's boards say: team 0's margin over team 1 per board, in points, seen
     with the spread of `boards` boards' mean (one board, or a whole match's)."""
 
     margin: float
     boards: int = 1
 
 
-class Ratings(Mapping[EntrantId, Rating]):
-    """The ladder's joint belief about every rated entrant's skill: a mean for each and the full
-    covariance matrix, with each entrant's rated matches and the time of its last one.
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One independent component of what the deals of a table (or of twin tables) say:
+    `margin` (in rating points) is `sum(sign * skill)` plus normal noise of variance `variance`.
 
-    Read it as a mapping from entrant to `Rating` (`mu`, `sigma` relative to the field, matches);
-    change it only through `RatingModel.apply`.
-    """
+    The components of a set of tables are made so that their noises are independent, so each is
+    taken by Bayes' rule on its own and the order does not change the posterior."""
 
-    def __init__(self) -> None:
-        self._index: dict[EntrantId, int] = {}
-        self._names: list[EntrantId] = []
-        self._mean: list[float] = []
-        self._cov: list[list[float]] = []  # symmetric; row i is entrant i's covariances
-        self._matches: list[int] = []
-        self._last: list[float | None] = []  # when each entrant's last rated match finished
-        self._report: dict[EntrantId, Rating] | None = None  # what the mapping shows, cached
+    signs: Mapping[EntrantId, float]
+    margin: float
+    variance: float
+    deals: int
 
-    @classmethod
-    def independent(cls, beliefs: Mapping[EntrantId, Rating]) -> Ratings:
-        """Beliefs held about each entrant alone (no covariances), e.g. in tests."""
-        if isinstance(beliefs, Ratings):
-            return beliefs.copy()
-        out = cls()
-        for entrant, rating in beliefs.items():
-            out._add(entrant, rating.mu, rating.sigma**2, rating.matches)
-        return out
 
-    def copy(self) -> Ratings:
-        out = Ratings()
-        out._index = dict(self._index)
-        out._names = list(self._names)
-        out._mean = list(self._mean)
-        out._cov = [list(row) for row in self._cov]
-        out._matches = list(self._matches)
-        out._last = list(self._last)
-        out._report = None if self._report is None else dict(self._report)
-        return out
-
-    # ---------------------------------------------------------------- the mapping
-
-    def __getitem__(self, entrant: EntrantId) -> Rating:
-        return self._shown()[entrant]
-
-    def __iter__(self) -> Iterator[EntrantId]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def __contains__(self, entrant: object) -> bool:
-        return entrant in self._index
-
-    def covariance(self, a: EntrantId, b: EntrantId) -> float:
-        """The covariance of two entrants' skills (a's variance when `a == b`)."""
-        return self._cov[self._index[a]][self._index[b]]
-
-    def _shown(self) -> dict[EntrantId, Rating]:
-        """Each entrant's `Rating`: its mean, and the spread of its skill minus the field's.
-
-        The field is the mean of every entrant's skill weighted by its precision (1 / variance), so
-        entrants the ladder is sure of define it and a newcomer barely moves it. With `w` those
-        weights, Var(s_i - w.s) = P_ii - 2 (P w)_i + w.P.w.
-        """
-        if self._report is not None:
-            return self._report
-        cov = self._cov
-        count = len(self._names)
-        if count == 1:
-            weights = [1.0]
-            shown_alone = True
-        else:
-            precision = [1.0 / cov[i][i] for i in range(count)]
-            total = sum(precision)
-            weights = [p / total for p in precision]
-            shown_alone = False
-        pw = [sum(w * c for w, c in zip(weights, row, strict=True)) for row in cov]
-        wpw = sum(w * x for w, x in zip(weights, pw, strict=True))
-        report = {}
-        for i, name in enumerate(self._names):
-            # One entrant has no field to be measured against: its own spread is all there is.
-            variance = cov[i][i] if shown_alone else cov[i][i] - 2.0 * pw[i] + wpw
-            report[name] = Rating(self._mean[i], math.sqrt(max(variance, 0.0)), self._matches[i])
-        self._report = report
-        return report
-
-    # ---------------------------------------------------------------- changes (RatingModel's)
-
-    def _add(self, entrant: EntrantId, mu: float, variance: float, matches: int = 0) -> int:
-        index = len(self._names)
-        self._index[entrant] = index
-        self._names.append(entrant)
-        self._mean.append(mu)
-        for row in self._cov:
-            row.append(0.0)
-        self._cov.append([0.0] * index + [variance])
-        self._matches.append(matches)
-        self._last.append(None)
-        self._report = None
-        return index
-
-    def _slot(self, entrant: EntrantId, model: RatingModel) -> int:
-        index = self._index.get(entrant)
-        return self._add(entrant, model.mu, model.sigma**2) if index is None else index
-
-    def _drift(self, index: int, when: float | None, tau: float) -> None:
-        """Widen an entrant's variance by `tau^2` per day since its last rated match."""
-        last = self._last[index]
-        if when is not None and last is not None and when > last and tau > 0:
-            self._cov[index][index] += tau * tau * (when - last) / SECONDS_PER_DAY
-            self._report = None
-
-    def _predict(
-        self, signs: Mapping[int, float], margin: float, noise: float
-    ) -> tuple[list[float], float, float]:
-        """For `margin = sum(sign * skill) + N(0, noise)`: `P x` (each skill's covariance with
-        the prediction), the prediction's spread `x.P.x + noise`, and the surprise `margin -
-        x.mean`. Entrants missing from `signs` are not in the prediction."""
-        cov = self._cov
-        if len(signs) == 4 and sorted(signs.values()) == [-1.0, -1.0, 1.0, 1.0]:
-            # A clean match (two against two), the hot case: P x is two columns less two.
-            a, b = (j for j, sign in signs.items() if sign > 0)
-            c, d = (j for j, sign in signs.items() if sign < 0)
-            px = [row[a] + row[b] - row[c] - row[d] for row in cov]
-        else:
-            px = [sum(sign * row[j] for j, sign in signs.items()) for row in cov]
-        spread = sum(sign * px[j] for j, sign in signs.items()) + noise
-        surprise = margin - sum(sign * self._mean[j] for j, sign in signs.items())
-        return px, spread, surprise
-
-    def _observe(self, signs: Mapping[int, float], margin: float, noise: float) -> None:
-        """Bayes' rule for the observation over the whole belief: the mean moves by the gain
-        `P x / spread` times the surprise, and the covariance loses the part the observation
-        explains (`P - P x x.P / spread`)."""
-        px, spread, surprise = self._predict(signs, margin, noise)
-        mean = self._mean
-        for i, row in enumerate(self._cov):
-            shrink = px[i] / spread
-            if shrink:
-                mean[i] += shrink * surprise
-                # The hot loop of the ladder's ratings: one row of the rank-one downdate.
-                row[:] = [value - shrink * pj for value, pj in zip(row, px)]  # noqa: B905
-        self._report = None
-
-    def _observe_alone(
-        self, index: int, signs: Mapping[int, float], margin: float, noise: float
-    ) -> None:
-        """The same observation, taken by one entrant alone: the others' skills are held at their
-        means (nobody else moves), and the entrant's mean and variance take its share of the
-        update. Its covariances shrink in proportion, which keeps the belief a valid one."""
-        px, spread, surprise = self._predict(signs, margin, noise)
-        cov = self._cov
-        self._mean[index] += px[index] / spread * surprise
-        variance = cov[index][index]
-        kept = max(variance - px[index] ** 2 / spread, 0.0) / variance
-        factor = math.sqrt(kept)
-        for j in range(len(cov)):
-            cov[index][j] *= factor
-            cov[j][index] = cov[index][j]
-        cov[index][index] = variance * kept
-        self._report = None
-
-    def _played(self, index: int, when: float | None) -> None:
-        self._matches[index] += 1
-        if when is not None:
-            self._last[index] = when
-        self._report = None
+def _components(tables: int) -> list[tuple[float, ...]]:
+    """Weights that turn the margins of `tables` plays of one deal into independent parts:
+    the differences first (Helmert's: each table against those before it; luck cancels in
+    them), then the sum (luck and all). With equal play noise and one luck shared by all, the
+    parts' noises are uncorrelated."""
+    out: list[tuple[float, ...]] = []
+    for i in range(1, tables):
+        out.append(tuple([1.0] * i + [-float(i)] + [0.0] * (tables - i - 1)))
+    out.append(tuple([1.0] * tables))
+    return out
 
 
 class RatingModel:
     """The margin model with fixed parameters, so that replaying history gives the same numbers.
 
     `tau`: rating points of skill drift per square root of a day (`None`: `DEFAULT_TAU`);
-    `board_sd`: a board's spread in points; `scale`: points of margin per rating point;
-    `max_margin`: the most a board counts (and what a forfeit loses each board by).
+    `board_sd`: a board's spread in points (two plays of a deal, luck cancelled); `luck_sd`: the
+    spread of a deal's luck in one table's margin; `scale`: points of margin per rating point on a
+    board; `max_margin`: the most a board counts (and what a forfeit loses each board by).
     """
 
     def __init__(
@@ -375,6 +284,7 @@ class RatingModel:
         sigma: float = DEFAULT_SIGMA,
         tau: float | None = None,
         board_sd: float = BOARD_SD,
+        luck_sd: float = LUCK_SD,
         scale: float = POINTS_PER_RATING_POINT,
         max_margin: float = MAX_MARGIN,
     ) -> None:
@@ -383,24 +293,29 @@ class RatingModel:
             ("tau", self.tau),
             ("sigma", sigma),
             ("board_sd", board_sd),
+            ("luck_sd", luck_sd),
             ("scale", scale),
             ("max_margin", max_margin),
         ):
-            if not math.isfinite(value) or value < 0 or (value == 0 and name != "tau"):
+            zero_ok = name in ("tau", "luck_sd")
+            if not math.isfinite(value) or value < 0 or (value == 0 and not zero_ok):
                 raise ValueError(f"{name} must be a finite number > 0 (tau >= 0), not {value}")
         self.mu = mu
         self.sigma = sigma
         self.board_sd = board_sd
+        self.luck_sd = luck_sd
         self.scale = scale
         self.max_margin = max_margin
 
     def initial(self) -> Rating:
         return Rating(self.mu, self.sigma, 0)
 
+    # ---------------------------------------------------------------- what a match says
+
     def observation(self, outcome: MatchOutcome) -> Observation:
-        """What a clean match is rated on: the mean of its boards' margins (each capped), seen
-        with the spread of that many boards; without boards, the margin per board over the whole
-        match, with the spread of its planned boards."""
+        """What a clean duplicate pair is rated on: the mean of its boards' margins (each capped),
+        seen with the spread of that many boards; without boards, the margin per board over the
+        whole match, with the spread of its planned boards."""
         cap = self.max_margin
         if outcome.boards:
             margins = [max(-cap, min(cap, a - b)) for a, b in outcome.boards]
@@ -409,20 +324,95 @@ class RatingModel:
         a, b = outcome.points
         return Observation(max(-cap, min(cap, (a - b) / boards)), boards)
 
+    def evidence(self, tables: Sequence[MatchOutcome]) -> list[Evidence]:
+        """What the deals of clean tables (one match, or twins) say, as independent components.
+
+        Each deal is grouped with the tables that played it (twins play the same deals, unless a
+        dead deal put one a deal ahead); for each group the tables' margins are combined by
+        `_components` (their difference, luck cancelled, then their sum) and each combination's
+        mean over the group's deals, each deal capped, is one `Evidence`. Components that weigh
+        no skill (two tables of the same four, or nothing to compare) are left out."""
+        per_play = 1.0 / PLAYS_PER_BOARD  # one table's skill term, in boards
+        play_var = self.board_sd**2 / PLAYS_PER_BOARD
+        luck_var = self.luck_sd**2
+        signs: list[dict[EntrantId, float]] = []
+        margins: list[dict[str, int]] = []
+        order: list[str] = []
+        for outcome in tables:
+            (a0, a1), (b0, b1) = outcome.teams
+            signs.append({a0: per_play, a1: per_play, b0: -per_play, b1: -per_play})
+            margins.append({seed: p0 - p1 for seed, (p0, p1) in outcome.deals})
+            order.extend(seed for seed, _ in outcome.deals if seed not in order)
+        groups: dict[tuple[int, ...], list[str]] = {}
+        for seed in order:
+            having = tuple(j for j, by_seed in enumerate(margins) if seed in by_seed)
+            groups.setdefault(having, []).append(seed)
+        out: list[Evidence] = []
+        for having, seeds in groups.items():
+            for weights in _components(len(having)):
+                weighed: dict[EntrantId, float] = {}
+                for j, weight in zip(having, weights, strict=True):
+                    for entrant, sign in signs[j].items():
+                        weighed[entrant] = weighed.get(entrant, 0.0) + weight * sign
+                weighed = {e: s for e, s in weighed.items() if s != 0.0}
+                if not weighed:
+                    continue
+                # The cap scales with the plays combined: a board (two plays) counts up to
+                # `max_margin`, one table's margin alone up to half of it.
+                cap = self.max_margin * per_play * sum(abs(w) for w in weights)
+                values = [
+                    max(-cap, min(cap, sum(w * margins[j][seed] for j, w in zip(having, weights))))  # noqa: B905
+                    for seed in seeds
+                ]
+                noise = play_var * sum(w * w for w in weights) + luck_var * sum(weights) ** 2
+                out.append(
+                    Evidence(
+                        signs=weighed,
+                        margin=sum(values) / len(values) / self.scale,
+                        variance=noise / len(values) / self.scale**2,
+                        deals=len(values),
+                    )
+                )
+        return out
+
+    # ---------------------------------------------------------------- updating the belief
+
     def apply(self, ratings: Ratings, outcome: MatchOutcome) -> list[EntrantId]:
-        """Update `ratings` in place with one completed match; returns the entrants it rated (all
-        four, or only the forfeiters)."""
-        if not outcome.forfeits:
-            return self._apply_clean(ratings, outcome)
-        rated = sorted(outcome.forfeits)
-        for entrant in rated:
-            self._apply_forfeit(ratings, outcome, entrant)
+        """Update `ratings` in place with one completed match rated alone; returns the entrants it
+        rated (all four, or only the forfeiters)."""
+        return self.apply_set(ratings, (outcome,))
+
+    def apply_set(self, ratings: Ratings, outcomes: Sequence[MatchOutcome]) -> list[EntrantId]:
+        """Update `ratings` in place with one match, or twins (matches dealt the same deals at the
+        same time), taken together; returns the entrants rated, in order.
+
+        Forfeits are rated first, each forfeiter alone; a duplicate pair stored by an older
+        ladder is rated on its boards; the clean tables that played deals are rated on their
+        deals together (`evidence`)."""
+        rated: list[EntrantId] = []
+        tables: list[MatchOutcome] = []
+        for outcome in outcomes:
+            if outcome.forfeits:
+                for entrant in sorted(outcome.forfeits):
+                    self._apply_forfeit(ratings, outcome, entrant)
+                    rated.append(entrant)
+            elif outcome.deals:
+                tables.append(outcome)
+            else:
+                rated.extend(self._apply_pair(ratings, outcome))
+        if tables:
+            rated.extend(self._apply_tables(ratings, tables))
         return rated
 
-    def _apply_clean(self, ratings: Ratings, outcome: MatchOutcome) -> list[EntrantId]:
+    def _slot(self, ratings: Ratings, entrant: EntrantId) -> int:
+        return ratings._slot(entrant, self.mu, self.sigma**2)
+
+    def _apply_pair(self, ratings: Ratings, outcome: MatchOutcome) -> list[EntrantId]:
+        """A clean duplicate pair (both halves played by the same four, stored by an older
+        ladder): its boards' mean margin, `scale` points per rating point."""
         when = outcome.finished_at
         rated = list(outcome.entrants)
-        slots = [ratings._slot(e, self) for e in rated]
+        slots = [self._slot(ratings, e) for e in rated]
         for slot in slots:
             ratings._drift(slot, when, self.tau)
         seen = self.observation(outcome)
@@ -430,6 +420,23 @@ class RatingModel:
         ratings._observe(signs, seen.margin / self.scale, self._noise(seen.boards))
         for slot in slots:
             ratings._played(slot, when)
+        return rated
+
+    def _apply_tables(self, ratings: Ratings, tables: Sequence[MatchOutcome]) -> list[EntrantId]:
+        """Clean tables that played deals (one match, or twins): every component of their deals'
+        evidence, each entrant drifted first to its own table's finishing time."""
+        rated: list[EntrantId] = []
+        for outcome in tables:
+            for entrant in outcome.entrants:
+                slot = self._slot(ratings, entrant)
+                ratings._drift(slot, outcome.finished_at, self.tau)
+                rated.append(entrant)
+        for part in self.evidence(tables):
+            signs = {self._slot(ratings, e): s for e, s in part.signs.items()}
+            ratings._observe(signs, part.margin, part.variance)
+        for outcome in tables:
+            for entrant in outcome.entrants:
+                ratings._played(self._slot(ratings, entrant), outcome.finished_at)
         return rated
 
     def _apply_forfeit(self, ratings: Ratings, outcome: MatchOutcome, entrant: EntrantId) -> None:
@@ -440,7 +447,7 @@ class RatingModel:
         mine = outcome.team_of(entrant)
         signed = [(e, 1.0) for e in outcome.teams[mine]]
         signed += [(e, -1.0) for e in outcome.teams[1 - mine]]
-        slot = ratings._slot(entrant, self)
+        slot = self._slot(ratings, entrant)
         ratings._drift(slot, when, self.tau)
         signs: dict[int, float] = {}
         margin = -self.max_margin / self.scale
@@ -474,17 +481,46 @@ def apply_match(
     model: RatingModel, ratings: Ratings, outcome: MatchOutcome
 ) -> dict[EntrantId, tuple[Rating, Rating]]:
     """Update `ratings` in place with one match; returns {entrant: (before, after)} of the rated."""
-    before = {e: ratings[e] if e in ratings else model.initial() for e in outcome.entrants}
-    rated = model.apply(ratings, outcome)
+    return apply_board_set(model, ratings, (outcome,))
+
+
+def apply_board_set(
+    model: RatingModel, ratings: Ratings, outcomes: Sequence[MatchOutcome]
+) -> dict[EntrantId, tuple[Rating, Rating]]:
+    """`apply_match` for one match or twins taken together (`RatingModel.apply_set`)."""
+    before = {
+        e: ratings[e] if e in ratings else model.initial() for o in outcomes for e in o.entrants
+    }
+    rated = model.apply_set(ratings, outcomes)
     return {e: (before[e], ratings[e]) for e in rated}
+
+
+def board_sets(history: Iterable[MatchOutcome]) -> Iterator[tuple[MatchOutcome, ...]]:
+    """The history as it was rated: twins (stored one after the other, each naming the other) as
+    one set, every other match alone."""
+    waiting: MatchOutcome | None = None
+    for outcome in history:
+        if waiting is not None:
+            if waiting.twin == outcome.match_id and outcome.twin == waiting.match_id:
+                yield (waiting, outcome)
+                waiting = None
+                continue
+            yield (waiting,)
+            waiting = None
+        if outcome.twin is not None:
+            waiting = outcome
+        else:
+            yield (outcome,)
+    if waiting is not None:
+        yield (waiting,)
 
 
 def recompute(history: Iterable[MatchOutcome], model: RatingModel | None = None) -> Ratings:
     """Ratings from nothing but the completed matches, in the order they were rated."""
     model = model or RatingModel()
     ratings = Ratings()
-    for outcome in history:
-        model.apply(ratings, outcome)
+    for outcomes in board_sets(history):
+        model.apply_set(ratings, outcomes)
     return ratings
 
 

@@ -1,6 +1,7 @@
 """A ladder match's hand records as `ladder_records` sends them (docs/hand-records.md, "The ladder's
-fields"): each half's stored `spades-hand/1` records, with who sat where, the match and its clocks,
-and for each action the seat's time and who chose it.
+fields"): the stored `spades-hand/1` records of the match's table (an old duplicate pair's: of each
+of its two halves), with who sat where, the match and its clocks, and for each action the seat's
+time and who chose it.
 
 Pure: it reads what `server.ladder.store.stored_match` returned and touches no database.
 
@@ -19,37 +20,40 @@ from typing import Any
 from server.ladder.store import StoredHalf, StoredMatch
 from server.storage import StoredAction
 
-HALVES = 2
 #: The engine's action kind that declares a dead deal: stored as an action, but a record keeps it
 #: in the next hand's `dead_deals`, not in its `actions`.
 DEFICIENT = "deficient"
 
 
 def match_hand_records(match: StoredMatch) -> list[dict[str, Any]]:
-    """Every hand record of the match, first half then second, each with the ladder's fields."""
+    """Every hand record of the match (an old pair's: first half then second), each with the
+    ladder's fields."""
     forfeits = [
         {"name": match.accounts.get(account, (f"#{account}", False))[0], "reason": why}
         for account, why in match.forfeits.items()
     ]
     out: list[dict[str, Any]] = []
     for half in match.halves:
-        out.extend(_half_records(match, half, forfeits))
+        out.extend(_half_records(match, half, len(match.halves), forfeits))
     return out
 
 
 def _half_records(
-    match: StoredMatch, half: StoredHalf, forfeits: list[dict[str, Any]]
+    match: StoredMatch, half: StoredHalf, halves: int, forfeits: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     names = [_seat_name(match, seat) for seat in half.seats]
-    ladder = {
+    ladder: dict[str, Any] = {
         "match": match.match,
+        # A match is one table now (half 1 of 1); an old duplicate pair's halves are 1 and 2 of 2.
         "half": half.half + 1,
-        "halves": HALVES,
+        "halves": halves,
         "table": half.table_id,
         "game": half.game_id,
         "turn_ms": [_turn_ms(match, half, seat) for seat in half.seats],
         "forfeits": forfeits,
     }
+    if match.twin is not None:
+        ladder["twin"] = match.twin
     clocks = _clock_entries(half)
     out = []
     for record in half.records:

@@ -1,26 +1,31 @@
-"""The ladder service: entrants, the scheduling loop, duplicate matches on real tables, ratings.
+"""The ladder service: entrants, the scheduling loop, matches on real tables, ratings.
 
 One trio task (`LadderService.run`) owns the ladder. Every `interval` seconds, or as soon as an entrant
 enters or a match ends, it asks the scheduler for matches among the available entrants (entered,
-connected, not playing, not benched) and starts each in its own task. A match is two tables one after
-the other (the halves of a duplicate pair, `server.ladder.duplicate`); a remote entrant is told
-`match_started`, then seated like any join (`joined`, `snapshot`), and house bots play in-process. When
-both halves are over the result is rated (`server.ladder.ratings`), stored with its games
-(`server.ladder.store`) and told to the remote entrants (`match_ended`).
+connected, not playing, not benched) and starts them. A match is one table of four playing a board
+set of `hands` deals made for it (`server.ladder.duplicate`); matches that start together are twins,
+two by two, dealt the same board set at their two tables at once, and each pair runs in one task. A
+remote entrant is told `match_started`, then seated like any join (`joined`, `snapshot`), and house
+bots play in-process. When every table of the set is over, its matches are rated together
+(`server.ladder.ratings`), stored with their games (`server.ladder.store`) and told to their remote
+entrants (`match_ended`). Nobody plays a deal twice, and a twin table's spectators see a deal only once
+both tables have played it (`server.ladder.gate`).
 
-Fair play: one entry per account (so no account ever holds two seats), at most `max_per_owner` entrants
-per network address, and a forfeit for an entrant that disconnects or leaves mid-match or times out
-`max_timeouts` times (see `server.ladder.table`); an entrant that forfeits by timeouts sits out for
-`cooldown` seconds. A match cut short by a crashed table is void (stored, never rated).
+Fair play: one entry per account (so no account ever holds two seats, and none plays at both twins),
+at most `max_per_owner` entrants per network address, and a forfeit for an entrant that disconnects or
+leaves mid-match or times out `max_timeouts` times (see `server.ladder.policy`); an entrant that
+forfeits by timeouts sits out for `cooldown` seconds. A match cut short by a crashed table is void
+(stored, never rated); its twin is then rated as a match played alone.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import secrets
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -40,9 +45,18 @@ from server.accounts import Account
 from server.config import ServerConfig
 from server.ladder import store as ladder_store
 from server.ladder.desk import ARCHIVE_REQUESTS, LadderArchive
-from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
+from server.ladder.duplicate import (
+    TWINS,
+    BoardSet,
+    TableResult,
+    deal_points,
+    team_points,
+    twin_groups,
+)
+from server.ladder.entrants import Entrant, RunningMatch, closed_table_ok, first_of
+from server.ladder.gate import DealGate
 from server.ladder.policy import MatchPolicy
-from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_match
+from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_board_set
 from server.ladder.scheduler import Candidate, PlannedMatch, form_matches
 from server.ladder.settings import LadderSettings
 from server.peers import Peer
@@ -55,25 +69,6 @@ if TYPE_CHECKING:
     from server.storage import Store, Tx
 
 log = structlog.get_logger("server.ladder")
-
-TABLE_CLOSE_WAIT = 5.0  # seconds a finished half's table may take to close before the next opens
-
-
-@dataclass(eq=False)
-class Entrant:
-    """One account on the ladder: a connection of it, or a house bot (`peer` None)."""
-
-    account: Account
-    peer: Peer | None
-    house_spec: str | None = None
-    owner: str = "house"
-    busy: bool = False
-    leaving: bool = False
-    benched_until: float = 0.0
-
-    @property
-    def key(self) -> str:
-        return str(self.account.id)
 
 
 class LadderService:
@@ -104,6 +99,7 @@ class LadderService:
         self._rng = random.Random(self.settings.seed)
         self._wake = trio.Event()
         self._settled = trio.Event()  # set (and replaced) whenever a match is rated or voided
+        self._alone_since: float | None = None  # since when a match has waited for a twin
         self._lock = trio.Lock()  # one rating update at a time, in the order they are stored
 
     # ---------------------------------------------------------------- life
@@ -272,7 +268,7 @@ class LadderService:
 
     def _schedule(self, nursery: trio.Nursery) -> None:
         self._prune()
-        # A match holds one table at a time; leave the lobby's last free tables to it.
+        # A match holds one table; leave the lobby's last free tables to it.
         free_tables = self.tables.free_table_slots()
         room = min(self.settings.max_matches - self.running, free_tables)
         if room <= 0:
@@ -280,33 +276,105 @@ class LadderService:
         planned = form_matches(
             self._candidates(), seed=self._rng.getrandbits(64), settings=self.settings.scheduler
         )
+        starting: list[tuple[PlannedMatch, list[Entrant]]] = []
         for match in planned:
             seated = [self.entrants[c.account] for c in match.seats]
             if not self.settings.house_only and all(e.peer is None for e in seated):
                 continue
-            if room <= 0:
+            if len(starting) >= room:
                 break
-            room -= 1
-            for entrant in seated:
-                entrant.busy = True
-            self.running += 1
-            nursery.start_soon(self._run_match, match, seated)
+            starting.append((match, seated))
+        if self._hold_for_twin(len(starting), room):
+            starting.pop()
+        # Matches that start together are twins, two by two: each pair is dealt one board set.
+        for group in twin_groups(starting):
+            for _match, seated in group:
+                for entrant in seated:
+                    entrant.busy = True
+            self.running += len(group)
+            nursery.start_soon(self._run_set, group)
 
-    # ---------------------------------------------------------------- one match
+    def _hold_for_twin(self, starting: int, room: int) -> bool:
+        """Whether the last of `starting` matches, which would start alone, waits for a twin.
 
-    async def _run_match(self, planned: PlannedMatch, seated: list[Entrant]) -> None:
+        It waits (up to `twin_wait` seconds from when a match first could not be paired) while
+        other entrants are playing and there is room for two tables: when their match ends, the
+        two start together, and twins finish together too, so a ladder of eight or more stays in
+        step. A lone bot with the house bots (nobody else playing) never waits."""
+        now = trio.current_time()
+        others_playing = any(e.busy for e in self.entrants.values())
+        if starting % TWINS == 0 or not others_playing or room <= starting:
+            self._alone_since = None
+            return False
+        if self._alone_since is None:
+            self._alone_since = now
+        if now - self._alone_since < self.settings.twin_wait:
+            return True
+        self._alone_since = None
+        return False
+
+    # ---------------------------------------------------------------- one board set
+
+    async def _run_set(self, group: list[tuple[PlannedMatch, list[Entrant]]]) -> None:
         try:
-            await self._play_match(planned, seated)
+            await self._play_set([seated for _match, seated in group])
         except (TableError, ValueError, StorageError) as exc:
             # One match that cannot be played must not stop the ladder; it stays unrated.
-            log.error("match_failed", error=str(exc), players=[e.account.name for e in seated])
+            names = [[e.account.name for e in seated] for _match, seated in group]
+            log.error("match_failed", error=str(exc), players=names)
         finally:
-            self.running -= 1
-            for entrant in seated:
-                entrant.busy = False
+            self.running -= len(group)
+            for _match, seated in group:
+                for entrant in seated:
+                    entrant.busy = False
             self.wake()
 
-    async def _play_match(self, planned: PlannedMatch, seated: list[Entrant]) -> None:
+    async def _play_set(self, group: list[list[Entrant]]) -> None:
+        """Play one board set: each match of `group` (one, or twins) at its own table, all at
+        once, dealt the same deals; then rate them together."""
+        settings = self.settings
+        matches = [await self._insert_match(seated) for seated in group]
+        first_seq = ladder_store.match_seq(matches[0].match)
+        boards = (
+            BoardSet.fresh(settings.hands)
+            if settings.seed is None
+            else BoardSet.seeded(settings.hands, settings.seed * 1_000_003 + first_seq)
+        )
+        gate = DealGate(len(group)) if len(group) > 1 else None
+        for index, running in enumerate(matches):
+            try:
+                running.table = await self._open_table(boards, running.seated, gate, index)
+            except (TableError, StorageError) as exc:  # no room for a table: nothing was played
+                log.warning("match_not_played", match=running.match, error=str(exc))
+                if gate is not None:
+                    gate.finished(index)
+        log.info(
+            "board_set_started",
+            matches=[m.match for m in matches],
+            players=[[e.account.name for e in m.seated] for m in matches],
+        )
+        async with trio.open_nursery() as nursery:
+            for index, running in enumerate(matches):
+                if running.table is not None:
+                    nursery.start_soon(self._play_table, running, index, gate)
+        stopping = self._is_stopping()
+        done = [m for m in matches if m.result is not None and not stopping]
+        for running in matches:
+            if running not in done:
+                # The server is hanging up on everyone (those are not forfeits), or the table
+                # could not finish: nothing of this match is rated.
+                why = "the server stopped" if stopping else "a table could not finish"
+                await self.store.call(
+                    partial(ladder_store.void_match, match=running.match, reason=why)
+                )
+                self.voided += 1
+                log.warning("match_void", match=running.match, reason=why)
+        if done:
+            await self._rate(done)
+        else:
+            self._match_settled()
+
+    async def _insert_match(self, seated: list[Entrant]) -> RunningMatch:
         settings = self.settings
         ids = [e.account.id for e in seated]
         teams = ((ids[0], ids[2]), (ids[1], ids[3]))
@@ -319,114 +387,150 @@ class LadderService:
                 teams=teams,
             )
         )
-        seq = ladder_store.match_seq(match)
-        plan = (
-            DuplicatePlan.fresh(settings.hands)
-            if settings.seed is None
-            else DuplicatePlan.seeded(settings.hands, settings.seed * 1_000_003 + seq)
-        )
-        names = [e.account.name for e in seated]
-        log.info("match_started", match=match, players=names)
-        halves: list[HalfResult] = []
-        forfeits: dict[int, str] = {}
-        for half in (0, 1):
-            order = DuplicatePlan.seating([str(i) for i in range(4)], half)
-            at_seats = [seated[int(i)] for i in order]
-            try:
-                played = await self._play_half(match, half, at_seats, plan)
-            except TableError as exc:  # no room for a table: nothing was played
-                log.warning("match_not_played", match=match, error=exc.message)
-                played = None
-            if played is None:
-                await self.store.call(
-                    lambda tx: ladder_store.void_match(tx, match, "a table could not finish")
-                )
-                self.voided += 1
-                self._match_settled()
-                log.warning("match_void", match=match)
-                return
-            result, lost = played
-            halves.append(result)
-            forfeits.update(lost)
-            if forfeits:
-                break  # the result is decided; the second half would rate nothing
-        if self._is_stopping():
-            # The server is hanging up on everyone: those are not forfeits, and nothing is rated.
-            await self.store.call(
-                lambda tx: ladder_store.void_match(tx, match, "the server stopped")
-            )
-            self.voided += 1
-            self._match_settled()
-            return
-        str_teams = ((str(ids[0]), str(ids[2])), (str(ids[1]), str(ids[3])))
-        outcome = MatchOutcome(
-            match_id=match,
-            teams=str_teams,
-            points=team_points(halves, str_teams),
-            forfeits=frozenset(str(a) for a in forfeits),
-            boards=board_points(halves, str_teams),
-            planned_boards=settings.hands,
-            finished_at=ladder_store.now(),
-        )
-        await self._rate(outcome, halves, seated, forfeits)
+        return RunningMatch(match=match, seated=seated)
 
-    async def _rate(
-        self,
-        outcome: MatchOutcome,
-        halves: list[HalfResult],
-        seated: list[Entrant],
-        forfeits: dict[int, str],
-    ) -> None:
+    async def _play_table(self, running: RunningMatch, index: int, gate: DealGate | None) -> None:
+        """Seat the match's remote entrants at its table and wait for the game to end; its
+        `result` is left None if the game did not finish or could not be kept (never raises what
+        a table or the store raise: the twin's task runs beside it)."""
+        table = running.table
+        assert table is not None
+        seats = running.seated
+        names = [e.account.name[:32] for e in seats]
+        remote = [(s, e, e.peer) for s, e in enumerate(seats) if e.peer is not None]
+        try:
+            for _seat, _entrant, peer in remote:
+                peer.deliver(
+                    MatchStarted(
+                        match=running.match,
+                        table=table.table_id,
+                        players=names,
+                        hands=self.settings.hands,
+                    )
+                )
+            for seat, entrant, peer in remote:
+                with closed_table_ok():
+                    await self.tables.submit(
+                        table, JoinCommand(peer=peer, account=entrant.account, seat=seat)
+                    )
+                if not self._connected(entrant):
+                    # Gone before it sat down: its session will not tell the table, so we do.
+                    self.tables.submit_later(
+                        table, LeaveCommand(peer=peer, reason=LeaveReason.DISCONNECTED)
+                    )
+            await first_of(table.game_over, table.ended)
+        finally:
+            if gate is not None:
+                # This table plays no more deals: the twin's spectators may see them all.
+                gate.finished(index)
+        if not (table.game.is_over and table.game_id is not None):
+            return
+        for _seat, _entrant, peer in remote:
+            # The seat goes back to the ladder: its connection is told (`seat_lost`).
+            with closed_table_ok():
+                await self.tables.submit(
+                    table, LeaveCommand(peer=peer, reason=LeaveReason.RELEASED)
+                )
+        game_id = table.game_id
+        try:
+            await self.store.call(lambda tx: ladder_store.link_game(tx, running.match, 0, game_id))
+        except StorageError as exc:
+            # Not raised into the set's nursery (its twin plays on): this match stays unrated.
+            log.error("match_not_stored", match=running.match, error=str(exc))
+            return
+        running.result = TableResult(
+            seats=tuple(e.key for e in seats),
+            sides=table.game.ruleset.sides,
+            scores=table.game.scores,
+            game_id=game_id,
+            table_id=table.table_id,
+            # Each hand's points by its seed: the deals the ratings compare with the twin's.
+            hands=tuple((h.seed.hex(), h.score_delta) for h in table.game.histories),
+        )
+        running.forfeits = {seats[s].account.id: why for s, why in table.forfeits.items()}
+
+    async def _rate(self, done: list[RunningMatch]) -> None:
+        """Rate the finished matches of one board set together (twins that both finished are
+        stored as each other's twin, one after the other), store them, tell their entrants."""
+        outcomes = []
+        for running in done:
+            assert running.result is not None
+            if len(done) > 1:
+                others = [m.match for m in done if m is not running]
+                running.result = dataclasses.replace(running.result, twin=others[0])
+            ids = [e.key for e in running.seated]
+            teams = ((ids[0], ids[2]), (ids[1], ids[3]))
+            outcomes.append(
+                MatchOutcome(
+                    match_id=running.match,
+                    teams=teams,
+                    points=team_points([running.result], teams),
+                    forfeits=frozenset(str(a) for a in running.forfeits),
+                    deals=deal_points(running.result, teams),
+                    planned_boards=self.settings.hands,
+                    finished_at=ladder_store.now(),
+                    twin=running.result.twin,
+                )
+            )
         async with self._lock:
             before = dict(self.ratings)
-            moves = apply_match(self.model, self.ratings, outcome)
-            by_account = {int(k): v for k, v in moves.items()}
+            moves = apply_board_set(self.model, self.ratings, outcomes)
             # Every entrant's rating is written: one match moves the others' a little too.
             everyone = {int(k): v for k, v in self.ratings.items()}
-            await self.store.call(
-                lambda tx: ladder_store.finish_match(
-                    tx,
-                    outcome.match_id,
-                    outcome=outcome,
-                    halves=[h.to_dict() for h in halves],
-                    moves=by_account,
-                    ratings=everyone,
-                    forfeit_reasons=forfeits,
+            rows = [
+                (
+                    outcome,
+                    running.result.to_dict() if running.result is not None else {},
+                    {int(e): moves[e] for e in outcome.entrants if e in moves},
+                    dict(running.forfeits),
                 )
-            )
-        for team in outcome.teams:
-            for a, b in ((team[0], team[1]), (team[1], team[0])):
-                memory = self.partners.setdefault(
-                    int(a), deque(maxlen=self.settings.partner_memory)
-                )
-                memory.appendleft(int(b))
+                for outcome, running in zip(outcomes, done, strict=True)
+            ]
+
+            def write(tx: Tx) -> None:
+                for outcome, half, by_account, reasons in rows:
+                    ladder_store.finish_match(
+                        tx,
+                        outcome.match_id,
+                        outcome=outcome,
+                        halves=[half],
+                        moves=by_account,
+                        ratings=everyone,
+                        forfeit_reasons=reasons,
+                    )
+
+            await self.store.call(write)
         now = trio.current_time()
-        for entrant in seated:
-            if forfeits.get(entrant.account.id) == "timeouts":
-                entrant.benched_until = now + self.settings.cooldown
-        self.rated += 1
+        for outcome, running in zip(outcomes, done, strict=True):
+            for team in outcome.teams:
+                for a, b in ((team[0], team[1]), (team[1], team[0])):
+                    memory = self.partners.setdefault(
+                        int(a), deque(maxlen=self.settings.partner_memory)
+                    )
+                    memory.appendleft(int(b))
+            for entrant in running.seated:
+                if running.forfeits.get(entrant.account.id) == "timeouts":
+                    entrant.benched_until = now + self.settings.cooldown
+            self.rated += 1
+            log.info(
+                "match_rated",
+                match=outcome.match_id,
+                twin=outcome.twin,
+                points=list(outcome.points),
+                forfeits=sorted(outcome.forfeits),
+            )
+            self._tell_ended(outcome, running, before)
         self._match_settled()
-        log.info(
-            "match_rated",
-            match=outcome.match_id,
-            points=list(outcome.points),
-            forfeits=sorted(outcome.forfeits),
-        )
-        self._tell_ended(outcome, halves[0], seated, before)
 
     def _tell_ended(
-        self,
-        outcome: MatchOutcome,
-        first: HalfResult,
-        seated: list[Entrant],
-        before: dict[str, Rating],
+        self, outcome: MatchOutcome, running: RunningMatch, before: dict[str, Rating]
     ) -> None:
         ranks = outcome.ranks
         if outcome.forfeits:
             lost = {outcome.team_of(e) for e in outcome.forfeits}
             ranks = (1, 1) if len(lost) == 2 else ((1, 0) if 0 in lost else (0, 1))
         results = []
-        for seat, entrant in enumerate(seated):
+        for seat, entrant in enumerate(running.seated):
             team = outcome.team_of(entrant.key)
             old = before.get(entrant.key) or self.model.initial()
             new = self.ratings.get(entrant.key) or old
@@ -440,67 +544,16 @@ class LadderService:
                     rating_after=new.conservative,
                 )
             )
-        message = MatchEnded(
-            match=outcome.match_id, table=first.table_id or "ladder", results=results
-        )
-        for entrant in seated:
+        table = running.result.table_id if running.result is not None else None
+        message = MatchEnded(match=outcome.match_id, table=table or "ladder", results=results)
+        for entrant in running.seated:
             if entrant.peer is not None and self._connected(entrant):
                 entrant.peer.deliver(message)
 
-    async def _play_half(
-        self, match: str, half: int, seats: list[Entrant], plan: DuplicatePlan
-    ) -> tuple[HalfResult, dict[int, str]] | None:
-        """Play one half at a new table; None if the table ended without finishing the game."""
-        table = await self._open_half(plan, seats)
-        names = [e.account.name[:32] for e in seats]
-        remote = [(s, e, e.peer) for s, e in enumerate(seats) if e.peer is not None]
-        for _seat, _entrant, peer in remote:
-            peer.deliver(
-                MatchStarted(
-                    match=match, table=table.table_id, players=names, hands=self.settings.hands
-                )
-            )
-        for seat, entrant, peer in remote:
-            with closed_table_ok():
-                await self.tables.submit(
-                    table, JoinCommand(peer=peer, account=entrant.account, seat=seat)
-                )
-            if not self._connected(entrant):
-                # Gone before it sat down: its session will not tell the table, so we do.
-                self.tables.submit_later(
-                    table, LeaveCommand(peer=peer, reason=LeaveReason.DISCONNECTED)
-                )
-        await first_of(table.game_over, table.ended)
-        finished = table.game.is_over and table.game_id is not None
-        if not finished:
-            return None
-        for _seat, _entrant, peer in remote:
-            # The seat goes back to the ladder: its connection is told (`seat_lost`).
-            with closed_table_ok():
-                await self.tables.submit(
-                    table, LeaveCommand(peer=peer, reason=LeaveReason.RELEASED)
-                )
-        # Its seat in the lobby is free once the table's task ends (spectators may hold it open a
-        # little longer; the next half does not wait for them for long).
-        with trio.move_on_after(TABLE_CLOSE_WAIT):
-            await table.ended.wait()
-        game_id = table.game_id
-        assert game_id is not None
-        await self.store.call(lambda tx: ladder_store.link_game(tx, match, half, game_id))
-        result = HalfResult(
-            seats=tuple(e.key for e in seats),
-            sides=table.game.ruleset.sides,
-            scores=table.game.scores,
-            game_id=game_id,
-            table_id=table.table_id,
-            # Each hand's points by its seed: the boards the ratings compare.
-            hands=tuple((h.seed.hex(), h.score_delta) for h in table.game.histories),
-        )
-        lost = {seats[s].account.id: why for s, why in table.forfeits.items()}
-        return result, lost
-
-    async def _open_half(self, plan: DuplicatePlan, seats: list[Entrant]) -> Table:
-        """A new table for one half, stored, listed and started; raises `TableError`
+    async def _open_table(
+        self, boards: BoardSet, seats: list[Entrant], gate: DealGate | None, index: int
+    ) -> Table:
+        """A new table for one match, stored, listed and started; raises `TableError`
         (server_full) with nothing opened when the server has no room for another table."""
         cfg = self.config
         settings = self.settings
@@ -518,7 +571,7 @@ class LadderService:
             fallback_bot=cfg.fallback_bot,
         )
         policy = MatchPolicy(
-            deal_seed=plan.deal_seed,
+            deal_seed=boards.deal_seed,
             house={
                 s: (e.house_spec or "random", e.account)
                 for s, e in enumerate(seats)
@@ -526,31 +579,11 @@ class LadderService:
             },
             reserved={s: e.account.id for s, e in enumerate(seats) if e.peer is not None},
             max_timeouts=settings.max_timeouts,
+            gate=gate,
+            table=index,
         )
         if self.tables.free_table_slots() <= 0:
             raise TableError(ErrorCode.SERVER_FULL, "the server has no room for a ladder table")
         table = self.tables.new_table(config, policy)
         await self.tables.adopt(table)
         return table
-
-
-class closed_table_ok:
-    """Suppress `TableError` from a table that closed under us (it is over either way)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
-        return isinstance(exc, TableError)
-
-
-async def first_of(*events: trio.Event) -> None:
-    """Return as soon as any of `events` is set."""
-    async with trio.open_nursery() as nursery:
-
-        async def wait(event: trio.Event) -> None:
-            await event.wait()
-            nursery.cancel_scope.cancel()
-
-        for event in events:
-            nursery.start_soon(wait, event)

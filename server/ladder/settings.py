@@ -15,14 +15,17 @@ class LadderSettings:
 
     preset: str = "standard"
     options: dict[str, Any] = field(default_factory=dict)
-    hands: int = 4  # hands per half: a match is 2 x hands deals
+    hands: int = 4  # deals per match (twins are dealt the same ones)
     interval: float = 1.0  # seconds between scheduling rounds when nothing wakes the loop
     max_matches: int = 16  # matches running at once
-    max_timeouts: int = 3  # clock expiries in one half that forfeit the match
+    max_timeouts: int = 3  # clock expiries in one match that forfeit it
     max_per_owner: int = 8  # entrants one network address may have on the ladder at once
     cooldown: float = 60.0  # seconds a timeout forfeiter sits out
     house_poll: float = 5.0  # seconds between looks for house bots the CLI entered meanwhile
     house_only: bool = False  # may four house bots play each other (burns CPU for little)
+    # Seconds a match that would start alone waits for a twin (a second match to share its deals)
+    # while other entrants are still playing: twins then start, and finish, together.
+    twin_wait: float = 3.0
     partner_memory: int = 8  # recent partnerships remembered for rotation
     seed: int | None = None  # fixed: reproducible schedules and deals (tests); None: secret
     scheduler: SchedulerSettings = field(default_factory=SchedulerSettings)

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from server.ladder.duplicate import HalfResult, board_points
+from server.ladder.duplicate import TableResult, board_points, deal_points
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, recompute
 from server.storage import HouseEntrant, MatchRow, StoredAction, Tx
 
@@ -140,9 +140,11 @@ def _outcome(row: MatchRow) -> MatchOutcome:
     points = row.points or [0, 0]
     teams = ((str(a[0]), str(a[1])), (str(b[0]), str(b[1])))
     stored = row.halves if row.halves is not None else []
-    # Each half keeps its hands' points by seed (matches rated before it did have none: they are
-    # rated on their combined points, as they were then).
-    halves = [HalfResult.from_dict(h) for h in stored] if isinstance(stored, list) else []
+    # Each table keeps its hands' points by seed (matches rated before it did have none: they are
+    # rated on their combined points, as they were then). A match of one table is rated on its
+    # deals (with its twin's, if it had one); one of two halves is an old duplicate pair.
+    halves = [TableResult.from_dict(h) for h in stored] if isinstance(stored, list) else []
+    one = halves[0] if len(halves) == 1 else None
     return MatchOutcome(
         match_id=match_id(row.seq),
         teams=teams,
@@ -151,6 +153,8 @@ def _outcome(row: MatchRow) -> MatchOutcome:
         boards=board_points(halves, teams),
         planned_boards=max(1, row.hands),
         finished_at=row.finished_at,
+        deals=deal_points(one, teams) if one is not None else (),
+        twin=one.twin if one is not None else None,
     )
 
 
@@ -234,9 +238,11 @@ def matches(tx: Tx, entrant: str | None = None, limit: int = 20) -> list[dict[st
 
     Each: `match`, `status`, `preset`, `teams` (names), `points`, `winner` (0, 1, or None for a
     draw or a void match), `forfeits` (names), `forfeit_reasons` (name: why, for those whose
-    reason was kept), `bots` (the players that are bot accounts), `games` (the half games, whose
-    hand records `spades-server export --game` writes), `halves` (each half's game, table and
-    per-team points), `changes` (name: before/after), `finished_at`.
+    reason was kept), `bots` (the players that are bot accounts), `games` (the match's games,
+    whose hand records `spades-server export --game` writes), `halves` (the match's table, or an
+    old pair's two halves: each one's game, table and per-team points), `changes` (name:
+    before/after), `finished_at`, `twin` (the match dealt the same deals at the same time, or
+    None).
     """
     account: int | None = None
     if entrant is not None:
@@ -269,6 +275,7 @@ def matches(tx: Tx, entrant: str | None = None, limit: int = 20) -> list[dict[st
                 "halves": _halves(teams, row.halves),
                 "changes": {names.get(int(k), k): v for k, v in row.changes.items()},
                 "finished_at": row.finished_at,
+                "twin": _twin(row.halves),
             }
         )
         if len(out) >= limit:
@@ -293,7 +300,7 @@ def _halves(teams: list[list[int]], stored: Any) -> list[dict[str, Any]]:
     keys = [tuple(str(a) for a in team) for team in teams]
     out = []
     for half in stored:
-        result = HalfResult(
+        result = TableResult(
             seats=tuple(half["seats"]),
             sides=tuple(tuple(side) for side in half["sides"]),
             scores=tuple(half["scores"]),
@@ -306,6 +313,14 @@ def _halves(teams: list[list[int]], stored: Any) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _twin(stored: Any) -> str | None:
+    """The twin a match's table names (a match of one table dealt alongside another)."""
+    if not isinstance(stored, list) or len(stored) != 1:
+        return None
+    twin = stored[0].get("twin")
+    return str(twin) if twin is not None else None
 
 
 def record(tx: Tx, name: str) -> dict[str, int]:
@@ -352,10 +367,10 @@ def entrant_detail(tx: Tx, name: str, recent: int = 10) -> dict[str, Any] | None
 
 @dataclass(frozen=True, slots=True)
 class StoredHalf:
-    """One half of a match as stored: its game, table, seats, hand records and actions (each
-    with the time it was written)."""
+    """A match's table as stored (an old duplicate pair's: one of its halves): its game, table,
+    seats, hand records and actions (each with the time it was written)."""
 
-    half: int  # 0 or 1
+    half: int  # 0 (an old pair's second half: 1)
     game_id: int
     table_id: str
     table_config: dict[str, Any]
@@ -373,11 +388,13 @@ class StoredMatch:
     status: str
     forfeits: dict[int, str | None]  # account id -> reason (None: not kept)
     accounts: dict[int, tuple[str, bool]]  # every seated account: (name, is a bot account)
-    halves: list[StoredHalf]
+    halves: list[StoredHalf]  # the match's table (an old duplicate pair's two halves)
+    twin: str | None = None  # the match dealt the same deals at the same time, if any
 
 
 def stored_match(tx: Tx, match: str) -> StoredMatch | None:
-    """A match with the games of its halves, for its hand records; None if no match has the id."""
+    """A match with its game (an old pair's: the games of its halves), for its hand records; None
+    if no match has the id."""
     try:
         row = tx.match(match_seq(match))
     except ValueError:
@@ -409,6 +426,7 @@ def stored_match(tx: Tx, match: str) -> StoredMatch | None:
         forfeits={a: row.forfeit_reasons.get(a) for a in row.forfeits},
         accounts=_accounts(tx, ids),
         halves=halves,
+        twin=_twin(row.halves),
     )
 
 

@@ -77,19 +77,19 @@ async def test_games_counts_ladder_matches_and_the_log_says_each(
         stats = await BotRunner(
             make_bot("heuristic", seed=1), config_for(server, token, games=2)
         ).run()
-    # Two matches, each two halves: four games.
+    # Two matches, each one table: two games.
     assert [m["match"] for m in stats.matches] == ["m-1", "m-2"]
-    assert len(stats.games) == 4 and stats.forfeits == []
+    assert len(stats.games) == 2 and stats.forfeits == []
     said = lines(caplog)
     assert any(line.startswith("entered the ladder") for line in said)
     for match in ("m-1", "m-2"):
-        for half in (1, 2):
-            assert any(f"match {match} started: half {half} of 2 at table L" in x for x in said)
+        (start,) = [x for x in said if x.startswith(f"match {match} started")]
+        assert start.startswith(f"match {match} started at table L")
         (ended,) = [x for x in said if x.startswith(f"match {match} over: our team placed")]
         assert "rating" in ended
     assert "its seats play on a clock of 5 s a decision" in said[0]
     assert said[-1] == stats.summary()
-    assert said[-1].startswith("done: 2 ladder matches, 4 games, ")
+    assert said[-1].startswith("done: 2 ladder matches, 2 games, ")
 
 
 def test_the_command_counts_matches_on_the_ladder(
@@ -131,8 +131,8 @@ async def test_spades_bot_run_ladder_games_1_stops_after_one_match(server: Serve
     out, err = done.stdout.decode(), done.stderr.decode()
     assert done.returncode == 0, err[-2000:]
     assert out.count("match m-") == 1 and "match m-1 over: place" in out
-    assert out.strip().splitlines()[-1].startswith("done: 1 ladder match, 2 games, ")
-    assert "INFO match m-1 started: half 1 of 2" in err and "INFO match m-1 over" in err
+    assert out.strip().splitlines()[-1].startswith("done: 1 ladder match, 1 game, ")
+    assert "INFO match m-1 started at table L" in err and "INFO match m-1 over" in err
 
 
 class Stalling(AsyncBot):
@@ -165,11 +165,11 @@ async def test_a_forfeit_by_timeouts_and_each_clock_expiry_are_logged(
     assert stats.matches == [{**stats.matches[0], "match": "m-1", "forfeited": "timeouts"}]
     said = lines(caplog)
     expired = [x for x in said if x.startswith("clock expired for our seat")]
-    assert len(expired) == 2 and "(1 this half of match m-1" in expired[0]
+    assert len(expired) == 2 and "(1 this match, m-1" in expired[0]
     (forfeit,) = [x for x in said if x.startswith("forfeited match m-1")]
-    assert "our clock ran out 2 times this half" in forfeit
+    assert "our clock ran out 2 times this match" in forfeit
     assert any(x.startswith("match m-1 over") and "(forfeited: timeouts)" in x for x in said)
-    # No game_over reaches a seat given up: the forfeited half is not a game of ours.
+    # No game_over reaches a seat given up: the forfeited match's game is not a game of ours.
     assert said[-1].startswith("done: 1 ladder match (1 forfeited: timeouts), 0 games, ")
 
 

@@ -49,3 +49,15 @@ async def wait_for(condition: Callable[[], bool], what: str, limit: float = 20.0
             await trio.sleep(0.01)
         return
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def table_column(text: str, index: int, columns: int) -> str:
+    """Column `index` (0-based) of a rich table of `columns` columns as printed in `text`: its
+    cells' wrapped lines put back together (a space where a line ended, none inside a folded
+    word cannot be told apart, so compare with spaces removed)."""
+    joined = ""
+    for line in text.splitlines():
+        cells = line.split("│")
+        if len(cells) == columns + 2:
+            joined += cells[index + 1].strip() + " "
+    return joined

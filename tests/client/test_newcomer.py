@@ -66,11 +66,15 @@ async def play_until(session: PlaySession, display: FakeDisplay, done: object) -
         if done():  # type: ignore[operator]
             return
         version = state.turn.version if state.turn else -1
-        await display.type(move_for(state))
-        await wait_for(
-            lambda v=version: state.turn is None or state.turn.version != v,  # type: ignore[misc]
-            "the move to be taken",
-        )
+        typed = move_for(state)
+        await display.type(typed)
+        try:
+            await wait_for(
+                lambda v=version: state.turn is None or state.turn.version != v,  # type: ignore[misc]
+                "the move to be taken",
+            )
+        except AssertionError as exc:  # say what was typed and what the screen showed
+            raise AssertionError(f"{exc}: typed {typed!r} at\n{display.screen}") from None
     raise AssertionError("never got there")
 
 
@@ -524,3 +528,34 @@ def test_the_ladders_match_table_keeps_whole_team_names_at_80_columns() -> None:
             columns[1] += cells[4].strip()
     for column, team in zip(columns, teams, strict=True):
         assert column.replace(" ", "") == "+".join(team), (column, text)
+
+
+def test_the_ladders_match_table_loses_nothing_beside_a_forfeit() -> None:
+    """A forfeit makes the result longer; at 80 columns nothing is cut off: the names wrap at
+    the `+`s (a long one folds), and the halves wrap at their spaces."""
+    from client.lobby import matches_view
+    from protocol.types import LadderHalf, LadderMatch, MatchStatus
+    from tests.client.helpers import table_column
+
+    teams = [["my-bot", "house:search,ms=5"], ["house:random", "ada-lovelace1"]]
+    match = LadderMatch(
+        match="m-123",
+        status=MatchStatus.RATED,
+        time=1_700_000_000,
+        preset="standard",
+        teams=teams,
+        halves=[LadderHalf(game=3, points=[362, 21]), LadderHalf(game=4, points=[40, 300])],
+        points=[402, 321],
+        winner=0,
+        forfeits=["house:random"],
+        bots=["my-bot", "house:search,ms=5", "house:random"],
+    )
+    out = StringIO()
+    Console(file=out, width=80).print(matches_view([match]))
+    text = out.getvalue()
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80, text
+    assert "my-bot*" in text, text  # a short name is never folded
+    team_a, team_b = (table_column(text, i, 6).replace(" ", "") for i in (2, 3))
+    assert (team_a, team_b) == ("my-bot*+house:search,ms=5*", "house:random*+ada-lovelace1"), text
+    assert table_column(text, 4, 6).split() == ["362:21", "40:300"], text
+    assert "A won 402:321 (forfeit)" in text, text

@@ -18,6 +18,7 @@ from protocol.messages import (
     Leave,
     LoggedIn,
     Ok,
+    Snapshot,
     Spectate,
     TableCreated,
 )
@@ -56,3 +57,34 @@ async def test_requests_right_behind_the_last_leave_are_answered(tmp_path: Path)
                 assert isinstance(answer, Joined | Error), answer
                 if isinstance(answer, Error):
                     assert answer.code in ("no_such_table", "table_full"), answer
+
+
+async def test_a_spectate_at_a_table_of_abandoned_seats_is_answered_while_it_plays(
+    tmp_path: Path,
+) -> None:
+    """Item 3's second half: the only person leaves mid-game, so every seat to act is the
+    server's; a `spectate` sent then is answered while the game goes on (a clock's deadline
+    never holds the table's inbox), not when it ends."""
+    with ServerProcess(tmp_path / "s.db", "--no-ladder") as server, trio.fail_after(60):
+        async with (
+            await Peer.connect(server.port) as ada,
+            await Peer.connect(server.port) as watcher,
+        ):
+            for peer in (ada, watcher):
+                await peer.hello()
+                assert isinstance(await peer.request(Guest()), LoggedIn)
+            created = await ada.request(
+                CreateTable(
+                    game=Game.SPADES,
+                    preset="standard",
+                    options={"target_score": 10_000},  # a game far longer than this test
+                    bots=[1, 2, 3],
+                    sit=0,
+                )
+            )
+            assert isinstance(created, TableCreated)
+            assert isinstance(await ada.request(Leave(table=created.table)), Ok)
+            joined = await watcher.request(Spectate(table=created.table))
+            assert isinstance(joined, Joined), joined
+            snapshot = await watcher.expect(Snapshot)
+            assert snapshot.view["phase"] != "game_over", snapshot.view

@@ -4,7 +4,7 @@ shows."""
 from collections.abc import Mapping, Sequence
 
 from server.ladder import store
-from server.ladder.duplicate import DuplicatePlan, HalfResult, team_points
+from server.ladder.duplicate import TableResult, pair_seating, team_points
 from server.ladder.ratings import MatchOutcome, RatingModel, apply_match, recompute
 from server.storage import Tx
 
@@ -27,19 +27,20 @@ def rated_match(
     reasons: Mapping[str, str] | None = None,
 ) -> str:
     """A rated match of `names` (team 0: names[0], names[2]) whose halves scored `half_scores`
-    (team 0's side, team 1's side). Returns its id; the ratings move as the ladder's would.
-    `reasons` says why forfeiters forfeited, by name."""
+    (team 0's side, team 1's side): an old ladder's duplicate pair (or its first half, forfeited),
+    as stored then. Returns its id; the ratings move as the ladder's would. `reasons` says why
+    forfeiters forfeited, by name."""
     ids = [account(tx, name, bot=name not in humans) for name in names]
     teams = ((ids[0], ids[2]), (ids[1], ids[3]))
     match = store.insert_match(tx, preset="standard", options={}, hands=1, teams=teams)
     keys = [str(i) for i in ids]
     halves = []
     for half, (a, b) in enumerate(half_scores):
-        seats = DuplicatePlan.seating(keys, half)
+        seats = pair_seating(keys, half)
         # Side 0 is seats 0 and 2: in the second half team 1 sits there.
         side0_is_team0 = seats[0] in (keys[0], keys[2])
         scores = (a, b) if side0_is_team0 else (b, a)
-        halves.append(HalfResult(seats=seats, sides=((0, 2), (1, 3)), scores=scores, game_id=None))
+        halves.append(TableResult(seats=seats, sides=((0, 2), (1, 3)), scores=scores, game_id=None))
     str_teams = ((keys[0], keys[2]), (keys[1], keys[3]))
     outcome = MatchOutcome(
         match_id=match,

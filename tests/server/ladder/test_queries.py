@@ -39,7 +39,7 @@ from tests.server.ladder.made import rated_match, void_match
 from tests.server.ladder.test_service import FAST
 from tests.server.wire_client import WireClient
 
-MAX_MESSAGES = 2000  # a one-hand-a-half match is far fewer messages than this
+MAX_MESSAGES = 2000  # a one-hand match is far fewer messages than this
 
 
 async def person(port: int, name: str) -> WireClient:
@@ -82,11 +82,10 @@ async def test_a_person_plays_a_rated_match_and_anyone_can_look_it_up(
             for spec in ("random", "heuristic", "search,ms=5"):
                 await service.add_house_bot(spec)
             started, ended = await play_one_match(ada)
-            # match_started comes once per half: the same match, a new table each time.
-            assert len(started) == 2
-            assert started[0].match == started[1].match == ended.match
-            assert started[0].table != started[1].table
-            assert "ada" in started[0].players and "ada" in started[1].players
+            # match_started comes once: a match is one table, and no deal is played twice.
+            (begun,) = started
+            assert begun.match == ended.match and begun.table == ended.table
+            assert "ada" in begun.players and begun.hands == settings.hands
             assert isinstance(await ada.request(LadderLeave()), Ok)
             await service.wait_rated(1)
 
@@ -118,8 +117,7 @@ async def test_a_person_plays_a_rated_match_and_anyone_can_look_it_up(
     assert match.match == ended.match and match.status is MatchStatus.RATED
     assert match.preset == "standard" and match.time is not None
     assert sorted(n for team in match.teams for n in team) == sorted(started[0].players)
-    assert len(match.halves) == 2
-    assert [h.table for h in match.halves] == [s.table for s in started]
+    assert [h.table for h in match.halves] == [started[0].table]
     assert match.points is not None
     for team in (0, 1):
         assert match.points[team] == sum(h.points[team] for h in match.halves)

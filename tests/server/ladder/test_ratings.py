@@ -18,7 +18,9 @@ from server.ladder.ratings import (
     Rating,
     RatingModel,
     Ratings,
+    apply_board_set,
     apply_match,
+    board_sets,
     ranked,
     recompute,
     separated,
@@ -313,3 +315,247 @@ def test_skill_drifts_with_the_days_between_matches_not_with_matches() -> None:
     assert sigma_after(30 * day, 0.0) == sigma_after(60.0, 0.0)
     with pytest.raises(ValueError, match="tau"):
         RatingModel(tau=-1.0)
+
+
+# ---------------------------------------------------------------- tables, twins and luck
+
+EIGHT = (("a", "b"), ("c", "d")), (("e", "f"), ("g", "h"))
+
+
+def _table(
+    match: str,
+    teams: tuple[tuple[str, str], tuple[str, str]],
+    deals: list[tuple[str, tuple[int, int]]],
+    twin: str | None = None,
+) -> MatchOutcome:
+    points = (sum(p[0] for _, p in deals), sum(p[1] for _, p in deals))
+    return MatchOutcome(match, teams, points, deals=tuple(deals), planned_boards=4, twin=twin)
+
+
+def _brute_force(
+    model: RatingModel,
+    prior: dict[str, Rating],
+    tables: list[tuple[tuple[tuple[str, str], tuple[str, str]], dict[str, int]]],
+) -> tuple[dict[str, float], dict[tuple[str, str], float]]:
+    """The posterior by the book: every skill and each deal's luck in one state (luck independent
+    of everything, spread `luck_sd`), each table's margin on each deal one scalar observation
+    (`luck + 5 * skill difference + play noise`), one after the other; then the skills' part."""
+    names = sorted({e for teams, _ in tables for team in teams for e in team})
+    seeds = sorted({seed for _, margins in tables for seed in margins})
+    state = names + [f"luck:{s}" for s in seeds]
+    mean = [prior[n].mu if n in prior else model.mu for n in names] + [0.0] * len(seeds)
+    size = len(state)
+    cov = [[0.0] * size for _ in range(size)]
+    for i, n in enumerate(names):
+        cov[i][i] = (prior[n].sigma if n in prior else model.sigma) ** 2
+    for k in range(len(seeds)):
+        cov[len(names) + k][len(names) + k] = (model.luck_sd / model.scale) ** 2
+    noise = model.board_sd**2 / 2 / model.scale**2
+    for teams, margins in tables:
+        for seed, margin in margins.items():
+            x = [0.0] * size
+            for e in teams[0]:
+                x[names.index(e)] += 0.5
+            for e in teams[1]:
+                x[names.index(e)] -= 0.5
+            x[len(names) + seeds.index(seed)] = 1.0
+            px = [sum(row[j] * x[j] for j in range(size)) for row in cov]
+            spread = sum(x[i] * px[i] for i in range(size)) + noise
+            surprise = margin / model.scale - sum(x[i] * mean[i] for i in range(size))
+            mean = [m + p / spread * surprise for m, p in zip(mean, px, strict=True)]
+            cov = [[cov[i][j] - px[i] * px[j] / spread for j in range(size)] for i in range(size)]
+    return (
+        {n: mean[i] for i, n in enumerate(names)},
+        {(a, b): cov[i][j] for i, a in enumerate(names) for j, b in enumerate(names)},
+    )
+
+
+def test_twin_tables_are_rated_exactly_as_margins_that_share_each_deals_luck() -> None:
+    model = RatingModel()
+    prior = {e: Rating(20.0 + 2 * i, 3.0 + i / 4, 5) for i, e in enumerate("abcdefgh")}
+    one = {"s1": 130, "s2": -60, "s3": 45}  # team 0's margin at each table, by deal
+    two = {"s1": 20, "s2": -10, "s4": 90}  # a dead deal put table two a deal apart
+    first = _table("m-1", EIGHT[0], [(s, (m, 0)) for s, m in one.items()], twin="m-2")
+    second = _table("m-2", EIGHT[1], [(s, (0, -m)) for s, m in two.items()], twin="m-1")
+    ratings = Ratings.independent(prior)
+    assert model.apply_set(ratings, (first, second)) == list("abcdefgh")
+    means, cov = _brute_force(model, prior, [(EIGHT[0], one), (EIGHT[1], two)])
+    for a in "abcdefgh":
+        assert ratings._mean[ratings._index[a]] == pytest.approx(means[a], abs=1e-9)
+        for b in "abcdefgh":
+            assert ratings.covariance(a, b) == pytest.approx(cov[(a, b)], abs=1e-9)
+    # The parts: the difference and the sum of the two deals both tables played, then the deal
+    # each played alone.
+    parts = model.evidence((first, second))
+    assert [p.deals for p in parts] == [2, 2, 1, 1]
+    assert parts[0].signs == {
+        "a": 0.5,
+        "b": 0.5,
+        "c": -0.5,
+        "d": -0.5,
+        "e": -0.5,
+        "f": -0.5,
+        "g": 0.5,
+        "h": 0.5,
+    }
+
+
+def test_a_match_played_alone_counts_luck_as_noise() -> None:
+    model = RatingModel()
+    prior = {e: Rating(24.0 + i, 4.0, 3) for i, e in enumerate("abcd")}
+    margins = {"s1": 90, "s2": -140, "s3": 10, "s4": 200}
+    ratings = Ratings.independent(prior)
+    model.apply(ratings, _table("m-1", EIGHT[0], [(s, (m, 0)) for s, m in margins.items()]))
+    means, cov = _brute_force(model, prior, [(EIGHT[0], margins)])
+    for a in "abcd":
+        assert ratings._mean[ratings._index[a]] == pytest.approx(means[a], abs=1e-9)
+        assert ratings.covariance(a, "b") == pytest.approx(cov[(a, "b")], abs=1e-9)
+    # One table's margin counts up to half a board's cap.
+    capped = model.rate_match({}, _table("m-2", EIGHT[0], [("s1", (200, 0))]))
+    freak = model.rate_match({}, _table("m-3", EIGHT[0], [("s1", (900, 0))]))
+    assert freak == capped
+
+
+def test_luck_both_twins_share_cancels_when_luck_is_all_there_is() -> None:
+    # With luck far wider than play, only the twins' difference says anything: cards that favour
+    # team 0 at both tables by the same 300 points move nobody.
+    model = RatingModel(luck_sd=1e6)
+    base = {"s1": 60, "s2": -20}
+    lucky = {seed: m + 300 for seed, m in base.items()}
+
+    def rated(one: dict[str, int], two: dict[str, int]) -> Ratings:
+        ratings = Ratings()
+        model.apply_set(
+            ratings,
+            (
+                _table("m-1", EIGHT[0], [(s, (m, 0)) for s, m in one.items()], twin="m-2"),
+                _table("m-2", EIGHT[1], [(s, (m, 0)) for s, m in two.items()], twin="m-1"),
+            ),
+        )
+        return ratings
+
+    plain, shifted = rated(base, {"s1": 0, "s2": 0}), rated(lucky, {"s1": 300, "s2": 300})
+    for e in "abcdefgh":
+        assert shifted[e].mu == pytest.approx(plain[e].mu, abs=1e-6)
+    # ... whereas a table alone cannot tell the cards from the play.
+    alone = model.rate_match({}, _table("m-3", EIGHT[0], [(s, (m, 0)) for s, m in lucky.items()]))
+    assert alone["a"].mu == pytest.approx(DEFAULT_MU, abs=1e-3)
+
+
+def test_a_forfeit_is_never_better_than_losing_every_deal_at_a_table_or_its_twin() -> None:
+    model = RatingModel()
+    before = {e: Rating(25.0 + i, 2.0 + i / 3, 10) for i, e in enumerate("abcdefgh")}
+    lost = [(f"s{i}", (-600, 0)) for i in range(4)]
+    forfeit = model.rate_match(
+        before, MatchOutcome("m-1", EIGHT[0], (900, 0), frozenset({"a"}), planned_boards=4)
+    )
+    alone = model.rate_match(before, _table("m-1", EIGHT[0], lost))
+    twin_won = Ratings.independent(before)
+    model.apply_set(
+        twin_won,
+        (
+            _table("m-1", EIGHT[0], lost, twin="m-2"),
+            _table("m-2", EIGHT[1], [(f"s{i}", (600, 0)) for i in range(4)], twin="m-1"),
+        ),
+    )
+    assert forfeit["a"].mu < twin_won["a"].mu < alone["a"].mu < before["a"].mu
+
+
+def test_a_forfeit_at_one_twin_rates_the_forfeiter_alone_and_the_other_table_on_its_own() -> None:
+    model = RatingModel()
+    deals = [("s1", (80, 10)), ("s2", (-30, 40))]
+    forfeited = MatchOutcome(
+        "m-1",
+        EIGHT[0],
+        (50, 50),
+        frozenset({"c"}),
+        deals=tuple(deals),
+        planned_boards=4,
+        twin="m-2",
+    )
+    clean = _table("m-2", EIGHT[1], deals, twin="m-1")
+    together = Ratings()
+    assert model.apply_set(together, (forfeited, clean)) == ["c", "e", "f", "g", "h"]
+    apart = Ratings()
+    model.apply(apart, MatchOutcome("m-1", EIGHT[0], (50, 50), frozenset({"c"}), planned_boards=4))
+    model.apply(apart, _table("m-2", EIGHT[1], deals))
+    assert together == apart
+    assert set(together) == {
+        "c",
+        "e",
+        "f",
+        "g",
+        "h",
+    }  # the forfeiter's partner and opponents: not rated
+
+
+def test_the_history_is_replayed_in_the_sets_it_was_rated_in() -> None:
+    a = _table("m-1", EIGHT[0], [("s1", (10, 0))], twin="m-2")
+    b = _table("m-2", EIGHT[1], [("s1", (0, 10))], twin="m-1")
+    c = _table("m-3", EIGHT[0], [("s2", (10, 0))], twin="m-9")  # its twin was void
+    d = _table("m-4", EIGHT[1], [("s3", (0, 10))])
+    old = MatchOutcome("m-0", EIGHT[0], (100, 20), boards=((100, 20),))
+    assert list(board_sets([old, a, b, c, d])) == [(old,), (a, b), (c,), (d,)]
+    assert list(board_sets([a, c, b])) == [(a,), (c,), (b,)]  # twins are stored side by side
+    model = RatingModel()
+    ratings = Ratings()
+    for outcomes in ((old,), (a, b), (c,), (d,)):
+        model.apply_set(ratings, outcomes)
+    assert recompute([old, a, b, c, d], model) == ratings
+
+
+def _twin_history(seed: int, sets: int) -> list[MatchOutcome]:
+    rng = random.Random(seed)
+    names = [f"e{i}" for i in range(10)]
+    out: list[MatchOutcome] = []
+    when = 1_700_000_000.0
+    for index in range(sets):
+        eight = rng.sample(names, 8)
+        seeds = [f"{index}-{k}" for k in range(rng.randrange(1, 4))]
+        twinned = rng.random() < 0.7
+        ids = [f"m-{index}a", f"m-{index}b"]
+        for half in range(2 if twinned else 1):
+            four = eight[4 * half : 4 * half + 4]
+            deals = tuple((s, (rng.randrange(-300, 300), rng.randrange(-300, 300))) for s in seeds)
+            if rng.random() < 0.2:
+                deals = (*deals[:-1], (f"{index}-dead{half}", (5, 5)))
+            when += rng.choice((1.0, 90.0, 3 * SECONDS_PER_DAY))
+            out.append(
+                MatchOutcome(
+                    ids[half],
+                    ((four[0], four[1]), (four[2], four[3])),
+                    (0, 0),
+                    frozenset({four[0]}) if rng.random() < 0.1 else frozenset(),
+                    deals=deals,
+                    planned_boards=len(seeds),
+                    finished_at=when,
+                    twin=ids[1 - half] if twinned else None,
+                )
+            )
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 25))
+def test_recompute_of_twins_and_lone_matches_equals_the_incremental_ratings(
+    seed: int, count: int
+) -> None:
+    model = RatingModel()
+    incremental = Ratings()
+    history = _twin_history(seed, count) + _history(seed, 5)
+    for outcomes in board_sets(history):
+        apply_board_set(model, incremental, outcomes)
+    rebuilt = recompute(list(history), RatingModel())
+    assert rebuilt == incremental
+    assert all(math.isfinite(r.mu) and r.sigma > 0 for r in rebuilt.values())
+
+
+def test_a_twins_deals_must_be_a_tables() -> None:
+    with pytest.raises(ValueError, match="its own twin"):
+        MatchOutcome("m-1", TEAMS, (0, 0), deals=(("s", (0, 0)),), twin="m-1")
+    with pytest.raises(ValueError, match="played once"):
+        MatchOutcome("m-1", TEAMS, (0, 0), deals=(("s", (0, 0)), ("s", (1, 0))))
+    with pytest.raises(ValueError, match="boards or a table"):
+        MatchOutcome("m-1", TEAMS, (0, 0), boards=((0, 0),), deals=(("s", (0, 0)),))
+    outcome = _table("m-5", TEAMS, [("s1", (10, -20))], twin="m-6")
+    assert MatchOutcome.from_dict(outcome.to_dict()) == outcome

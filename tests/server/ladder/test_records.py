@@ -1,5 +1,5 @@
 """`ladder_records` (issue 19, item 3): a bot author fetches a finished ladder match's hand records,
-both halves with every seat's decisions and clock use, and learns why a match was forfeited.
+its table's, with every seat's decisions and clock use, and learns why a match was forfeited.
 
 Before: there was no way to fetch a ladder match's hands, and the store kept only the forfeiters'
 names (`matches` said who forfeited, never why).
@@ -41,7 +41,7 @@ from tests.server.ladder.test_service import FAST, register_bot
 from tests.server.stores import autocommit_tx, sqlite_target
 from tests.server.wire_client import WireClient
 
-MAX_MESSAGES = 4000  # a two-hands-a-half match is far fewer messages than this
+MAX_MESSAGES = 4000  # a two-hand match is far fewer messages than this
 HANDS = 2
 
 
@@ -81,7 +81,7 @@ async def play_a_match(
     raise AssertionError("no match_ended")
 
 
-async def test_a_finished_match_gives_both_halves_with_every_decision_and_its_clock(
+async def test_a_finished_match_gives_its_hands_with_every_decision_and_its_clock(
     make_server: ServerFactory,
 ) -> None:
     settings = dataclasses.replace(FAST, hands=HANDS, seed=21)
@@ -98,13 +98,13 @@ async def test_a_finished_match_gives_both_halves_with_every_decision_and_its_cl
             records, pages = await all_records(bot, ended.match)
             # One record a page when a page holds less than a record: the same records.
             paged = await LadderArchive(server.store, page_bytes=1).answer(
-                LadderRecords(match=ended.match, start=1)
+                LadderRecords(match=ended.match, start=0)
             )
             unknown = await bot.request(LadderRecords(match="m-999"))
             nonsense = await bot.request(LadderRecords(match="not-a-match"))
             await bot.aclose()
 
-    # While the match was played its records were refused: its second half deals the first's cards.
+    # While the match was played its records were refused (a twin may still be playing its deals).
     (refused,) = refusals
     assert isinstance(refused, Error) and refused.code == "no_such_match"
     assert "still being played" in refused.message
@@ -112,32 +112,32 @@ async def test_a_finished_match_gives_both_halves_with_every_decision_and_its_cl
         assert isinstance(answer, Error) and answer.code == "no_such_match", answer
 
     assert pages == 1  # four records of a ladder hand fit one page
-    assert len(records) == 2 * HANDS
-    halves = [[r for r in records if r["ladder"]["half"] == half] for half in (1, 2)]
-    assert [len(h) for h in halves] == [HANDS, HANDS]
-    assert [h[0]["ladder"]["table"] for h in halves] == [s.table for s in started]
-    for half, start in zip(halves, started, strict=True):
-        # Each half replays through the engine, and says who sat where.
-        assert replay(half) == tuple(half[-1]["score"]["after"])
-        for record in half:
-            assert record["format"] == "spades-hand/1"
-            assert record["names"] == start.players
-            ladder = record["ladder"]
-            assert ladder["match"] == ended.match and ladder["halves"] == 2
-            assert ladder["turn_ms"] == [server.config.bot_clock * 1000] * 4
-            assert ladder["forfeits"] == []
-            # One clock entry per action, for the same seat, with a time and who chose it.
-            assert len(record["clock"]) == len(record["actions"])
-            for action, clock in zip(record["actions"], record["clock"], strict=True):
-                assert clock["seat"] == action["seat"]
-                assert isinstance(clock["ms"], int) and clock["ms"] >= 0
-                mine = record["names"][clock["seat"]] == "author-bot"
-                # A house bot is "bot" (or "fallback" had it let its clock run out).
-                assert clock["by"] == "player" if mine else clock["by"] in ("bot", "fallback")
-    # Duplicate: both halves were dealt from the same seeds.
-    assert [r["seed"] for r in halves[0]] == [r["seed"] for r in halves[1]]
+    # A match is one table: one match_started, its HANDS deals, all different.
+    (start,) = started
+    assert len(records) == HANDS
+    assert {r["ladder"]["table"] for r in records} == {start.table} == {ended.table}
+    assert len({r["seed"] for r in records}) == HANDS
+    # The table's game replays through the engine, and says who sat where.
+    assert replay(records) == tuple(records[-1]["score"]["after"])
+    for record in records:
+        assert record["format"] == "spades-hand/1"
+        assert record["names"] == start.players
+        ladder = record["ladder"]
+        assert ladder["match"] == ended.match
+        assert (ladder["half"], ladder["halves"]) == (1, 1)
+        assert "twin" not in ladder  # a lone bot with the house bots plays alone
+        assert ladder["turn_ms"] == [server.config.bot_clock * 1000] * 4
+        assert ladder["forfeits"] == []
+        # One clock entry per action, for the same seat, with a time and who chose it.
+        assert len(record["clock"]) == len(record["actions"])
+        for action, clock in zip(record["actions"], record["clock"], strict=True):
+            assert clock["seat"] == action["seat"]
+            assert isinstance(clock["ms"], int) and clock["ms"] >= 0
+            mine = record["names"][clock["seat"]] == "author-bot"
+            # A house bot is "bot" (or "fallback" had it let its clock run out).
+            assert clock["by"] == "player" if mine else clock["by"] in ("bot", "fallback")
     assert isinstance(paged, MatchRecords)
-    assert paged.records == records[1:2] and paged.next == 2 and paged.total == len(records)
+    assert paged.records == records[0:1] and paged.next == 1 and paged.total == len(records)
 
 
 async def test_why_a_match_was_forfeited_is_kept_and_shown(make_server: ServerFactory) -> None:
@@ -165,7 +165,7 @@ async def test_why_a_match_was_forfeited_is_kept_and_shown(make_server: ServerFa
     # The records say it too, and who chose each of the seat's moves: the clock's fallback twice
     # (the forfeit), then the fallback bot seated for the account ("bot"; or the clock's fallback
     # again whenever that bot is late itself on this 50 ms clock), never the silent player.
-    assert len(records) == HANDS  # the forfeit ended the match: no second half
+    assert len(records) == HANDS  # the fallback bot played the seat to the end
     assert records[0]["ladder"]["forfeits"] == [{"name": "silent", "reason": "timeouts"}]
     seat = records[0]["names"].index("silent")
     by = [c["by"] for r in records for c in r["clock"] if c["seat"] == seat]

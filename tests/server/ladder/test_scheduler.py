@@ -1,10 +1,16 @@
-"""Match-making: its invariants over arbitrary entrants (hypothesis), and partner rotation."""
+"""Match-making: its invariants over arbitrary entrants (hypothesis), partner rotation, and how long
+a match waits for a twin."""
 
+import dataclasses
 import itertools
 
+import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from server.accounts import Account
+from server.config import ServerConfig
+from server.ladder.entrants import Entrant
 from server.ladder.scheduler import (
     Candidate,
     SchedulerSettings,
@@ -12,6 +18,8 @@ from server.ladder.scheduler import (
     pairing_key,
     pairings,
 )
+from server.ladder.service import LadderService
+from server.ladder.settings import LadderSettings
 
 NAMES = [f"e{i}" for i in range(24)]
 
@@ -99,3 +107,29 @@ def test_partners_sit_opposite() -> None:
     assert {seats[0], seats[2]} == set(match.teams[0])
     assert {seats[1], seats[3]} == set(match.teams[1])
     assert sorted(itertools.chain(*[[c.entrant for c in t] for t in match.teams])) == list("abcd")
+
+
+# ---------------------------------------------------------------- waiting for a twin
+
+
+async def test_a_match_waits_a_little_for_a_twin_only_while_others_play(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    ladder = LadderSettings(twin_wait=3.0)
+    config = dataclasses.replace(ServerConfig(), ladder_settings=ladder)
+    service = LadderService(None, None, config)  # type: ignore[arg-type]  # neither is used here
+    for i in range(8):
+        service.entrants[i] = Entrant(Account(i, f"e{i}", True, False), None)
+    # Nobody else plays (a lone bot with the house bots): a lone match never waits.
+    assert not service._hold_for_twin(1, room=4)
+    # Two matches pair up; so do four. No room for a second table: no waiting either.
+    service.entrants[0].busy = True
+    assert not service._hold_for_twin(2, room=4)
+    assert not service._hold_for_twin(1, room=1)
+    # Others are playing: the odd match waits, up to twin_wait, then starts alone.
+    assert service._hold_for_twin(1, room=4)
+    await trio.sleep(2.0)
+    assert service._hold_for_twin(3, room=4)
+    await trio.sleep(1.5)
+    assert not service._hold_for_twin(1, room=4)
+    assert service._hold_for_twin(1, room=4)  # the next one waits afresh

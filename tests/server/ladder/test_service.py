@@ -66,8 +66,10 @@ async def test_eight_bots_play_rated_matches_and_a_dropped_bot_forfeits(
 ) -> None:
     specs = ["random", "random", "heuristic", "heuristic", "search,ms=5", "search,ms=5"]
     specs += ["heuristic", "random"]
+    # Matches that would start alone wait for a twin while others play: the eight fall in step.
+    settings = dataclasses.replace(FAST, twin_wait=30.0)
     with trio.fail_after(100):
-        async with make_server(ladder=True, ladder_settings=FAST) as server:
+        async with make_server(ladder=True, ladder_settings=settings) as server:
             tokens = [await register_bot(server, f"lb{i}") for i in range(len(specs))]
             seen = {"matches": 0, "turns": 0, "dropped": 0}
 
@@ -119,32 +121,47 @@ def _check_rated_history(tx: Tx) -> None:
     assert len(rated) >= 6
     clean = [m for m in rated if not m["forfeits"]]
     for match in clean:
-        # Both halves are real games on the server, each with its hand record.
-        assert len(match["games"]) == 2
-        for game in match["games"]:
-            assert tx.hand_count(game) == (1, 1)
-        # Duplicate: the second half was dealt from the very seeds of the first.
-        stored = [tx.load_game(game) for game in match["games"]]
-        seeds = [[h.seed for h in game.hands] for game in stored if game is not None]
-        assert len(seeds) == 2 and seeds[0] == seeds[1] and seeds[0]
+        # A match is one real game on the server, with its hand record.
+        (game,) = match["games"]
+        assert tx.hand_count(game) == (1, 1)
         assert len(match["changes"]) == 4
         seats = {tuple(t) for t in match["teams"]}
         assert len({n for t in seats for n in t}) == 4  # one account, one seat
+    # Matches that started together were twins: dealt the very same seeds at two tables, by
+    # eight different accounts; and no account was ever dealt the same deal twice.
+    history = ladder_store.rated_outcomes(tx)
+    twins = [(o, t) for o in history for t in history if o.twin == t.match_id]
+    assert twins
+    for one, other in twins:
+        assert [seed for seed, _ in one.deals] == [seed for seed, _ in other.deals]
+        assert set(one.entrants).isdisjoint(other.entrants)
+    dealt = dealt_deals(tx)
+    assert len(dealt) == len(set(dealt)) and len(dealt) >= 4 * len(rated)
     forfeited = [m for m in rated if m["forfeits"]]
     assert forfeited[0]["forfeits"] == ["lb7"]
     # Only the forfeiter's rating moved, and it moved down.
     moves = forfeited[0]["changes"]
     assert set(moves) == {"lb7"}
     assert moves["lb7"]["after"]["mu"] < moves["lb7"]["before"]["mu"]
-    # Every clean match was rated board by board: its one deal, played from both sides.
-    history = ladder_store.rated_outcomes(tx)
-    assert all(len(o.boards) == 1 for o in history if not o.forfeits)
+    # Every clean match was rated deal by deal: its one deal, with its twin's when it had one.
+    assert all(len(o.deals) == 1 for o in history if not o.forfeits)
     assert all(
-        sum(map(sum, zip(*o.boards, strict=True))) == sum(o.points) for o in history if o.boards
+        tuple(map(sum, zip(*(p for _, p in o.deals), strict=True))) == o.points for o in history
     )
     # The stored ratings are exactly the ones rebuilt from the stored history.
     rebuilt = recompute(ladder_store.rated_outcomes(tx))
     assert ladder_store.current_ratings(tx) == {int(k): v for k, v in rebuilt.items()}
+
+
+def dealt_deals(tx: Tx) -> list[tuple[int, str]]:
+    """(account, seed) for every seat of every game stored, and every deal it was dealt."""
+    out: list[tuple[int, str]] = []
+    for game_id in tx.game_ids():
+        game = tx.load_game(game_id)
+        assert game is not None
+        for seat in game.seats:
+            out.extend((seat["account"], hand.seed) for hand in game.hands)
+    return out
 
 
 def _stored_matches(server: Server) -> list[dict[str, object]]:

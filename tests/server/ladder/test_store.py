@@ -1,11 +1,19 @@
 """What the ladder keeps, through a `Tx` (the `tx` fixture: each engine in turn): matches, results,
 ratings and their rebuild."""
 
+import random
+
 import pytest
 
 from server.ladder import store
-from server.ladder.duplicate import DuplicatePlan, HalfResult, board_points, team_points
-from server.ladder.ratings import MatchOutcome, RatingModel, Ratings, apply_match
+from server.ladder.duplicate import (
+    TableResult,
+    board_points,
+    deal_points,
+    pair_seating,
+    team_points,
+)
+from server.ladder.ratings import MatchOutcome, RatingModel, Ratings, apply_board_set, apply_match
 from server.storage import Tx
 
 
@@ -115,7 +123,7 @@ def test_boards_are_stored_with_the_halves_and_old_matches_stay_rateable(
         )
         halves = []
         for half in (0, 1):
-            seats = DuplicatePlan.seating(keys, half)
+            seats = pair_seating(keys, half)
             # Old matches (every other one) were stored without their hands.
             hands = (
                 ()
@@ -123,7 +131,7 @@ def test_boards_are_stored_with_the_halves_and_old_matches_stay_rateable(
                 else (("d0", (index * 30 + half * 10, 40)), ("d1", (-20, half * 50 + index)))
             )
             scores = tuple(sum(p[side] for _, p in hands) for side in (0, 1)) if hands else (90, 40)
-            halves.append(HalfResult(seats, ((0, 2), (1, 3)), scores, hands=hands))
+            halves.append(TableResult(seats, ((0, 2), (1, 3)), scores, hands=hands))
         outcome = MatchOutcome(
             match,
             teams,
@@ -145,7 +153,7 @@ def test_boards_are_stored_with_the_halves_and_old_matches_stay_rateable(
     history = store.rated_outcomes(tx)
     assert [len(o.boards) for o in history] == [2, 0, 2, 0, 2, 0]
     assert history[0].boards == board_points(
-        [HalfResult.from_dict(h) for h in _stored_halves(tx, history[0].match_id)], teams
+        [TableResult.from_dict(h) for h in _stored_halves(tx, history[0].match_id)], teams
     )
     stored = store.current_ratings(tx)
     assert stored == {int(k): v for k, v in ratings.items()}
@@ -179,3 +187,102 @@ def test_a_result_must_be_rated_on_the_boards_the_match_was_planned_with(
     unstamped = MatchOutcome(outcome.match_id, outcome.teams, (0, 0), planned_boards=4)
     with pytest.raises(ValueError, match="needs its finished_at"):
         store.finish_match(tx, match, outcome=unstamped, halves=[], moves={})
+
+
+def _table(
+    tx: Tx, four: list[int], seeds: list[str], rng: random.Random
+) -> tuple[str, TableResult, tuple[tuple[str, str], tuple[str, str]]]:
+    """A running match of `four` and its table's result over the deals `seeds`."""
+    keys = tuple(str(i) for i in four)
+    match = store.insert_match(
+        tx, preset="standard", options={}, hands=2, teams=((four[0], four[2]), (four[1], four[3]))
+    )
+    hands = tuple((seed, (rng.randrange(-150, 200), rng.randrange(-150, 200))) for seed in seeds)
+    scores = tuple(sum(p[side] for _, p in hands) for side in (0, 1))
+    teams = ((keys[0], keys[2]), (keys[1], keys[3]))
+    return match, TableResult(keys, ((0, 2), (1, 3)), scores, hands=hands), teams
+
+
+def test_twins_are_stored_one_after_the_other_and_rebuild_to_the_same_floats(
+    tx: Tx,
+) -> None:
+    """History across the upgrade: old duplicate pairs, then twins (one with a forfeit, one whose
+    twin was void, one a deal apart after a dead deal) and matches played alone. The stored
+    ratings are exactly the ones rebuilt from the stored history."""
+    from server.ladder.ratings import recompute
+    from tests.server.ladder import made
+
+    rng = random.Random(4)
+    ids = _accounts(tx, 10)
+    names = [f"bot{i}" for i in range(4)]
+    made.rated_match(tx, names, [(120, 40), (60, 90)])
+    made.rated_match(tx, [names[1], names[0], names[3], names[2]], [(10, 70), (35, 20)])
+    model = RatingModel()
+    ratings = recompute(store.rated_outcomes(tx), model)
+    when = store.now()
+
+    def finish(
+        matches: list[tuple[str, TableResult, tuple[tuple[str, str], tuple[str, str]]]],
+        forfeit: str | None = None,
+    ) -> None:
+        nonlocal when
+        outcomes = []
+        results = []
+        for match, played, teams in matches:
+            result = played
+            if len(matches) > 1:
+                twin = next(m for m, _, _ in matches if m != match)
+                result = TableResult(
+                    played.seats, played.sides, played.scores, hands=played.hands, twin=twin
+                )
+            when += 90.0
+            outcomes.append(
+                MatchOutcome(
+                    match,
+                    teams,
+                    team_points([result], teams),
+                    forfeits=frozenset({forfeit})
+                    if forfeit in teams[0] + teams[1]
+                    else frozenset(),
+                    deals=deal_points(result, teams),
+                    planned_boards=2,
+                    finished_at=when,
+                    twin=result.twin,
+                )
+            )
+            results.append(result)
+        moves = apply_board_set(model, ratings, outcomes)
+        for outcome, result in zip(outcomes, results, strict=True):
+            store.finish_match(
+                tx,
+                outcome.match_id,
+                outcome=outcome,
+                halves=[result.to_dict()],
+                moves={int(e): moves[e] for e in outcome.entrants if e in moves},
+                ratings={int(k): v for k, v in ratings.items()},
+            )
+
+    for index in range(12):
+        order = rng.sample(ids, 8)
+        seeds = [f"{index}-a", f"{index}-b"]
+        first = _table(tx, order[:4], seeds, rng)
+        kind = index % 4
+        if kind == 3:
+            finish([first])  # played alone
+            continue
+        # A dead deal at one table puts it a deal ahead: one deal only it played.
+        second = _table(tx, order[4:], seeds if kind != 2 else [seeds[0], f"{index}-c"], rng)
+        if kind == 1 and index % 8 == 1:
+            store.void_match(tx, second[0], "a table could not finish")
+            finish([first])
+            continue
+        finish([first, second], forfeit=str(order[5]) if index == 5 else None)
+    history = store.rated_outcomes(tx)
+    assert any(o.twin for o in history) and any(o.forfeits and o.twin for o in history)
+    twins = [o for o in history if o.twin]
+    assert [o.deals for o in history[:2]] == [(), ()]  # the old pairs, rated on their points
+    assert all(o.deals for o in history[2:])
+    assert len(twins) % 2 == 0
+    stored = store.current_ratings(tx)
+    assert stored == {int(k): v for k, v in ratings.items()}
+    assert store.rebuild_ratings(tx) == stored
