@@ -1,15 +1,26 @@
-"""`search`: determinized Monte Carlo over the card play, with the heuristic as its playout policy.
+"""`search`: determinized Monte Carlo over the card play and the bid, reading the other seats.
 
-For each card decision, until its time is up: deal the unseen cards consistently with what play has
-shown and weighed by what the bids said (`world.plausible_hands`), set the engine up in that position,
-and for every legal card play the hand out with the heuristic at every seat; score the hand with the
-engine's own scoring. Every legal card is tried in the same sampled worlds, so the comparison is paired
-and the noise of the deal cancels. The card with the best mean result is played.
+For each card decision, until its time is up: draw a world (every hidden card given to a seat) and the
+way each other seat plays in it, set the engine up in that position, and for every legal card (one per
+group of equivalent cards) play the hand out; score it with the engine's own scoring. Every card is
+tried in the same worlds with the same random draws, so the comparison is paired and the deal's noise
+cancels. The card with the best mean is played, unless it beats the heuristic's own choice by less
+than `confidence` standard errors of the paired difference (a few dozen worlds do not tell a small
+edge from noise, and the heuristic's card is a sound default).
 
-Bids (plain four-handed Spades) are checked the same way: in sampled worlds the rest of the bidding
-and the play are simulated with the heuristic; the tricks my side took then score every bid near the
-heuristic's with the engine's own scoring, and a nil gets playouts of its own. Passes and the other
-decisions are the heuristic's.
+Worlds come from `reading` (plain four-handed Spades): each other seat is read as the heuristic, as
+another sensible player or as a random one, from what it bid and played this hand (and, across hands,
+from the whole of each finished hand). A Markov chain over the hidden cards visits the worlds that
+explain the bids and plays (a nil bidder without high spades, a seat that played second-hand low
+without a lower card of the suit) in proportion to how well they do, always keeping the suits a seat
+has shown void in empty. In the playouts the seats read as random play at random, the others as the
+heuristic (partner included), and my own seat attacks an opponent's standing nil (`nil_play`). Other
+variants sample uniformly, weighed by the bids (`world.plausible_hands`).
+
+Bids (plain four-handed Spades) are checked the same way: in drawn worlds the rest of the bidding and
+the play are simulated (random seats bidding at random); the tricks my side took then score every bid
+near the heuristic's, and the least bid, with the engine's own scoring, and a nil gets playouts of its
+own. Passes and the other decisions are the heuristic's.
 
 The result of a playout is the hand's points for my side minus the best other side's (Spades), or the
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
@@ -23,10 +34,12 @@ points (a nil is +-100) and costs the least a world: one playout, and one more f
 """
 
 import math
+import random
 import time
 from typing import Any
 
 from bots.samples.heuristic import HeuristicBot
+from bots.samples.reading import SLIP, Chain, Reading, TableBelief
 from bots.samples.world import (
     apply_bid,
     build_bidding_world,
@@ -34,10 +47,11 @@ from bots.samples.world import (
     finish_bidding_and_play,
     plausible_hands,
     play_out,
+    sample_hands,
 )
 from bots.sdk.bot import Decision
 from bots.sdk.view import BotView
-from engine.actions import Bid
+from engine.actions import Action, Bid
 from engine.cards import DIAMONDS, SPADES, Card, CardMask, make_card
 from engine.ordering import CardOrder
 from engine.scoring import score_side
@@ -49,7 +63,7 @@ JACK_OF_DIAMONDS = make_card(9, DIAMONDS)
 
 
 class SearchBot(HeuristicBot):
-    """The heuristic, plus a determinized Monte Carlo search of its card play."""
+    """The heuristic, plus a determinized Monte Carlo search of its bids and card play."""
 
     name = "search"
 
@@ -63,6 +77,11 @@ class SearchBot(HeuristicBot):
         *,
         worlds: int | None = None,
         bid_factor: int = 4,
+        burn: int = 40,
+        steps: int = 8,
+        slip: float = SLIP,
+        confidence: float = 1.0,
+        nil_tactics: bool = True,
     ) -> None:
         super().__init__(seed)
         if clock not in ("wall", "cpu"):
@@ -87,6 +106,46 @@ class SearchBot(HeuristicBot):
         # candidate. At N=12, 4x gained +3.84 [+1.63, +6.05] points a hand on the bid alone (1,000
         # paired deals, heuristic play everywhere) for about a third more CPU per hand.
         self.bid_factor = bid_factor
+        # My playouts attack an opponent's nil (bots.samples.nil_play).
+        self.nil_tactics = nil_tactics
+        # How many standard errors a card must gain over the heuristic's own choice to be played
+        # instead: with a few dozen worlds, a small mean difference is mostly the worlds' noise.
+        self.confidence = confidence
+        self.slip = slip  # how often the reading expects a heuristic-like seat to do otherwise
+        self.burn = burn  # chain steps before the first world of a decision
+        self.steps = steps  # chain steps between two worlds
+        self.belief: TableBelief | None = None  # what the other seats play like, across hands
+        self.last_seen: BotView | None = None  # my last play-phase view of the hand in play
+
+    def decide(self, view: BotView) -> Action:
+        """Before the first decision of a hand, learn from the last one (its cards are all known by
+        now) how each other seat plays; then decide."""
+        if self.belief is None:
+            self.belief = TableBelief.fresh(view.players)
+        last = self.last_seen
+        if last is not None and last.hand_number != view.hand_number:
+            self.belief.learn(last, self.random)
+            self.last_seen = None
+        if view.phase == "playing":
+            self.last_seen = view
+        return super().decide(view)
+
+    def _draw(self, view: BotView, chain: Chain | None) -> tuple[list[int], int] | None:
+        """A world (every seat's cards) and the seats that play it at random."""
+        if chain is None:
+            hands = plausible_hands(view, self.random, self.candidates)
+            return None if hands is None else (hands, 0)
+        return chain.next_world(self.burn, self.steps)
+
+    def _chain(self, view: BotView) -> Chain | None:
+        template = sample_hands(view, self.random)
+        if template is None:
+            return None
+        belief = self.belief or TableBelief.fresh(view.players)
+        reading = Reading.of(view, belief.priors(), template, self.slip)
+        if reading is None:
+            return None
+        return Chain(view, reading, template, self.random)
 
     def play(self, view: BotView) -> Decision:
         legal = view.legal_cards
@@ -103,30 +162,45 @@ class SearchBot(HeuristicBot):
         budget = self._budget(view)
         deadline = self.now() + budget
         limit = self._world_limit()
-        totals = dict.fromkeys(candidates, 0.0)
+        values: dict[Card, list[float]] = {card: [] for card in candidates}
         self.goals: dict[Any, str] = {}  # the playouts' goal cache: valid for this decision only
+        chain = None if view.is_hearts else self._chain(view)
+        voids = view.voids
+        self.shown_voids = tuple(sum(1 << s for s in voids.get(p, ())) for p in range(view.players))
         worlds = 0
         while worlds < limit and (worlds < MIN_WORLDS or self.now() < deadline):
-            hands = plausible_hands(view, self.random, self.candidates)
-            if hands is None:
+            drawn = self._draw(view, chain)
+            if drawn is None:
                 break
+            hands, randoms = drawn
             base = build_world(view, hands)
             if base is None:
                 break
+            # The same random choices for every candidate card: the comparison stays paired.
+            seed = self.random.getrandbits(32)
             for card in candidates:
-                totals[card] += self._value(view, base.copy(), card)
+                values[card].append(self._value(view, base.copy(), card, randoms, seed))
             worlds += 1
             if budget <= 0 and worlds >= MIN_WORLDS:
                 break
         self.last_worlds = worlds
         if worlds == 0:
             return preferred
+        totals = {card: sum(v) for card, v in values.items()}
         best = max(totals.values())
-        # Ties (common late in a hand) go to the heuristic's own choice.
-        for group in groups:
-            if preferred in group and totals[group[0]] == best:
+        mine = next(group[0] for group in groups if preferred in group)
+        # Ties (common late in a hand) go to the heuristic's own choice, and so does a card that
+        # is better by less than `confidence` standard errors of the paired difference.
+        if totals[mine] == best:
+            return preferred
+        chosen = max(candidates, key=lambda c: (totals[c], -c))
+        if self.confidence > 0 and worlds > 1:
+            diffs = [a - b for a, b in zip(values[chosen], values[mine], strict=True)]
+            mean = sum(diffs) / worlds
+            spread = sum((d - mean) ** 2 for d in diffs) / (worlds - 1)
+            if mean <= self.confidence * math.sqrt(spread / worlds):
                 return preferred
-        return max(candidates, key=lambda c: (totals[c], -c))
+        return chosen
 
     def bid(self, view: BotView) -> Decision:
         """The heuristic's bid, checked by simulation: in sampled worlds the hand is bid out and
@@ -136,7 +210,13 @@ class SearchBot(HeuristicBot):
         if not isinstance(base, Bid) or not _plain(base):
             return base
         plain = {b.tricks: b for b in view.legal_bids if _plain(b)}
-        numbers = [n for n in range(base.tricks - 2, base.tricks + 3) if n > 0 and n in plain]
+        # Nearby numbers, and the least one: with a partner whose bid already sinks the contract
+        # (one read as random, say), each trick bid only adds to the set.
+        near = {
+            *range(base.tricks - 2, base.tricks + 3),
+            min((n for n in plain if n > 0), default=1),
+        }
+        numbers = sorted(n for n in near if n > 0 and n in plain)
         tries: list[Bid] = []
         if base.tricks > 0:
             tries.append(base)
@@ -145,7 +225,7 @@ class SearchBot(HeuristicBot):
             numbers = numbers or [min(fallback)]
             tries.append(plain[numbers[0]])
         nil = plain.get(0)
-        if nil is not None and (base.tricks == 0 or base.tricks <= 2):
+        if nil is not None and base.tricks <= 2:
             tries.append(nil)
         totals: dict[int, float] = dict.fromkeys([*numbers, *([0] if nil in tries else [])], 0.0)
         if len(totals) <= 1:
@@ -154,15 +234,23 @@ class SearchBot(HeuristicBot):
         limit = self._world_limit(self.bid_factor)
         worlds = 0
         side = view.my_side
+        chain = self._chain(view)
         while worlds < limit and (worlds < MIN_WORLDS or self.now() < deadline):
-            hands = plausible_hands(view, self.random, self.candidates)
-            world = None if hands is None else build_bidding_world(view, hands)
-            if world is None:
+            drawn = self._draw(view, chain)
+            world = None if drawn is None else build_bidding_world(view, drawn[0])
+            if world is None or drawn is None:
                 return base
+            randoms = drawn[1]
+            seed = self.random.getrandbits(32)
             for trial in tries:
                 game = world.copy()
                 apply_bid(game, trial)
-                finish_bidding_and_play(game)
+                finish_bidding_and_play(
+                    game,
+                    randoms,
+                    random.Random(seed) if randoms else None,
+                    view.seat if self.nil_tactics else None,
+                )
                 deltas = [a - b for a, b in zip(game.scores, view.scores, strict=True)]
                 theirs = max(d for s, d in enumerate(deltas) if s != side)
                 if trial.tricks == 0:
@@ -202,8 +290,10 @@ class SearchBot(HeuristicBot):
             return self.max_worlds
         return min(self.fixed_worlds * factor, self.max_worlds)
 
-    def _value(self, view: BotView, game: object, card: Card) -> float:
-        play_out(game, card, self.goals)
+    def _value(self, view: BotView, game: object, card: Card, randoms: int, seed: int) -> float:
+        rng = random.Random(seed) if randoms else None
+        me = view.seat if self.nil_tactics else None
+        play_out(game, card, self.goals, randoms=randoms, rng=rng, voids=self.shown_voids, me=me)
         scores: tuple[int, ...] = game.scores  # type: ignore[attr-defined]
         deltas = [after - before for after, before in zip(scores, view.scores, strict=True)]
         mine = view.my_side

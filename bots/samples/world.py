@@ -17,7 +17,7 @@ import math
 import random
 from typing import Any
 
-from bots.samples import hearts_policy, spades_policy
+from bots.samples import hearts_policy, nil_play, spades_policy
 from bots.samples.situation import Situation
 from bots.sdk.view import BotView
 from engine.actions import Bid, LookAtHand
@@ -221,9 +221,14 @@ def _cards(mask: CardMask) -> list[Card]:
 
 
 def situation_in(
-    game: SpadesGame, seat: int, legal: CardMask, goals: dict[Any, str] | None = None
+    game: SpadesGame,
+    seat: int,
+    legal: CardMask,
+    goals: dict[Any, str] | None = None,
+    voids: tuple[int, ...] | None = None,
 ) -> Situation:
-    """The heuristic's view of `seat` in a simulated Spades game (read from the game's public state)."""
+    """The heuristic's view of `seat` in a simulated Spades game (read from the game's public state;
+    `voids`, the suits each seat has shown void in, a bit per suit, are the caller's to keep)."""
     n = game.players
     return Situation(
         ruleset=game.ruleset,
@@ -237,25 +242,82 @@ def situation_in(
         tricks=game.tricks,
         played=game.played,
         bags=game.bags[game.side_of(seat)],
-        voids=(0,) * n,
+        voids=voids or (0,) * n,
         goals=goals,
     )
 
 
-def play_out(game: Any, first: Card, goals: dict[Any, str] | None = None) -> None:
+def play_out(
+    game: Any,
+    first: Card,
+    goals: dict[Any, str] | None = None,
+    *,
+    randoms: int = 0,
+    rng: random.Random | None = None,
+    voids: tuple[int, ...] | None = None,
+    me: int | None = None,
+) -> None:
     """Play `first` for the seat to act, then the rest of the hand with the heuristic for every seat
-    (both engines' lean path: `legal_play_mask` and `play_fast`)."""
+    (both engines' lean path: `legal_play_mask` and `play_fast`), except that the seats in
+    `randoms` (a bit per seat; Spades) play any legal card, drawn from `rng`, and seat `me` plays
+    the heuristic with the explicit nil cases of `nil_play`. `voids` are the suits each seat has
+    shown void in so far (a bit per suit), which the heuristic reads as it does in a real game."""
     if isinstance(game, HeartsGame):
         _hearts_play_out(game, first)
         return
-    game.play_fast(first)
+    play_spades(game, goals, randoms=randoms, rng=rng, voids=voids, first=first, me=me)
+
+
+def play_spades(
+    game: SpadesGame,
+    goals: dict[Any, str] | None = None,
+    *,
+    randoms: int = 0,
+    rng: random.Random | None = None,
+    voids: tuple[int, ...] | None = None,
+    first: Card | None = None,
+    me: int | None = None,
+) -> None:
+    """The rest of a Spades hand (`first` for the seat to act, when given): the heuristic at every
+    seat but the `randoms`, which play at random, and `me`, which plays `nil_play`'s heuristic.
+    The shown voids are kept as the cards fall."""
+    n = game.players
+    shown = voids or (0,) * n
+    suit = game.ruleset_order.suit
+    trick = game.trick
+    led = suit[trick[0][1]] if trick else -1
+    count = len(trick)
     while game.phase is Phase.PLAYING:
         seat = game.turn
-        legal = game.legal_play_mask(seat)
-        if legal & (legal - 1) == 0:
-            game.play_fast(legal.bit_length() - 1)
+        if first is not None:
+            card, first = first, None
         else:
-            game.play_fast(spades_policy.choose_play(situation_in(game, seat, legal, goals)))
+            legal = game.legal_play_mask(seat)
+            if legal & (legal - 1) == 0:
+                card = legal.bit_length() - 1
+            elif randoms >> seat & 1 and rng is not None:
+                card = random_card(legal, rng)
+            elif seat == me:
+                card = nil_play.choose_play(situation_in(game, seat, legal, goals, shown))
+            else:
+                card = spades_policy.choose_play(situation_in(game, seat, legal, goals, shown))
+        game.play_fast(card)
+        if count == 0:
+            led = suit[card]
+        elif suit[card] != led and not shown[seat] >> led & 1:
+            shown = (*shown[:seat], shown[seat] | 1 << led, *shown[seat + 1 :])
+        count += 1
+        if count == n:
+            count = 0
+
+
+def random_card(legal: CardMask, rng: random.Random) -> Card:
+    """A card of a non-empty mask, uniformly."""
+    index = int(rng.random() * legal.bit_count())
+    while index:
+        legal &= legal - 1
+        index -= 1
+    return (legal & -legal).bit_length() - 1
 
 
 def _hearts_play_out(game: HeartsGame, first: Card) -> None:
@@ -356,8 +418,15 @@ def apply_bid(game: SpadesGame, bid: Bid) -> None:
     game.apply(bid)
 
 
-def finish_bidding_and_play(game: SpadesGame) -> None:
-    """The other seats bid as the heuristic would, then everyone plays the hand out with it."""
+def finish_bidding_and_play(
+    game: SpadesGame,
+    randoms: int = 0,
+    rng: random.Random | None = None,
+    me: int | None = None,
+) -> None:
+    """The other seats bid as the heuristic would, then everyone plays the hand out with it; the
+    seats in `randoms` (a bit per seat) bid and play at random instead, drawn from `rng`, and `me`
+    plays with `nil_play`'s nil cases."""
     order = game.ruleset_order
     ruleset = game.ruleset
     for _ in range(8):
@@ -366,6 +435,9 @@ def finish_bidding_and_play(game: SpadesGame) -> None:
         seat = game.turn
         partner = (seat + 2) % 4
         actions = game.legal_actions(seat)
+        if randoms >> seat & 1 and rng is not None:
+            game.apply(rng.choice(actions))
+            continue
         legal = [a for a in actions if isinstance(a, Bid) and not a.blind]
         if not legal:
             game.apply(LookAtHand(seat))
@@ -384,11 +456,4 @@ def finish_bidding_and_play(game: SpadesGame) -> None:
             bags_counted=ruleset.bags != "off",
         )
         game.apply(chosen)
-    goals: dict[Any, str] = {}
-    while game.phase is Phase.PLAYING:
-        seat = game.turn
-        legal_mask = game.legal_play_mask(seat)
-        if legal_mask & (legal_mask - 1) == 0:
-            game.play_fast(legal_mask.bit_length() - 1)
-        else:
-            game.play_fast(spades_policy.choose_play(situation_in(game, seat, legal_mask, goals)))
+    play_spades(game, {}, randoms=randoms, rng=rng, me=me)

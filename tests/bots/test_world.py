@@ -1,8 +1,8 @@
 """The search bot's worlds: sampled hands respect what play has shown, and a world built from a real
 position plays out exactly like a copy of the real game (this guards the engine coupling in world.py)."""
 
+import dataclasses
 import random
-import time
 from typing import Any
 
 import pytest
@@ -80,17 +80,79 @@ def test_sampled_hands_are_consistent(preset: str) -> None:
                     assert hand & view.order.suit_masks[suit] == 0
 
 
-def test_search_respects_its_budget() -> None:
+class SteppingClock:
+    """A clock that moves on `tick` seconds each time it is read: the bot's budget then counts clock
+    reads, whatever the machine's load (the wall-time cost of a decision is bench/strength.py's)."""
+
+    def __init__(self, tick: float) -> None:
+        self.tick = tick
+        self.time = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.time += self.tick
+        self.reads += 1
+        return self.time
+
+
+def test_search_stops_when_its_budget_is_spent() -> None:
+    # 30 ms at 5 ms a read: the deadline is read as passed at the sixth read after the one that
+    # set it, so a card decision samples the two worlds it always finishes and five more, at most.
     bot = SearchBot(seed=1, ms=30)
-    slowest = 0.0
+    checked = 0
     for _, view in positions("standard", seed=6, limit=25):
-        started = time.perf_counter()
+        clock = bot.now = SteppingClock(0.005)
         card = bot.play(view)
-        slowest = max(slowest, time.perf_counter() - started)
         assert card in view.legal_cards
-        assert bot.last_worlds >= 2 or len(equivalent_groups(view, view.legal_cards)) == 1
-    # 30 ms plus one world's playouts; generous for a loaded machine.
-    assert slowest < 0.5
+        if len(equivalent_groups(view, view.legal_cards)) == 1:
+            continue
+        assert 2 <= bot.last_worlds <= 2 + 5
+        assert clock.reads == 1 + bot.last_worlds - 1
+        checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize(
+    ("ms", "seconds_left", "most_worlds"),
+    [
+        (200, None, 2 + 39),  # the budget: 200 ms at 5 ms a read
+        (200, 0.3, 2 + 19),  # half the clock less 50 ms: 100 ms
+        (200, 0.1, 2),  # no time to spare: the two worlds a decision always samples
+        (30, 5.0, 2 + 5),  # a long clock leaves the budget as it is
+    ],
+)
+def test_search_keeps_to_half_the_clock_it_has_left(
+    ms: float, seconds_left: float | None, most_worlds: int
+) -> None:
+    bot = SearchBot(seed=2, ms=ms)
+    checked = 0
+    for _, view in positions("standard", seed=6, limit=25):
+        if len(equivalent_groups(view, view.legal_cards)) == 1:
+            continue
+        bot.now = SteppingClock(0.005)
+        bot.play(dataclasses.replace(view, deadline=seconds_left))
+        assert 2 <= bot.last_worlds <= most_worlds
+        checked += 1
+    assert checked >= 10
+
+
+def test_search_bid_keeps_to_its_budget() -> None:
+    ruleset = PRESETS["standard"]
+    game = new_game(ruleset, dealer=1)
+    game.deal(b"bid-budget")
+    heuristic = HeuristicBot(seed=1)
+    bids = 0
+    while game.phase is Phase.BIDDING:
+        seat = game.to_act()[0]
+        view = BotView.from_dict(game.view(seat).to_dict(), ruleset)
+        if view.phase == "bidding" and view.legal_bids:
+            bot = SearchBot(seed=seat, ms=30)
+            bot.now = SteppingClock(0.005)
+            bot.bid(view)
+            assert bot.last_worlds <= 2 + 5
+            bids += 1
+        game.apply(heuristic.decide(view))
+    assert bids == 4
 
 
 def test_equivalent_cards_are_grouped() -> None:
