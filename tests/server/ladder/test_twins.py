@@ -208,6 +208,8 @@ async def test_a_twin_whose_game_cannot_be_kept_is_void_and_the_other_is_rated_a
             for client in players.values():
                 assert isinstance(await client.request(LadderEnter()), Ok)
             told: dict[str, list[Message]] = {name: [] for name in names}
+            told_ended: set[str] = set()
+            four_told = trio.Event()  # the rated match's four have read its `match_ended`
 
             async def play(name: str) -> None:
                 client = players[name]
@@ -216,6 +218,10 @@ async def test_a_twin_whose_game_cannot_be_kept_is_void_and_the_other_is_rated_a
                     if message is None:
                         return
                     told[name].append(message)
+                    if isinstance(message, MatchEnded):
+                        told_ended.add(name)
+                        if len(told_ended) == 4:
+                            four_told.set()
                     if isinstance(message, YourTurn):
                         action = message.legal[0]
                         await client.send(
@@ -228,6 +234,7 @@ async def test_a_twin_whose_game_cannot_be_kept_is_void_and_the_other_is_rated_a
             service.wake()
             await service.wait_voided(1)
             await service.wait_rated(1)
+            await four_told.wait()  # told after the rating is stored: read before hanging up
             # No further matches: the history is these two.
             service.settings = SETTINGS
             for client in players.values():
