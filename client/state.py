@@ -214,10 +214,20 @@ class TableState:
 
     def _snapshot(self, msg: m.Snapshot, now: float) -> None:
         before, self._away_view = self._away_view, None
+        # A resync at our turn's own version (a `join` right after the login gave the seat back)
+        # leaves that decision open: nothing happened since, and its `your_turn` follows. Blanking
+        # it would refuse a move typed in between ("not your turn yet") though it is ours.
+        still_open = (
+            self.turn is not None
+            and msg.table == self.table
+            and msg.seat == self.seat
+            and msg.version == self.turn.version
+        )
         self.table = msg.table
         self.seat = msg.seat
         self.view = copy.deepcopy(msg.view)
-        self.turn = None
+        if not still_open:
+            self.turn = None
         self.clocks = {}
         if before:
             for line in meanwhile(

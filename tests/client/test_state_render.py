@@ -348,3 +348,24 @@ def test_tricks_missed_while_away_are_marked_in_the_record() -> None:
     ]
     assert numbers == record["tricks_seen"]
     assert state.checks[1].verdict is Verdict.VERIFIED  # what was seen still checks out
+
+
+def test_a_resync_at_the_turns_own_version_leaves_the_decision_open() -> None:
+    """A `join` right after the login gave the seat back resyncs (a snapshot, then `your_turn`):
+    a move typed between the two is still ours to make. A snapshot at a later version ends it."""
+    ruleset = Ruleset.from_preset("standard")
+    table = EngineTable(ruleset)
+    state = TableState(ruleset=ruleset)
+    table.deal(b"resync")
+    feed(state, table)
+    assert table.others_until_mine()
+    feed(state, table)
+    assert state.turn is not None
+    version = state.turn.version
+    view = table.game.view(0).to_dict()
+    state.apply(m.Snapshot(table="t1", version=version, seat=0, view=view), 0.0)
+    assert state.turn is not None and state.turn.version == version
+    assert isinstance(read_line("3", state), Act)  # a bid of 3, typed before `your_turn` again
+    state.apply(m.Snapshot(table="t1", version=version + 1, seat=0, view=view), 0.0)
+    assert state.turn is None
+    assert read_line("3", state) == Problem("it is not your turn yet")

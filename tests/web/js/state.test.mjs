@@ -65,6 +65,18 @@ test("seat_status marks a dropped seat, how long it is held, and its return", ()
   assert.match(state.log.at(-1), /North is back/);
 });
 
+test("a resync at the turn's own version leaves the decision open; a later one ends it", () => {
+  const state = new TableState("t1");
+  const view = { players: 4, version: 3, hand: ["2C", "3C"] };
+  state.apply({ t: "snapshot", table: "t1", version: 3, seat: 0, view }, 0);
+  state.apply({ t: "your_turn", table: "t1", version: 3, seat: 0, legal: [{ kind: "play", card: "2C" }], deadline_ms: 30000, bank_ms: 0 }, 0);
+  assert.equal(state.turn.version, 3);
+  state.apply({ t: "snapshot", table: "t1", version: 3, seat: 0, view }, 10);
+  assert.equal(state.turn.version, 3);
+  state.apply({ t: "snapshot", table: "t1", version: 4, seat: 0, view: { ...view, version: 4 } }, 20);
+  assert.equal(state.turn, null);
+});
+
 test("a message for another table changes nothing", () => {
   const state = new TableState("t1");
   assert.equal(state.apply({ t: "card_played", table: "t2", version: 3, seat: 1, card: "2C", trick_number: 1 }, 0), false);

@@ -151,10 +151,13 @@ function possibleTransfers(state) {
 const HANDLERS = {
   snapshot(msg) {
     const before = this.view;
+    // A resync at our turn's own version (a join right after the server gave the seat back)
+    // leaves that decision open: nothing happened since, and its your_turn follows.
+    const stillOpen = this.turn !== null && msg.version === this.turn.version && (msg.seat ?? null) === this.seat;
     this.seat = msg.seat ?? null;
     this.view = structuredClone(msg.view);
     if (Array.isArray(this.view.hand)) this.view.hand = sortCards(this.view.hand);
-    this.turn = null;
+    if (!stillOpen) this.turn = null;
     this.clocks = {};
     this.seatStatus = {}; // the lobby's seat list says who is connected until the next seat_status
     if (before && before.version !== undefined) this.say("Back at the table.");
