@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from protocol.messages import Act, Error, GameOver, Ok, TableClosed, YourTurn
+from protocol.messages import Act, Error, GameOver, HandScored, Ok, TableClosed, YourTurn
 from protocol.types import Action
 from server.app import Server
 from tests.server.wire_client import WireClient
@@ -55,3 +55,20 @@ async def play_until_over(client: WireClient, table_id: str, choose: Choose) -> 
             assert message.code == "stale_version", message
         else:
             assert not isinstance(message, Ok) or message.id is not None
+
+
+async def play_into_second_hand(client: WireClient, table_id: str, choose: Choose) -> int:
+    """Play our seat with `choose` until one hand is scored and our next card is due; returns the
+    highest version we were shown (the caller bounds the time)."""
+    hands_done = 0
+    seen = 0
+    while True:
+        message = await client.receive()
+        assert message is not None
+        if isinstance(message, HandScored):
+            hands_done += 1
+        if isinstance(message, YourTurn):
+            seen = max(seen, message.version)
+            if hands_done >= 1 and message.legal[0].kind.value == "play":
+                return seen
+            await client.send(Act(table=table_id, version=message.version, action=choose(message)))

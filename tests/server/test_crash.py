@@ -8,9 +8,7 @@ from pathlib import Path
 import trio
 
 from protocol.messages import (
-    Act,
     CreateTable,
-    HandScored,
     Joined,
     ListTables,
     Register,
@@ -18,10 +16,9 @@ from protocol.messages import (
     Snapshot,
     TableCreated,
     Tables,
-    YourTurn,
 )
 from protocol.types import Game, TableStatus
-from tests.server.players import play_until_over, random_choice
+from tests.server.players import play_into_second_hand, play_until_over, random_choice
 from tests.server.wire_client import WireClient
 
 SERVER = [sys.executable, "-m", "server.cli"]
@@ -85,22 +82,9 @@ async def test_kill_9_then_restart_resumes_every_unfinished_game(tmp_path: Path)
             )
             assert isinstance(created, TableCreated)
             table_id = created.table
-            choose = random_choice(5)
-            hands_done = 0
-            seen_version = 0
-            # Finish one hand, then play into the next and stop when our turn comes.
-            while True:
-                message = await client.receive()
-                assert message is not None
-                if isinstance(message, HandScored):
-                    hands_done += 1
-                if isinstance(message, YourTurn):
-                    seen_version = max(seen_version, message.version)
-                    if hands_done >= 1 and message.legal[0].kind.value == "play":
-                        break
-                    await client.send(
-                        Act(table=table_id, version=message.version, action=choose(message))
-                    )
+            # One hand, then into the next until our turn to play.
+            choose = random_choice(5)  # played on with after the restart
+            seen_version = await play_into_second_hand(client, table_id, choose)
         finally:
             process.kill()  # SIGKILL: no cleanup of any kind
             await process.wait()

@@ -10,9 +10,7 @@ import sys
 import trio
 
 from protocol.messages import (
-    Act,
     CreateTable,
-    HandScored,
     Joined,
     ListTables,
     Register,
@@ -20,11 +18,10 @@ from protocol.messages import (
     Snapshot,
     TableCreated,
     Tables,
-    YourTurn,
 )
 from protocol.types import Game, TableStatus
 from server.storage import read_transaction
-from tests.server.players import random_choice
+from tests.server.players import play_into_second_hand, random_choice
 from tests.server.test_crash import start_server
 from tests.server.wire_client import WireClient
 
@@ -55,21 +52,8 @@ async def test_kill_9_on_postgresql_loses_nothing_and_the_game_resumes(pg_url: s
             )
             assert isinstance(created, TableCreated)
             table_id = created.table
-            choose = random_choice(7)
-            hands_done = 0
-            seen_version = 0
-            while True:  # one hand, then into the next until our turn to play
-                message = await client.receive()
-                assert message is not None
-                if isinstance(message, HandScored):
-                    hands_done += 1
-                if isinstance(message, YourTurn):
-                    seen_version = max(seen_version, message.version)
-                    if hands_done >= 1 and message.legal[0].kind.value == "play":
-                        break
-                    await client.send(
-                        Act(table=table_id, version=message.version, action=choose(message))
-                    )
+            # One hand, then into the next until our turn to play.
+            seen_version = await play_into_second_hand(client, table_id, random_choice(7))
         finally:
             process.kill()  # SIGKILL
             await process.wait()

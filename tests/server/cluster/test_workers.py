@@ -21,7 +21,6 @@ from protocol.messages import (
     Act,
     CreateTable,
     Guest,
-    HandScored,
     Joined,
     ListTables,
     LoggedIn,
@@ -39,7 +38,7 @@ from protocol.messages import (
 from protocol.types import Game
 from server.cluster.membership import LOBBY_CHANNEL
 from server.storage import read_transaction
-from tests.server.players import random_choice
+from tests.server.players import play_into_second_hand, random_choice
 from tests.server.wire_client import WireClient
 
 CLI = [sys.executable, "-m", "server.cli"]
@@ -96,23 +95,6 @@ def actions(url: str, table_id: str) -> list[tuple[int, str]]:
         return [(a.seq, json.dumps(a.action, sort_keys=True)) for a in stored.actions]
 
 
-async def play_into_second_hand(client: WireClient, table_id: str, seed: int) -> int:
-    """Play our seat until one hand is scored and our next card is due; the version we saw."""
-    choose = random_choice(seed)
-    hands_done = 0
-    seen = 0
-    while True:  # bounded by the caller's fail_after
-        message = await client.receive()
-        assert message is not None
-        if isinstance(message, HandScored):
-            hands_done += 1
-        if isinstance(message, YourTurn):
-            seen = max(seen, message.version)
-            if hands_done >= 1 and message.legal[0].kind.value == "play":
-                return seen
-            await client.send(Act(table=table_id, version=message.version, action=choose(message)))
-
-
 async def stop(process: trio.Process) -> None:
     process.terminate()
     with trio.move_on_after(20):
@@ -160,7 +142,7 @@ async def test_a_killed_worker_loses_nothing_and_its_tables_move(pg_url: str) ->
             )
             assert isinstance(created, TableCreated)
             table_id = created.table
-            seen = await play_into_second_hand(ada, table_id, 5)
+            seen = await play_into_second_hand(ada, table_id, random_choice(5))
             before = actions(pg_url, table_id)
             victim = owner_pid(pg_url, table_id)
             os.kill(victim, signal.SIGKILL)
@@ -201,7 +183,7 @@ async def test_a_stalled_worker_never_writes_for_a_table_taken_from_it(pg_url: s
             )
             assert isinstance(created, TableCreated)
             table_id = created.table
-            seen = await play_into_second_hand(ada, table_id, 9)
+            seen = await play_into_second_hand(ada, table_id, random_choice(9))
             stalled = owner_pid(pg_url, table_id)
             with lobby_notices(pg_url) as notices:
                 os.kill(stalled, signal.SIGSTOP)
