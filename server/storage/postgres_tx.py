@@ -16,7 +16,6 @@ PostgreSQL's `->>` on the TEXT column cast to `json`.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -34,17 +33,9 @@ from server.storage.rows import (
     StoredHand,
     StoredRating,
     WaitingTable,
+    stamp,
+    storable,
 )
-
-
-def _now() -> float:
-    return round(time.time(), 3)
-
-
-def _storable(number: int) -> bool:
-    """Whether a BIGINT holds this integer: no row has an id it cannot."""
-    return -(2**63) <= number < 2**63
-
 
 #: Rows fetched at a time by the server-side cursors of the lazy reads.
 CHUNK_ROWS = 500
@@ -135,14 +126,14 @@ class PostgresTx:
         row = self._one(
             "INSERT INTO accounts (name, token_salt, token_hash, is_bot, is_guest, created_at)"
             " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
-            (name, salt, token_hash, int(is_bot), int(is_guest), _now()),
+            (name, salt, token_hash, int(is_bot), int(is_guest), stamp()),
         )
         if row is None:
             raise ValueError(f"the name {name!r} is taken")
         return int(row[0])
 
     def account_by_id(self, account_id: int) -> AccountRow | None:
-        if not _storable(account_id):
+        if not storable(account_id):
             return None
         return _account(self._one(f"SELECT {_ACCOUNT} FROM accounts WHERE id = %s", (account_id,)))
 
@@ -156,11 +147,11 @@ class PostgresTx:
         )
 
     def guest_seen(self, account_ids: list[int]) -> None:
-        ids = [a for a in account_ids if _storable(a)]
+        ids = [a for a in account_ids if storable(a)]
         if ids:
             self._run(
                 "UPDATE accounts SET last_seen_at = %s WHERE id = ANY(%s) AND is_guest = 1",
-                (_now(), ids),
+                (stamp(), ids),
             )
 
     def expire_guests(self, cutoff: float, in_use: list[int]) -> int:
@@ -194,7 +185,7 @@ class PostgresTx:
             (
                 table_id,
                 json.dumps(config),
-                _now(),
+                stamp(),
                 None if seats is None else json.dumps(seats),
                 creator,
             ),
@@ -227,7 +218,7 @@ class PostgresTx:
         return None if row is None or row[0] is None else int(row[0])
 
     def close_table(self, table_id: str) -> None:
-        self._run("UPDATE tables SET closed_at = %s WHERE id = %s", (_now(), table_id))
+        self._run("UPDATE tables SET closed_at = %s WHERE id = %s", (stamp(), table_id))
 
     # ---------------------------------------------------------------- games
 
@@ -235,7 +226,7 @@ class PostgresTx:
         row = self._one(
             "INSERT INTO games (table_id, game, ruleset, seats, status, created_at)"
             " VALUES (%s, %s, %s, %s, 'running', %s) RETURNING id",
-            (table_id, game, json.dumps(ruleset), json.dumps(seats), _now()),
+            (table_id, game, json.dumps(ruleset), json.dumps(seats), stamp()),
         )
         return int(row[0])
 
@@ -269,7 +260,7 @@ class PostgresTx:
                 "INSERT INTO actions"
                 " (game_id, seq, seat, action, source, created_at, bank_left_ms)"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (game_id, seq, seat, json.dumps(action), source, _now(), bank_left_ms),
+                (game_id, seq, seat, json.dumps(action), source, stamp(), bank_left_ms),
             )
         except pg_errors.UniqueViolation as exc:
             raise ValueError(f"game {game_id} already has an action {seq}") from exc
@@ -279,13 +270,13 @@ class PostgresTx:
             "INSERT INTO hand_records (game_id, hand_no, record, created_at)"
             " VALUES (%s, %s, %s, %s) ON CONFLICT (game_id, hand_no)"
             " DO UPDATE SET record = EXCLUDED.record, created_at = EXCLUDED.created_at",
-            (game_id, hand_no, json.dumps(record), _now()),
+            (game_id, hand_no, json.dumps(record), stamp()),
         )
 
     def finish_game(self, game_id: int, status: str, results: list[ResultRow]) -> None:
         self._run(
             "UPDATE games SET status = %s, finished_at = %s WHERE id = %s",
-            (status, _now(), game_id),
+            (status, stamp(), game_id),
         )
         with self.conn.cursor() as cur:
             cur.executemany(
@@ -301,7 +292,7 @@ class PostgresTx:
         return [game for row in rows if (game := self.load_game(int(row[0]))) is not None]
 
     def load_game(self, game_id: int) -> StoredGame | None:
-        if not _storable(game_id):
+        if not storable(game_id):
             return None
         row = self._one(
             "SELECT g.id, g.table_id, t.config, g.game, g.ruleset, g.seats, g.created_at"
@@ -361,7 +352,7 @@ class PostgresTx:
         return None if row is None else int(row[0])
 
     def game_status(self, game_id: int) -> str | None:
-        if not _storable(game_id):
+        if not storable(game_id):
             return None
         row = self._one("SELECT status FROM games WHERE id = %s", (game_id,))
         return None if row is None else str(row[0])
@@ -424,7 +415,7 @@ class PostgresTx:
             " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (account_id, game) DO UPDATE SET"
             " mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, games = EXCLUDED.games,"
             " updated_at = EXCLUDED.updated_at",
-            (account_id, game, mu, sigma, games, _now()),
+            (account_id, game, mu, sigma, games, stamp()),
         )
 
     def ratings(self, game: str) -> dict[int, StoredRating]:
@@ -458,7 +449,7 @@ class PostgresTx:
             "INSERT INTO ladder_games (game_id, rated_at, changes) VALUES (%s, %s, %s)"
             " ON CONFLICT (game_id) DO UPDATE SET rated_at = EXCLUDED.rated_at,"
             " changes = EXCLUDED.changes",
-            (game_id, _now(), json.dumps(changes)),
+            (game_id, stamp(), json.dumps(changes)),
         )
 
     # ---------------------------------------------------------------- ladder matches
@@ -480,7 +471,7 @@ class PostgresTx:
         return int(row[0])
 
     def match(self, seq: int) -> MatchRow | None:
-        if not _storable(seq):
+        if not storable(seq):
             return None
         row = self._one(f"SELECT {_MATCH} FROM ladder_matches WHERE seq = %s", (seq,))
         return None if row is None else _match(row)

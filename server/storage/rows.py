@@ -5,8 +5,21 @@ JSON columns come back decoded (the engine's own JSON shapes); times are Unix se
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+
+def stamp() -> float:
+    """A row's time stamp: Unix seconds to the millisecond, the same in both engines."""
+    return round(time.time(), 3)
+
+
+def storable(number: int) -> bool:
+    """Whether a 64-bit column holds this integer (both engines' ids are 64-bit): no row has an
+    id it cannot, so a larger one is looked up as nothing rather than sent to the database."""
+    return -(2**63) <= number < 2**63
+
 
 #: (seat, account id or None, score, place): one seat's line of a finished game.
 ResultRow = tuple[int, int | None, int, int]

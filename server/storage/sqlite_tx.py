@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,16 +23,9 @@ from server.storage.rows import (
     StoredHand,
     StoredRating,
     WaitingTable,
+    stamp,
+    storable,
 )
-
-
-def _now() -> float:
-    return round(time.time(), 3)
-
-
-def _storable(number: int) -> bool:
-    """Whether SQLite can hold this integer (64-bit): no row has an id it cannot."""
-    return -(2**63) <= number < 2**63
 
 
 def _account(row: sqlite3.Row | None) -> AccountRow | None:
@@ -102,7 +94,7 @@ class SqliteTx:
             cur = self.conn.execute(
                 "INSERT INTO accounts (name, token_salt, token_hash, is_bot, is_guest, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (name, salt, token_hash, int(is_bot), int(is_guest), _now()),
+                (name, salt, token_hash, int(is_bot), int(is_guest), stamp()),
             )
         except sqlite3.IntegrityError as exc:
             raise ValueError(f"the name {name!r} is taken") from exc
@@ -110,7 +102,7 @@ class SqliteTx:
         return cur.lastrowid
 
     def account_by_id(self, account_id: int) -> AccountRow | None:
-        if not _storable(account_id):
+        if not storable(account_id):
             return None
         return _account(
             self.conn.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
@@ -122,10 +114,10 @@ class SqliteTx:
         )
 
     def guest_seen(self, account_ids: list[int]) -> None:
-        now = _now()
+        now = stamp()
         self.conn.executemany(
             "UPDATE accounts SET last_seen_at = ? WHERE id = ? AND is_guest = 1",
-            [(now, account_id) for account_id in account_ids if _storable(account_id)],
+            [(now, account_id) for account_id in account_ids if storable(account_id)],
         )
 
     def expire_guests(self, cutoff: float, in_use: list[int]) -> int:
@@ -158,7 +150,7 @@ class SqliteTx:
             (
                 table_id,
                 json.dumps(config),
-                _now(),
+                stamp(),
                 None if seats is None else json.dumps(seats),
                 creator,
             ),
@@ -186,7 +178,7 @@ class SqliteTx:
         return None if row is None or row["creator"] is None else int(row["creator"])
 
     def close_table(self, table_id: str) -> None:
-        self.conn.execute("UPDATE tables SET closed_at = ? WHERE id = ?", (_now(), table_id))
+        self.conn.execute("UPDATE tables SET closed_at = ? WHERE id = ?", (stamp(), table_id))
 
     # ---------------------------------------------------------------- games
 
@@ -194,7 +186,7 @@ class SqliteTx:
         cur = self.conn.execute(
             "INSERT INTO games (table_id, game, ruleset, seats, status, created_at)"
             " VALUES (?, ?, ?, ?, 'running', ?)",
-            (table_id, game, json.dumps(ruleset), json.dumps(seats), _now()),
+            (table_id, game, json.dumps(ruleset), json.dumps(seats), stamp()),
         )
         assert cur.lastrowid is not None
         return cur.lastrowid
@@ -225,7 +217,7 @@ class SqliteTx:
             self.conn.execute(
                 "INSERT INTO actions (game_id, seq, seat, action, source, created_at, bank_left_ms)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, seq, seat, json.dumps(action), source, _now(), bank_left_ms),
+                (game_id, seq, seat, json.dumps(action), source, stamp(), bank_left_ms),
             )
         except sqlite3.IntegrityError as exc:
             raise ValueError(f"game {game_id} already has an action {seq}") from exc
@@ -234,12 +226,12 @@ class SqliteTx:
         self.conn.execute(
             "INSERT OR REPLACE INTO hand_records (game_id, hand_no, record, created_at)"
             " VALUES (?, ?, ?, ?)",
-            (game_id, hand_no, json.dumps(record), _now()),
+            (game_id, hand_no, json.dumps(record), stamp()),
         )
 
     def finish_game(self, game_id: int, status: str, results: list[ResultRow]) -> None:
         self.conn.execute(
-            "UPDATE games SET status = ?, finished_at = ? WHERE id = ?", (status, _now(), game_id)
+            "UPDATE games SET status = ?, finished_at = ? WHERE id = ?", (status, stamp(), game_id)
         )
         self.conn.executemany(
             "INSERT OR REPLACE INTO results (game_id, seat, account_id, score, place)"
@@ -254,7 +246,7 @@ class SqliteTx:
         return [game for row in rows if (game := self.load_game(row["id"])) is not None]
 
     def load_game(self, game_id: int) -> StoredGame | None:
-        if not _storable(game_id):
+        if not storable(game_id):
             return None
         conn = self.conn
         row = conn.execute(
@@ -313,7 +305,7 @@ class SqliteTx:
         return None if row is None else int(row["id"])
 
     def game_status(self, game_id: int) -> str | None:
-        if not _storable(game_id):
+        if not storable(game_id):
             return None
         row = self.conn.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else str(row["status"])
@@ -369,7 +361,7 @@ class SqliteTx:
         self.conn.execute(
             "INSERT OR REPLACE INTO ratings (account_id, game, mu, sigma, games, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (account_id, game, mu, sigma, games, _now()),
+            (account_id, game, mu, sigma, games, stamp()),
         )
 
     def ratings(self, game: str) -> dict[int, StoredRating]:
@@ -401,7 +393,7 @@ class SqliteTx:
     def record_ladder_game(self, game_id: int, changes: Any) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO ladder_games (game_id, rated_at, changes) VALUES (?, ?, ?)",
-            (game_id, _now(), json.dumps(changes)),
+            (game_id, stamp(), json.dumps(changes)),
         )
 
     # ---------------------------------------------------------------- ladder matches
