@@ -12,6 +12,7 @@ import sys
 import warnings
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -30,7 +31,7 @@ from protocol import messages as m
 from protocol.schema import to_map
 from server.app import Server, local_config, running_server
 from tests.client.engine_table import EngineTable
-from tests.client.helpers import FakeDisplay, wait_for
+from tests.client.helpers import FakeDisplay, table_column, wait_for
 from tests.client.test_cli import one_line_error, spades
 from tests.client.test_session import move_for
 from tests.client.test_state_render import feed, play_hand
@@ -500,11 +501,11 @@ def test_a_spectator_sees_the_cards_left_in_every_hand() -> None:
         feed(state, table)
 
 
-def test_the_ladders_match_table_keeps_whole_team_names_at_80_columns() -> None:
+def ladder_match_at_80_columns(teams: list[list[str]], **fields: Any) -> str:
+    """`spades ladder matches` of one two-half match of `teams`, printed 80 columns wide."""
     from client.lobby import matches_view
     from protocol.types import LadderHalf, LadderMatch, MatchStatus
 
-    teams = [["deep-trick-search-v2", "heuristic-house"], ["random-house", "ada.lovelace-1815"]]
     match = LadderMatch(
         match="m-12",
         status=MatchStatus.RATED,
@@ -514,46 +515,30 @@ def test_the_ladders_match_table_keeps_whole_team_names_at_80_columns() -> None:
         halves=[LadderHalf(game=3, points=[362, 21]), LadderHalf(game=4, points=[40, 300])],
         points=[402, 321],
         winner=0,
-        forfeits=[],
+        **fields,
     )
     out = StringIO()
     Console(file=out, width=80).print(matches_view([match]))
     text = out.getvalue()
     assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80, text
-    columns = ["", ""]  # each team's cell, its wrapped lines put back together
-    for line in text.splitlines():
-        cells = line.split("│")
-        if len(cells) == 8:
-            columns[0] += cells[3].strip()
-            columns[1] += cells[4].strip()
-    for column, team in zip(columns, teams, strict=True):
+    return text
+
+
+def test_the_ladders_match_table_keeps_whole_team_names_at_80_columns() -> None:
+    teams = [["deep-trick-search-v2", "heuristic-house"], ["random-house", "ada.lovelace-1815"]]
+    text = ladder_match_at_80_columns(teams, forfeits=[])
+    for index, team in ((2, teams[0]), (3, teams[1])):  # each team's cell, put back together
+        column = table_column(text, index, 6)
         assert column.replace(" ", "") == "+".join(team), (column, text)
 
 
 def test_the_ladders_match_table_loses_nothing_beside_a_forfeit() -> None:
     """A forfeit makes the result longer; at 80 columns nothing is cut off: the names wrap at
     the `+`s (a long one folds), and the halves wrap at their spaces."""
-    from client.lobby import matches_view
-    from protocol.types import LadderHalf, LadderMatch, MatchStatus
-    from tests.client.helpers import table_column
-
     teams = [["my-bot", "house:search,ms=5"], ["house:random", "ada-lovelace1"]]
-    match = LadderMatch(
-        match="m-123",
-        status=MatchStatus.RATED,
-        time=1_700_000_000,
-        preset="standard",
-        teams=teams,
-        halves=[LadderHalf(game=3, points=[362, 21]), LadderHalf(game=4, points=[40, 300])],
-        points=[402, 321],
-        winner=0,
-        forfeits=["house:random"],
-        bots=["my-bot", "house:search,ms=5", "house:random"],
+    text = ladder_match_at_80_columns(
+        teams, forfeits=["house:random"], bots=["my-bot", "house:search,ms=5", "house:random"]
     )
-    out = StringIO()
-    Console(file=out, width=80).print(matches_view([match]))
-    text = out.getvalue()
-    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80, text
     assert "my-bot*" in text, text  # a short name is never folded
     team_a, team_b = (table_column(text, i, 6).replace(" ", "") for i in (2, 3))
     assert (team_a, team_b) == ("my-bot*+house:search,ms=5*", "house:random*+ada-lovelace1"), text
