@@ -38,7 +38,8 @@ without playing, with the model's settings the flags name (`--tau`, `--board-sd`
 reports the same figures (`wall_s` is then the rating time). `--resume FILE` rates what a `--save` run
 wrote to FILE and plays on from there, appending (the same rounds the run would have played, had it
 not stopped: the scheduling and the deals depend only on the seed and the rounds so far), so a long
-run can be done in several sittings; `matches_resumed` says how many were read back. A file an older
+run can be done in several sittings; `matches_resumed` says how many were read back;
+`--stop-when-reached` ends a `--save` or `--resume` run once the order holds. A file an older
 benchmark saved (the duplicate pairs of the old ladder, `{"seated", "halves"}` per line) replays as
 those pairs.
 """
@@ -375,8 +376,10 @@ def play(args: argparse.Namespace, tracker: Tracker, specs: dict[str, str]) -> N
                 outcomes = outcomes_of(tracker.rounds + 1, tables, args.hands)
                 done = tracker.rate(outcomes) or done
             # A --save (or --resume) run plays on to its limits, so the file serves any
-            # scheme's replay, and a later --resume.
-            if done and save is None:
+            # scheme's replay, and a later --resume; unless told to stop at the order.
+            if (done or tracker.reached_at is not None) and (
+                save is None or args.stop_when_reached
+            ):
                 break
             if tracker.rounds % 25 == 0:
                 elapsed = time.perf_counter() - start
@@ -417,6 +420,11 @@ def main() -> None:
     )
     parser.add_argument("--save", default=None, help="write every match played to FILE")
     parser.add_argument("--replay", default=None, help="rate the matches a --save run wrote")
+    parser.add_argument(
+        "--stop-when-reached",
+        action="store_true",
+        help="a --save or --resume run stops once the order holds (it plays on by default)",
+    )
     parser.add_argument(
         "--resume",
         default=None,
