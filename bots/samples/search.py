@@ -20,7 +20,8 @@ variants sample uniformly, weighed by the bids (`world.plausible_hands`).
 Bids (plain four-handed Spades) are checked the same way: in drawn worlds the rest of the bidding and
 the play are simulated (random seats bidding at random); the tricks my side took then score every bid
 near the heuristic's, and the least bid, with the engine's own scoring, and a nil gets playouts of its
-own. Passes and the other decisions are the heuristic's.
+own. Passes and the other decisions are the heuristic's. `search_bids=false` or `search_play=false`
+turns one half off (the heuristic decides there), to measure what each half is worth.
 
 The result of a playout is the hand's points for my side minus the best other side's (Spades), or the
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
@@ -82,6 +83,8 @@ class SearchBot(HeuristicBot):
         slip: float = SLIP,
         confidence: float = 1.0,
         nil_tactics: bool = True,
+        search_bids: bool = True,
+        search_play: bool = True,
     ) -> None:
         super().__init__(seed)
         if clock not in ("wall", "cpu"):
@@ -90,6 +93,9 @@ class SearchBot(HeuristicBot):
             raise ValueError(f"worlds is a whole number of worlds per decision, not {worlds!r}")
         if worlds is not None and worlds < 1:
             raise ValueError(f"worlds is at least 1, not {worlds}")
+        for flag, value in (("search_bids", search_bids), ("search_play", search_play)):
+            if not isinstance(value, bool):
+                raise ValueError(f"{flag} is true or false, not {value!r}")
         if isinstance(bid_factor, bool) or not isinstance(bid_factor, int) or bid_factor < 1:
             raise ValueError(f"bid_factor is a whole number of at least 1, not {bid_factor!r}")
         # A fixed count of worlds replaces the time budget: `ms` is then unused.
@@ -108,6 +114,10 @@ class SearchBot(HeuristicBot):
         self.bid_factor = bid_factor
         # My playouts attack an opponent's nil (bots.samples.nil_play).
         self.nil_tactics = nil_tactics
+        # Either half of the search may be switched off (the heuristic's bid, or its card, is then
+        # played): what each half is worth is measured this way (docs/bots.md).
+        self.search_bids = search_bids
+        self.search_play = search_play
         # How many standard errors a card must gain over the heuristic's own choice to be played
         # instead: with a few dozen worlds, a small mean difference is mostly the worlds' noise.
         self.confidence = confidence
@@ -152,6 +162,9 @@ class SearchBot(HeuristicBot):
         if len(legal) == 1:
             return legal[0]
         preferred = super().play(view)
+        if not self.search_play:
+            self.last_worlds = 0
+            return preferred
         groups = equivalent_groups(view, legal)
         if len(groups) == 1:
             self.last_worlds = 0
@@ -207,7 +220,7 @@ class SearchBot(HeuristicBot):
         played by the heuristic; the tricks my side takes then score every nearby bid (with the
         engine's scoring), and a nil is played out on its own. The best mean wins."""
         base = super().bid(view)
-        if not isinstance(base, Bid) or not _plain(base):
+        if not isinstance(base, Bid) or not _plain(base) or not self.search_bids:
             return base
         plain = {b.tricks: b for b in view.legal_bids if _plain(b)}
         # Nearby numbers, and the least one: with a partner whose bid already sinks the contract

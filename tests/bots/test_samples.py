@@ -125,6 +125,28 @@ def test_search_with_a_fixed_number_of_worlds_samples_exactly_that_many() -> Non
     assert set(worlds) - {0} == {5}
 
 
+def test_either_half_of_the_search_can_be_switched_off_leaving_the_heuristics_choice() -> None:
+    # With the card search off every card is the heuristic's and no world is sampled for it; with
+    # the bid search off every bid is. Both off: the heuristic's whole hand, decision for decision.
+    heuristic, _ = _search_decisions("heuristic", seed=5)
+    both_off, worlds = _search_decisions("search,worlds=6,search_bids=false,search_play=false", 5)
+    assert both_off == heuristic and set(worlds) == {0}
+    play_off, worlds = _search_decisions("search,worlds=6,search_play=false", seed=5)
+    searched = [w for d, w in zip(play_off, worlds, strict=True) if w]
+    assert searched and all(isinstance(d, Bid) for d, w in zip(play_off, worlds, strict=True) if w)
+    bids_off, worlds = _search_decisions("search,worlds=6,search_bids=false", seed=5)
+    assert [d for d in bids_off if isinstance(d, Bid)] == [
+        d for d in heuristic if isinstance(d, Bid)
+    ]
+    assert any(w for d, w in zip(bids_off, worlds, strict=True) if not isinstance(d, Bid))
+
+
+@pytest.mark.parametrize("flag", ["search_bids", "search_play"])
+def test_search_refuses_a_switch_that_is_not_true_or_false(flag: str) -> None:
+    with pytest.raises((ValueError, BotSpecError), match=flag):
+        make_bot(f"search,worlds=4,{flag}=maybe")
+
+
 @pytest.mark.parametrize("factor", ["0", "-1", "1.5", "True"])
 def test_search_refuses_a_bid_factor_that_is_not_a_positive_whole_number(factor: str) -> None:
     with pytest.raises((ValueError, BotSpecError), match="bid_factor"):
