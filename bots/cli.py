@@ -254,7 +254,14 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     import trio
 
     from bots.registry import BotSpecError, make_bot
-    from bots.sdk.runner import BotRunner, RunnerConfig, RunnerError, parse_address
+    from bots.sdk.runner import (
+        BotRunner,
+        RunnerConfig,
+        RunnerError,
+        Terminated,
+        parse_address,
+        run_until_terminated,
+    )
 
     if ladder and _from_environment(ctx, "table"):
         table = None  # --ladder, a flag, wins over SPADES_TABLE
@@ -288,13 +295,15 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         retry_forever=retry_forever,
     )
     try:
-        stats = trio.run(BotRunner(player, config).run)
+        stats = trio.run(run_until_terminated, BotRunner(player, config))
     except RunnerError as exc:
         hint = " (--retry-forever keeps trying)" if exc.gave_up else ""
         typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    except Terminated:
+        raise typer.Exit(143) from None  # 128 + SIGTERM, as a shell reports it
     for game in stats.games:
         typer.echo(f"game over: winners {game['winners']}, scores {game['scores']}")
     for match in stats.matches:

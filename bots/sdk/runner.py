@@ -20,6 +20,7 @@ from reading; async bots are awaited. Either way the decision is cut at the dead
 import dataclasses
 import logging
 import random
+import signal
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -522,3 +523,23 @@ class BotRunner:
 def _plain(action: dict[str, Any]) -> dict[str, Any]:
     """A wire action as the engine's plain form (enums as their values, no empty fields)."""
     return {k: getattr(v, "value", v) for k, v in action.items() if v is not None}
+
+
+class Terminated(Exception):
+    """The process was told to stop with SIGTERM (a service manager, `timeout`, `kill`)."""
+
+
+async def run_until_terminated(runner: BotRunner) -> RunStats:
+    """`runner.run()`, ended on SIGTERM as on Ctrl-C: the run is cancelled where it stands, its
+    summary is logged, and Terminated is raised. Python's default for SIGTERM would end the
+    process at once, without the summary a bot author run under systemd or `timeout` reads."""
+    token = trio.lowlevel.current_trio_token()
+    with trio.CancelScope() as scope:
+        # The handler runs between bytecodes; the trio token hands the cancel to the run loop
+        # (run_sync_soon is safe from a signal handler).
+        previous = signal.signal(signal.SIGTERM, lambda *_: token.run_sync_soon(scope.cancel))
+        try:
+            return await runner.run()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    raise Terminated("terminated")

@@ -27,7 +27,7 @@ from bots.sdk.runner import (
     parse_address,
 )
 from protocol.types import Game
-from server.app import Server
+from server.app import Server, local_config, running_server
 from tests.bots.test_runner import bot_account_and_table
 
 BINDIR = Path(sys.executable).parent
@@ -301,3 +301,39 @@ async def test_a_bot_plays_from_its_environment_alone(server: Server) -> None:
         )
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert "game over" in done.stdout.decode()
+
+
+async def test_sigterm_ends_the_run_with_its_summary_and_exit_143(tmp_path: Path) -> None:
+    # A service manager or `timeout` stops a bot with SIGTERM: the run ends as on Ctrl-C, with its
+    # one-line summary, not killed mid-line by Python's default handler.
+    async with running_server(local_config(tmp_path / "l.db", ladder=True)) as ladder_server:
+        token, _ = await bot_account_and_table(ladder_server, "term-bot", Game.HEARTS, "hearts", {})
+        err, code = await _terminated_run(ladder_server.port, token)
+    assert code == 143, err
+    assert "INFO done: 0 games, 0 decisions" in err and "Traceback" not in err, err
+
+
+async def _terminated_run(port: int, token: str) -> tuple[str, int]:
+    """`spades-bot run random --ladder` on a ladder with no one else: SIGTERM once it waits
+    there; its stderr and exit code."""
+    command = [str(BINDIR / "spades-bot"), "run", "random", "--ladder", "--token", token]
+    env = {**os.environ, "SPADES_SERVER": f"127.0.0.1:{port}"}
+    with trio.fail_after(60):
+        process = await trio.lowlevel.open_process(command, stderr=subprocess.PIPE, env=env)
+        assert process.stderr is not None
+        seen = b""
+        try:
+            # Bounded by the deadline: the ladder has no other entrant, so the bot waits there.
+            while b"entered the ladder" not in seen:
+                chunk = await process.stderr.receive_some(4096)
+                assert chunk, seen.decode() + f" (exit {await process.wait()})"
+                seen += chunk
+            process.terminate()
+            while chunk := await process.stderr.receive_some(4096):
+                seen += chunk
+            await process.wait()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    return seen.decode(), -1 if process.returncode is None else process.returncode
