@@ -259,6 +259,7 @@ class Reading:
     def bid_evidence(self, choice: BidChoice, hand: CardMask) -> Evidence:
         order = self.order
         r = self.ruleset
+        estimate = spades_policy.estimate_tricks(hand, order, 4)
         chosen = spades_policy.choose_bid(
             list(choice.legal),
             hand,
@@ -268,8 +269,8 @@ class Reading:
             bags=choice.bags,
             bag_limit=r.bag_limit,
             bags_counted=r.bags != "off",
+            estimate=estimate,
         )
-        estimate = spades_policy.estimate_tricks(hand, order, 4)
         spread = NIL_SPREAD if choice.bid.tricks == 0 else BID_SPREAD
         near = math.exp(-((estimate - choice.bid.tricks) ** 2) / (2 * spread * spread)) / (
             math.sqrt(2 * math.pi) * spread

@@ -122,30 +122,33 @@ def winning_play(
 
 def beaters(order: CardOrder, mask: CardMask, card: Card, trumps: bool) -> CardMask:
     """The cards of `mask` that would beat `card` (the trick's current winner)."""
-    suit = order.suit[card]
-    power = order.power[card]
-    out = 0
-    same = mask & order.suit_masks[suit]
-    rest = same
-    while rest:
-        low = rest & -rest
-        c = low.bit_length() - 1
-        rest ^= low
-        if order.power[c] > power:
-            out |= low
-    if trumps and suit != SPADES:
+    out = mask & _above(order)[card]
+    if trumps and order.suit[card] != SPADES:
         out |= mask & order.trumps
     return out
 
 
 def is_boss(order: CardOrder, card: Card, unplayed: CardMask) -> bool:
     """Whether no unplayed card of the same suit outranks `card`."""
-    power = order.power[card]
-    rest = unplayed & order.suit_masks[order.suit[card]]
-    while rest:
-        low = rest & -rest
-        c = low.bit_length() - 1
-        rest ^= low
-        if order.power[c] > power:
-            return False
-    return True
+    return not unplayed & _above(order)[card]
+
+
+_ABOVE: dict[str, tuple[CardMask, ...]] = {}
+
+
+def _above(order: CardOrder) -> tuple[CardMask, ...]:
+    """Per card of the deck, the cards of its suit that outrank it (0 for a card not in play)."""
+    found = _ABOVE.get(order.name)
+    if found is None:
+        out = [0] * len(order.suit)
+        for card, suit in enumerate(order.suit):
+            if suit < 0:
+                continue
+            rest = order.suit_masks[suit]
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                if order.power[low.bit_length() - 1] > order.power[card]:
+                    out[card] |= low
+        found = _ABOVE[order.name] = tuple(out)
+    return found

@@ -41,42 +41,74 @@ def _top_power(order: CardOrder, suit: int) -> int:
     return top
 
 
+#: Per deck, suit, the suit's cards in the hand and the spades to spare for ruffs (0, 1, 2 or more):
+#: the trick estimate's terms for that suit, in the order they are added, so that the sum is the
+#: very same float as adding them one by one. The search's reading asks for the estimate of
+#: hands that differ from the last by a card or two: most suits are then found here.
+_TERMS: dict[tuple[str, int, CardMask, int], tuple[float, ...]] = {}
+
+
 def estimate_tricks(hand: CardMask, order: CardOrder, players: int = 4) -> float:
     """Tricks this hand should take with ordinary play."""
+    masks = order.suit_masks
+    spade_mask = hand & masks[SPADES]
     total = 0.0
-    spade_mask = hand & order.suit_masks[SPADES]
-    spades = sorted((order.power[c] for c in _cards(spade_mask)), reverse=True)
+    for term in _suit_terms(order, SPADES, spade_mask, 0):
+        total += term
+    spare = min(max(spade_mask.bit_count() - 2, 0), 2)
+    for suit in range(3):
+        for term in _suit_terms(order, suit, hand & masks[suit], spare):
+            total += term
+    if players == 3:
+        total *= 1.15  # fewer opponents to overtake
+    return total
+
+
+def _suit_terms(order: CardOrder, suit: int, mask: CardMask, spare: int) -> tuple[float, ...]:
+    key = (order.name, suit, mask, spare)
+    found = _TERMS.get(key)
+    if found is None:
+        found = _TERMS[key] = tuple(
+            _spade_terms(order, mask) if suit == SPADES else _side_terms(order, suit, mask, spare)
+        )
+    return found
+
+
+def _spade_terms(order: CardOrder, mask: CardMask) -> list[float]:
+    terms: list[float] = []
+    spades = sorted((order.power[c] for c in _cards(mask)), reverse=True)
     top_spade = _top_power(order, SPADES)
     # Spades: a spade wins when fewer higher spades are out than I hold lower ones to wait with.
     for index, power in enumerate(spades):
         higher_out = (top_spade - power) - index
         lower_mine = len(spades) - index - 1
         if higher_out <= 0:
-            total += 1.0
+            terms.append(1.0)
         elif higher_out <= lower_mine:
-            total += 0.8 if higher_out == 1 else 0.55
-    total += max(0, len(spades) - 4) * 0.6  # long spades win late tricks
-    for suit in range(3):
-        cards = _cards(hand & order.suit_masks[suit])
-        length = len(cards)
-        top = _top_power(order, suit)
-        powers = sorted((order.power[c] for c in cards), reverse=True)
-        if powers and powers[0] == top:
-            total += 1.0 if length <= 5 else 0.7
-        if length >= 2 and top - 1 in powers:
-            total += 0.8 if top in powers else 0.55
-        if length >= 3 and top - 2 in powers and (top in powers or top - 1 in powers):
-            total += 0.35
-        # Short side suits let spades ruff, if there are spades to spare.
-        spare = len(spades) - 2
-        if spare > 0:
-            if length == 0:
-                total += min(spare, 2) * 0.7
-            elif length == 1:
-                total += 0.5
-    if players == 3:
-        total *= 1.15  # fewer opponents to overtake
-    return total
+            terms.append(0.8 if higher_out == 1 else 0.55)
+    terms.append(max(0, len(spades) - 4) * 0.6)  # long spades win late tricks
+    return terms
+
+
+def _side_terms(order: CardOrder, suit: int, mask: CardMask, spare: int) -> list[float]:
+    terms: list[float] = []
+    cards = _cards(mask)
+    length = len(cards)
+    top = _top_power(order, suit)
+    powers = sorted((order.power[c] for c in cards), reverse=True)
+    if powers and powers[0] == top:
+        terms.append(1.0 if length <= 5 else 0.7)
+    if length >= 2 and top - 1 in powers:
+        terms.append(0.8 if top in powers else 0.55)
+    if length >= 3 and top - 2 in powers and (top in powers or top - 1 in powers):
+        terms.append(0.35)
+    # Short side suits let spades ruff, if there are spades to spare.
+    if spare > 0:
+        if length == 0:
+            terms.append(min(spare, 2) * 0.7)
+        elif length == 1:
+            terms.append(0.5)
+    return terms
 
 
 def nil_safe(hand: CardMask, order: CardOrder) -> bool:
@@ -106,12 +138,15 @@ def choose_bid(
     bags: int,
     bag_limit: int,
     bags_counted: bool,
+    estimate: float | None = None,
 ) -> Bid:
-    """The bid for this hand among the legal ones."""
+    """The bid for this hand among the legal ones (`estimate`: the hand's `estimate_tricks`, when
+    the caller has it already)."""
     plain = [b for b in legal if not (b.blind or b.moe or b.bemo or b.no_trumps or b.ten_for_200)]
     plain = [b for b in plain if not b.double_nil]
     candidates = plain or legal
-    estimate = estimate_tricks(hand, order, players)
+    if estimate is None:
+        estimate = estimate_tricks(hand, order, players)
     partner_nil = partner_bid is not None and partner_bid.is_nil
     nil = next((b for b in candidates if b.tricks == 0 and not b.moe), None)
     if nil is not None and not partner_nil and nil_safe(hand, order):
