@@ -87,6 +87,33 @@ def server_address(config: ClientConfig) -> ServerAddress:
     return address
 
 
+def ladder_server(config: ClientConfig) -> ServerAddress:
+    """The server for the ladder's read-only commands: the one `spades connect` chose; else, for a
+    bot author who has only run `spades-bot register`, the one server its bots were kept for
+    (said on stderr, so `--json` output stays clean)."""
+    try:
+        chosen = config.current_server()
+        kept = [] if chosen is not None else config.bot_servers()
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    if chosen is not None:
+        return chosen
+    if len(kept) == 1:
+        typer.echo(
+            f"(the ladder of {kept[0]}, where `spades-bot register` kept your bots;"
+            " `spades connect` chooses another)",
+            err=True,
+        )
+        return ServerAddress.parse(kept[0])
+    if kept:
+        raise fail(
+            "no server chosen, and bots are kept for several ("
+            + ", ".join(kept)
+            + "): `spades connect HOST[:PORT]` chooses one"
+        )
+    return server_address(config)
+
+
 def token_for(config: ClientConfig, address: ServerAddress) -> str | None:
     credentials = config.credentials(address.key)
     return credentials.token if credentials else None
@@ -340,7 +367,7 @@ def ladder_standings(
 ) -> None:
     """The ladder's standings, best first."""
     config = ClientConfig()
-    address = server_address(config)
+    address = ladder_server(config)
     if not 1 <= limit <= 1000:
         raise fail("--limit is 1..1000", 2)
     entries = run(lambda: lobby.standings(address, token_for(config, address), limit))
@@ -371,7 +398,7 @@ def ladder_matches(
 ) -> None:
     """The ladder's finished matches, newest first."""
     config = ClientConfig()
-    address = server_address(config)
+    address = ladder_server(config)
     if not 1 <= limit <= 50:
         raise fail("--limit is 1..50", 2)
     token = token_for(config, address)
@@ -420,7 +447,7 @@ def ladder_records(
     """A finished match's hand records (every decision and its time) as JSON lines,
     for `spades replay FILE`."""
     config = ClientConfig()
-    address = server_address(config)
+    address = ladder_server(config)
     records = run(lambda: lobby.ladder_records(address, token_for(config, address), match))
     lines = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
     if output is None:
@@ -446,7 +473,7 @@ def ladder_show(
 ) -> None:
     """One entrant: rating, record, recent matches."""
     config = ClientConfig()
-    address = server_address(config)
+    address = ladder_server(config)
     detail = run(lambda: lobby.ladder_show(address, token_for(config, address), entrant))
     if as_json:
         shown = lobby.table_dict(detail)

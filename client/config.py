@@ -197,6 +197,16 @@ class ClientConfig:
         bots = _read_json(self.root / "bots" / f"{safe}.json").get("bots")
         return [name for name in bots if isinstance(name, str)] if isinstance(bots, dict) else []
 
+    def bot_servers(self) -> list[str]:
+        """The servers `spades-bot register` kept bot accounts for from this machine, by key."""
+        folder = self.root / "bots"
+        keys = []
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            data = _read_json(path)
+            if isinstance(data.get("server"), str) and data.get("bots"):
+                keys.append(data["server"])
+        return keys
+
     def token_path(self, key: str) -> Path:
         """Where the token for `key` is kept (shown to the user after `register`)."""
         return self._server_file(key)

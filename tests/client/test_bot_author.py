@@ -118,3 +118,32 @@ async def test_why_a_match_was_forfeited_is_shown(
     said = f"{forfeited}: slow-bot forfeited: its clock ran out too often; its team lost the match"
     assert said in listed.output and said in shown.output
     assert "no account of yours" in none_mine and "spades-bot register NAME" in none_mine
+
+
+async def test_the_ladder_commands_find_the_server_a_bot_was_registered_on(
+    ladder_server: tuple[Server, LadderService],  # noqa: F811 - the fixture
+) -> None:
+    # A bot author who has run only `spades-bot register` (no `spades connect`) reads that
+    # server's ladder; with bots kept for several servers, one line says to choose.
+    from bots.sdk.credentials import BotCredentials, BotTokens
+
+    server, _service = ladder_server
+    address = f"127.0.0.1:{server.port}"
+    with trio.fail_after(60):
+        code, _, err = await spades_bot("register", "lone-bot", "--server", address)
+        assert code == 0, err
+        standings = await spades("ladder", "standings", "--json")
+        assert standings.exit_code == 0, standings.output
+        assert isinstance(json.loads(standings.stdout), list)
+        assert f"the ladder of {address}" in standings.stderr
+        mine = await spades("ladder", "matches", "--mine")
+        assert mine.exit_code == 0, mine.output
+        assert f"no ladder matches for lone-bot on {address} yet" in mine.stdout
+
+        BotTokens().save("127.0.0.1:1", BotCredentials("far-bot", "1.x"))
+        several = one_line_error(await spades("ladder", "standings"))
+        assert address in several and "127.0.0.1:1" in several and "spades connect" in several
+
+        assert (await spades("connect", address)).exit_code == 0
+        chosen = await spades("ladder", "standings", "--json")
+        assert chosen.exit_code == 0 and chosen.stderr == "", chosen.output
