@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 class LobbyCluster(Protocol):
     def remote_table(self, table_id: str, code: str | None) -> RemoteTable | None:
         """Another server's table of this id: known, or to be looked up in the store (its
-        commands wait for that). Raises `TableError` (private_table) if a known table's `code`
-        is wrong (a table looked up is checked when found)."""
+        commands wait for that; `code`, the join code a session gave, is checked when it is
+        found). A known table's code is the lobby's to check (`Lobby.find`, with its limit on
+        wrong codes), as for its own tables: this is also every other request's lookup, which
+        gives no code."""
         ...
 
     def listing(

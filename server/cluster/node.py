@@ -59,7 +59,6 @@ from server.table_commands import (
     LeaveCommand,
     LeaveReason,
     TableConfig,
-    TableError,
     answer_unserved,
     error_for,
 )
@@ -355,10 +354,6 @@ class ClusterNode:
         if entry is None:
             # Perhaps opened a moment ago, before its notice reached us: looked up when used.
             return RemoteTable(table_id, None, None, "", self.forward, code)
-        if entry.config is not None and entry.config.private and code != entry.config.code:
-            raise TableError(
-                ErrorCode.PRIVATE_TABLE, "this table is private: the join code is wrong"
-            )
         return entry
 
     def listing(

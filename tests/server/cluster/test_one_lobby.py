@@ -142,3 +142,30 @@ async def test_a_table_opened_a_moment_ago_elsewhere_is_found_in_the_store(
             assert missing.TYPE == "error" and missing.code == "no_such_table"  # type: ignore[attr-defined]
             await ada.aclose()
             await bea.aclose()
+
+
+async def test_a_private_table_another_server_has_heard_of_opens_with_its_code(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Once the other server has heard of a private table (its notice arrived), the right code
+    joins it there and a wrong one is refused, as on one server. Before, every join of it from
+    there was refused "the join code is wrong", the right code too (the table lookup checked the
+    code it was not given); the test above met it only when the notice came late."""
+    with trio.fail_after(60):
+        async with two_servers(pg_url, tmp_path) as (first, second):
+            ada, _ = await registered(first.port, "ada")
+            bea, _ = await registered(second.port, "bea")
+            await bea.request(ListTables())  # bea hears lobby notices from now on
+            created = await ada.request(
+                CreateTable(game=Game.SPADES, preset="standard", bots=[2, 3], private=True)
+            )
+            assert isinstance(created, TableCreated) and created.code
+            await until(bea, TableChanged, lambda m: m.table.table == created.table)
+            assert created.table in second.lobby.cluster.remote  # type: ignore[union-attr]
+            refused = await bea.request(Join(table=created.table, code="WRONG1"))
+            assert refused.TYPE == "error" and refused.code == "private_table", refused  # type: ignore[attr-defined]
+            joined = await bea.request(Join(table=created.table, code=created.code))
+            assert isinstance(joined, Joined) and joined.seat == 0, joined
+            await bea.expect(Snapshot)
+            await ada.aclose()
+            await bea.aclose()
