@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from bots.samples import spades_policy
 from bots.samples.situation import Situation
+from bots.samples.world import plain_spades, sample_hands
 from bots.sdk.view import BotView, Play
 from engine.actions import Bid, LookAtHand
 from engine.cards import Card, CardMask
@@ -83,18 +84,9 @@ class BidChoice:
 
 
 def covered(view: BotView) -> bool:
-    """Whether the reading models this variant (plain four-handed Spades)."""
-    r = view.ruleset
-    return (
-        not view.is_hearts
-        and r.players == 4
-        and r.deck == "standard"
-        and not r.face_up_cards
-        and not r.hand_schedule
-        and r.bid_rule == "free"
-        and not r.blind_nil_exchange
-        and not r.two_player_double_nil
-    )
+    """Whether the reading models this variant: plain four-handed Spades (`world.plain_spades`;
+    two-handed double nil cannot be on with four players)."""
+    return plain_spades(view)
 
 
 def played_by(view: BotView) -> list[CardMask] | None:
@@ -432,8 +424,6 @@ class TableBelief:
         """Take in a finished hand, seen at my last decision in it: every seat's cards are known
         but the last few (the seats that played after me in the last trick), which are guessed
         consistently with the play."""
-        from bots.samples.world import sample_hands
-
         if not covered(last_view) or last_view.phase != "playing":
             return
         hands = sample_hands(last_view, rng)

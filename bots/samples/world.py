@@ -376,18 +376,12 @@ def _hearts_play_out(game: HeartsGame, first: Card) -> None:
         )
 
 
-def build_bidding_world(view: BotView, hands: list[CardMask]) -> SpadesGame | None:
-    """An engine game at this seat's bid, with these hands and the bids made so far; None for the
-    variants this does not cover (only plain four-handed bidding with the standard deck is searched).
-
-    Public engine calls do the work: `deal_fixed` (with the view's hand number, scores and bags, since
-    a fresh game starts at 0-0) and `apply`.
-    """
+def plain_spades(view: BotView) -> bool:
+    """Whether the table plays plain four-handed Spades (the standard deck, free bidding, no face-up
+    cards, hand schedule or exchange): the variant the search's bids and its reading model."""
     r = view.ruleset
-    plain = (
+    return (
         not view.is_hearts
-        and view.phase == "bidding"
-        and view.looked
         and r.players == 4
         and r.deck == "standard"
         and not r.face_up_cards
@@ -395,8 +389,18 @@ def build_bidding_world(view: BotView, hands: list[CardMask]) -> SpadesGame | No
         and r.bid_rule == "free"
         and not r.blind_nil_exchange
     )
-    if not plain:
+
+
+def build_bidding_world(view: BotView, hands: list[CardMask]) -> SpadesGame | None:
+    """An engine game at this seat's bid, with these hands and the bids made so far; None for the
+    variants this does not cover (only plain four-handed bidding with the standard deck is searched).
+
+    Public engine calls do the work: `deal_fixed` (with the view's hand number, scores and bags, since
+    a fresh game starts at 0-0) and `apply`.
+    """
+    if not (plain_spades(view) and view.phase == "bidding" and view.looked):
         return None
+    r = view.ruleset
     game = SpadesGame(r, dealer=view.dealer)
     game.deal_fixed(hands, hand_number=view.hand_number, scores=view.scores, bags=view.bags)
     seat = (view.dealer + 1) % 4
