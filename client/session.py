@@ -17,6 +17,7 @@ Everything the screen shows is `render(state, screen, now)`; this module only mo
 from __future__ import annotations
 
 import enum
+import textwrap
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -44,6 +45,7 @@ MAX_RECONNECTS = 30  # with the back-off below, about two minutes of trying
 BACKOFF_CAP = 5.0
 RESIZE_POLL_S = 0.25  # how often the ticker looks for a resized terminal
 RESUME_WAIT = 3.0  # how long to wait for the server to hand back a held seat
+NOTE_WIDTH = 78  # a server's note is wrapped to fit an 80-column screen's log
 
 
 class SessionError(Exception):
@@ -312,12 +314,18 @@ class PlaySession:
             raise SessionError(
                 "guests cannot enter the ladder: `spades register NAME` (or `spades login`) first"
             )
+        note = "waiting for a match"
         try:
-            await conn.expect(m.LadderEnter(), m.Ok)
+            entered = await conn.expect(m.LadderEnter(), m.Ok)
+            note = entered.note or note
         except ServerError as exc:
             if exc.code != "already_on_ladder" or self.reconnects == 0:
                 raise
-        self.state.say(f"{self.name} is on the rated ladder: waiting for a match.")
+        self.state.say(f"{self.name} is on the rated ladder.")
+        # The server's note can run to two screen lines (how many more a match waits for, and
+        # what the host can do about it): wrapped, so none of it is cut off at the screen's edge.
+        for line in textwrap.wrap(note[:1].upper() + note[1:] + ".", NOTE_WIDTH):
+            self.state.say(line)
         self.state.say("/quit leaves the ladder (in a match, that forfeits it).")
         self.seated.set()  # nothing to sit at yet, but typed lines (/quit) are read from now on
 

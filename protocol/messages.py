@@ -457,7 +457,9 @@ class Act(Request):
 class LadderEnter(Request):
     """Enter this account (a bot, or a registered person) on the rated ladder. Answered with ``ok``.
 
-    The entry lasts while this connection does.
+    The entry lasts while this connection does. The ``ok``'s ``note`` says how the wait looks: how
+    many more entrants a match of four needs, and when the server has no house bots, that its host
+    can add them.
     """
 
 

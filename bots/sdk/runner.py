@@ -364,7 +364,7 @@ class BotRunner:
             isinstance(message, Ok) and message.id is not None and message.id == self._enter_request
         ):
             self._entered, self._enter_wait = True, ENTER_AGAIN[0]
-            log.info("entered the ladder: waiting for a match")
+            log.info("entered the ladder: %s", message.note or "waiting for a match")
         elif isinstance(message, SeatLost):
             self.runlog.seat_lost(message)
         elif isinstance(message, Bye):

@@ -62,3 +62,32 @@ async def first_of(*events: trio.Event) -> None:
 
         for event in events:
             nursery.start_soon(wait, event)
+
+
+#: Seats in a ladder match (four-handed Spades).
+MATCH_SEATS = 4
+
+
+def waiting_note(entrants: list[Entrant]) -> str:
+    """What a newly entered account is told about its wait (the `ok.note` of `ladder_enter`), from
+    the connected entrants, itself included.
+
+    A lone author on a server without house bots would otherwise wait with no word of why: a
+    match needs four entrants, and only house bots are always there."""
+    others = sum(1 for e in entrants if not e.leaving) - 1
+    if others + 1 >= MATCH_SEATS:
+        return f"waiting for a match; {others} other entrants are on the ladder"
+    missing = MATCH_SEATS - 1 - others
+    present = {0: "no other entrant is", 1: "1 other entrant is"}.get(
+        others, f"{others} others are"
+    )
+    note = (
+        f"waiting for {missing} more entrant{'s' if missing > 1 else ''}: a match needs "
+        f"{MATCH_SEATS} and {present} on the ladder"
+    )
+    if not any(e.house_spec is not None for e in entrants):
+        # `ok.note` holds at most 200 characters (docs/protocol.md): this stays under 170.
+        note += (
+            " (no house bots here: the host adds them with `spades-server ladder add-house-bots`)"
+        )
+    return note

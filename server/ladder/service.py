@@ -53,7 +53,13 @@ from server.ladder.duplicate import (
     team_points,
     twin_groups,
 )
-from server.ladder.entrants import Entrant, RunningMatch, closed_table_ok, first_of
+from server.ladder.entrants import (
+    Entrant,
+    RunningMatch,
+    closed_table_ok,
+    first_of,
+    waiting_note,
+)
 from server.ladder.gate import DealGate
 from server.ladder.policy import MatchPolicy
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_board_set
@@ -229,7 +235,9 @@ class LadderService:
         else:
             self._add(Entrant(account, client.peer, owner=owner))
         log.info("ladder_entered", account=account.name, owner=owner)
-        return Ok(id=rid)
+        # Said at once, so a lone entrant knows why it waits (and what the host can do).
+        present = [e for e in self.entrants.values() if self._connected(e)]
+        return Ok(id=rid, note=waiting_note(present))
 
     async def add_house_bot(self, spec: str) -> Entrant:
         """Enter a sample bot for good (as `spades-server ladder add-house-bots` does, live)."""

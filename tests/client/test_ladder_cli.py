@@ -64,7 +64,11 @@ async def test_a_person_enters_and_leaves_the_ladder(
         # `enter` stays on the ladder while its screen is up; /quit leaves.
         entered = await spades("ladder", "enter", input="/quit\n")
         assert entered.exit_code == 0, entered.output
-        assert "ada is on the rated ladder: waiting for a match." in entered.output
+        # Two house bots and ada: it says how many more a match needs.
+        assert "ada is on the rated ladder." in entered.output
+        assert (
+            "Waiting for 1 more entrant: a match needs 4 and 2 others are on the" in entered.output
+        )
         assert "Left the ladder" in entered.output
 
         # `leave` from another terminal, while ada's own connection holds the entry.
@@ -157,7 +161,8 @@ async def test_the_ladder_screen_plays_a_match(
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(session.run)
-            await wait_for(lambda: said("waiting for a match"), "the entry")
+            await wait_for(lambda: said("is on the rated ladder"), "the entry")
+            assert said("Waiting for 1 more entrant")
             await service.add_house_bot("search,ms=5")  # the fourth: a match starts
             # Seen while it is on the screen: once the match is over the ladder may seat us in the
             # next one at once, and a new table keeps only the last few lines of the log.

@@ -268,9 +268,38 @@ async def test_the_server_runs_its_own_ladder_by_default(make_server: ServerFact
             token = await register_bot(server, "solo")
             client = await WireClient.connect(server.port)
             await client.hello(token=token, kind=ClientKind.BOT)
-            assert isinstance(await client.request(LadderEnter()), Ok)
+            entered = await client.request(LadderEnter())
+            assert isinstance(entered, Ok)
             assert service.entrants
             await client.aclose()
+    # Alone on a server without house bots: told why it waits, and what the host can do.
+    assert entered.note is not None
+    assert entered.note.startswith("waiting for 3 more entrants: a match needs 4")
+    assert "no other entrant is on the ladder" in entered.note
+    assert "spades-server ladder add-house-bots" in entered.note
+
+
+async def test_an_entrant_is_told_who_else_is_on_the_ladder(make_server: ServerFactory) -> None:
+    with trio.fail_after(20):
+        async with make_server(ladder=True) as server:
+            service = ladder_of(server)
+            await service.add_house_bot("random")
+            notes = []
+            clients = []
+            for name in ("one", "two", "three"):
+                client = await WireClient.connect(server.port)
+                await client.hello(token=await register_bot(server, name), kind=ClientKind.BOT)
+                entered = await client.request(LadderEnter())
+                assert isinstance(entered, Ok)
+                notes.append(entered.note)
+                clients.append(client)
+            for client in clients:
+                await client.aclose()
+    assert notes == [
+        "waiting for 2 more entrants: a match needs 4 and 1 other entrant is on the ladder",
+        "waiting for 1 more entrant: a match needs 4 and 2 others are on the ladder",
+        "waiting for a match; 3 other entrants are on the ladder",
+    ]
 
 
 async def test_matches_wait_for_room_and_one_table_at_a_time_is_enough(
