@@ -9,6 +9,7 @@ import trio
 
 from server.accounts import Account
 from server.ladder.duplicate import TableResult
+from server.ladder.scheduler import MATCH_SEATS
 from server.peers import Peer
 from server.table import Table
 from server.table_commands import TableError
@@ -62,10 +63,6 @@ async def first_of(*events: trio.Event) -> None:
 
         for event in events:
             nursery.start_soon(wait, event)
-
-
-#: Seats in a ladder match (four-handed Spades).
-MATCH_SEATS = 4
 
 
 def waiting_note(entrants: list[Entrant]) -> str:

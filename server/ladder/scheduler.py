@@ -24,6 +24,9 @@ from dataclasses import dataclass
 
 from server.ladder.ratings import DEFAULT_MU, DEFAULT_SIGMA
 
+#: Seats in a ladder match (four-handed Spades, two teams of two).
+MATCH_SEATS = 4
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -111,7 +114,7 @@ def form_matches(
             unique.append(candidate)
     matches = []
     # Bounded: each pass removes four candidates.
-    while len(unique) >= 4:
+    while len(unique) >= MATCH_SEATS:
         anchor, rest = unique[0], unique[1:]
         nearest = sorted(
             enumerate(rest), key=lambda item: (abs(item[1].mu - anchor.mu), item[1].played, item[0])
