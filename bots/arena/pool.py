@@ -14,8 +14,10 @@ same time.
 import math
 import multiprocessing
 import os
+import pickle
 import queue
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
@@ -34,10 +36,26 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class JobError(RuntimeError):
+    """A job's error that could not be sent back from its worker as itself: its type, message and
+    traceback, as text."""
+
+
 def run_batch(work: Callable[[Job], Result], batch: Sequence[Job]) -> tuple[list[Result], float]:
     """In a worker: `work` on every job of a batch, and the seconds the batch took."""
     started = time.perf_counter()
-    results = [work(job) for job in batch]
+    try:
+        results = [work(job) for job in batch]
+    except Exception as exc:
+        # The pool sends the error back pickled; one that cannot be rebuilt from its pickle (a
+        # constructor of two arguments, say) kills the pool's result thread, and the run then
+        # waits forever. Such an error comes back as text instead.
+        try:
+            pickle.loads(pickle.dumps(exc))
+        except Exception:
+            text = "".join(traceback.format_exception(exc)).rstrip()
+            raise JobError(f"{type(exc).__name__}: {exc}\n{text}") from None
+        raise
     return results, time.perf_counter() - started
 
 

@@ -12,6 +12,21 @@ def square(value: int) -> int:
     return value * value
 
 
+class TwoPartError(Exception):
+    """An error whose constructor takes two arguments: pickle cannot rebuild it from its args (the
+    engine's IllegalAction was one)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def refuse(value: int) -> int:
+    if value == 2:
+        raise TwoPartError("odd_job", f"job {value} refused")
+    return value
+
+
 def test_every_result_comes_back_once_from_two_workers() -> None:
     results = list(run_pool(square, range(200), processes=2, batch_seconds=0.001))
     assert sorted(results) == [value * value for value in range(200)]
@@ -24,6 +39,13 @@ def test_one_process_plays_in_order_here() -> None:
 def test_an_error_in_a_worker_stops_the_run() -> None:
     with pytest.raises(ValueError, match="no square for -1"):
         list(run_pool(square, [1, 2, -1, 4], processes=2))
+
+
+@pytest.mark.timeout(60)
+def test_an_error_that_cannot_cross_processes_still_stops_the_run() -> None:
+    # It used to kill the pool's result thread and leave the run waiting forever.
+    with pytest.raises(RuntimeError, match=r"TwoPartError: job 2 refused"):
+        list(run_pool(refuse, [1, 2, 3], processes=2))
 
 
 def test_batches_follow_the_cost_of_a_job() -> None:
