@@ -20,8 +20,12 @@ variants sample uniformly, weighed by the bids (`world.plausible_hands`).
 Bids (plain four-handed Spades) are checked the same way: in drawn worlds the rest of the bidding and
 the play are simulated (random seats bidding at random); the tricks my side took then score every bid
 near the heuristic's, and the least bid, with the engine's own scoring, and a nil gets playouts of its
-own. Passes and the other decisions are the heuristic's. `search_bids=false` or `search_play=false`
-turns one half off (the heuristic decides there), to measure what each half is worth.
+own. `bid_model=K` adds the learned bid (`bid_model`: trees fitted offline on the true-deal values
+of 160,000 deals): each candidate's gain over the heuristic's bid is the worlds' mean and the model's,
+the model counting as K worlds; `bid_model=inf` bids by the model alone, sampling no world (about a
+millisecond a bid). Passes and the other decisions are the heuristic's. `search_bids=false` or
+`search_play=false` turns one half off (the heuristic decides there), to measure what each half is
+worth.
 
 The result of a playout is the hand's points for my side minus the best other side's (Spades), or the
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
@@ -39,6 +43,8 @@ import random
 import time
 from typing import Any
 
+from bots.samples import bid_model
+from bots.samples.bid_features import bid_features
 from bots.samples.heuristic import HeuristicBot
 from bots.samples.reading import SLIP, Chain, Reading, TableBelief
 from bots.samples.world import (
@@ -85,6 +91,7 @@ class SearchBot(HeuristicBot):
         nil_tactics: bool = True,
         search_bids: bool = True,
         search_play: bool = True,
+        bid_model: float = 0.0,
     ) -> None:
         super().__init__(seed)
         if clock not in ("wall", "cpu"):
@@ -96,6 +103,14 @@ class SearchBot(HeuristicBot):
         for flag, value in (("search_bids", search_bids), ("search_play", search_play)):
             if not isinstance(value, bool):
                 raise ValueError(f"{flag} is true or false, not {value!r}")
+        if (
+            isinstance(bid_model, bool)
+            or not isinstance(bid_model, int | float)
+            or not bid_model >= 0
+        ):
+            raise ValueError(
+                f"bid_model is a weight in worlds of 0 or more (inf: alone), not {bid_model!r}"
+            )
         if isinstance(bid_factor, bool) or not isinstance(bid_factor, int) or bid_factor < 1:
             raise ValueError(f"bid_factor is a whole number of at least 1, not {bid_factor!r}")
         # A fixed count of worlds replaces the time budget: `ms` is then unused.
@@ -118,6 +133,9 @@ class SearchBot(HeuristicBot):
         # played): what each half is worth is measured this way (docs/bots.md).
         self.search_bids = search_bids
         self.search_play = search_play
+        # The learned bid (bots.samples.bid_model) counts as this many sampled worlds when the bid's
+        # values are averaged: 0 leaves it out, inf bids by it alone (no worlds are sampled).
+        self.bid_model = float(bid_model)
         # How many standard errors a card must gain over the heuristic's own choice to be played
         # instead: with a few dozen worlds, a small mean difference is mostly the worlds' noise.
         self.confidence = confidence
@@ -238,7 +256,10 @@ class SearchBot(HeuristicBot):
             numbers = numbers or [min(fallback)]
             tries.append(plain[numbers[0]])
         nil = plain.get(0)
-        if nil is not None and base.tricks <= 2:
+        learned = self._learned_gains(view, base, plain) if self.bid_model > 0 else {}
+        if learned and math.isinf(self.bid_model):
+            return _best_bid(plain, base, learned)
+        if nil is not None and (base.tricks <= 2 or learned.get(0, 0.0) > 0):
             tries.append(nil)
         totals: dict[int, float] = dict.fromkeys([*numbers, *([0] if nil in tries else [])], 0.0)
         if len(totals) <= 1:
@@ -284,10 +305,43 @@ class SearchBot(HeuristicBot):
                     totals[number] += result.delta - theirs
             worlds += 1
         self.last_worlds = worlds
+        if learned and base.tricks in totals:
+            # Each bid's gain over the base bid: the worlds' mean and the model's, weighed as
+            # `bid_model` worlds against the worlds sampled (the model's is the steadier guess
+            # where the worlds are few; the worlds see what the model cannot, the score and bags).
+            weight = self.bid_model
+            searched = {n: (t - totals[base.tricks]) / worlds for n, t in totals.items()}
+            blended = {
+                n: (weight * learned.get(n, g) + worlds * g) / (weight + worlds)
+                for n, g in searched.items()
+            }
+            return _best_bid(plain, base, blended)
         best = max(totals.values())
         if totals.get(base.tricks) == best:
             return base
         return plain[max(totals, key=lambda n: (totals[n], n))]
+
+    def _learned_gains(self, view: BotView, base: Bid, plain: dict[int, Bid]) -> dict[int, float]:
+        """The learned bid's gain over the base bid for each legal candidate, by bid number (0: nil);
+        empty where the model does not apply (a nil base bid, or not a view of the bidding)."""
+        if base.tricks == 0 or not view.hand_mask or not bid_model.applies(view.ruleset):
+            return {}
+        seat = view.seat
+        features = bid_features(
+            view.hand_mask,
+            view.order,
+            position=(seat - view.dealer - 1) % 4,
+            partner_bid=view.bids[(seat + 2) % 4],
+            opponent_bids=(view.bids[(seat + 1) % 4], view.bids[(seat + 3) % 4]),
+            base=base.tricks,
+        )
+        gains: dict[int, float] = {base.tricks: 0.0}
+        for name, gain in bid_model.shipped().gains(features).items():
+            offset = bid_model.OFFSETS[name]
+            number = 0 if offset is None else base.tricks + offset
+            if number in plain and (offset is None or number > 0):
+                gains[number] = gain
+        return gains
 
     def _budget(self, view: BotView) -> float:
         """Seconds this decision may take: `ms`, or unbounded with `worlds`; at most half the clock."""
@@ -314,6 +368,12 @@ class SearchBot(HeuristicBot):
             others = [d for side, d in enumerate(deltas) if side != mine]
             return float(sum(others) / len(others) - deltas[mine])
         return float(deltas[mine] - max(d for side, d in enumerate(deltas) if side != mine))
+
+
+def _best_bid(plain: dict[int, Bid], base: Bid, gains: dict[int, float]) -> Bid:
+    """The bid of the highest gain over the base bid (the base bid's is 0, and it wins a tie)."""
+    number = max(gains, key=lambda n: (gains[n], n == base.tricks))
+    return base if gains[number] <= gains.get(base.tricks, 0.0) else plain[number]
 
 
 def _plain(bid: Bid) -> bool:

@@ -1,0 +1,150 @@
+"""The learned bid: its features, its trees, the shipped model, and the search bot's use of it."""
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots.samples import bid_model
+from bots.samples.bid_features import NAMES, bid_features
+from bots.samples.bid_model import BidModel, applies, shipped
+from bots.samples.search import SearchBot
+from bots.samples.world import apply_bid
+from bots.sdk.view import BotView
+from engine.actions import Bid
+from engine.cards import mask_of, parse_cards
+from engine.ordering import CardOrder
+from engine.ruleset import Ruleset
+from engine.spades import SpadesGame
+
+RULESET = Ruleset.from_preset("standard")
+
+
+def mask(text: str) -> int:
+    return mask_of(parse_cards(text.split()))
+
+
+def order() -> CardOrder:
+    game = SpadesGame(RULESET, dealer=0)
+    return game.ruleset_order
+
+
+def feature(row: list[float], name: str) -> float:
+    return row[NAMES.index(name)]
+
+
+def test_features_describe_the_hand_and_the_bids_before() -> None:
+    hand = mask("AS QS 5S AH KH 2H 9D 8D 7D 6D 5D 4D 3D")
+    row = bid_features(
+        hand, order(), position=2, partner_bid=Bid(3, 4), opponent_bids=(Bid(0, 0), None), base=5
+    )
+    assert len(row) == len(NAMES)
+    assert feature(row, "spades") == 3
+    assert (feature(row, "spade_ace"), feature(row, "spade_king"), feature(row, "spade_queen")) == (
+        1,
+        0,
+        1,
+    )
+    assert feature(row, "side_aces") == 1 and feature(row, "side_kings") == 1
+    assert feature(row, "voids") == 1  # no clubs
+    assert feature(row, "position") == 2
+    assert (feature(row, "partner_bid_known"), feature(row, "partner_bid")) == (1, 4)
+    assert (feature(row, "opponent_bids_known"), feature(row, "opponent_nils")) == (1, 1)
+    assert feature(row, "bids_before_sum") == 4
+    assert feature(row, "base") == 5
+    # Suits are clubs, diamonds, hearts, spades; ranks run from 0 (a two) to 12 (an ace).
+    assert [feature(row, f"suit2_top{k}") for k in range(3)] == [12, 11, 0]
+    assert [feature(row, f"suit1_top{k}") for k in range(3)] == [7, 6, 5]
+    assert feature(row, "suit0_length") == 0 and feature(row, "suit0_top0") == -1
+
+
+def test_a_tree_goes_left_when_the_feature_is_at_most_its_threshold() -> None:
+    data = {
+        "features": list(NAMES),
+        "candidates": {
+            "nil": {"baseline": 1.0, "trees": [[[4, 2.5, 1, 2], [10.0], [-10.0]]]},
+            "1": {"baseline": -3.0, "trees": [[[0.5]], [[0.25]]]},
+        },
+    }
+    model = BidModel(data)
+    row = [0.0] * len(NAMES)
+    row[NAMES.index("spades")] = 2.0
+    assert model.gains(row) == {"nil": 11.0, "1": -2.25}
+    row[NAMES.index("spades")] = 3.0
+    assert model.gains(row)["nil"] == -9.0
+
+
+def test_a_model_of_other_features_is_refused() -> None:
+    with pytest.raises(ValueError, match="other features"):
+        BidModel({"features": ["estimate"], "candidates": {}})
+
+
+def test_the_shipped_model_loads_and_values_every_candidate() -> None:
+    model = shipped()
+    strong = mask("AS KS QS JS AH KH AD KD AC KC 2H 2D 2C")
+    gains = model.gains(
+        bid_features(
+            strong, order(), position=0, partner_bid=None, opponent_bids=(None, None), base=8
+        )
+    )
+    assert set(gains) == set(bid_model.OFFSETS)
+    assert all(math.isfinite(g) for g in gains.values())
+    # A strong hand loses badly by bidding nil.
+    assert gains["nil"] < -50
+
+
+def test_the_model_applies_to_the_standard_rules_whatever_the_game_length() -> None:
+    assert applies(RULESET)
+    assert applies(Ruleset.from_preset("standard", target_score=0, max_hands=1))
+    assert not applies(Ruleset.from_preset("standard", nil_value=50))
+    assert not applies(Ruleset.from_preset("joker"))
+
+
+def _bidding_view(seed: bytes, bids: int = 0) -> BotView:
+    game = SpadesGame(RULESET, dealer=0)
+    game.deal(seed)
+    for step in range(bids):
+        seat = (1 + step) % 4
+        apply_bid(game, Bid(seat, 3))
+    seat = (1 + bids) % 4
+    return BotView.from_seat_view(game.view(seat), RULESET)
+
+
+def test_a_search_bot_bidding_by_the_model_alone_samples_no_world() -> None:
+    for k in range(8):
+        view = _bidding_view(b"learned-%d" % k, bids=k % 4)
+        if not view.looked:
+            continue
+        bot = SearchBot(seed=1, worlds=12, bid_model=math.inf)
+        choice = bot.bid(view)
+        assert choice in view.legal_bids
+        assert bot.last_worlds == 0
+        # The same view, the same bid: the model has no randomness.
+        assert SearchBot(seed=99, worlds=12, bid_model=math.inf).bid(view) == choice
+
+
+def test_a_blended_bid_samples_its_worlds_and_stays_legal() -> None:
+    view = _bidding_view(b"blended", bids=2)
+    bot = SearchBot(seed=1, worlds=6, bid_model=40.0)
+    assert bot.bid(view) in view.legal_bids
+    assert bot.last_worlds == 24  # bid_factor 4 x 6 worlds
+
+
+@pytest.mark.parametrize("weight", [-1, "lots", True])
+def test_the_bid_model_weight_is_checked(weight: object) -> None:
+    with pytest.raises(ValueError, match="bid_model"):
+        SearchBot(bid_model=weight)  # type: ignore[arg-type]
+
+
+def test_training_rows_are_made_from_true_deals() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench.bid_data import deal_rows
+
+    rows = deal_rows(3, seed=7)
+    assert 1 <= len(rows) <= 4
+    for row in rows:
+        features, gains = row["x"], row["gain"]
+        assert isinstance(features, list) and len(features) == len(NAMES)
+        assert isinstance(gains, dict) and set(gains) <= set(bid_model.OFFSETS)
+    assert deal_rows(3, seed=7) == rows
