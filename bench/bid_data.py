@@ -1,13 +1,14 @@
 """Training rows for the learned bid (bots/samples/bid_model.py): what each bid is worth, deal by deal.
 
-    .venv/bin/python bench/bid_data.py --deals 100000 --jobs 2 -o bench/out/bid_rows.jsonl
+    .venv/bin/python bench/bid_data.py --deals 160000 --jobs 2 -o bench/out/bid_rows.jsonl
 
-For each random deal (standard preset, from 0-0) the four seats bid in turn as the heuristic does; at
-each seat's turn, the hand is bid and played out in the *true* deal by the search's own playouts
-(`finish_bidding_and_play`: the later seats bid as the heuristic, everyone plays as the heuristic,
-the bidder with `nil_play`'s nil cases), once with the heuristic's bid and once with a nil. The
-tricks of the first score every bid from base-2 to base+2 with the engine's scoring, as the search
-does in its sampled worlds. A row is the seat's features (bots/samples/bid_features.py) and, per
+For each random deal (standard preset, from 0-0; half of the deals with bags already on each side)
+the four seats bid in turn as the heuristic does; at each seat's turn, the hand is bid and played
+out in the *true* deal by the search's own playouts (`finish_bidding_and_play`: the later seats bid
+as the heuristic, everyone plays as the heuristic, the bidder with `nil_play`'s nil cases), once
+with the heuristic's bid and once with a nil. The tricks of the first score every bid from base-2
+to base+2 with the engine's scoring and the side's bags, as the search does in its sampled worlds.
+A row is the seat's features (bots/samples/bid_features.py) and, per
 candidate, its value minus the heuristic bid's: my side's points minus the best other side's.
 
 Rows are JSON lines: {"x": [...features...], "gain": {"-2": g, "-1": g, "1": g, "2": g, "nil": g}};
@@ -48,8 +49,11 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
     hands = [sum(1 << c for c in cards[13 * s : 13 * s + 13]) for s in range(4)]
     assert sum(hands) == STANDARD_DECK
     dealer = deal % 4
+    # Half the deals start from no bags, the others with any count below the limit for each side,
+    # so that the model learns what a bag more costs near the limit.
+    bags = (0, 0) if rng.random() < 0.5 else (rng.randrange(10), rng.randrange(10))
     game = SpadesGame(ruleset, dealer=dealer)
-    game.deal_fixed(hands, hand_number=1, scores=(0, 0), bags=(0, 0))
+    game.deal_fixed(hands, hand_number=1, scores=(0, 0), bags=bags)
     order = game.ruleset_order
     rows: list[dict[str, object]] = []
     for position in range(4):
@@ -65,7 +69,7 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
             order,
             players=4,
             partner_bid=game.bids[partner],
-            bags=0,
+            bags=bags[seat % 2],
             bag_limit=ruleset.bag_limit,
             bags_counted=True,
         )
@@ -77,6 +81,7 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
             partner_bid=game.bids[partner],
             opponent_bids=(game.bids[opponents[0]], game.bids[opponents[1]]),
             base=base.tricks,
+            bags=(bags[seat % 2], bags[1 - seat % 2]),
         )
         plain = {
             b.tricks: b for b in legal if not (b.moe or b.bemo or b.double_nil or b.ten_for_200)
@@ -85,7 +90,7 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
         base_value = 0.0
         if base.tricks > 0:
             trial = _played(game, base, rng)
-            base_value, numbers = _number_values(trial, seat, plain, base.tricks)
+            base_value, numbers = _number_values(trial, seat, plain, base.tricks, bags[seat % 2])
             gains.update({str(d): v - base_value for d, v in numbers.items()})
         nil = plain.get(0)
         if nil is not None and base.tricks > 0:
@@ -110,7 +115,7 @@ def _value(game: SpadesGame, seat: int) -> float:
 
 
 def _number_values(
-    game: SpadesGame, seat: int, plain: dict[int, Bid], base: int
+    game: SpadesGame, seat: int, plain: dict[int, Bid], base: int, bags: int
 ) -> tuple[float, dict[int, float]]:
     """The value of the base bid and of each offset bid, scored on the tricks the base bid's play took."""
     side = game.side_of(seat)
@@ -130,7 +135,7 @@ def _number_values(
             game.tricks,
             list(game.histories[-1].trick_winners),
             score=0,
-            bags=0,
+            bags=bags,
         )
         values[offset] = float(result.delta - theirs)
     return float(deltas[side] - theirs), values

@@ -7,7 +7,8 @@ four-handed Spades with the standard deck only (the search's `plain_spades` tabl
 The hand is described by what a player counts (the heuristic's trick estimate and bid, spade length
 and honours, side aces and kings, short suits) and, since the trees find their own combinations, by
 each suit's length and its three highest ranks. The table is described by my place in the bidding
-and the bids already made: my partner's, and the two opponents' (their count, sum and nils).
+and the bids already made: my partner's, and the two opponents' (their count, sum and nils), and by
+the bags each side holds (a bag more is a point, or a hundred near the limit).
 """
 
 from bots.samples import spades_policy
@@ -45,6 +46,8 @@ NAMES: tuple[str, ...] = (
     "opponent_bid_sum",
     "opponent_nils",
     "bids_before_sum",
+    "my_bags",
+    "their_bags",
     *(f"suit{suit}_length" for suit in range(4)),
     *(f"suit{suit}_top{k}" for suit in range(4) for k in range(3)),
 )
@@ -58,9 +61,11 @@ def bid_features(
     partner_bid: Bid | None,
     opponent_bids: tuple[Bid | None, Bid | None],
     base: int,
+    bags: tuple[int, int],
 ) -> list[float]:
     """The features of a bid with this hand at this place in the bidding (0: first to bid, after
-    the dealer) when the heuristic would bid `base`, in the order of `NAMES`."""
+    the dealer) when the heuristic would bid `base` and the sides hold these `bags` (mine, the
+    opponents'), in the order of `NAMES`."""
     estimate = spades_policy.estimate_tricks(hand, order)
     suits = [_ranks(hand, suit) for suit in range(4)]
     spades = suits[SPADES]
@@ -100,6 +105,8 @@ def bid_features(
         float(sum(b.tricks for b in known)),
         float(sum(b.is_nil for b in known)),
         float(sum(b.tricks for b in before)),
+        float(bags[0]),
+        float(bags[1]),
     ]
     row.extend(float(len(ranks)) for ranks in suits)
     for ranks in suits:

@@ -6,9 +6,9 @@ the trees) and shipped as data, `bid_model.json.gz` beside this module. Evaluati
 each tree in plain Python, a few milliseconds a bid: no numpy or scikit-learn at play time.
 
 The search (`SearchBot`) weighs these values against its own sampled worlds (`bid_model=K`: the model
-counts as K worlds). The model knows the deal only through `bid_features`, which is why it is
-trained for plain four-handed Spades from 0-0: the score and the bags of a later hand are the
-search's part.
+counts as K worlds). The model knows the table only through `bid_features`: the hand, the bids
+before it and the bags, under the standard preset's scoring (`applies`). The score is not among
+them (it was trained from 0-0), which the sampled worlds, weighed beside it, do see.
 """
 
 import dataclasses

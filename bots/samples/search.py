@@ -258,6 +258,7 @@ class SearchBot(HeuristicBot):
         nil = plain.get(0)
         learned = self._learned_gains(view, base, plain) if self.bid_model > 0 else {}
         if learned and math.isinf(self.bid_model):
+            self.last_worlds = 0
             return _best_bid(plain, base, learned)
         if nil is not None and (base.tricks <= 2 or learned.get(0, 0.0) > 0):
             tries.append(nil)
@@ -308,7 +309,8 @@ class SearchBot(HeuristicBot):
         if learned and base.tricks in totals:
             # Each bid's gain over the base bid: the worlds' mean and the model's, weighed as
             # `bid_model` worlds against the worlds sampled (the model's is the steadier guess
-            # where the worlds are few; the worlds see what the model cannot, the score and bags).
+            # where the worlds are few; the worlds see what the model cannot: the score, and the
+            # other seats as this table's reading has them).
             weight = self.bid_model
             searched = {n: (t - totals[base.tricks]) / worlds for n, t in totals.items()}
             blended = {
@@ -334,6 +336,7 @@ class SearchBot(HeuristicBot):
             partner_bid=view.bids[(seat + 2) % 4],
             opponent_bids=(view.bids[(seat + 1) % 4], view.bids[(seat + 3) % 4]),
             base=base.tricks,
+            bags=(view.bags[view.my_side], view.bags[1 - view.my_side]) if view.bags else (0, 0),
         )
         gains: dict[int, float] = {base.tricks: 0.0}
         for name, gain in bid_model.shipped().gains(features).items():

@@ -9,6 +9,7 @@ import pytest
 from bots.samples import bid_model
 from bots.samples.bid_features import NAMES, bid_features
 from bots.samples.bid_model import BidModel, applies, shipped
+from bots.samples.heuristic import HeuristicBot
 from bots.samples.search import SearchBot
 from bots.samples.world import apply_bid
 from bots.sdk.view import BotView
@@ -37,7 +38,13 @@ def feature(row: list[float], name: str) -> float:
 def test_features_describe_the_hand_and_the_bids_before() -> None:
     hand = mask("AS QS 5S AH KH 2H 9D 8D 7D 6D 5D 4D 3D")
     row = bid_features(
-        hand, order(), position=2, partner_bid=Bid(3, 4), opponent_bids=(Bid(0, 0), None), base=5
+        hand,
+        order(),
+        position=2,
+        partner_bid=Bid(3, 4),
+        opponent_bids=(Bid(0, 0), None),
+        base=5,
+        bags=(7, 2),
     )
     assert len(row) == len(NAMES)
     assert feature(row, "spades") == 3
@@ -53,6 +60,8 @@ def test_features_describe_the_hand_and_the_bids_before() -> None:
     assert (feature(row, "opponent_bids_known"), feature(row, "opponent_nils")) == (1, 1)
     assert feature(row, "bids_before_sum") == 4
     assert feature(row, "base") == 5
+    assert (feature(row, "my_bags"), feature(row, "their_bags")) == (7, 2)
+    assert (feature(row, "my_bags"), feature(row, "their_bags")) == (7, 2)
     # Suits are clubs, diamonds, hearts, spades; ranks run from 0 (a two) to 12 (an ace).
     assert [feature(row, f"suit2_top{k}") for k in range(3)] == [12, 11, 0]
     assert [feature(row, f"suit1_top{k}") for k in range(3)] == [7, 6, 5]
@@ -85,7 +94,13 @@ def test_the_shipped_model_loads_and_values_every_candidate() -> None:
     strong = mask("AS KS QS JS AH KH AD KD AC KC 2H 2D 2C")
     gains = model.gains(
         bid_features(
-            strong, order(), position=0, partner_bid=None, opponent_bids=(None, None), base=8
+            strong,
+            order(),
+            position=0,
+            partner_bid=None,
+            opponent_bids=(None, None),
+            base=8,
+            bags=(0, 0),
         )
     )
     assert set(gains) == set(bid_model.OFFSETS)
@@ -148,3 +163,27 @@ def test_training_rows_are_made_from_true_deals() -> None:
         assert isinstance(features, list) and len(features) == len(NAMES)
         assert isinstance(gains, dict) and set(gains) <= set(bid_model.OFFSETS)
     assert deal_rows(3, seed=7) == rows
+
+
+def test_the_search_tells_the_model_the_bags_of_each_side() -> None:
+    hands = [mask(text) for text in HANDS]
+    gains = []
+    for bags in ((0, 0), (9, 0)):
+        game = SpadesGame(RULESET, dealer=3)
+        game.deal_fixed(hands, hand_number=2, scores=(40, 40), bags=bags)
+        view = BotView.from_seat_view(game.view(0), RULESET)
+        bot = SearchBot(seed=1, worlds=4, bid_model=math.inf)
+        base = HeuristicBot.bid(bot, view)
+        assert isinstance(base, Bid)
+        plain = {b.tricks: b for b in view.legal_bids}
+        gains.append(bot._learned_gains(view, base, plain))
+    # Nine bags: one more costs a hundred, so every bid's worth moves.
+    assert gains[0] != gains[1]
+
+
+HANDS = [
+    "AS KS 7S 4S AH 9H 5H KD 8D 3D QC 6C 2C",
+    "QS 9S 3S KH 8H 4H AD 9D 4D AC KC 7C 3C",
+    "JS TS 6S 2S QH TH 6H 2H QD TD 5D JC 8C",
+    "8S 5S JH 7H 3H JD 7D 6D 2D TC 9C 5C 4C",
+]
