@@ -29,21 +29,20 @@ from bench.report import emit
 from bots.arena.pool import default_jobs, run_pool
 from bots.samples import spades_policy
 from bots.samples.bid_features import bid_features
-from bots.samples.world import apply_bid, finish_bidding_and_play
+from bots.samples.bid_model import OFFSETS
+from bots.samples.world import apply_bid, finish_bidding_and_play, plain_bid, score_bids
 from engine.actions import Bid
 from engine.cards import STANDARD_DECK
 from engine.ruleset import Ruleset
-from engine.scoring import score_side
 from engine.spades import SpadesGame
 
-#: The bid numbers tried around the heuristic's, as offsets (the model has one tree set for each).
-OFFSETS = (-2, -1, 1, 2)
+#: One hand of the standard preset (the rules the model is for: bid_model.applies).
+RULESET = Ruleset.from_preset("standard", target_score=0, max_hands=1)
 
 
 def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
     """The four training rows of one deal (one per seat, in bidding order)."""
     rng = random.Random(seed * 1_000_003 + deal)
-    ruleset = Ruleset.from_preset("standard", target_score=0, max_hands=1)
     cards = list(range(52))
     rng.shuffle(cards)
     hands = [sum(1 << c for c in cards[13 * s : 13 * s + 13]) for s in range(4)]
@@ -52,7 +51,7 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
     # Half the deals start from no bags, the others with any count below the limit for each side,
     # so that the model learns what a bag more costs near the limit.
     bags = (0, 0) if rng.random() < 0.5 else (rng.randrange(10), rng.randrange(10))
-    game = SpadesGame(ruleset, dealer=dealer)
+    game = SpadesGame(RULESET, dealer=dealer)
     game.deal_fixed(hands, hand_number=1, scores=(0, 0), bags=bags)
     order = game.ruleset_order
     rows: list[dict[str, object]] = []
@@ -60,9 +59,6 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
         seat = (dealer + 1 + position) % 4
         partner = (seat + 2) % 4
         legal = [a for a in game.legal_actions(seat) if isinstance(a, Bid) and not a.blind]
-        if not legal:
-            apply_bid(game, Bid(seat, 0))  # looks at the hand first; never reached in this preset
-            continue
         base = spades_policy.choose_bid(
             legal,
             hands[seat],
@@ -70,7 +66,7 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
             players=4,
             partner_bid=game.bids[partner],
             bags=bags[seat % 2],
-            bag_limit=ruleset.bag_limit,
+            bag_limit=RULESET.bag_limit,
             bags_counted=True,
         )
         opponents = ((seat + 1) % 4, (seat + 3) % 4)
@@ -83,18 +79,30 @@ def deal_rows(deal: int, seed: int) -> list[dict[str, object]]:
             base=base.tricks,
             bags=(bags[seat % 2], bags[1 - seat % 2]),
         )
-        plain = {
-            b.tricks: b for b in legal if not (b.moe or b.bemo or b.double_nil or b.ten_for_200)
-        }
+        plain = {b.tricks: b for b in legal if plain_bid(b)}
         gains: dict[str, float] = {}
-        base_value = 0.0
         if base.tricks > 0:
             trial = _played(game, base, rng)
-            base_value, numbers = _number_values(trial, seat, plain, base.tricks, bags[seat % 2])
-            gains.update({str(d): v - base_value for d, v in numbers.items()})
-        nil = plain.get(0)
-        if nil is not None and base.tricks > 0:
-            gains["nil"] = _value(_played(game, nil, rng), seat) - base_value
+            base_value = _value(trial, seat)
+            offsets = {
+                base.tricks + offset: name
+                for name, offset in OFFSETS.items()
+                if offset is not None and base.tricks + offset >= 1
+            }
+            side = trial.side_of(seat)
+            scored = score_bids(
+                trial,
+                seat,
+                (side, side + 2),  # four seats: a side is a seat and the one across
+                {n: plain[n] for n in offsets if n in plain},
+                score=0,
+                bags=bags[side],
+            )
+            theirs = _theirs(trial, side)
+            gains.update({offsets[n]: delta - theirs - base_value for n, delta in scored.items()})
+            nil = plain.get(0)
+            if nil is not None:
+                gains["nil"] = _value(_played(game, nil, rng), seat) - base_value
         if gains:
             rows.append({"x": features, "gain": gains})
         apply_bid(game, base)
@@ -109,36 +117,14 @@ def _played(game: SpadesGame, bid: Bid, rng: random.Random) -> SpadesGame:
 
 
 def _value(game: SpadesGame, seat: int) -> float:
+    """The hand's points for the seat's side minus the best other side's (the search's measure)."""
     side = game.side_of(seat)
-    deltas = list(game.scores)
-    return float(deltas[side] - max(d for s, d in enumerate(deltas) if s != side))
+    return float(game.scores[side] - _theirs(game, side))
 
 
-def _number_values(
-    game: SpadesGame, seat: int, plain: dict[int, Bid], base: int, bags: int
-) -> tuple[float, dict[int, float]]:
-    """The value of the base bid and of each offset bid, scored on the tricks the base bid's play took."""
-    side = game.side_of(seat)
-    deltas = list(game.scores)
-    theirs = max(d for s, d in enumerate(deltas) if s != side)
-    bids = [b if b is not None else Bid(s, 0) for s, b in enumerate(game.bids)]
-    values: dict[int, float] = {}
-    for offset in OFFSETS:
-        number = base + offset
-        if number < 1 or number not in plain:
-            continue
-        bids[seat] = plain[number]
-        result = score_side(
-            game.ruleset,
-            (side, side + 2),  # four seats: a side is a seat and the one across
-            bids,
-            game.tricks,
-            list(game.histories[-1].trick_winners),
-            score=0,
-            bags=bags,
-        )
-        values[offset] = float(result.delta - theirs)
-    return float(deltas[side] - theirs), values
+def _theirs(game: SpadesGame, side: int) -> int:
+    """The best other side's points this hand (every side starts it at 0)."""
+    return max(points for other, points in enumerate(game.scores) if other != side)
 
 
 def _chunk(job: tuple[int, int, int]) -> list[dict[str, object]]:

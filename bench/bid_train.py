@@ -27,8 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.report import emit
 from bots.samples.bid_features import NAMES
+from bots.samples.bid_model import OFFSETS
 
-CANDIDATES = ("-2", "-1", "1", "2", "nil")
+#: The candidates, one regressor each, in the order of their columns here.
+CANDIDATES = tuple(OFFSETS)
 
 
 def load(path: Path) -> tuple[Any, Any]:

@@ -13,7 +13,7 @@ the bags each side holds (a bag more is a point, or a hundred near the limit).
 
 from bots.samples import spades_policy
 from engine.actions import Bid
-from engine.cards import SPADES, SUIT_MASKS, CardMask, rank_of
+from engine.cards import SPADES, SUIT_MASKS, CardMask, cards_in, rank_of
 from engine.ordering import CardOrder
 
 #: Ranks of an ace, king, queen and jack (0 is a two).
@@ -71,7 +71,8 @@ def bid_features(
     spades = suits[SPADES]
     side = [suits[suit] for suit in range(4) if suit != SPADES]
     lengths = [len(ranks) for ranks in side]
-    # A king with no other card of its suit, or a queen with fewer than two: the cards a nil fears.
+    # Side aces, kings with no other card of their suit, queens with fewer than two: the cards a
+    # nil fears.
     unguarded = sum(
         1
         for ranks in side
@@ -116,11 +117,4 @@ def bid_features(
 
 def _ranks(hand: CardMask, suit: int) -> list[int]:
     """The ranks of the hand's cards of a suit, highest first."""
-    mask = hand & SUIT_MASKS[suit]
-    ranks: list[int] = []
-    while mask:
-        low = mask & -mask
-        ranks.append(rank_of(low.bit_length() - 1))
-        mask ^= low
-    ranks.sort(reverse=True)
-    return ranks
+    return sorted((rank_of(card) for card in cards_in(hand & SUIT_MASKS[suit])), reverse=True)

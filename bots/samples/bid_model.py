@@ -3,7 +3,7 @@
 A gradient-boosted regression per candidate (the heuristic's bid -2, -1, +1, +2, and nil) learned
 offline (bench/bid_data.py plays the candidates out in 160,000 true deals, bench/bid_train.py fits
 the trees) and shipped as data, `bid_model.json.gz` beside this module. Evaluating it is a walk down
-each tree in plain Python, a few milliseconds a bid: no numpy or scikit-learn at play time.
+each tree in plain Python, under a millisecond a bid: no numpy or scikit-learn at play time.
 
 The search (`SearchBot`) weighs these values against its own sampled worlds (`bid_model=K`: the model
 counts as K worlds). The model knows the table only through `bid_features`: the hand, the bids

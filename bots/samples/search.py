@@ -52,16 +52,17 @@ from bots.samples.world import (
     build_bidding_world,
     build_world,
     finish_bidding_and_play,
+    plain_bid,
     plausible_hands,
     play_out,
     sample_hands,
+    score_bids,
 )
 from bots.sdk.bot import Decision
 from bots.sdk.view import BotView
 from engine.actions import Action, Bid
 from engine.cards import DIAMONDS, SPADES, Card, CardMask, make_card
 from engine.ordering import CardOrder
-from engine.scoring import score_side
 
 #: Always finish at least this many worlds when there is time at all, so tiny budgets still search.
 MIN_WORLDS = 2
@@ -238,9 +239,9 @@ class SearchBot(HeuristicBot):
         played by the heuristic; the tricks my side takes then score every nearby bid (with the
         engine's scoring), and a nil is played out on its own. The best mean wins."""
         base = super().bid(view)
-        if not isinstance(base, Bid) or not _plain(base) or not self.search_bids:
+        if not isinstance(base, Bid) or not plain_bid(base) or not self.search_bids:
             return base
-        plain = {b.tricks: b for b in view.legal_bids if _plain(b)}
+        plain = {b.tricks: b for b in view.legal_bids if plain_bid(b)}
         # Nearby numbers, and the least one: with a partner whose bid already sinks the contract
         # (one read as random, say), each trick bid only adds to the set.
         near = {
@@ -270,6 +271,7 @@ class SearchBot(HeuristicBot):
         worlds = 0
         side = view.my_side
         chain = self._chain(view)
+        candidates = {n: plain[n] for n in numbers}
         while worlds < limit and (worlds < MIN_WORLDS or self.now() < deadline):
             drawn = self._draw(view, chain)
             world = None if drawn is None else build_bidding_world(view, drawn[0])
@@ -291,19 +293,16 @@ class SearchBot(HeuristicBot):
                 if trial.tricks == 0:
                     totals[0] += deltas[side] - theirs
                     continue
-                bids = [b if b is not None else Bid(s, 0) for s, b in enumerate(game.bids)]
-                for number in numbers:
-                    bids[view.seat] = plain[number]
-                    result = score_side(
-                        view.ruleset,
-                        view.sides[side],
-                        bids,
-                        game.tricks,
-                        list(game.histories[-1].trick_winners),
-                        score=view.scores[side],
-                        bags=view.bags[side],
-                    )
-                    totals[number] += result.delta - theirs
+                scored = score_bids(
+                    game,
+                    view.seat,
+                    view.sides[side],
+                    candidates,
+                    score=view.scores[side],
+                    bags=view.bags[side],
+                )
+                for number, delta in scored.items():
+                    totals[number] += delta - theirs
             worlds += 1
         self.last_worlds = worlds
         if learned and base.tricks in totals:
@@ -377,12 +376,6 @@ def _best_bid(plain: dict[int, Bid], base: Bid, gains: dict[int, float]) -> Bid:
     """The bid of the highest gain over the base bid (the base bid's is 0, and it wins a tie)."""
     number = max(gains, key=lambda n: (gains[n], n == base.tricks))
     return base if gains[number] <= gains.get(base.tricks, 0.0) else plain[number]
-
-
-def _plain(bid: Bid) -> bool:
-    return not (
-        bid.blind or bid.moe or bid.bemo or bid.no_trumps or bid.ten_for_200 or bid.double_nil
-    )
 
 
 def equivalent_groups(view: BotView, cards: list[Card]) -> list[list[Card]]:

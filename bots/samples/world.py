@@ -25,6 +25,7 @@ from engine.cards import Card, CardMask
 from engine.game import Phase
 from engine.hearts import HeartsGame
 from engine.ordering import card_order
+from engine.scoring import score_side
 from engine.spades import SpadesGame
 
 HEARTS_ORDER = card_order("standard")
@@ -420,6 +421,38 @@ def apply_bid(game: SpadesGame, bid: Bid) -> None:
     if not bid.blind and LookAtHand(bid.seat) in game.legal_actions(bid.seat):
         game.apply(LookAtHand(bid.seat))
     game.apply(bid)
+
+
+def plain_bid(bid: Bid) -> bool:
+    """A bid of tricks or a nil: not blind, nor one of the variants' special bids (the bids the
+    search and the learned bid weigh)."""
+    return not (
+        bid.blind or bid.moe or bid.bemo or bid.no_trumps or bid.ten_for_200 or bid.double_nil
+    )
+
+
+def score_bids(
+    game: SpadesGame,
+    seat: int,
+    side_seats: tuple[int, ...],
+    candidates: dict[int, Bid],
+    *,
+    score: int,
+    bags: int,
+) -> dict[int, int]:
+    """What each candidate bid of `seat` would have scored its side (the points the hand adds, by
+    the engine's scoring) on the tricks a played-out `game` took, the other bids as they were: one
+    playout judges every trick bid near the one it was played with."""
+    bids = [b if b is not None else Bid(s, 0) for s, b in enumerate(game.bids)]
+    winners = list(game.histories[-1].trick_winners)
+    deltas: dict[int, int] = {}
+    for number, bid in candidates.items():
+        bids[seat] = bid
+        result = score_side(
+            game.ruleset, side_seats, bids, game.tricks, winners, score=score, bags=bags
+        )
+        deltas[number] = result.delta
+    return deltas
 
 
 def finish_bidding_and_play(
