@@ -187,3 +187,17 @@ HANDS = [
     "JS TS 6S 2S QH TH 6H 2H QD TD 5D JC 8C",
     "8S 5S JH 7H 3H JD 7D 6D 2D TC 9C 5C 4C",
 ]
+
+
+def test_the_search_bot_bids_with_the_learned_bid_by_default() -> None:
+    # The default (bid_model=50) is the blend: the same bids as asking for K = 50, and not always
+    # the bids of the search's worlds alone (bid_model=0).
+    differ = 0
+    for k in range(12):
+        view = _bidding_view(b"default-%d" % k, bids=k % 4)
+        if not view.looked:
+            continue
+        default = SearchBot(seed=3, worlds=4).bid(view)
+        assert default == SearchBot(seed=3, worlds=4, bid_model=50).bid(view)
+        differ += default != SearchBot(seed=3, worlds=4, bid_model=0).bid(view)
+    assert differ >= 1
