@@ -149,7 +149,7 @@ class Reading:
         self.final_bids = view.bids
         # Per seat: the log of each model's prior probability this hand.
         self.log_prior = [tuple(math.log(max(p, 1e-12)) for p in seat) for seat in priors]
-        self.goals: dict[tuple[int, tuple[int, ...]], str] = {}
+        self.goals: dict[tuple[int, tuple[int, ...], int], str] = {}
         self.cache: dict[tuple[int, CardMask], Evidence] = {}
         self.between = _between_masks(self.order)
 

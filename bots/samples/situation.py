@@ -33,7 +33,7 @@ class Situation:
     points: tuple[int, ...] = ()  # Hearts: points taken this hand per seat
     # Playouts of one decision share their bids, so a seat's goal depends only on the tricks won:
     # the search passes a dict to remember it in (None: compute every time).
-    goals: dict[tuple[int, tuple[int, ...]], str] | None = None
+    goals: dict[tuple[int, tuple[int, ...], int], str] | None = None
 
     @property
     def hearts(self) -> bool:

@@ -194,19 +194,24 @@ def _nil_alive(s: Situation, seat: int | None) -> bool:
     return bid is not None and bid.is_nil and s.tricks[seat] == 0
 
 
-def goal(s: Situation) -> str:
+#: With its side's bid made, the heuristic still takes tricks while the opponents need more than
+#: the tricks left minus this many (they may yet be set); otherwise it ducks, to save bags.
+SET_MARGIN = 3
+
+
+def goal(s: Situation, set_margin: int = SET_MARGIN) -> str:
     """nil, cover, take or duck (see the module docstring)."""
     cache = s.goals
     if cache is None:
-        return _goal(s)
-    key = (s.seat, s.tricks)
+        return _goal(s, set_margin)
+    key = (s.seat, s.tricks, set_margin)
     found = cache.get(key)
     if found is None:
-        found = cache[key] = _goal(s)
+        found = cache[key] = _goal(s, set_margin)
     return found
 
 
-def _goal(s: Situation) -> str:
+def _goal(s: Situation, set_margin: int) -> str:
     if _nil_alive(s, s.seat):
         return "nil"
     if _nil_alive(s, s.partner):
@@ -220,22 +225,23 @@ def _goal(s: Situation) -> str:
     if s.partner is not None:
         opp_need = side_need(s, others)
     # The opponents can be set when they still need tricks and the rest are within our reach.
-    if opp_need > 0 and opp_need > left - 3:
+    if opp_need > 0 and opp_need > left - set_margin:
         return "take"
     if s.ruleset.bags != "off" or s.ruleset.overtrick_points < 0:
         return "duck"
     return "take"
 
 
-def choose_play(s: Situation) -> Card:
-    """The card the heuristic plays."""
+def choose_play(s: Situation, set_margin: int = SET_MARGIN) -> Card:
+    """The card the heuristic plays (`set_margin`: how hard it goes on trying to set the opponents
+    once its side has its tricks; the search's own seat tries harder, `nil_play.SET_MARGIN`)."""
     legal = s.legal
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1
     order = s.order
     trumps = s.order.trumps
     unplayed = order.deck & ~s.played
-    aim = goal(s)
+    aim = goal(s, set_margin)
     if not s.trick:
         return _lead(s, aim, unplayed)
     win_seat, win_card = winning_play(order, s.trick, True)

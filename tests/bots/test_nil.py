@@ -224,3 +224,15 @@ def test_nil_attack_in_the_playouts_sets_more_nils() -> None:
                 else:
                     set_without += 1
     assert set_with > set_without
+
+
+def test_my_seat_goes_on_for_a_set_a_trick_longer_than_the_heuristic() -> None:
+    # Our 1 + 1 are made; the opponents bid 4 + 4 and have 7 with 4 tricks left, so they need 1.
+    # The heuristic (set margin 3) gives up on the set and ducks (the 4D); my seat's play
+    # (`nil_play.SET_MARGIN`, 4) still takes the trick from the opponent winning it.
+    s = situation(
+        0, "KD 4D 7C 8H", [(1, "9D"), (2, "3D"), (3, "5D")], (1, 4, 1, 4), tricks=(1, 4, 1, 3)
+    )
+    assert s.tricks_left == 4
+    assert spades_policy.choose_play(s) == card("4D")
+    assert nil_play.choose_play(s) == card("KD")
