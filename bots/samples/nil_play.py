@@ -11,21 +11,15 @@ hands' contracts are worth, so while an opponent's nil stands this seat attacks 
   win if it must;
 - with the nil bidder winning the trick, it plays its highest card that loses.
 
-Otherwise (or with its own or its partner's nil to look after) it plays as the heuristic does, but
-for one more try at a set: with its side's bid made it goes on taking tricks while the opponents
-need more than the tricks left minus `SET_MARGIN` (4; the heuristic's margin is 3), where the
-heuristic would start ducking to save bags.
+Otherwise (or with its own or its partner's nil to look after) it plays as the heuristic does, with
+the set margin it is given (`spades_policy.choose_play`'s `set_margin`: with its side's bid made,
+how long it goes on taking tricks to set the opponents before ducking to save bags; the search
+bot's `set_margin` option).
 """
 
 from bots.samples import spades_policy
 from bots.samples.situation import Situation, beaters, highest, lowest, winning_play
 from engine.cards import Card
-
-#: The set margin of this seat's play (`spades_policy.choose_play`'s `set_margin`). Head to head, a
-#: search seat whose playouts used 4 against one using the heuristic's 3 (both with a heuristic
-#: partner) gained +2.74 [-0.09, +5.57] and +3.45 [+0.71, +6.19] a hand (two runs of 1,000 duplicate
-#: pairs, docs/bots.md): in the search's plans a set the heuristic gives up on is still in reach.
-SET_MARGIN = 4
 
 
 def opponent_nil(s: Situation) -> int | None:
@@ -40,14 +34,14 @@ def opponent_nil(s: Situation) -> int | None:
     return None
 
 
-def choose_play(s: Situation) -> Card:
+def choose_play(s: Situation, set_margin: int = spades_policy.SET_MARGIN) -> Card:
     """The heuristic's card, but for the nil cases in the module docstring."""
     legal = s.legal
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1
     target = opponent_nil(s)
     if target is None or _own_nil_to_mind(s):
-        return spades_policy.choose_play(s, SET_MARGIN)
+        return spades_policy.choose_play(s, set_margin)
     order = s.order
     trumps = order.trumps
     if not s.trick:
@@ -62,7 +56,7 @@ def choose_play(s: Situation) -> Card:
             key = (1 if mine & trumps else 0, mine.bit_count(), order.power[card])
             if best_key is None or key < best_key:
                 best, best_key = card, key
-        return best if best is not None else spades_policy.choose_play(s, SET_MARGIN)
+        return best if best is not None else spades_policy.choose_play(s, set_margin)
     played = {seat for seat, _ in s.trick}
     if target not in played:
         return lowest(order, legal, trumps)
@@ -71,7 +65,7 @@ def choose_play(s: Situation) -> Card:
         losers = legal & ~beaters(order, legal, win_card, True)
         if losers:
             return highest(order, losers, trumps, side_first=True)
-    return spades_policy.choose_play(s, SET_MARGIN)
+    return spades_policy.choose_play(s, set_margin)
 
 
 def _own_nil_to_mind(s: Situation) -> bool:

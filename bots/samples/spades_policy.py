@@ -234,7 +234,7 @@ def _goal(s: Situation, set_margin: int) -> str:
 
 def choose_play(s: Situation, set_margin: int = SET_MARGIN) -> Card:
     """The card the heuristic plays (`set_margin`: how hard it goes on trying to set the opponents
-    once its side has its tricks; the search's own seat tries harder, `nil_play.SET_MARGIN`)."""
+    once its side has its tricks; the search bot's own seat takes its `set_margin` option)."""
     legal = s.legal
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1

@@ -257,16 +257,27 @@ def play_out(
     rng: random.Random | None = None,
     voids: tuple[int, ...] | None = None,
     me: int | None = None,
+    set_margin: int = spades_policy.SET_MARGIN,
 ) -> None:
     """Play `first` for the seat to act, then the rest of the hand with the heuristic for every seat
     (both engines' lean path: `legal_play_mask` and `play_fast`), except that the seats in
     `randoms` (a bit per seat; Spades) play any legal card, drawn from `rng`, and seat `me` plays
-    the heuristic with the explicit nil cases of `nil_play`. `voids` are the suits each seat has
-    shown void in so far (a bit per suit), which the heuristic reads as it does in a real game."""
+    the heuristic with the explicit nil cases of `nil_play` (and `set_margin`). `voids` are the
+    suits each seat has shown void in so far (a bit per suit), which the heuristic reads as it does
+    in a real game."""
     if isinstance(game, HeartsGame):
         _hearts_play_out(game, first)
         return
-    play_spades(game, goals, randoms=randoms, rng=rng, voids=voids, first=first, me=me)
+    play_spades(
+        game,
+        goals,
+        randoms=randoms,
+        rng=rng,
+        voids=voids,
+        first=first,
+        me=me,
+        set_margin=set_margin,
+    )
 
 
 def play_spades(
@@ -278,6 +289,7 @@ def play_spades(
     voids: tuple[int, ...] | None = None,
     first: Card | None = None,
     me: int | None = None,
+    set_margin: int = spades_policy.SET_MARGIN,
 ) -> None:
     """The rest of a Spades hand (`first` for the seat to act, when given): the heuristic at every
     seat but the `randoms`, which play at random, and `me`, which plays `nil_play`'s heuristic.
@@ -299,7 +311,8 @@ def play_spades(
             elif randoms >> seat & 1 and rng is not None:
                 card = random_card(legal, rng)
             elif seat == me:
-                card = nil_play.choose_play(situation_in(game, seat, legal, goals, shown))
+                situation = situation_in(game, seat, legal, goals, shown)
+                card = nil_play.choose_play(situation, set_margin)
             else:
                 card = spades_policy.choose_play(situation_in(game, seat, legal, goals, shown))
         game.play_fast(card)
@@ -460,10 +473,11 @@ def finish_bidding_and_play(
     randoms: int = 0,
     rng: random.Random | None = None,
     me: int | None = None,
+    set_margin: int = spades_policy.SET_MARGIN,
 ) -> None:
     """The other seats bid as the heuristic would, then everyone plays the hand out with it; the
     seats in `randoms` (a bit per seat) bid and play at random instead, drawn from `rng`, and `me`
-    plays with `nil_play`'s nil cases."""
+    plays with `nil_play`'s nil cases (and `set_margin`)."""
     order = game.ruleset_order
     ruleset = game.ruleset
     for _ in range(8):
@@ -493,4 +507,4 @@ def finish_bidding_and_play(
             bags_counted=ruleset.bags != "off",
         )
         game.apply(chosen)
-    play_spades(game, {}, randoms=randoms, rng=rng, me=me)
+    play_spades(game, {}, randoms=randoms, rng=rng, me=me, set_margin=set_margin)

@@ -5,6 +5,8 @@ in a position built card by card, and the search bot itself is checked on the tw
 
 import random
 
+import pytest
+
 from bots.samples import nil_play, spades_policy
 from bots.samples.reading import legal_for
 from bots.samples.search import SearchBot
@@ -226,13 +228,46 @@ def test_nil_attack_in_the_playouts_sets_more_nils() -> None:
     assert set_with > set_without
 
 
-def test_my_seat_goes_on_for_a_set_a_trick_longer_than_the_heuristic() -> None:
+def test_a_wider_set_margin_goes_on_for_a_set_a_trick_longer() -> None:
     # Our 1 + 1 are made; the opponents bid 4 + 4 and have 7 with 4 tricks left, so they need 1.
-    # The heuristic (set margin 3) gives up on the set and ducks (the 4D); my seat's play
-    # (`nil_play.SET_MARGIN`, 4) still takes the trick from the opponent winning it.
+    # The heuristic's set margin (3) gives up on the set and ducks (the 4D), and so does my seat's
+    # play by default; with a margin of 4 (the search's `set_margin=4`) it still takes the trick
+    # from the opponent winning it.
     s = situation(
         0, "KD 4D 7C 8H", [(1, "9D"), (2, "3D"), (3, "5D")], (1, 4, 1, 4), tricks=(1, 4, 1, 3)
     )
     assert s.tricks_left == 4
     assert spades_policy.choose_play(s) == card("4D")
-    assert nil_play.choose_play(s) == card("KD")
+    assert nil_play.choose_play(s) == card("4D")
+    assert nil_play.choose_play(s, 4) == card("KD")
+    assert spades_policy.choose_play(s, 4) == card("KD")
+
+
+@pytest.mark.parametrize("margin", [-1, 14, 2.5, True, "4"])
+def test_the_search_checks_its_set_margin(margin: object) -> None:
+    with pytest.raises(ValueError, match="set_margin"):
+        SearchBot(set_margin=margin)  # type: ignore[arg-type]
+
+
+def test_a_wider_set_margin_in_the_playouts_sets_the_opponents_more() -> None:
+    # Over the same worlds, with the opponents bidding 3 + 3 against our 2 + 2, my seat's
+    # playouts with the widest margin (13: never duck while they can be set) set them at least as
+    # often as with the default, and take more tricks for it: the margin reaches the playouts.
+    rng = random.Random(5)
+    bids = [2, 3, 2, 3]
+    view = _view_after(bids, [], 0)
+    sets = {3: 0, 13: 0}
+    tricks = {3: 0, 13: 0}
+    for _ in range(60):
+        hands = sample_hands(view, rng)
+        assert hands is not None
+        for margin in sets:
+            game = SpadesGame(RULESET, dealer=3)
+            game.deal_fixed(hands)
+            for s, n in enumerate(bids):
+                apply_bid(game, Bid(s, n))
+            finish_bidding_and_play(game, me=0, set_margin=margin)
+            sets[margin] += game.tricks[1] + game.tricks[3] < 6
+            tricks[margin] += game.tricks[0]
+    assert sets[13] >= sets[3]
+    assert tricks[13] > tricks[3]
