@@ -99,6 +99,11 @@ def run(config: ArenaConfig, label: str) -> dict[str, object]:
             f"{bot.points_per_hand.estimate:+7.2f} "
             f"[{bot.points_per_hand.low:+.2f}, {bot.points_per_hand.high:+.2f}]"
         )
+    for spent in summary.thinking:
+        print(
+            f"{spent.spec:28s} {spent.mean_ms:8.2f} ms a decision (CPU), the longest "
+            f"{spent.longest_ms:.1f} ms, over {spent.decisions} decisions"
+        )
     if summary.advantage is not None:
         a = summary.advantage
         print(

@@ -10,6 +10,7 @@ rotated by one) replays the very same cards with the sides swapped.
 
 import hashlib
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,11 @@ class GameResult:
     reason: str
     hand_deltas: list[tuple[int, ...]] = field(default_factory=list)  # per hand, per side
     fallbacks: int = 0  # decisions the SDK made because a bot failed
+    # Per seat: decisions the bot was asked through `decide`, the CPU seconds they took in all, and
+    # the longest one (a lean bot's decisions, `play_mask` and `choose_from`, are not counted).
+    decisions: tuple[int, ...] = ()
+    think_seconds: tuple[float, ...] = ()
+    longest_seconds: tuple[float, ...] = ()
     records: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -103,6 +109,9 @@ class Seat:
             choose if callable(choose) else None
         )
         self.fallbacks = 0
+        self.decisions = 0
+        self.think_seconds = 0.0
+        self.longest_seconds = 0.0
 
     def decide(self, game: Game) -> Any:
         view = BotView.from_seat_view(game.view(self.seat), self.ruleset, memory=self.memory)
@@ -110,6 +119,9 @@ class Seat:
             self.hand_number = view.hand_number
             if self.wants_hands:
                 self.bot.on_hand_start(view)
+        # CPU time of this process: the bots of a game take turns in one thread, so the interval is
+        # this bot's thinking alone, whatever else the machine runs (a wall clock would count that).
+        started = time.process_time()
         try:
             if isinstance(self.bot, AsyncBot):
                 import trio
@@ -120,6 +132,11 @@ class Seat:
             # A bot's bug must not end the run: play for it, and count it.
             self.fallbacks += 1
             return fallback_action(view, self.rng)
+        finally:
+            spent = time.process_time() - started
+            self.decisions += 1
+            self.think_seconds += spent
+            self.longest_seconds = max(self.longest_seconds, spent)
 
     def tell(self, events: list[Event]) -> None:
         for event in events:
@@ -215,6 +232,9 @@ def play_game(job: GameJob) -> GameResult:
         result.hand_deltas.append(tuple(a - b for a, b in zip(now, scores, strict=True)))
     _finish(game, result, job)
     result.fallbacks = sum(seat.fallbacks for seat in seats)
+    result.decisions = tuple(seat.decisions for seat in seats)
+    result.think_seconds = tuple(seat.think_seconds for seat in seats)
+    result.longest_seconds = tuple(seat.longest_seconds for seat in seats)
     return result
 
 

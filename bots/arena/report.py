@@ -46,6 +46,11 @@ def render(figures: Figures, console: Console, *, hearts: bool = False) -> None:
             f"Points per hand, {first} minus {second}, over {figures.advantage_samples} "
             f"{mode}: {_num(figures.advantage)}{note}"
         )
+    for t in figures.thinking:
+        console.print(
+            f"{t.spec}: {t.mean_ms:.2f} ms a decision, the longest {t.longest_ms:.1f} ms "
+            f"(CPU, {t.decisions:,} decisions)"
+        )
     if figures.fallbacks:
         console.print(
             f"[yellow]{figures.fallbacks} decisions were made by the SDK because a bot failed "

@@ -73,6 +73,49 @@ class ContenderFigures:
 
 
 @dataclass(frozen=True, slots=True)
+class Thinking:
+    """How long one bot (every entrant of that spec) took a decision, in CPU time."""
+
+    spec: str
+    decisions: int
+    mean_ms: float
+    longest_ms: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "bot": self.spec,
+            "decisions": self.decisions,
+            "mean_ms": round(self.mean_ms, 3),
+            "longest_ms": round(self.longest_ms, 3),
+        }
+
+
+def thinking(results: Sequence[GameResult], specs: Sequence[str]) -> list[Thinking]:
+    """CPU time a decision for each distinct spec, over every seat it sat in, in the specs' order."""
+    count: dict[str, int] = defaultdict(int)
+    seconds: dict[str, float] = defaultdict(float)
+    longest: dict[str, float] = defaultdict(float)
+    for r in results:
+        for seat, entrant in enumerate(r.seat_entrants):
+            if seat >= len(r.decisions):
+                continue
+            spec = specs[entrant]
+            count[spec] += r.decisions[seat]
+            seconds[spec] += r.think_seconds[seat]
+            longest[spec] = max(longest[spec], r.longest_seconds[seat])
+    return [
+        Thinking(
+            spec=spec,
+            decisions=count[spec],
+            mean_ms=1000 * seconds[spec] / count[spec] if count[spec] else 0.0,
+            longest_ms=1000 * longest[spec],
+        )
+        for spec in dict.fromkeys(specs)
+        if count[spec]
+    ]
+
+
+@dataclass(frozen=True, slots=True)
 class Figures:
     """Everything the arena prints."""
 
@@ -83,6 +126,7 @@ class Figures:
     duplicate: bool
     advantage: Interval | None  # first contender's points per hand minus the second's
     advantage_samples: int
+    thinking: list[Thinking]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +137,7 @@ class Figures:
             "bots": [c.as_dict() for c in self.contenders],
             "advantage": None if self.advantage is None else self.advantage.as_dict(),
             "advantage_samples": self.advantage_samples,
+            "thinking": [t.as_dict() for t in self.thinking],
         }
 
 
@@ -133,4 +178,5 @@ def summarise(
         duplicate=duplicate,
         advantage=advantage,
         advantage_samples=len(samples),
+        thinking=thinking(results, specs),
     )

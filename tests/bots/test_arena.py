@@ -79,6 +79,37 @@ def test_figures_of_a_small_run() -> None:
     assert summary.advantage is not None and summary.advantage_samples == 2
 
 
+def test_the_figures_say_how_long_each_bot_took_a_decision() -> None:
+    # One hand a game: every seat bids once and plays 13 cards, all through `decide`.
+    config = ArenaConfig(
+        specs=("search,worlds=2", "heuristic"),
+        ruleset=Ruleset.from_preset("standard", target_score=0, max_hands=1),
+        games=2,
+        seed=4,
+        duplicate=True,
+    )
+    summary = figures(config, run_games(config))
+    assert [t.spec for t in summary.thinking] == ["search,worlds=2", "heuristic"]
+    for spent in summary.thinking:
+        assert spent.decisions == 2 * 2 * 14  # two games, two seats each, 14 decisions a hand
+        assert 0.0 <= spent.mean_ms <= spent.longest_ms
+    search, heuristic = summary.thinking
+    assert search.mean_ms > heuristic.mean_ms  # a playout a candidate card, against a rule
+    assert summary.as_dict()["thinking"][0]["decisions"] == 56
+
+
+def test_a_random_bots_lean_decisions_are_not_timed() -> None:
+    config = ArenaConfig(
+        specs=("random", "heuristic"),
+        ruleset=Ruleset.from_preset("standard", target_score=0, max_hands=1),
+        games=1,
+        seed=4,
+    )
+    by_spec = {t.spec: t.decisions for t in figures(config, run_games(config)).thinking}
+    # random decides from the legal actions alone (`choose_from`, `play_mask`), never by `decide`
+    assert by_spec == {"heuristic": 2 * 14}
+
+
 def test_arena_command_json() -> None:
     result = CliRunner().invoke(
         app,
@@ -109,6 +140,7 @@ def test_arena_command_json() -> None:
             0.0 <= bot["win_rate"]["low"] <= bot["win_rate"]["estimate"] <= bot["win_rate"]["high"]
         )
         assert bot["games"] == 4
+    assert [t["bot"] for t in data["thinking"]] == ["heuristic"]  # random's plays are lean
 
 
 def test_arena_command_refuses_bad_input() -> None:
