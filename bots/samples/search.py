@@ -33,6 +33,10 @@ The result of a playout is the hand's points for my side minus the best other si
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
 
 Budget: `ms` milliseconds per decision (default 200), never more than half the time the clock leaves.
+With `pace=hand`, `ms` a decision on average over the hand: the hand's time (`ms` for the bid and for
+each card) is one bank; the bid takes up to three decisions' worth, and each card decision an even
+share of what is left among the searched decisions still to come, so the time a forced card (one
+legal card, or one group) does not use goes to the decisions that search.
 Or `worlds=N`: exactly N sampled worlds per card decision and `bid_factor` x N (4N by default) per
 bid, whatever the time (still never more than half the clock left, when there is a clock). A fixed
 number of worlds makes the bot's play a function of its seed alone, and its strength the same on a
@@ -69,6 +73,12 @@ from engine.ordering import CardOrder
 
 #: Always finish at least this many worlds when there is time at all, so tiny budgets still search.
 MIN_WORLDS = 2
+#: With `pace=hand`: the bid may take this many decisions' time (it is worth the most points, and
+#: four times the bid's time had bought +2.3 a hand, docs/bots.md).
+PACED_BID_SHARE = 3.0
+#: With `pace=hand`: the share of the card decisions still to come that are searched at all (about a
+#: third have one legal card or one group of equivalent cards, and take no time).
+PACED_SEARCHED_SHARE = 0.7
 QUEEN_OF_SPADES = make_card(10, SPADES)
 JACK_OF_DIAMONDS = make_card(9, DIAMONDS)
 
@@ -97,10 +107,16 @@ class SearchBot(HeuristicBot):
         search_play: bool = True,
         bid_model: float = 50.0,
         set_margin: int = SET_MARGIN,
+        pace: str = "hand",
     ) -> None:
         super().__init__(seed)
         if clock not in ("wall", "cpu"):
             raise ValueError("clock is 'wall' (the real deadline) or 'cpu' (this process's time)")
+        if pace not in ("decision", "hand"):
+            raise ValueError(
+                f"pace is 'decision' (ms each decision) or 'hand' (ms a decision on average over "
+                f"the hand), not {pace!r}"
+            )
         if worlds is not None and (isinstance(worlds, bool) or not isinstance(worlds, int)):
             raise ValueError(f"worlds is a whole number of worlds per decision, not {worlds!r}")
         if worlds is not None and worlds < 1:
@@ -164,6 +180,12 @@ class SearchBot(HeuristicBot):
         self.steps = steps  # chain steps between two worlds
         self.belief: TableBelief | None = None  # what the other seats play like, across hands
         self.last_seen: BotView | None = None  # my last play-phase view of the hand in play
+        # `pace=hand`: the hand's time (`ms` for each of its decisions) is one bank the decisions
+        # draw on, so the time a forced card does not use goes to the bid and the early tricks,
+        # where more worlds change the most. `bank` is what is left of it for this hand.
+        self.paced = pace == "hand"
+        self.bank = 0.0
+        self.bank_hand: tuple[int, int] = (-1, 0)  # (hand number, cards in my hand) last seen
 
     def decide(self, view: BotView) -> Action:
         """Before the first decision of a hand, learn from the last one (its cards are all known by
@@ -177,6 +199,16 @@ class SearchBot(HeuristicBot):
         if view.phase == "playing":
             self.last_seen = view
         return super().decide(view)
+
+    def _open_bank(self, view: BotView) -> None:
+        """A new hand opens a new bank: `ms` for the bid and for each card in the hand. A hand is new
+        when its number changes, or when my hand holds more cards than at my last decision (a new
+        game's first hand has the number the last game's had)."""
+        cards = view.hand_mask.bit_count()
+        number, before = self.bank_hand
+        if view.hand_number != number or cards > before:
+            self.bank = self.budget * (cards + 1)
+        self.bank_hand = (view.hand_number, cards)
 
     def _draw(self, view: BotView, chain: Chain | None) -> tuple[list[int], int] | None:
         """A world (every seat's cards) and the seats that play it at random."""
@@ -211,7 +243,8 @@ class SearchBot(HeuristicBot):
         # candidates, more worlds in the same time.
         candidates = [group[0] for group in groups]
         budget = self._budget(view)
-        deadline = self.now() + budget
+        started = self.now()
+        deadline = started + budget
         limit = self._world_limit()
         values: dict[Card, list[float]] = {card: [] for card in candidates}
         self.goals: dict[Any, str] = {}  # the playouts' goal cache: valid for this decision only
@@ -234,6 +267,7 @@ class SearchBot(HeuristicBot):
             worlds += 1
             if budget <= 0 and worlds >= MIN_WORLDS:
                 break
+        self._spend(started)
         self.last_worlds = worlds
         if worlds == 0:
             return preferred
@@ -285,7 +319,9 @@ class SearchBot(HeuristicBot):
         totals: dict[int, float] = dict.fromkeys([*numbers, *([0] if nil in tries else [])], 0.0)
         if len(totals) <= 1:
             return base
-        deadline = self.now() + self._budget(view)
+        budget = self._budget(view)
+        started = self.now()
+        deadline = started + budget
         limit = self._world_limit(self.bid_factor)
         worlds = 0
         side = view.my_side
@@ -324,6 +360,7 @@ class SearchBot(HeuristicBot):
                 for number, delta in scored.items():
                     totals[number] += delta - theirs
             worlds += 1
+        self._spend(started)
         self.last_worlds = worlds
         if learned and base.tricks in totals:
             # Each bid's gain over the base bid: the worlds' mean and the model's, weighed as
@@ -366,11 +403,27 @@ class SearchBot(HeuristicBot):
         return gains
 
     def _budget(self, view: BotView) -> float:
-        """Seconds this decision may take: `ms`, or unbounded with `worlds`; at most half the clock."""
+        """Seconds this decision may take: `ms` (with `pace=hand`, its share of what the hand has
+        left), or unbounded with `worlds`; at most half the clock."""
         budget = self.budget if self.fixed_worlds is None else math.inf
+        if self.paced and self.fixed_worlds is None:
+            self._open_bank(view)
+            bank = max(0.0, self.bank)
+            if view.phase == "bidding":
+                budget = min(bank, self.budget * PACED_BID_SHARE)
+            else:
+                # Share alike with the card decisions still to come that will be searched (the
+                # last card is forced, and about a third of the others too).
+                later = PACED_SEARCHED_SHARE * (view.hand_mask.bit_count() - 1)
+                budget = bank / max(1.0, later)
         if view.deadline is not None:
             budget = min(budget, max(0.0, view.deadline * 0.5 - 0.05))
         return budget
+
+    def _spend(self, started: float) -> None:
+        """Take a search's time, from `started` on, out of the hand's bank (`pace=hand`)."""
+        if self.paced and self.fixed_worlds is None:
+            self.bank -= self.now() - started
 
     def _world_limit(self, factor: int = 1) -> int:
         """The most worlds a decision samples: `worlds` (times `factor`, for a bid), or `max_worlds`

@@ -98,7 +98,7 @@ class SteppingClock:
 def test_search_stops_when_its_budget_is_spent() -> None:
     # 30 ms at 5 ms a read: the deadline is read as passed at the sixth read after the one that
     # set it, so a card decision samples the two worlds it always finishes and five more, at most.
-    bot = SearchBot(seed=1, ms=30)
+    bot = SearchBot(seed=1, ms=30, pace="decision")  # ms each decision, no bank
     checked = 0
     for _, view in positions("standard", seed=6, limit=25):
         clock = bot.now = SteppingClock(0.005)
@@ -124,7 +124,7 @@ def test_search_stops_when_its_budget_is_spent() -> None:
 def test_search_keeps_to_half_the_clock_it_has_left(
     ms: float, seconds_left: float | None, most_worlds: int
 ) -> None:
-    bot = SearchBot(seed=2, ms=ms)
+    bot = SearchBot(seed=2, ms=ms, pace="decision")
     checked = 0
     for _, view in positions("standard", seed=6, limit=25):
         if len(equivalent_groups(view, view.legal_cards)) == 1:
@@ -146,7 +146,7 @@ def test_search_bid_keeps_to_its_budget() -> None:
         seat = game.to_act()[0]
         view = BotView.from_dict(game.view(seat).to_dict(), ruleset)
         if view.phase == "bidding" and view.legal_bids:
-            bot = SearchBot(seed=seat, ms=30)
+            bot = SearchBot(seed=seat, ms=30, pace="decision")
             bot.now = SteppingClock(0.005)
             bot.bid(view)
             assert bot.last_worlds <= 2 + 5
