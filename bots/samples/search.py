@@ -32,11 +32,12 @@ off (the heuristic decides there), to measure what each half is worth.
 The result of a playout is the hand's points for my side minus the best other side's (Spades), or the
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
 
-Budget: `ms` milliseconds per decision (default 200), never more than half the time the clock leaves.
-With `pace=hand`, `ms` a decision on average over the hand: the hand's time (`ms` for the bid and for
-each card) is one bank; the bid takes up to three decisions' worth, and each card decision an even
-share of what is left among the searched decisions still to come, so the time a forced card (one
-legal card, or one group) does not use goes to the decisions that search.
+Budget: `ms` milliseconds a decision (default 200) on average over the hand (`pace=hand`, the
+default): the hand's time (`ms` for the bid and for each card) is one bank; the bid takes up to three
+decisions' worth, and each card decision an even share of what is left among the searched decisions
+still to come, so the time a forced card (one legal card, or one group) does not use goes to the
+decisions that search. `pace=decision`: `ms` each decision. Never more than half the time the clock
+leaves.
 Or `worlds=N`: exactly N sampled worlds per card decision and `bid_factor` x N (4N by default) per
 bid, whatever the time (still never more than half the clock left, when there is a clock). A fixed
 number of worlds makes the bot's play a function of its seed alone, and its strength the same on a
