@@ -97,8 +97,6 @@ def thinking(results: Sequence[GameResult], specs: Sequence[str]) -> list[Thinki
     longest: dict[str, float] = defaultdict(float)
     for r in results:
         for seat, entrant in enumerate(r.seat_entrants):
-            if seat >= len(r.decisions):
-                continue
             spec = specs[entrant]
             count[spec] += r.decisions[seat]
             seconds[spec] += r.think_seconds[seat]
