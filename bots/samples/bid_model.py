@@ -5,10 +5,11 @@ offline (bench/bid_data.py plays the candidates out in 160,000 true deals, bench
 the trees) and shipped as data, `bid_model.json.gz` beside this module. Evaluating it is a walk down
 each tree in plain Python, under a millisecond a bid: no numpy or scikit-learn at play time.
 
-The search (`SearchBot`) weighs these values against its own sampled worlds (`bid_model=K`: the model
-counts as K worlds). The model knows the table only through `bid_features`: the hand, the bids
-before it and the bags, under the standard preset's scoring (`applies`). The score is not among
-them (it was trained from 0-0), which the sampled worlds, weighed beside it, do see.
+The search (`SearchBot`) weighs these values against its own sampled worlds (by default as much as
+all the worlds it sampled; `bid_model=K`: the model counts as K worlds). The model knows the table
+only through `bid_features`: the hand, the bids before it and the bags, under the standard preset's
+scoring (`applies`). The score is not among them (it was trained from 0-0), which the sampled
+worlds, weighed beside it, do see.
 """
 
 import dataclasses

@@ -23,9 +23,11 @@ the play are simulated (random seats bidding at random); the tricks my side took
 near the heuristic's, and the least bid, with the engine's own scoring, and a nil gets playouts of its
 own. The learned bid (`bid_model`: trees fitted offline on the true-deal values of 160,000 deals)
 joins them where it applies (the standard preset's rules): each candidate's gain over the
-heuristic's bid is the worlds' mean and the model's, the model counting as `bid_model=K` worlds
-(50 by default; 0 leaves it out: the search's bid alone, the default until 2026-12-02);
-`bid_model=inf` bids by the model alone, sampling no world (about a millisecond a bid). Passes and
+heuristic's bid is the mean of the two, the worlds' and the model's (`bid_model=even`, the default:
+the model weighs as much as all the worlds sampled, however many the time allowed), or the model
+counting as `bid_model=K` worlds (0 leaves it out: the search's bid alone, the default until
+2026-12-02; K = 50 was the default until 2026-12-03); `bid_model=inf` bids by the model alone,
+sampling no world (about a millisecond a bid). Passes and
 the other decisions are the heuristic's. `search_bids=false` or `search_play=false` turns one half
 off (the heuristic decides there), to measure what each half is worth.
 
@@ -106,7 +108,7 @@ class SearchBot(HeuristicBot):
         nil_tactics: bool = True,
         search_bids: bool = True,
         search_play: bool = True,
-        bid_model: float = 50.0,
+        bid_model: float | str = "even",
         set_margin: int = SET_MARGIN,
         pace: str = "hand",
     ) -> None:
@@ -125,13 +127,14 @@ class SearchBot(HeuristicBot):
         for flag, value in (("search_bids", search_bids), ("search_play", search_play)):
             if not isinstance(value, bool):
                 raise ValueError(f"{flag} is true or false, not {value!r}")
-        if (
+        if bid_model != "even" and (
             isinstance(bid_model, bool)
             or not isinstance(bid_model, int | float)
             or not bid_model >= 0
         ):
             raise ValueError(
-                f"bid_model is a weight in worlds of 0 or more (inf: alone), not {bid_model!r}"
+                f"bid_model is 'even' (as weighty as the worlds sampled), a weight in worlds of 0 "
+                f"or more, or inf (the model alone), not {bid_model!r}"
             )
         if (
             isinstance(set_margin, bool)
@@ -168,11 +171,11 @@ class SearchBot(HeuristicBot):
         self.search_bids = search_bids
         self.search_play = search_play
         # The learned bid (bots.samples.bid_model) counts as this many sampled worlds when the bid's
-        # values are averaged: 0 leaves it out, inf bids by it alone (no worlds are sampled). 50,
-        # about the worlds a bid samples at 50 ms, beat 0 head to head by +3.21 [+0.29, +6.13] and
-        # +3.58 [+0.79, +6.38] a hand (two runs of 1,000 duplicate pairs, each side one search
-        # seat and a heuristic partner).
-        self.bid_model = float(bid_model)
+        # values are averaged: 0 leaves it out, inf bids by it alone (no worlds are sampled), None
+        # ("even") as many as were sampled. A weight about the worlds' count did best wherever it
+        # was measured: 50 against 0 with the ~57 worlds of an unpaced 50 ms bid (+3.21 and +3.58
+        # a hand head to head), 150 against 50 with the ~155 of a paced one (+3.25); docs/bots.md.
+        self.bid_model: float | None = None if bid_model == "even" else float(bid_model)
         # How many standard errors a card must gain over the heuristic's own choice to be played
         # instead: with a few dozen worlds, a small mean difference is mostly the worlds' noise.
         self.confidence = confidence
@@ -311,8 +314,9 @@ class SearchBot(HeuristicBot):
             numbers = numbers or [min(fallback)]
             tries.append(plain[numbers[0]])
         nil = plain.get(0)
-        learned = self._learned_gains(view, base, plain) if self.bid_model > 0 else {}
-        if learned and math.isinf(self.bid_model):
+        weight = self.bid_model
+        learned = self._learned_gains(view, base, plain) if weight is None or weight > 0 else {}
+        if learned and weight is not None and math.isinf(weight):
             self.last_worlds = 0
             return _best_bid(plain, base, learned)
         if nil is not None and (base.tricks <= 2 or learned.get(0, 0.0) > 0):
@@ -365,10 +369,10 @@ class SearchBot(HeuristicBot):
         self.last_worlds = worlds
         if learned and base.tricks in totals:
             # Each bid's gain over the base bid: the worlds' mean and the model's, weighed as
-            # `bid_model` worlds against the worlds sampled (the model's is the steadier guess
-            # where the worlds are few; the worlds see what the model cannot: the score, and the
-            # other seats as this table's reading has them).
-            weight = self.bid_model
+            # `bid_model` worlds (or as many as were sampled) against the worlds sampled (the
+            # model's is the steadier guess where the worlds are few; the worlds see what the model
+            # cannot: the score, and the other seats as this table's reading has them).
+            weight = worlds if weight is None else weight
             searched = {n: (t - totals[base.tricks]) / worlds for n, t in totals.items()}
             blended = {
                 n: (weight * learned.get(n, g) + worlds * g) / (weight + worlds)

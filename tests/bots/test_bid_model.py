@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bots.registry import make_bot, parse_spec
 from bots.samples import bid_model
 from bots.samples.bid_features import NAMES, bid_features
 from bots.samples.bid_model import BidModel, applies, shipped
@@ -190,14 +191,35 @@ HANDS = [
 
 
 def test_the_search_bot_bids_with_the_learned_bid_by_default() -> None:
-    # The default (bid_model=50) is the blend: the same bids as asking for K = 50, and not always
-    # the bids of the search's worlds alone (bid_model=0).
+    # The default (bid_model=even) is the blend, the model as weighty as the worlds sampled: with
+    # worlds=4 a bid samples 16, so the same bids as asking for K = 16, and not always the bids of
+    # the search's worlds alone (bid_model=0).
     differ = 0
     for k in range(12):
         view = _bidding_view(b"default-%d" % k, bids=k % 4)
         if not view.looked:
             continue
         default = SearchBot(seed=3, worlds=4).bid(view)
-        assert default == SearchBot(seed=3, worlds=4, bid_model=50).bid(view)
+        assert default == SearchBot(seed=3, worlds=4, bid_model="even").bid(view)
+        assert default == SearchBot(seed=3, worlds=4, bid_model=16).bid(view)
         differ += default != SearchBot(seed=3, worlds=4, bid_model=0).bid(view)
     assert differ >= 1
+
+
+def test_an_even_weight_follows_the_worlds_sampled() -> None:
+    # The same views at 4 and at 12 worlds (16 and 48 a bid): "even" bids as K = 16 at the one and
+    # as K = 48 at the other, so its weight is the count of worlds, not a fixed number.
+    for k in range(12):
+        view = _bidding_view(b"even-%d" % k, bids=k % 4)
+        if not view.looked:
+            continue
+        for worlds, weight in ((4, 16), (12, 48)):
+            even = SearchBot(seed=5, worlds=worlds)
+            assert even.bid(view) == SearchBot(seed=5, worlds=worlds, bid_model=weight).bid(view)
+            assert even.last_worlds in (0, weight)  # 0: a bid with nothing to weigh
+
+
+def test_the_even_weight_is_named_in_a_spec() -> None:
+    bot = make_bot("search", seed=1, **parse_spec("search,bid_model=even,worlds=2")[1])
+    assert isinstance(bot, SearchBot) and bot.bid_model is None
+    assert isinstance(make_bot("search", bid_model=50), SearchBot)
