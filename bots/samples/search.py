@@ -27,9 +27,9 @@ heuristic's bid is the mean of the two, the worlds' and the model's (`bid_model=
 the model weighs as much as all the worlds sampled, however many the time allowed), or the model
 counting as `bid_model=K` worlds (0 leaves it out: the search's bid alone, the default until
 2026-12-02; K = 50 was the default until 2026-12-03); `bid_model=inf` bids by the model alone,
-sampling no world (about a millisecond a bid). Passes and
-the other decisions are the heuristic's. `search_bids=false` or `search_play=false` turns one half
-off (the heuristic decides there), to measure what each half is worth.
+sampling no world (about a millisecond a bid). Passes and the other decisions are the heuristic's.
+`search_bids=false` or `search_play=false` turns one half off (the heuristic decides there), to
+measure what each half is worth.
 
 The result of a playout is the hand's points for my side minus the best other side's (Spades), or the
 others' mean points minus mine (Hearts), so bags, nils and the moon count as the rules count them.
@@ -317,9 +317,10 @@ class SearchBot(HeuristicBot):
             numbers = numbers or [min(fallback)]
             tries.append(plain[numbers[0]])
         nil = plain.get(0)
-        weight = self.bid_model
-        learned = self._learned_gains(view, base, plain) if weight is None or weight > 0 else {}
-        if learned and weight is not None and math.isinf(weight):
+        fixed_weight = self.bid_model  # None: as many worlds as the bid samples
+        use_model = fixed_weight is None or fixed_weight > 0
+        learned = self._learned_gains(view, base, plain) if use_model else {}
+        if learned and fixed_weight is not None and math.isinf(fixed_weight):
             self.last_worlds = 0
             return _best_bid(plain, base, learned)
         if nil is not None and (base.tricks <= 2 or learned.get(0, 0.0) > 0):
@@ -375,7 +376,7 @@ class SearchBot(HeuristicBot):
             # `bid_model` worlds (or as many as were sampled) against the worlds sampled (the
             # model's is the steadier guess where the worlds are few; the worlds see what the model
             # cannot: the score, and the other seats as this table's reading has them).
-            weight = worlds if weight is None else weight
+            weight = worlds if fixed_weight is None else fixed_weight
             searched = {n: (t - totals[base.tricks]) / worlds for n, t in totals.items()}
             blended = {
                 n: (weight * learned.get(n, g) + worlds * g) / (weight + worlds)
