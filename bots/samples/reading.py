@@ -152,6 +152,35 @@ class Reading:
         self.goals: dict[tuple[int, tuple[int, ...], int], str] = {}
         self.cache: dict[tuple[int, CardMask], Evidence] = {}
         self.between = _between_masks(self.order)
+        # Per seat and card played: the cards of the hand the heuristic's choice there depends on.
+        # A card that followed suit was chosen among the cards of the suit led, and only those
+        # (whether a partner's winner holds is asked of that suit; a partner's ruff I cannot beat
+        # either way, and then I play my lowest whatever else I hold); a lead, a discard or a ruff
+        # depends on the whole hand (0 here). A chain step swaps one card in each of two hands, so
+        # a followed card's evidence is mostly found again in `play_cache`.
+        order = self.order
+        self.relevant = {
+            seat: [
+                order.suit_masks[order.suit[c.trick[0][1]]]
+                if c.trick and order.suit[c.card] == order.suit[c.trick[0][1]]
+                else 0
+                for c in plays
+            ]
+            for seat, plays in self.cards.items()
+        }
+        self.play_cache: dict[tuple[int, int, CardMask], Evidence] = {}
+        # Per bid read: the heuristic's bidding in that position, for any hand.
+        self.bid_plans = {
+            seat: spades_policy.BidPlan(
+                list(choice.legal),
+                players=4,
+                partner_bid=choice.partner_bid,
+                bags=choice.bags,
+                bag_limit=self.ruleset.bag_limit,
+                bags_counted=self.ruleset.bags != "off",
+            )
+            for seat, choice in self.bids.items()
+        }
 
     @classmethod
     def of(
@@ -225,8 +254,19 @@ class Reading:
             h += dh
             p += dp
             r += dr
-        for play in self.cards[seat]:
-            dh, dp, dr = self.card_evidence(play, hand & ~play.before)
+        relevant = self.relevant[seat]
+        play_cache = self.play_cache
+        for index, play in enumerate(self.cards[seat]):
+            held = hand & ~play.before
+            mask = relevant[index]
+            if mask:
+                play_key = (seat, index, held & mask)
+                evidence = play_cache.get(play_key)
+                if evidence is None:
+                    evidence = play_cache[play_key] = self.card_evidence(play, held)
+                dh, dp, dr = evidence
+            else:
+                dh, dp, dr = self.card_evidence(play, held)
             if dr == _NEG_INF:
                 h = p = r = _NEG_INF
                 break
@@ -252,17 +292,17 @@ class Reading:
         order = self.order
         r = self.ruleset
         estimate = spades_policy.estimate_tricks(hand, order, 4)
-        chosen = spades_policy.choose_bid(
-            list(choice.legal),
-            hand,
-            order,
-            players=4,
-            partner_bid=choice.partner_bid,
-            bags=choice.bags,
-            bag_limit=r.bag_limit,
-            bags_counted=r.bags != "off",
-            estimate=estimate,
-        )
+        plan = self.bid_plans.get(choice.seat)
+        if plan is None or self.bids.get(choice.seat) is not choice:  # a choice made elsewhere
+            plan = spades_policy.BidPlan(
+                list(choice.legal),
+                players=4,
+                partner_bid=choice.partner_bid,
+                bags=choice.bags,
+                bag_limit=r.bag_limit,
+                bags_counted=r.bags != "off",
+            )
+        chosen = plan.choose(hand, order, estimate)
         spread = NIL_SPREAD if choice.bid.tricks == 0 else BID_SPREAD
         near = math.exp(-((estimate - choice.bid.tricks) ** 2) / (2 * spread * spread)) / (
             math.sqrt(2 * math.pi) * spread

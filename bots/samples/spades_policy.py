@@ -111,8 +111,9 @@ def _side_terms(order: CardOrder, suit: int, mask: CardMask, spare: int) -> list
     return terms
 
 
-def nil_safe(hand: CardMask, order: CardOrder) -> bool:
-    """Whether a nil is worth the risk: no high spade, few spades, every high card well guarded."""
+def nil_safe(hand: CardMask, order: CardOrder, estimate: float | None = None) -> bool:
+    """Whether a nil is worth the risk: no high spade, few spades, every high card well guarded
+    (`estimate`: the hand's four-handed `estimate_tricks`, when the caller has it already)."""
     spades = _cards(hand & order.suit_masks[SPADES])
     top = _top_power(order, SPADES)
     if len(spades) > 3 or any(order.power[c] >= top - 4 for c in spades):
@@ -125,7 +126,9 @@ def nil_safe(hand: CardMask, order: CardOrder) -> bool:
             danger = order.power[card] - (suit_top - 4)  # Q and above in a standard deck
             if danger > 0 and lows < 2 + danger:
                 return False
-    return estimate_tricks(hand, order) < 1.5
+    if estimate is None:
+        estimate = estimate_tricks(hand, order)
+    return estimate < 1.5
 
 
 def choose_bid(
@@ -142,24 +145,77 @@ def choose_bid(
 ) -> Bid:
     """The bid for this hand among the legal ones (`estimate`: the hand's `estimate_tricks`, when
     the caller has it already)."""
-    plain = [b for b in legal if not (b.blind or b.moe or b.bemo or b.no_trumps or b.ten_for_200)]
-    plain = [b for b in plain if not b.double_nil]
-    candidates = plain or legal
-    if estimate is None:
-        estimate = estimate_tricks(hand, order, players)
-    partner_nil = partner_bid is not None and partner_bid.is_nil
-    nil = next((b for b in candidates if b.tricks == 0 and not b.moe), None)
-    if nil is not None and not partner_nil and nil_safe(hand, order):
-        return nil
-    if partner_nil:
-        estimate += 1.0  # covering a nil takes tricks we would otherwise leave
-    if bags_counted and bags >= bag_limit - 3:
-        estimate += 0.3  # near the bag limit, bid our tricks rather than give them away
-    target = max(1, round(estimate))
-    if partner_bid is not None and not partner_nil:
-        target = min(target, max(1, 13 - partner_bid.tricks))
-    numbered = [b for b in candidates if b.tricks > 0] or candidates
-    return min(numbered, key=lambda b: (abs(b.tricks - target), -b.tricks))
+    plan = BidPlan(
+        legal,
+        players=players,
+        partner_bid=partner_bid,
+        bags=bags,
+        bag_limit=bag_limit,
+        bags_counted=bags_counted,
+    )
+    return plan.choose(hand, order, estimate)
+
+
+class BidPlan:
+    """`choose_bid` for one bidding position (the legal bids, the partner's bid, the bags), ready
+    for many hands: the search's reading asks what the heuristic would have bid with each of the
+    thousands of hands it weighs, and all that depends on the position is worked out once."""
+
+    __slots__ = ("by_target", "candidates", "cap", "nil", "partner_nil", "players", "raises")
+
+    def __init__(
+        self,
+        legal: list[Bid],
+        *,
+        players: int,
+        partner_bid: Bid | None,
+        bags: int,
+        bag_limit: int,
+        bags_counted: bool,
+    ) -> None:
+        plain = [
+            b for b in legal if not (b.blind or b.moe or b.bemo or b.no_trumps or b.ten_for_200)
+        ]
+        plain = [b for b in plain if not b.double_nil]
+        self.candidates = plain or legal
+        self.players = players
+        self.partner_nil = partner_bid is not None and partner_bid.is_nil
+        self.nil = next((b for b in self.candidates if b.tricks == 0 and not b.moe), None)
+        # The estimate's raises, added in this order (the same float every time).
+        raises: list[float] = []
+        if self.partner_nil:
+            raises.append(1.0)  # covering a nil takes tricks we would otherwise leave
+        if bags_counted and bags >= bag_limit - 3:
+            raises.append(0.3)  # near the bag limit, bid our tricks rather than give them away
+        self.raises = tuple(raises)
+        self.cap = (
+            max(1, 13 - partner_bid.tricks)
+            if partner_bid is not None and not self.partner_nil
+            else None
+        )
+        self.by_target: dict[int, Bid] = {}
+
+    def choose(self, hand: CardMask, order: CardOrder, estimate: float | None = None) -> Bid:
+        """The heuristic's bid with `hand` (`estimate`: its `estimate_tricks` for this many
+        players, when the caller has it)."""
+        if estimate is None:
+            estimate = estimate_tricks(hand, order, self.players)
+        if self.nil is not None and not self.partner_nil:
+            four_handed = estimate if self.players == 4 else None
+            if nil_safe(hand, order, four_handed):
+                return self.nil
+        for extra in self.raises:
+            estimate += extra
+        target = max(1, round(estimate))
+        if self.cap is not None:
+            target = min(target, self.cap)
+        found = self.by_target.get(target)
+        if found is None:
+            numbered = [b for b in self.candidates if b.tricks > 0] or self.candidates
+            found = self.by_target[target] = min(
+                numbered, key=lambda b: (abs(b.tricks - target), -b.tricks)
+            )
+        return found
 
 
 # -- play -------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from bots.samples.reading import (
 )
 from bots.samples.world import build_world, play_out, sample_hands
 from bots.sdk.view import BotView
-from engine.actions import PlayCard
+from engine.actions import Bid, PlayCard
 from engine.cards import parse_card
 from engine.game import Phase, new_game
 from engine.ruleset import Ruleset
@@ -296,3 +296,79 @@ def test_nil_play_attacks_an_opponents_nil() -> None:
     lead = nil_play.choose_play(situation)
     assert view.power(lead) <= 7
     assert spades_policy.choose_play(situation) != lead
+
+
+def fresh_evidence(reading: Reading, seat: int, dealt: int) -> tuple[float, float, float]:
+    """`seat_evidence` as a reading with nothing cached computes it, bid and card by card."""
+    total = [0.0, 0.0, 0.0]
+    bid = reading.bids.get(seat)
+    if bid is not None:
+        total = list(reading.bid_evidence(bid, dealt))
+    for choice in reading.cards[seat]:
+        step = reading.card_evidence(choice, dealt & ~choice.before)
+        if step[2] == float("-inf"):
+            return step
+        total = [a + b for a, b in zip(total, step, strict=True)]
+    return total[0], total[1], total[2]
+
+
+def test_cached_evidence_is_the_evidence_computed_afresh() -> None:
+    # The reading keeps a followed card's evidence by the cards of the hand it depends on (the
+    # suit led and the spades) and each bid's plan by position: along a chain's walk (hands that
+    # differ by a card or two), every seat's evidence equals a fresh reading's, to the last bit.
+    compared = 0
+    for seed in range(6):
+        positions = play_hand(["heuristic"] * 4, seed)
+        for view, _game in positions[1::2]:
+            compared += walk_and_compare(view, random.Random(seed))
+    assert compared >= 1000
+
+
+def walk_and_compare(view: BotView, rng: random.Random) -> int:
+    """Walk a chain from this view; compare each world's evidence with a fresh reading's."""
+    compared = 0
+    start = sample_hands(view, rng) or []
+    reading = Reading.of(view, [PRIOR] * 4, start)
+    assert reading is not None
+    chain = Chain(view, reading, start, rng)
+    for _ in range(40):
+        hands, _ = chain.next_world(2, 2)
+        fresh = Reading.of(view, [PRIOR] * 4, start)
+        assert fresh is not None
+        for seat in reading.others:
+            dealt = hands[seat] | reading.played[seat]
+            assert reading.seat_evidence(seat, dealt) == fresh_evidence(fresh, seat, dealt)
+            compared += 1
+    if reading.cards and any(reading.relevant.values()):
+        assert reading.play_cache  # followed cards were looked up by their suits
+    return compared
+
+
+def test_a_bid_plan_bids_as_the_heuristic_for_every_hand() -> None:
+    # One plan per bidding position, asked about many hands, bids as `choose_bid` asked afresh.
+    rng = random.Random(5)
+    order = SpadesGame(Ruleset.from_preset("standard"), dealer=0).ruleset_order
+    legal = [Bid(seat=0, tricks=n) for n in range(14)]
+    deck = list(range(52))
+    checked = 0
+    for partner in (None, Bid(seat=2, tricks=0), Bid(seat=2, tricks=3), Bid(seat=2, tricks=11)):
+        for bags in (0, 8):
+            plan = spades_policy.BidPlan(
+                legal, players=4, partner_bid=partner, bags=bags, bag_limit=10, bags_counted=True
+            )
+            for _ in range(60):
+                rng.shuffle(deck)
+                hand = sum(1 << c for c in deck[:13])
+                expected = spades_policy.choose_bid(
+                    [Bid(seat=0, tricks=n) for n in range(14)],
+                    hand,
+                    order,
+                    players=4,
+                    partner_bid=partner,
+                    bags=bags,
+                    bag_limit=10,
+                    bags_counted=True,
+                )
+                assert plan.choose(hand, order) == expected
+                checked += expected.tricks == 0
+    assert checked > 0  # some of the hands were nils
