@@ -1,10 +1,11 @@
 """`SpadesGame`: the Spades state machine for every preset and option (docs/rules.md).
 
 The layers: `SpadesState` (engine/spades_state.py: the state, the hot path `legal_play_mask` /
-`play_fast` / `playout`, the end of a hand), `SpadesBidding` (dealing and bidding), `SpadesPhases`
-(exchanges, discards, draws, deficient hands, claims) and here the public surface: `legal_actions`,
-`apply` (validation, then the same hot path, then events) and the views. Bots searching the game should
-use `legal_play_mask` / `play_fast` / `playout` during play and `legal_actions` / `apply` elsewhere.
+`play_fast` / `playout`, the end of a hand; its facts in engine/spades_facts.py), `SpadesBidding`
+(dealing and bidding), `SpadesPhases` (exchanges, discards, draws, deficient hands, claims) and here
+the public surface: `legal_actions`, `apply` (validation, then the same hot path, then events) and the
+views. Bots searching the game should use `legal_play_mask` / `play_fast` / `playout` during play and
+`legal_actions` / `apply` elsewhere.
 """
 
 from collections.abc import Sequence
@@ -28,7 +29,8 @@ from engine.errors import IllegalAction
 from engine.events import Event, SpadesBroken, TrickWon
 from engine.ruleset import Ruleset
 from engine.spades_phases import SpadesPhases
-from engine.spades_state import (
+from engine.spades_state import card_or_repr
+from engine.spades_tables import (
     BIDDING,
     CARD_PLAYED,
     CHUNK_OF_CARD,
@@ -40,7 +42,6 @@ from engine.spades_state import (
     PLAYING,
     TAKE_RANKS,
     TWO_HANDED_DISCARD,
-    card_or_repr,
 )
 from engine.views import PublicView, SeatView
 

@@ -10,7 +10,8 @@ from engine.deal import commitment, first_dealer
 from engine.dealing import UNDRAWN, DealtHands, deal_hands
 from engine.errors import IllegalAction
 from engine.events import BidMade, CardDrawn, Event, HandDealt, HandLooked
-from engine.spades_state import (
+from engine.spades_state import BidEntry, SpadesState
+from engine.spades_tables import (
     BIDDING,
     DEALING,
     DISCARDING,
@@ -18,8 +19,6 @@ from engine.spades_state import (
     EXCHANGING,
     OPPONENTS,
     PLAYING,
-    BidEntry,
-    SpadesState,
 )
 
 

@@ -19,7 +19,8 @@ from engine.events import (
 from engine.history import DeadDeal, Transfer
 from engine.ordering import FACE_CARDS
 from engine.spades_bidding import SpadesBidding
-from engine.spades_state import (
+from engine.spades_state import card_or_repr
+from engine.spades_tables import (
     BIDDING,
     DEALING,
     DISCARDING,
@@ -27,7 +28,6 @@ from engine.spades_state import (
     EXCHANGING,
     PLAYING,
     TWO_HANDED_DISCARD,
-    card_or_repr,
 )
 
 

@@ -5,78 +5,29 @@ State is plain ints, bit masks and short lists, so `copy()` is cheap and the hot
 spades broken and the play rule), and `play_fast(card)` plays a card without checks or events;
 `playout(rng)` plays random legal cards to the end of the hand. The layers above add dealing and bidding
 (engine/spades_bidding.py), the variant phases (engine/spades_phases.py), and legality, events and views
-(engine/spades.py), python-chess style: each layer a subclass of the one below.
+(engine/spades.py), python-chess style: each layer a subclass of the one below. The facts the layers
+read (whose turn, the trick, the bids) are the mixin `SpadesFacts` (engine/spades_facts.py), and the
+phases and prebuilt tables every layer shares are in engine/spades_tables.py.
 """
 
 import random
 from collections.abc import Callable
-from operator import itemgetter
-from typing import Final, Self, TypeAlias
+from typing import Self, TypeAlias
 
 from engine import scoring
-from engine.actions import Action, Bid, PlayCard
+from engine.actions import Action, Bid
 from engine.cards import Card, CardMask, card_text
 from engine.dealing import starting_dealer
-from engine.errors import IllegalAction, RulesetError
-from engine.events import BidMade, CardPlayed, Event, GameOver, HandScored
-from engine.game import Outcome, Phase
+from engine.errors import RulesetError
+from engine.events import BidMade, Event, GameOver, HandScored
+from engine.game import Outcome
 from engine.hand_end import FinishedHand
 from engine.history import DeadDeal, HandHistory, Transfer
-from engine.ordering import ORDERS, TRUMP, CardOrder
+from engine.ordering import ORDERS, TRUMP
 from engine.playout import playout_four
 from engine.ruleset import Ruleset
-
-# The phases as module constants: a member read through its Enum class (Phase.BIDDING) costs about
-# 90 ns on CPython 3.11 (EnumType's __getattr__ hook makes every class attribute read slow), a
-# global about 15; the state machine reads them on every action.
-PLAYING: Final = Phase.PLAYING
-DEALING: Final = Phase.DEALING
-DRAWING: Final = Phase.DRAWING
-DISCARDING: Final = Phase.DISCARDING
-BIDDING: Final = Phase.BIDDING
-EXCHANGING: Final = Phase.EXCHANGING
-GAME_OVER: Final = Phase.GAME_OVER
-NOBODY: Final[frozenset[int]] = frozenset()
-ONE_SEAT: Final = tuple((seat,) for seat in range(4))
-# The ranks (0..12) set in each 13-bit value: one suit of a mask at a time.
-RANKS_IN: Final = tuple(tuple(r for r in range(13) if value >> r & 1) for value in range(8192))
-# CardPlayed events by seat, card and trick index, made once: events are frozen values.
-CARD_PLAYED: Final = tuple(
-    tuple(tuple(CardPlayed(seat, card, trick + 1) for trick in range(17)) for card in range(54))
-    for seat in range(4)
-)
-# The PlayCard actions, made once (legal_actions hands out shared frozen objects).
-PLAY_ACTIONS: Final = tuple(tuple(PlayCard(seat, card) for card in range(54)) for seat in range(4))
-# Per seat, per 13-card chunk of the card numbers (a suit; the jokers are a fifth), that chunk's
-# PlayCard actions by rank; TAKE_RANKS[bits](row) is the tuple of the row's items at the ranks set
-# in `bits` (an itemgetter: one C call, three times faster than a comprehension).
-PLAY_ROWS: Final = tuple(
-    tuple(PLAY_ACTIONS[seat][13 * chunk : 13 * chunk + 13] for chunk in range(5))
-    for seat in range(4)
-)
-
-
-def _taker(ranks: tuple[int, ...]) -> Callable[[tuple[PlayCard, ...]], tuple[PlayCard, ...]]:
-    if len(ranks) > 1:
-        return itemgetter(*ranks)
-    # An itemgetter of one index returns the item, not a tuple, and one of none cannot be made:
-    # a slice gives the tuple, still in one C call.
-    start = ranks[0] if ranks else 0
-    return itemgetter(slice(start, start + len(ranks)))
-
-
-TAKE_RANKS: Final = tuple(_taker(ranks) for ranks in RANKS_IN)
-# The chunk of each card (and of -1, the lowest bit of an empty mask: chunk 0).
-CHUNK_OF_CARD: Final = (*(card // 13 for card in range(54)), 0)
-# (seat, card) of each packed play seat << 6 | card, made once.
-PLAY_PAIRS: Final = tuple((p >> 6, p & 63) for p in range(256))
-# Opponents per seat: partnerships in four-handed play, everyone else otherwise.
-OPPONENTS: Final = {
-    4: ((1, 3), (0, 2), (1, 3), (0, 2)),
-    3: ((1, 2), (0, 2), (0, 1)),
-    2: ((1,), (0,)),
-}
-TWO_HANDED_DISCARD: Final = 3
+from engine.spades_facts import SpadesFacts
+from engine.spades_tables import DEALING, GAME_OVER, NOBODY, PLAYING
 
 # Legal ordinary bids, shared by every game of a ruleset (a pure cache, kept small).
 # A legal-bids entry: the bids, their ids (apply's membership test) and the BidMade events made so
@@ -102,8 +53,8 @@ def card_or_repr(card: object) -> str:
     return repr(card)
 
 
-class SpadesState:
-    """The state, the facts about it, the hot path and the end of a hand."""
+class SpadesState(SpadesFacts):
+    """The state, the hot path and the end of a hand (the facts about the state: `SpadesFacts`)."""
 
     __slots__ = (
         "_actions",
@@ -353,160 +304,15 @@ class SpadesState:
             o._transfers = self._transfers.copy()
         return o
 
-    # -- the Game protocol: facts ---------------------------------------------------------------------
-    @property
-    def ruleset(self) -> Ruleset:
-        return self._ruleset
-
-    @property
-    def phase(self) -> Phase:
-        return self._phase
-
-    @property
-    def version(self) -> int:
-        return self._version
-
-    @property
-    def hand_number(self) -> int:
-        return self._hand_number
-
-    @property
-    def players(self) -> int:
-        return self._n
-
-    @property
-    def dealer(self) -> int:
-        return self._dealer
-
-    @property
-    def is_over(self) -> bool:
-        return self._outcome is not None
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self._outcome
-
+    # -- the Game protocol: the finished hands, as records -----------------------------------------
     @property
     def histories(self) -> list[HandHistory]:
+        """Every finished hand, oldest first; each is built from its raw facts when first asked for."""
         raw = self._histories
         for index, item in enumerate(raw):
             if isinstance(item, FinishedHand):
                 raw[index] = item.build()
         return raw  # type: ignore[return-value]
-
-    @property
-    def scores(self) -> tuple[int, ...]:
-        return tuple(self._scores)
-
-    @property
-    def bags(self) -> tuple[int, ...]:
-        """Bags per side (for last-digit bags: the last digit of the score)."""
-        return tuple(self._bags)
-
-    @property
-    def hand_type(self) -> str:
-        """The Crazy Spades hand type of the current hand ("" without a schedule)."""
-        return self._hand_type
-
-    @property
-    def turn(self) -> int:
-        """The seat whose turn it is in bidding and play."""
-        return self._turn
-
-    @property
-    def trick(self) -> tuple[tuple[int, Card], ...]:
-        """The trick in progress: (seat, card) in play order."""
-        n, lead = self._n, self._leader
-        return tuple(((lead + i) % n, card) for i, card in enumerate(self._trick))
-
-    @property
-    def tricks(self) -> tuple[int, ...]:
-        """Tricks won per seat this hand."""
-        return tuple(self._tricks)
-
-    @property
-    def bids(self) -> tuple[Bid | None, ...]:
-        """Bids per seat this hand (None until made)."""
-        return tuple(self._bids)
-
-    @property
-    def ruleset_order(self) -> CardOrder:
-        """The card-order tables of this game's deck."""
-        return self._order
-
-    @property
-    def play_rule(self) -> str:
-        """The play rule in force this hand: normal, pressure or nothing_but_spades."""
-        return self._play_rule
-
-    @property
-    def bid_rule(self) -> str:
-        """The bid rule in force this hand (ruleset.bid_rule, or the Crazy hand type's)."""
-        return self._bid_rule
-
-    @property
-    def forced_lead(self) -> Card | None:
-        """The card that must be led to the first trick (lowest club rule), until it is led."""
-        return self._forced_lead if self._forced_lead >= 0 else None
-
-    @property
-    def tricks_done(self) -> int:
-        """Tricks completed this hand."""
-        return len(self._winners)
-
-    @property
-    def last_trick_winner(self) -> int:
-        """The winner of the last completed trick (-1 before the first)."""
-        return self._winners[-1] if self._winners else -1
-
-    @property
-    def spades_broken(self) -> bool:
-        return self._broken
-
-    @property
-    def played(self) -> CardMask:
-        """Every card played this hand."""
-        return self._played
-
-    def hand(self, seat: int) -> CardMask:
-        """The cards `seat` holds now (the engine's truth: not redacted; use view() for players)."""
-        return self._hands[seat]
-
-    def side_of(self, seat: int) -> int:
-        """The index in `scores` of the side `seat` plays for."""
-        return seat % 2 if self._n == 4 else seat
-
-    def partner(self, seat: int) -> int | None:
-        """The partner's seat in four-handed play, else None."""
-        return self._partner_of[seat]
-
-    def to_act(self) -> tuple[int, ...]:
-        phase = self._phase
-        if phase is PLAYING or phase is BIDDING:
-            return ONE_SEAT[self._turn]
-        if phase is EXCHANGING:
-            return self._exchange_to_act()
-        if phase is DRAWING:
-            return (self._predraw[0],) if self._predraw else (self._turn,)
-        if phase is DISCARDING:
-            return (self._discard_turns[0],)
-        return ()
-
-    def _exchange_to_act(self) -> tuple[int, ...]:
-        if not self._exchanges:
-            return ()
-        nil_seat, partner = self._exchanges[0]
-        if self._ruleset.blind_nil_exchange_order == "nil_first":
-            return (partner,) if nil_seat in self._pending else (nil_seat,)
-        return tuple(s for s in (nil_seat, partner) if s not in self._pending)
-
-    def _expect(self, phase: Phase, seat: int, what: str) -> None:
-        if self._phase is not phase:
-            raise IllegalAction(
-                "wrong_phase", f"you cannot {what} now: the game is {self._phase.value}"
-            )
-        if seat not in self.to_act():
-            raise IllegalAction("not_your_turn", f"it is not your turn to {what}")
 
     # -- the hot path ---------------------------------------------------------------------------------
     def legal_play_mask(self, seat: int) -> CardMask:
