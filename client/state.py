@@ -19,12 +19,7 @@ from typing import Any
 
 from client import carryover
 from client.cards import card_key, label, labels, sort_cards
-from client.results import (
-    HandResult,
-    HandSummary,
-    meanwhile,
-    minutes,
-)
+from client.results import HandResult, HandSummary, meanwhile, minutes
 from client.table_events import TableEvents
 from client.verify import DealCheck, HandEvidence, Verdict, check_hand
 from engine.errors import EngineError

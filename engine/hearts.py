@@ -32,23 +32,10 @@ from engine.cards import (
 )
 from engine.dealing import starting_dealer
 from engine.errors import IllegalAction, RulesetError
-from engine.events import (
-    CardPlayed,
-    CardsGiven,
-    CardsPassed,
-    Event,
-    SpadesBroken,
-    TrickWon,
-)
+from engine.events import CardPlayed, CardsGiven, CardsPassed, Event, SpadesBroken, TrickWon
 from engine.game import Outcome, Phase
 from engine.hearts_dealing import HeartsDealing
-from engine.hearts_rules import (
-    HEARTS_MASK,
-    POINT_CARDS,
-    QUEEN_MASK,
-    TWO_OF_CLUBS_MASK,
-    pass_offset,
-)
+from engine.hearts_rules import HEARTS_MASK, POINT_CARDS, QUEEN_MASK, TWO_OF_CLUBS_MASK, pass_offset
 from engine.hearts_scoring import HeartsScoring
 from engine.hearts_search import (
     DEALING,

@@ -15,13 +15,7 @@ from engine.dealing import UNDRAWN
 from engine.errors import IllegalAction
 from engine.events import Event, HandDealt
 from engine.game import Phase
-from engine.hearts_rules import (
-    TWO_OF_CLUBS,
-    deal_hands,
-    holder_of,
-    pass_direction,
-    pass_offset,
-)
+from engine.hearts_rules import TWO_OF_CLUBS, deal_hands, holder_of, pass_direction, pass_offset
 from engine.hearts_search import DEALING, PASSING, PLAYING
 from engine.ruleset import Ruleset
 
