@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 
-from bots.conformance import server_handshake, server_lobby, server_play
+from bots.conformance import server_handshake, server_ladder, server_lobby, server_play
 from bots.conformance.report import Findings, Outcome, Scenario, run_all, select
 from bots.conformance.target import Target
 
@@ -63,7 +63,7 @@ CHECKS: tuple[tuple[str, Check, str], ...] = (
     ),
     (
         "ladder-queries",
-        server_lobby.ladder_queries,
+        server_ladder.ladder_queries,
         "standings, matches and an entrant for anyone; no entry without an account",
     ),
     (
