@@ -170,17 +170,7 @@ class Reading:
         }
         self.play_cache: dict[tuple[int, int, CardMask], Evidence] = {}
         # Per bid read: the heuristic's bidding in that position, for any hand.
-        self.bid_plans = {
-            seat: spades_policy.BidPlan(
-                list(choice.legal),
-                players=4,
-                partner_bid=choice.partner_bid,
-                bags=choice.bags,
-                bag_limit=self.ruleset.bag_limit,
-                bags_counted=self.ruleset.bags != "off",
-            )
-            for seat, choice in self.bids.items()
-        }
+        self.bid_plans = {seat: self._bid_plan(choice) for seat, choice in self.bids.items()}
 
     @classmethod
     def of(
@@ -288,20 +278,23 @@ class Reading:
         total = top + math.log(sum(math.exp(t - top) for t in terms))
         return total, math.exp(terms[RANDOM] - total)
 
+    def _bid_plan(self, choice: BidChoice) -> spades_policy.BidPlan:
+        """The heuristic's bidding in the position `choice` was made in."""
+        return spades_policy.BidPlan(
+            list(choice.legal),
+            players=4,
+            partner_bid=choice.partner_bid,
+            bags=choice.bags,
+            bag_limit=self.ruleset.bag_limit,
+            bags_counted=self.ruleset.bags != "off",
+        )
+
     def bid_evidence(self, choice: BidChoice, hand: CardMask) -> Evidence:
         order = self.order
-        r = self.ruleset
         estimate = spades_policy.estimate_tricks(hand, order, 4)
         plan = self.bid_plans.get(choice.seat)
         if plan is None or self.bids.get(choice.seat) is not choice:  # a choice made elsewhere
-            plan = spades_policy.BidPlan(
-                list(choice.legal),
-                players=4,
-                partner_bid=choice.partner_bid,
-                bags=choice.bags,
-                bag_limit=r.bag_limit,
-                bags_counted=r.bags != "off",
-            )
+            plan = self._bid_plan(choice)
         chosen = plan.choose(hand, order, estimate)
         spread = NIL_SPREAD if choice.bid.tricks == 0 else BID_SPREAD
         near = math.exp(-((estimate - choice.bid.tricks) ** 2) / (2 * spread * spread)) / (

@@ -313,8 +313,8 @@ def fresh_evidence(reading: Reading, seat: int, dealt: int) -> tuple[float, floa
 
 
 def test_cached_evidence_is_the_evidence_computed_afresh() -> None:
-    # The reading keeps a followed card's evidence by the cards of the hand it depends on (the
-    # suit led and the spades) and each bid's plan by position: along a chain's walk (hands that
+    # The reading keeps a followed card's evidence by the cards of the hand it depends on (those
+    # of the suit led) and each bid's plan by position: along a chain's walk (hands that
     # differ by a card or two), every seat's evidence equals a fresh reading's, to the last bit.
     compared = 0
     for seed in range(6):
@@ -339,7 +339,7 @@ def walk_and_compare(view: BotView, rng: random.Random) -> int:
             dealt = hands[seat] | reading.played[seat]
             assert reading.seat_evidence(seat, dealt) == fresh_evidence(fresh, seat, dealt)
             compared += 1
-    if reading.cards and any(reading.relevant.values()):
+    if any(any(masks) for masks in reading.relevant.values()):
         assert reading.play_cache  # followed cards were looked up by their suits
     return compared
 
