@@ -5,15 +5,15 @@ from operator import sub
 from typing import TYPE_CHECKING
 
 from engine import scoring
-from engine.actions import Action, Bid, PlayCard
+from engine.actions import Action, Bid
 from engine.events import HandScored
 from engine.history import HandHistory
+from engine.spades_tables import PLAY_ACTIONS
 
 if TYPE_CHECKING:
     from engine.spades_state import SpadesState
 
 NO_SEATS: frozenset[int] = frozenset()
-_PLAY_ACTIONS = tuple(tuple(PlayCard(seat, card) for card in range(54)) for seat in range(4))
 
 
 class FinishedHand:
@@ -96,7 +96,7 @@ class FinishedHand:
             while position < len(extra) and extra[position][0] == index:
                 actions.append(extra[position][1])
                 position += 1
-            actions.append(_PLAY_ACTIONS[p >> 6][p & 63])
+            actions.append(PLAY_ACTIONS[p >> 6][p & 63])
         actions.extend(action for _, action in extra[position:])
         return HandHistory(
             hand_number=self.hand_number,
