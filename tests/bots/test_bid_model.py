@@ -166,6 +166,17 @@ def test_training_rows_are_made_from_true_deals() -> None:
     assert deal_rows(3, seed=7) == rows
 
 
+def test_the_bias_bench_plays_each_nearby_bid_with_the_base_bids_draws() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench.bid_bias import OFFSETS, deal_differences
+
+    differences = deal_differences(3, seed=7)
+    assert differences and {offset for offset, _ in differences} <= set(OFFSETS)
+    assert deal_differences(3, seed=7) == differences
+    # Over a few deals some bid plays out otherwise than it scores (the bench's reason to be).
+    assert any(d != 0 for deal in range(12) for _, d in deal_differences(deal, seed=7))
+
+
 def test_the_search_tells_the_model_the_bags_of_each_side() -> None:
     hands = [mask(text) for text in HANDS]
     gains = []
