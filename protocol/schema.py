@@ -7,7 +7,8 @@ msgpack value) or another wire dataclass, refined with ``Annotated`` markers (:c
 :class:`Length`, :class:`Pattern`, :class:`OneOf`, :class:`Named`, :class:`Doc`). Each class is
 compiled once into a list of field converters; the same compiled form validates decoded maps, encodes
 instances and renders the documentation's field tables, so the three can never disagree.
-Unknown keys are ignored (forward compatibility).
+Unknown keys are ignored (forward compatibility); an explicit nil for an optional field is read as the
+field left out (its default), whatever its type.
 """
 
 import dataclasses
@@ -410,12 +411,19 @@ def _num(x: float) -> str:
 
 
 def from_map(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
-    """Build ``cls`` from a decoded map; unknown keys are ignored. Raises :class:`FieldProblem`."""
+    """Build ``cls`` from a decoded map; unknown keys are ignored, and an optional field given as
+    nil takes its default, as if it were absent. Raises :class:`FieldProblem`."""
     schema = schema_of(cls)
     kwargs: dict[str, Any] = {}
     for spec in schema.fields:
-        if spec.name in data:
-            kwargs[spec.name] = spec.convert(data[spec.name], prefix + spec.name)
+        value = data.get(spec.name, _MISSING)
+        if value is None and not spec.required:
+            # An explicit nil for an optional field means the same as leaving it out (the field's
+            # default): docs/protocol.md, Framing. A required field's nil goes to its converter,
+            # which accepts it only where the type says nil.
+            continue
+        if value is not _MISSING:
+            kwargs[spec.name] = spec.convert(value, prefix + spec.name)
         elif spec.required:
             raise FieldProblem(prefix + spec.name, "is required", missing=True)
     obj = cls(**kwargs)
