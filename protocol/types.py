@@ -196,6 +196,16 @@ class ServerLimits:
     chat_per_second: Annotated[
         float | None, Doc("`chat` lines a second on average after a burst; nil: not announced")
     ] = None
+    act_burst: Annotated[
+        Count | None,
+        Doc("`act`s answering no `your_turn` a client may send at once; nil: not announced"),
+    ] = None
+    act_per_second: Annotated[
+        float | None,
+        Doc(
+            "`act`s answering no `your_turn` a second on average after a burst; nil: not announced"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -73,6 +73,12 @@ class Limits:
     chat_per_second: float = 1.0  # ... refilled at this rate (a token bucket)
     max_messages_per_second: float = 50.0  # all requests of one connection, same bucket scheme
     max_message_burst: int = 100
+    # `act`s of one connection that answer no `your_turn` (a repeat, a stale one, one from a
+    # connection with no seat there): this many at once, then this many a second, on top of the
+    # rate above. Each one that is a seat's costs its table's inbox; the answers are free.
+    # (A player trying a few illegal moves in a row stays well inside them.)
+    act_burst: int = 30
+    act_per_second: float = 5.0
     table_name_max_chars: int = 40
 
 

@@ -134,6 +134,11 @@ class Requester(Peer, Protocol):
     chat: TokenBucket
     log: Any
 
+    def why_not_seated(self, table_id: str) -> str:
+        """The sentence refusing an `act` at a table where this connection holds no seat (the
+        reason `seat_lost` gave, if it lost one there)."""
+        ...
+
     async def logged_in(self, account: Account) -> None:
         """The connection is now `account`'s: it hears lobby chat and gets its held seats back."""
         ...
@@ -342,7 +347,13 @@ async def act(who: Requester, request: Act) -> None:
     need_account(who)
     lobby = who.services.lobby
     table = lobby.get(request.table)
-    # The table checks that this connection holds a seat there and that it is its turn.
+    if request.table not in who.seats:
+        # No seat here, by what the tables told this connection (`joined`, `table_created`,
+        # `seat_lost`, its own `leave`): refused here, so a spectator's (or a stranger's) acts
+        # never cost the table a place in its inbox (docs/protocol.md, Which refusal wins).
+        raise Refused(ErrorCode.NOT_SEATED, who.why_not_seated(request.table))
+    # The table checks that this connection still holds the seat and that it is its turn: the
+    # map above is a cache, the table decides.
     command = ActCommand(
         peer=who, version=request.version, action=to_map(request.action), request_id=request.id
     )

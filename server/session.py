@@ -26,6 +26,7 @@ from protocol.connection import Connection, ConnectionClosed, Phase
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
+    Act,
     Bye,
     Error,
     Event,
@@ -46,10 +47,12 @@ from server.peers import SharedEvent
 from server.requests import HANDLERS, Refused, SessionServices, TokenBucket, clock_of
 from server.storage import StorageError
 from server.table_commands import LeaveCommand, LeaveReason, TableError
+from server.table_seats import LOST_WHY, lost_seat_sentence
 
 log = structlog.get_logger("server.session")
 
 RECEIVE_CHUNK = 16 * 1024
+LOST_SEATS_KEPT = 16  # tables whose seat_lost reason a session remembers for its late `act`s
 
 __all__ = ["Session", "SessionServices"]
 
@@ -77,7 +80,13 @@ class Session:
         # decide who holds a seat.
         self.seats: dict[str, int] = {}
         self.watching: set[str] = set()
+        # Why this connection lost a seat it held (`seat_lost`), by table, for the refusal of its
+        # later `act`s there: the last few only.
+        self.lost_seats: dict[str, str] = {}
         self._requests = TokenBucket(limits.max_messages_per_second, limits.max_message_burst)
+        # `act`s that answer no `your_turn` (`Connection.answers_turn`): each one a table might
+        # have to handle, so fewer of them than of other messages.
+        self._acts = TokenBucket(limits.act_per_second, limits.act_burst)
         self.chat = TokenBucket(limits.chat_per_second, limits.chat_burst)
         self.last_heard = trio.current_time()  # when the last whole message arrived
         self._waiting = False  # past hello and waiting for the next message
@@ -102,10 +111,16 @@ class Session:
         if isinstance(message, Event):
             if isinstance(message, SeatLost):
                 self.seats.pop(message.table, None)
+                self.lost_seats[message.table] = lost_seat_sentence(
+                    message.seat, LOST_WHY[message.reason]
+                )
+                if len(self.lost_seats) > LOST_SEATS_KEPT:
+                    del self.lost_seats[next(iter(self.lost_seats))]
         elif isinstance(message, Joined | TableCreated) and message.table:
             if message.seat is not None:
                 self.seats[message.table] = message.seat
                 self.watching.discard(message.table)
+                self.lost_seats.pop(message.table, None)
             elif isinstance(message, Joined):
                 self.watching.add(message.table)
         try:
@@ -287,8 +302,12 @@ class Session:
             self.connection.finish(reason="client_bye")
             return False
         rid = getattr(item, "id", None)
-        if not self.proto.answers_turn(item) and not self._requests.take():
+        answers_turn = self.proto.answers_turn(item)
+        if not answers_turn and not self._requests.take():
             self.deliver(self._rate_limited(rid))
+            return True
+        if isinstance(item, Act) and not answers_turn and not self._acts.take():
+            self.deliver(self._rate_limited(rid, self._acts, "too many acts that answer no turn"))
             return True
         try:
             if isinstance(item, Hello):
@@ -338,13 +357,22 @@ class Session:
         # A hello that was not answered with `welcome` ends the connection.
         return self.proto.can_send and self.proto.phase is not Phase.AWAITING_WELCOME
 
-    def _rate_limited(self, request_id: int | None) -> Error:
+    def _rate_limited(
+        self,
+        request_id: int | None,
+        bucket: TokenBucket | None = None,
+        message: str = "too many messages",
+    ) -> Error:
         return Error(
             id=request_id,
             code=ErrorCode.RATE_LIMITED.value,
-            message="too many messages",
-            retry_ms=self._requests.retry_ms(),
+            message=message,
+            retry_ms=(bucket or self._requests).retry_ms(),
         )
+
+    def why_not_seated(self, table_id: str) -> str:
+        """The sentence refusing an `act` at a table where this connection holds no seat."""
+        return self.lost_seats.get(table_id, "you hold no seat at this table")
 
     def let_go_if_idle(self, cutoff: float, idle: float) -> None:
         """End the wait for the next message if nothing whole was heard since `cutoff` (the
@@ -415,5 +443,7 @@ class Session:
                 chat_max_chars=limits.chat_max_chars,
                 chat_burst=limits.chat_burst,
                 chat_per_second=limits.chat_per_second,
+                act_burst=limits.act_burst,
+                act_per_second=limits.act_per_second,
             ),
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 import structlog
 import trio
@@ -33,6 +33,20 @@ from server.table_commands import (
 from server.table_policy import TablePolicy
 
 LostReason = Literal["taken_over", "match_over", "forfeited"]
+# Why a connection lost its seat, as its later `act`s are told: by the table, and by the session
+# that learned it from `seat_lost` (it then answers them itself: `lost_seat_sentence`).
+LOST_WHY: Final[dict[str, str]] = {
+    "taken_over": "another connection of your account took it over",
+    "match_over": "the match is over",
+    "forfeited": "you forfeited; a bot plays it now",
+}
+
+
+def lost_seat_sentence(seat: int, why: str) -> str:
+    """The refusal's sentence for an `act` from a connection that lost `seat` for `why`."""
+    return f"you no longer hold seat {seat} here: {why}"
+
+
 LOST_REASONS_KEPT = 64  # why connections lost their seats, remembered for their late `act`s
 
 
@@ -160,7 +174,7 @@ class Membership:
         if holder is None or state.bot is not None:
             return
         holder.deliver(SeatLost(table=self.table_id, seat=seat, reason=reason))
-        self._lost[holder.peer_id] = f"you no longer hold seat {seat} here: {why}"
+        self._lost[holder.peer_id] = lost_seat_sentence(seat, why)
         if len(self._lost) > LOST_REASONS_KEPT:
             del self._lost[next(iter(self._lost))]
         state.holder = None
@@ -245,7 +259,7 @@ class Membership:
             )
             return
         if outcome.how is How.TAKEN_OVER:
-            self.release(seat, "taken_over", "another connection of your account took it over")
+            self.release(seat, "taken_over", LOST_WHY["taken_over"])
         returning = outcome.how is How.RETURNED and self.seats[seat].dropped_at is not None
         if peer in self.spectators:
             host.policy.watcher_gone(peer)
@@ -283,7 +297,7 @@ class Membership:
         """The holder of `seat` goes: how the seat carries on depends on when and why."""
         lifecycle = host.lifecycle
         if reason is LeaveReason.RELEASED:
-            self.release(seat, "match_over", "the match is over")
+            self.release(seat, "match_over", LOST_WHY["match_over"])
             return
         dropped = reason is LeaveReason.DISCONNECTED
         forfeit = None
