@@ -291,6 +291,7 @@ async def _serve(
                                     max_message_bytes=config.limits.max_frame_bytes,
                                     session_nursery=connections,
                                     optional=config.web_port_optional,
+                                    names=config.web_names,
                                 )
                             )
                         log.info(

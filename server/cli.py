@@ -85,6 +85,14 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     web: Annotated[
         bool, typer.Option("--web/--no-web", help="Serve the browser page (--no-web: TCP only).")
     ] = True,
+    web_name: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A DNS name the page is opened by (repeatable), e.g. club.example; IP "
+            "addresses, localhost and a --host name are always served, any other name is "
+            "refused 421 (DNS rebinding: docs/web.md)."
+        ),
+    ] = None,
     db: Annotated[
         str | None,
         typer.Option(
@@ -178,6 +186,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     from server.app import serve as run_server
     from server.failures import ExitCode, explain
     from server.tls import TLSConfigError, server_context
+    from server.web.names import WebNameError, normalise_name
 
     if not 0 <= port <= 65535:
         typer.echo(f"error: port {port} is not in 0..65535", err=True)
@@ -185,6 +194,11 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if web_port is not None and not 0 <= web_port <= 65535:
         typer.echo(f"error: --web-port {web_port} is not in 0..65535", err=True)
         raise typer.Exit(2)
+    try:
+        web_names = tuple(normalise_name(name) for name in web_name or ())
+    except WebNameError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         typer.echo("error: clocks must be positive and the grace period not negative", err=True)
         raise typer.Exit(2)
@@ -278,6 +292,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         # The default web port may be taken (another server here): then serve without the page.
         web_port=(web_port if web_port is not None else DEFAULT_WEB_PORT) if web else None,
         web_port_optional=web_port is None,
+        web_names=web_names,
         cluster=cluster,
         cluster_address=cluster_address
         or (lan_address() if cluster and host in ("0.0.0.0", "") else None),

@@ -127,6 +127,10 @@ class ServerConfig:
     # default port, not one the user chose).
     web_port: int | None = None
     web_port_optional: bool = False
+    # DNS names the web port answers for besides IP addresses and `localhost` (`--web-name`):
+    # a request for any other name is refused 421, against DNS rebinding (server/web/names.py).
+    # `host`, when it is a name, is one of them.
+    web_names: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
 
     @property

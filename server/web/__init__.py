@@ -13,13 +13,14 @@ import contextlib
 import errno
 import ssl
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 
 import structlog
 import trio
 
 from server.web.http import HttpConnection, WebLimits
+from server.web.names import HostNames
 from server.web.static_files import StaticFile, load_site
 
 __all__ = ["RunSession", "WebLimits", "WebPortError", "serve_web"]
@@ -53,6 +54,7 @@ async def serve_web(
     session_nursery: trio.Nursery,
     optional: bool = False,
     limits: WebLimits | None = None,
+    names: Iterable[str] = (),
     task_status: trio.TaskStatus[int | None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Listen on `host:port` (0: any free port) until cancelled; `task_status.started(port)`.
@@ -60,9 +62,18 @@ async def serve_web(
     Sessions are started in `session_nursery` (so they outlive this listener until the server says
     `bye`); HTTP connections not yet upgraded belong to this task and end with it. Raises
     `OSError` naming the web port if it cannot be bound, unless `optional`: then it logs why,
-    reports `started(None)` and returns (the server goes on without its page).
+    reports `started(None)` and returns (the server goes on without its page). `names`: the DNS
+    names it answers for besides IP addresses, `localhost` and `host` if it is a name
+    (`--web-name`; server/web/names.py).
     """
-    web = _WebListener(run_session, tls, max_message_bytes, session_nursery, limits or WebLimits())
+    web = _WebListener(
+        run_session,
+        tls,
+        max_message_bytes,
+        session_nursery,
+        limits or WebLimits(),
+        names=HostNames(names, listening_on=host),
+    )
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
     except OSError as exc:
@@ -87,8 +98,11 @@ class _WebListener:
         max_message_bytes: int,
         session_nursery: trio.Nursery,
         limits: WebLimits,
+        *,
+        names: HostNames,
     ) -> None:
         self.run_session = run_session
+        self.names = names
         self.tls = tls
         self.max_message_bytes = max_message_bytes
         self.session_nursery = session_nursery
@@ -141,6 +155,7 @@ class _WebListener:
                     self.site,
                     limits,
                     max_message_bytes=self.max_message_bytes,
+                    names=self.names,
                 )
                 upgraded = await http.serve()
         except Exception:

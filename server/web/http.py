@@ -3,11 +3,14 @@
 h11 parses the requests (sans-IO, like our own protocol package); wsproto checks a WebSocket upgrade
 and writes its answer. Everything a browser (or a script pretending to be one) can do is bounded:
 
-- one request head (request line and headers) is at most `max_request_bytes`, else 431;
+- it must be for this server's own name (`Host`: an IP address, `localhost` or a `--web-name`),
+  else 421, so a DNS-rebinding page cannot pose as this one (server/web/names.py);
+- one request head (request line and headers) is at most `max_request_bytes` however its bytes
+  arrive (one write or many), else 431;
 - it must arrive whole within `request_timeout` of the wait for it starting (also between the
   requests of a kept-alive connection), else 408 (or a silent close if nothing came);
 - only GET and HEAD are served (405), never with a body (413), at most
-  `max_requests_per_connection` on one connection;
+  `max_requests_per_connection` on one connection; a refused HEAD gets its status line too;
 - each response must be written within `send_timeout`, else the connection is dropped.
 
 The WebSocket lives at `/ws`. A browser's upgrade must come from this server's own page: its
@@ -31,6 +34,7 @@ from wsproto.events import AcceptConnection, RejectConnection
 from wsproto.events import Request as WSRequest
 from wsproto.utilities import RemoteProtocolError as WSRemoteProtocolError
 
+from server.web.names import HostNames
 from server.web.static_files import StaticFile
 from server.web.websocket import WebSocketStream
 
@@ -80,14 +84,21 @@ class HttpConnection:
         limits: WebLimits,
         *,
         max_message_bytes: int,
+        names: HostNames | None = None,
     ) -> None:
         self.stream = stream
         self.peer = peer
         self.site = site
         self.limits = limits
         self.max_message_bytes = max_message_bytes
+        self.names = names or HostNames()
+        # h11 bounds a head it is still waiting for; `_read_request` bounds a whole one, which
+        # h11 would take at any size if it came in one read.
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_request_bytes)
         self.requests = 0
+        # The method of the request being answered (None before its head is read): a HEAD's
+        # answer, an error included, has no body.
+        self.method: bytes | None = None
 
     async def serve(self) -> WebSocketStream | None:
         """Answer requests until the connection is to end (None: then call `close()`) or
@@ -115,6 +126,10 @@ class HttpConnection:
     async def _read_request(self) -> h11.Request | None:
         """The next request, whole (head, and the end of its empty body), or None at the end."""
         request: h11.Request | None = None
+        self.method = None
+        # Bytes that may belong to this request's head: what h11 kept from the last read (a
+        # pipelined request) and all received since, until the head is parsed.
+        received = len(self.h11.trailing_data[0])
         with trio.move_on_after(self.limits.request_timeout) as timer:
             while True:
                 try:
@@ -130,12 +145,20 @@ class HttpConnection:
                     raise _Close from None
                 if event is h11.NEED_DATA:
                     data = bytes(await self.stream.receive_some(RECEIVE_CHUNK))
+                    if request is None:
+                        received += len(data)
                     self.h11.receive_data(data)
                     continue
                 if isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
                     return request
                 if isinstance(event, h11.Request):
                     request = event
+                    self.method = event.method.upper()
+                    # The head's size is what h11 consumed for it, whether it came in one read
+                    # (which h11 does not bound) or in many.
+                    if received - len(self.h11.trailing_data[0]) > self.limits.max_request_bytes:
+                        await self._error(431, "request head too large")
+                        raise _Close
                     if _has_body(event):
                         await self._error(413, "requests with a body are not accepted here")
                         raise _Close
@@ -154,6 +177,14 @@ class HttpConnection:
 
     async def _answer(self, request: h11.Request) -> WebSocketStream | None:
         method = request.method.upper()
+        refusal = self.names.refusal(_header(request, b"host"))
+        if refusal is not None:
+            # Pages and upgrades alike: nothing is answered for another site's name.
+            status, reason = refusal
+            host = (_header(request, b"host") or b"").decode("latin-1")[:80]
+            log.info("web_host_refused", peer=self.peer, host=host)
+            await self._error(status, reason)
+            raise _Close
         path = urlsplit(request.target.decode("ascii", "replace")).path
         if method not in (b"GET", b"HEAD"):
             await self._error(405, "only GET and HEAD", [(b"Allow", b"GET, HEAD")])
@@ -233,13 +264,16 @@ class HttpConnection:
     async def _error(
         self, status: int, reason: str, extra: list[tuple[bytes, bytes]] | None = None
     ) -> None:
-        """Answer with `status` and a one-line reason, then the connection closes."""
+        """Answer with `status` and a one-line reason (its status line alone to a HEAD), then
+        the connection closes."""
         if self.h11.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
             return
         body = f"{status} {reason}\n".encode()
+        # h11 frames the answer by the request's method: a body sent to a HEAD is its error.
+        method = self.method or b"GET"
         with contextlib.suppress(_Close, trio.BrokenResourceError, trio.ClosedResourceError):
             await self._respond(
-                status, b"text/plain; charset=utf-8", body, b"GET", extra=extra, close=True
+                status, b"text/plain; charset=utf-8", body, method, extra=extra, close=True
             )
 
     async def _send(self, data: bytes) -> None:

@@ -85,7 +85,7 @@ async def test_the_page_and_its_files_are_served(web_server) -> None:  # type: i
             port, get("/js/app.js", f"If-None-Match: {headers['etag']}\r\n")
         )
         assert status == 304 and body == b""
-        status, headers, body = await http(port, b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+        status, headers, body = await http(port, b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert status == 200 and int(headers["content-length"]) > 0
         status, _, body = await http(port, get("/presets.json"))
         presets = {p["name"]: p for p in json.loads(body)["presets"]}
@@ -113,15 +113,15 @@ async def test_methods_bodies_and_bad_requests_are_refused(web_server) -> None: 
     port = web_server.web_port
     with trio.fail_after(10):
         status, headers, _ = await http(
-            port, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+            port, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
         )
         assert status == 405 and headers["allow"] == "GET, HEAD"
         status, _, _ = await http(
-            port, b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+            port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello"
         )
         assert status == 413
         status, _, _ = await http(
-            port, b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
         )
         assert status == 413
         status, _, _ = await http(port, b"NOT HTTP AT ALL\r\n\r\n")
@@ -156,7 +156,7 @@ async def test_a_slow_request_is_cut_off() -> None:
         with trio.fail_after(10):
             stream = await trio.open_tcp_stream("127.0.0.1", port)
             async with stream:
-                await stream.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
+                await stream.send_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never finished
                 data = b""
                 while chunk := await stream.receive_some(65536):
                     data += chunk

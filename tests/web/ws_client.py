@@ -60,7 +60,10 @@ class WSClient:
         origin: str | None = None,
         tls: ssl.SSLContext | None = None,
         path: str = "/ws",
+        host: str | None = None,
     ) -> WSClient:
+        """Open a WebSocket to the web port on 127.0.0.1; `host`: the `Host` header to send
+        (by default `127.0.0.1:port`, what a browser on this machine sends)."""
         tcp = await trio.open_tcp_stream("127.0.0.1", port)
         stream: trio.abc.Stream = tcp
         if tls is not None:
@@ -68,7 +71,7 @@ class WSClient:
         ws = WSConnection(ConnectionType.CLIENT)
         headers = [(b"Origin", origin.encode())] if origin else []
         await stream.send_all(
-            ws.send(Request(host=f"127.0.0.1:{port}", target=path, extra_headers=headers))
+            ws.send(Request(host=host or f"127.0.0.1:{port}", target=path, extra_headers=headers))
         )
         try:
             return await cls._handshake(stream, ws)
