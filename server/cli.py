@@ -1,4 +1,4 @@
-"""The `spades-server` command line: `serve`, `export`, `version`, `conformance`."""
+"""The `spades-server` command line: `serve`, `export`, `version`, `conformance`, `ladder`, `db`."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import trio
 import typer
 
 from engine.version import project_version
+from server.cli_db import db_app
 from server.config import (
     DEFAULT_PORT,
     DEFAULT_WEB_PORT,
@@ -504,6 +505,9 @@ def add_house_bots(
     except (ValueError, StorageError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+app.add_typer(db_app, name="db")
 
 
 def main() -> None:

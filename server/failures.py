@@ -1,4 +1,4 @@
-"""Why `spades-server serve` could not run, as one line and a documented exit code.
+"""Why `spades-server serve` (or `db copy`) could not run, as one line and a documented exit code.
 
 An operator's mistake (a busy port, a host that does not resolve, a database another server holds,
 a certificate that does not load) is told in one sentence on stderr, with an exit code a script can
@@ -28,6 +28,7 @@ class ExitCode(IntEnum):
     DATABASE = 4  # the database cannot be used: no such folder, not a database, too new
     DATABASE_IN_USE = 5  # another running server holds the database
     TLS = 6  # the certificate or key cannot be loaded
+    TARGET_NOT_EMPTY = 7  # `db copy`: the target database already holds rows
 
 
 @dataclass(frozen=True)

@@ -76,8 +76,9 @@ def schema_version(conn: psycopg.Connection[Any]) -> int:
     return 0 if found is None else int(found[0])
 
 
-def migrate(conn: psycopg.Connection[Any], url: str) -> int:
-    """Bring the schema to `SCHEMA_VERSION`; returns the version found before migrating.
+def migrate(conn: psycopg.Connection[Any], url: str, *, to: int = SCHEMA_VERSION) -> int:
+    """Bring the schema to `SCHEMA_VERSION` (or only as far as version `to`, for a copy of an
+    older database: `server.storage.dbcopy`); returns the version found before migrating.
 
     Each migration is one transaction with its version bump (PostgreSQL's DDL is transactional),
     under an advisory lock, reading the version again inside: servers starting together apply
@@ -86,7 +87,7 @@ def migrate(conn: psycopg.Connection[Any], url: str) -> int:
     found = schema_version(conn)
     if found > SCHEMA_VERSION:
         raise SchemaTooNew(shown(url), found, SCHEMA_VERSION)
-    for version in range(found, SCHEMA_VERSION):
+    for version in range(found, min(to, SCHEMA_VERSION)):
         try:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))

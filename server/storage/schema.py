@@ -14,6 +14,7 @@ change is a new entry at the end. No statement may contain ';', as migrations ar
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 
@@ -224,3 +225,51 @@ def statements(migration: str) -> list[str]:
 MIGRATIONS: tuple[str, ...] = migrations(SQLITE)
 
 SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """One table the migrations make, as far as a copy of the database must know it
+    (`server.storage.dbcopy`); its columns are the database's own catalog's."""
+
+    name: str
+    #: Columns the engine numbers (`{id}`, `{serial}`): a copy writes their values as they are and
+    #: then moves the engine's counter past them.
+    numbered: tuple[str, ...]
+    #: Its numbers are never reused (`{serial}`: SQLite's AUTOINCREMENT, kept in sqlite_sequence).
+    serial: bool
+    #: Its rows' insertion order is a `rowid` (`{rowid}`: SQLite's implicit one, PostgreSQL's
+    #: column), which a copy keeps too.
+    rowid: bool
+
+
+_CREATE = re.compile(r"^\s*CREATE TABLE (?:IF NOT EXISTS )?(\w+)", re.IGNORECASE)
+_DROP = re.compile(r"^\s*DROP TABLE (?:IF EXISTS )?(\w+)", re.IGNORECASE)
+_RENAME = re.compile(r"^\s*ALTER TABLE \w+ RENAME TO", re.IGNORECASE)
+_NUMBERED = re.compile(r"^\s*(\w+)\s+\{(id|serial)\}", re.MULTILINE)
+
+
+def tables(version: int = SCHEMA_VERSION) -> tuple[TableShape, ...]:
+    """The tables the first `version` migrations leave, read from their text, in the order they
+    were made: a table is made after every table it references, so rows written in this order
+    never wait for a row they point to."""
+    found: dict[str, TableShape] = {}
+    for migration in _MIGRATIONS[:version]:
+        for statement in statements(migration):
+            if _RENAME.match(statement):
+                # Not done by any migration yet: a copy would look for the old name.
+                raise ValueError(f"teach tables() to follow a renamed table: {statement.strip()}")
+            if (dropped := _DROP.match(statement)) is not None:
+                found.pop(dropped.group(1), None)
+            elif (created := _CREATE.match(statement)) is not None:
+                numbered = _NUMBERED.findall(statement)
+                found.setdefault(
+                    created.group(1),
+                    TableShape(
+                        name=created.group(1),
+                        numbered=tuple(column for column, _word in numbered),
+                        serial=any(word == "serial" for _column, word in numbered),
+                        rowid="{rowid}" in statement,
+                    ),
+                )
+    return tuple(found.values())

@@ -99,8 +99,11 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def migrate(conn: sqlite3.Connection, path: Path | str = "database") -> int:
-    """Bring the schema to `SCHEMA_VERSION`; returns the version found before migrating.
+def migrate(
+    conn: sqlite3.Connection, path: Path | str = "database", *, to: int = SCHEMA_VERSION
+) -> int:
+    """Bring the schema to `SCHEMA_VERSION` (or only as far as version `to`, for a copy of an
+    older database: `server.storage.dbcopy`); returns the version found before migrating.
 
     Each migration commits with its `user_version` bump, so a crash mid-way leaves a consistent
     older version that the next start continues from. The version is read again inside each
@@ -109,7 +112,7 @@ def migrate(conn: sqlite3.Connection, path: Path | str = "database") -> int:
     found = schema_version(conn)
     if found > SCHEMA_VERSION:
         raise SchemaTooNew(path, found, SCHEMA_VERSION)
-    for version in range(found, SCHEMA_VERSION):
+    for version in range(found, min(to, SCHEMA_VERSION)):
         conn.execute("BEGIN IMMEDIATE")
         try:
             if schema_version(conn) > version:
