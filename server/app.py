@@ -221,6 +221,14 @@ async def serve(
             raise ValueError("TLS needs both tls_cert and tls_key")
         tls = server_context(config.tls_cert, config.tls_key)
     async with contextlib.AsyncExitStack() as cluster:
+        if listeners is None:
+            # The port first: a busy port (or a host that is not ours) is told before anything
+            # else is touched, so a mistyped --port creates no database and migrates nothing.
+            # Closed here if what follows fails; closed by `_shut_down` once serving.
+            bound = await trio.open_tcp_listeners(config.port, host=config.host)
+            for listener in bound:
+                cluster.push_async_callback(listener.aclose)
+            listeners = bound
         node = None
         if config.cluster:  # one of several servers on one PostgreSQL (server/cluster/)
             from server.cluster.node import member_of_cluster
@@ -235,7 +243,7 @@ async def _serve(
     config: ServerConfig,
     tls: ssl.SSLContext | None,
     node: ClusterNode | None,
-    listeners: Sequence[trio.abc.Listener[Any]] | None,
+    listeners: Sequence[trio.abc.Listener[Any]],
     task_status: trio.TaskStatus[Server],
 ) -> None:
     fence = None if node is None else node.fence
@@ -259,11 +267,7 @@ async def _serve(
             elif config.ladder:
                 server.ladder = await _start_ladder(server, tables_nursery)
             async with trio.open_nursery() as connections:
-                if listeners is None:
-                    bound = await trio.open_tcp_listeners(config.port, host=config.host)
-                    listeners = bound
-                    server.port = bound[0].socket.getsockname()[1]
-                elif isinstance(listeners[0], trio.SocketListener):  # one handed over (a worker's)
+                if isinstance(listeners[0], trio.SocketListener):  # bound by `serve`, or a worker's
                     server.port = listeners[0].socket.getsockname()[1]
                 try:
                     async with trio.open_nursery() as accepting:

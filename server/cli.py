@@ -9,7 +9,7 @@ import sys
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import structlog
 import trio
@@ -25,6 +25,7 @@ from server.config import (
     ServerConfig,
     configure_logging,
     default_db_path,
+    log_crashes,
 )
 from server.storage import Durability
 from server.storage.target import Target, is_postgres, shown
@@ -189,77 +190,61 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     from server.tls import TLSConfigError, server_context
     from server.web.names import WebNameError, normalise_name
 
+    # Logging first: under `--log-format json` every line on stderr is JSON, a refusal of a flag
+    # (`server.failures.tell`) and a crash (`log_crashes`) included.
+    configure_logging(log_format)
+    if log_format is LogFormat.json:
+        log_crashes()
+    refuse = partial(_refuse, log_format)
+
     if not 0 <= port <= 65535:
-        typer.echo(f"error: port {port} is not in 0..65535", err=True)
-        raise typer.Exit(2)
+        refuse(f"error: port {port} is not in 0..65535", 2)
     if web_port is not None and not 0 <= web_port <= 65535:
-        typer.echo(f"error: --web-port {web_port} is not in 0..65535", err=True)
-        raise typer.Exit(2)
+        refuse(f"error: --web-port {web_port} is not in 0..65535", 2)
     try:
         web_names = tuple(normalise_name(name) for name in web_name or ())
     except WebNameError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        refuse(f"error: {exc}", 2)
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
-        typer.echo("error: clocks must be positive and the grace period not negative", err=True)
-        raise typer.Exit(2)
+        refuse("error: clocks must be positive and the grace period not negative", 2)
     if waiting_table_ttl < 0 or guest_ttl < 0:
-        typer.echo(
-            "error: --waiting-table-ttl and --guest-ttl must not be negative (0: never)", err=True
-        )
-        raise typer.Exit(2)
+        refuse("error: --waiting-table-ttl and --guest-ttl must not be negative (0: never)", 2)
     if min(max_connections, max_per_address, max_tables, max_tables_per_address) < 1:
-        typer.echo(
+        refuse(
             "error: --max-connections, --max-per-address, --max-tables and "
             "--max-tables-per-address must be >= 1",
-            err=True,
+            2,
         )
-        raise typer.Exit(2)
     if max_guests_per_address < 1:
-        typer.echo(
-            "error: --max-guests-per-address must be >= 1 (--no-guests turns guests off)",
-            err=True,
-        )
-        raise typer.Exit(2)
+        refuse("error: --max-guests-per-address must be >= 1 (--no-guests turns guests off)", 2)
     if handshake_timeout <= 0 or idle_timeout < 0:
-        typer.echo(
-            "error: --handshake-timeout must be positive and --idle-timeout not negative", err=True
-        )
-        raise typer.Exit(2)
+        refuse("error: --handshake-timeout must be positive and --idle-timeout not negative", 2)
     if workers < 1:
-        typer.echo("error: --workers must be at least 1", err=True)
-        raise typer.Exit(2)
+        refuse("error: --workers must be at least 1", 2)
     if (workers > 1 or cluster) and (db is None or not is_postgres(db)):
         flag = f"--workers {workers}" if workers > 1 else "--cluster"
-        typer.echo(
+        refuse(
             f"error: {flag} needs a PostgreSQL --db (postgresql://user@host:port/db), which the "
             "servers share; a SQLite file serves one process",
-            err=True,
+            2,
         )
-        raise typer.Exit(2)
     if (tls_cert is None) != (tls_key is None):
-        typer.echo("error: give both --tls-cert and --tls-key (or neither)", err=True)
-        raise typer.Exit(2)
+        refuse("error: give both --tls-cert and --tls-key (or neither)", 2)
     if tls_cert is not None and tls_key is not None:
         try:
             server_context(tls_cert, tls_key)  # checked here: one line, no traceback
         except TLSConfigError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(ExitCode.TLS) from None
+            refuse(f"error: {exc}", ExitCode.TLS)
     raise_open_files_limit()
-    configure_logging(log_format)
     if workers > 1:
         from server.cluster.workers import run as run_workers
 
         shown_host = lan_address() if host in ("0.0.0.0", "") else host
         try:
-            code = run_workers(sys.argv[2:], workers, host, port, shown_host)
+            code = run_workers(sys.argv[2:], workers, host, port, shown_host, log_format=log_format)
         except OSError as exc:
-            from server.failures import explain as explain_failure
-
-            failure = explain_failure(exc, host, port)
-            typer.echo(failure.line if failure else f"error: {exc}", err=True)
-            raise typer.Exit(failure.code if failure else 1) from None
+            failure = explain(exc, host, port)
+            refuse(failure.line if failure else f"error: {exc}", failure.code if failure else 1)
         raise typer.Exit(code)
     limits = replace(
         DEFAULT_LIMITS,
@@ -342,9 +327,16 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     except (Exception, BaseExceptionGroup) as exc:
         failure = explain(exc, host, port)
         if failure is None:
-            raise  # not an operator's mistake: a bug, reported as one
-        typer.echo(failure.line, err=True)
-        raise typer.Exit(failure.code) from None
+            raise  # not an operator's mistake: a bug, reported as one (`log_crashes` under json)
+        refuse(failure.line, failure.code)
+
+
+def _refuse(log_format: LogFormat, line: str, code: int) -> NoReturn:
+    """Stop `serve` with one line on stderr (one JSON object under json) and exit `code`."""
+    from server.failures import tell
+
+    tell(line, code, log_format)
+    raise typer.Exit(code)
 
 
 async def _cancel_when_stopped(server: Server, scope: trio.CancelScope) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import types
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -192,3 +194,27 @@ def configure_logging(
         logger_factory=_ProcessStderrLogger if process_stderr else _StderrLogger,
         cache_logger_on_first_use=False,
     )
+
+
+def log_crashes() -> None:
+    """Report an uncaught exception (the process's, or a thread's) as a `crashed` log record,
+    `critical`, its traceback in `exception`, instead of Python's text: under `--log-format json`
+    every line of the log stays JSON, a crash included. Call after `configure_logging`."""
+    crash_log = structlog.get_logger("server.crash")
+
+    def process_hook(
+        kind: type[BaseException], error: BaseException, trace: types.TracebackType | None
+    ) -> None:
+        crash_log.critical("crashed", exc_info=(kind, error, trace))
+
+    def thread_hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is SystemExit or args.exc_value is None:
+            return
+        crash_log.critical(
+            "crashed",
+            thread=args.thread.name if args.thread is not None else None,
+            exc_info=(args.exc_type, args.exc_value, args.exc_traceback),
+        )
+
+    sys.excepthook = process_hook
+    threading.excepthook = thread_hook

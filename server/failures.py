@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import errno
 import socket
+import sys
 from dataclasses import dataclass
 from enum import IntEnum
 
+import structlog
+
+from server.config import LogFormat
 from server.storage import StorageError
 from server.storage.errors import DatabaseInUse
 from server.tls import TLSConfigError
@@ -35,6 +39,18 @@ class ExitCode(IntEnum):
 class Failure:
     code: ExitCode
     line: str
+
+
+def tell(line: str, code: int, log_format: LogFormat | str) -> None:
+    """Say why `serve` stops, on stderr: `line` for people; under `--log-format json` one JSON
+    object (`cannot_serve`, with `error` and `exit_code`), since every line of that log is JSON.
+    Logging must be configured (`server.config.configure_logging`) for the JSON form."""
+    if LogFormat(log_format) is LogFormat.json:
+        structlog.get_logger("server.cli").error(
+            "cannot_serve", error=line.removeprefix("error: "), exit_code=int(code)
+        )
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def leaves(error: BaseException) -> list[BaseException]:

@@ -18,6 +18,9 @@ from collections.abc import Sequence
 
 import structlog
 
+from server.config import LogFormat
+from server.failures import tell
+
 log = structlog.get_logger("server.cluster")
 
 #: Seconds a worker has to come up (print its line) before the supervisor gives up.
@@ -122,7 +125,15 @@ class Supervisor:
                 proc.wait()
 
 
-def run(argv: Sequence[str], workers: int, host: str, port: int, shown: str) -> int:
+def run(
+    argv: Sequence[str],
+    workers: int,
+    host: str,
+    port: int,
+    shown: str,
+    *,
+    log_format: LogFormat = LogFormat.console,
+) -> int:
     """Supervise `workers` workers until SIGINT/SIGTERM; the exit code."""
     supervisor = Supervisor(argv, workers, host, port)
     bound = supervisor.listen()
@@ -147,7 +158,7 @@ def run(argv: Sequence[str], workers: int, host: str, port: int, shown: str) -> 
         if isinstance(exc, WorkerFailed) and exc.code > 0:
             # It said why in one line (as `serve` does): its exit code is the supervisor's.
             return exc.code
-        print(f"error: {exc}", file=sys.stderr, flush=True)
+        tell(f"error: {exc}", 1, log_format)
         return 1
     print(
         f"spades-server listening with {workers} workers; join with: spades join {shown}:{bound}",
