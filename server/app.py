@@ -40,7 +40,7 @@ from server.quotas import AddressQuotas, network_of
 from server.session import Session, SessionServices
 from server.storage import StorageError, Store, open_store
 from server.storage.target import shown
-from server.tls import server_context
+from server.tls import link_client_context, server_context
 
 if TYPE_CHECKING:
     import ssl
@@ -231,10 +231,20 @@ async def serve(
             listeners = bound
         node = None
         if config.cluster:  # one of several servers on one PostgreSQL (server/cluster/)
+            from server.cluster.link import LinkConfig
             from server.cluster.node import member_of_cluster
 
+            link = LinkConfig(
+                host=config.link_host,
+                port=config.link_port,
+                secret_file=config.cluster_secret_file,
+                tls_server=tls,
+                tls_client=None
+                if config.tls_cert is None
+                else link_client_context(config.tls_cert),
+            )
             node = await cluster.enter_async_context(
-                member_of_cluster(config.db_url, config.host, config.cluster_address)
+                member_of_cluster(config.db_url, config.host, config.cluster_address, link)
             )
         await _serve(config, tls, node, listeners, task_status)
 

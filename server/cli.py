@@ -182,6 +182,27 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     cluster_address: Annotated[
         str | None, typer.Option(help="The address other servers of the cluster reach this one at.")
     ] = None,
+    link_host: Annotated[
+        str | None,
+        typer.Option(
+            help="Address the link to the cluster's other servers listens on (default: the "
+            "--cluster-address they dial; 0.0.0.0 only if you ask for it)."
+        ),
+    ] = None,
+    link_port: Annotated[
+        int | None,
+        typer.Option(
+            help="TCP port of the link to the cluster's other servers (default: --port + 2, so "
+            f"{DEFAULT_PORT + 2}; with --workers N, worker i uses it + i; 0: any free port)."
+        ),
+    ] = None,
+    cluster_secret_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="The cluster's secret (16 bytes or more, e.g. `openssl rand -hex 32`), the same "
+            "file on every server; default: made by the first server and kept in the database."
+        ),
+    ] = None,
     listen_fd: Annotated[int | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Run the table server until SIGINT or SIGTERM, then shut down gracefully."""
@@ -221,6 +242,17 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         refuse("error: --handshake-timeout must be positive and --idle-timeout not negative", 2)
     if workers < 1:
         refuse("error: --workers must be at least 1", 2)
+    if link_port is None:
+        link_port = port + 2 if port != 0 else 0
+    if not 0 <= link_port <= 65535:
+        refuse(f"error: --link-port {link_port} is not in 0..65535", 2)
+    if cluster_secret_file is not None:
+        from server.cluster.secret import SecretError, from_file
+
+        try:
+            from_file(cluster_secret_file)  # checked here: one line, no traceback
+        except SecretError as exc:
+            refuse(f"error: {exc}", 2)
     if (workers > 1 or cluster) and (db is None or not is_postgres(db)):
         flag = f"--workers {workers}" if workers > 1 else "--cluster"
         refuse(
@@ -241,7 +273,15 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 
         shown_host = lan_address() if host in ("0.0.0.0", "") else host
         try:
-            code = run_workers(sys.argv[2:], workers, host, port, shown_host, log_format=log_format)
+            code = run_workers(
+                sys.argv[2:],
+                workers,
+                host,
+                port,
+                shown_host,
+                log_format=log_format,
+                link_port=link_port,
+            )
         except OSError as exc:
             failure = explain(exc, host, port)
             refuse(failure.line if failure else f"error: {exc}", failure.code if failure else 1)
@@ -282,6 +322,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         cluster=cluster,
         cluster_address=cluster_address
         or (lan_address() if cluster and host in ("0.0.0.0", "") else None),
+        link_host=link_host,
+        link_port=link_port,
+        cluster_secret_file=cluster_secret_file,
     )
     listeners = None
     if listen_fd is not None:  # a worker of `--workers N`: the supervisor's socket

@@ -99,6 +99,12 @@ class ServerConfig:
     # others reach this one's link at (None: `host`, or this machine's LAN address for 0.0.0.0).
     cluster: bool = False
     cluster_address: str | None = None
+    # The link the cluster's servers talk over (server/cluster/link.py): the address to bind
+    # (None: `cluster_address`, never every interface unless asked) and port (0: any), and the
+    # cluster's secret from a file (None: kept in the database; docs/operations.md, "The link").
+    link_host: str | None = None
+    link_port: int = 0
+    cluster_secret_file: Path | None = None
     # normal: a commit survives a killed server process; full: also power loss (an fsync per
     # commit). See `server.storage.Durability` and docs/operations.md.
     durability: Durability = Durability.normal

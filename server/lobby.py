@@ -12,6 +12,7 @@ everyone at the closing table. Lobby chat goes to every logged-in connection.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hmac
 import secrets
@@ -55,6 +56,9 @@ log = structlog.get_logger("server.lobby")
 # Join codes: letters and digits that cannot be misread for one another (no I, O, 0 or 1). Eight
 # of 32 symbols are 40 bits: with wrong codes slowed down (`JoinCodeGuard`), a table outlives any
 # guessing by far, and the code is still short to read out.
+#: Commands waiting for room in one table's full inbox (`Lobby.submit_later`) before more are
+#: refused: far more than a table's seats and spectators send as they go away at once.
+BACKLOG = 1024
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
 
@@ -87,6 +91,8 @@ class Lobby:
         self._next_listed = 1
         self.join_codes = JoinCodeGuard(config.limits)
         self._nursery: trio.Nursery | None = None
+        # Commands `submit_later` could not put in a full inbox, per table, drained in order.
+        self._backlogs: dict[Table, collections.deque[Command]] = {}
         self._bot_accounts: dict[str, Account] = {}
         self._listeners: dict[Peer, str | None] = {}  # peer -> the game its listing asked for
         self._members: set[Peer] = set()  # logged-in connections: they hear lobby chat
@@ -490,23 +496,44 @@ class Lobby:
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             raise TableError(ErrorCode.NO_SUCH_TABLE, "the table has closed") from None
 
-    def submit_later(self, table: TableRef, command: Command) -> None:
-        """Like `submit`, from code that may not wait (a connection that is going away)."""
+    def submit_later(self, table: TableRef, command: Command) -> bool:
+        """Like `submit`, from code that may not wait (a connection that is going away, the
+        cluster's link): into the inbox if it has room, else into the table's backlog, which one
+        task per table drains into the inbox in order. False (nothing queued) when that backlog
+        holds `BACKLOG` commands already: the caller refuses the command (a table that far
+        behind is not helped by more); a closed table's commands are dropped (True)."""
         if isinstance(table, RemoteTable):
             table.submit(command)
-            return
+            return True
         assert isinstance(table, Table)
-        try:
-            table.send_inbox.send_nowait(command)
-        except trio.WouldBlock:
-            if self._nursery is not None:
-                self._nursery.start_soon(self._submit_quietly, table, command)
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass
+        backlog = self._backlogs.get(table)
+        if backlog is None:
+            try:
+                table.send_inbox.send_nowait(command)
+                return True
+            except trio.WouldBlock:
+                if self._nursery is None:
+                    return False
+                backlog = self._backlogs[table] = collections.deque()
+                self._nursery.start_soon(self._drain, table, backlog)
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                return True
+        if len(backlog) >= BACKLOG:
+            return False
+        backlog.append(command)
+        return True
 
-    async def _submit_quietly(self, table: Table, command: Command) -> None:
-        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-            await table.send_inbox.send(command)
+    async def _drain(self, table: Table, backlog: collections.deque[Command]) -> None:
+        """Feed a table's backlog into its inbox, oldest first, as room comes (one task per table
+        with a backlog; it ends when the backlog is empty or the table closed)."""
+        try:
+            while backlog:  # bounded: BACKLOG commands at most, each sent once
+                await table.send_inbox.send(backlog[0])
+                backlog.popleft()
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass  # the table has closed: what waited has nobody to answer it
+        finally:
+            del self._backlogs[table]
 
     async def resume(self, peer: Peer, account: Account) -> None:
         """Give `account`'s seats with no live connection back to `peer` (a login does this):

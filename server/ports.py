@@ -49,8 +49,9 @@ class TableHost(Protocol):
         """Queue a command for the table's task; raises `TableError` if it has closed."""
         ...
 
-    def submit_later(self, table: Table, command: Command) -> None:
-        """Queue a command without waiting (from code that may not wait)."""
+    def submit_later(self, table: Table, command: Command) -> bool:
+        """Queue a command without waiting (from code that may not wait); False if refused
+        (the table's backlog is full)."""
         ...
 
     def free_table_slots(self) -> int:
@@ -83,8 +84,8 @@ class LobbyDesk(TableHost, Protocol):
         if it has closed."""
         ...
 
-    def submit_later(self, table: TableRef, command: Command) -> None:
-        """Queue a command without waiting."""
+    def submit_later(self, table: TableRef, command: Command) -> bool:
+        """Queue a command without waiting; False if refused (the table's backlog is full)."""
         ...
 
     def listing(

@@ -37,6 +37,24 @@ def server_context(cert: Path, key: Path) -> ssl.SSLContext:
     return context
 
 
+def link_client_context(cert: Path) -> ssl.SSLContext:
+    """The context a cluster server dials another's link with: TLS 1.2 or later, the other's
+    chain checked against `cert` (the servers of a cluster share one certificate, or `cert`
+    holds their CA). No name is checked: servers dial each other by address, and each proves
+    who it is on the link itself (`server.cluster.link_protocol`). Raises `TLSConfigError`."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_REQUIRED
+    try:
+        context.load_verify_locations(cafile=str(cert))
+    except (ssl.SSLError, OSError) as exc:
+        raise TLSConfigError(
+            f"cannot use TLS certificate {cert} to check other servers: {exc}"
+        ) from None
+    return context
+
+
 def _no_password() -> str:
     # An encrypted key would otherwise prompt on the terminal; refuse it instead.
     raise TLSConfigError("the TLS key is encrypted; give an unencrypted PEM key")

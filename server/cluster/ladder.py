@@ -2,8 +2,9 @@
 
 The ladder runs in the server that holds its advisory lock (`LADDER_LOCK`; another takes it when
 that one dies, since the lock dies with its connection). Every other server's sessions ask it
-over the link: `ask` sends the request and waits for its answer (`LADDER_TIMEOUT`), `serve_request`
-is the ladder's server answering one. While no server runs it, the stored ladder answers
+over the link: `ask` sends the request and waits for its answer (`LADDER_TIMEOUT`), `request`
+is the ladder's server taking one (answered from a task of its own, at most `LADDER_IN_FLIGHT`
+at once, so the link's reader never waits for the ladder). While no server runs it, the stored ladder answers
 (`archive`, the `NoLadder` desk).
 """
 
@@ -19,9 +20,9 @@ import trio
 
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
-from protocol.wire import from_wire, to_wire
 from server.accounts import Account
 from server.cluster import membership
+from server.cluster.link_protocol import Established, LadderAnswer, LadderAsk
 from server.cluster.remote import RemotePeer
 from server.peers import Peer
 from server.ports import Client, LadderDesk, LadderRequest
@@ -31,6 +32,8 @@ from server.storage.postgres import connect
 LADDER_LOCK = (0x73706164, 2)
 #: Seconds a forwarded ladder request may wait for its answer.
 LADDER_TIMEOUT = 30.0
+#: Forwarded ladder requests answered at once; more are refused at once (try again).
+LADDER_IN_FLIGHT = 32
 
 
 class LadderNode(Protocol):
@@ -41,7 +44,7 @@ class LadderNode(Protocol):
 
     async def run_statement(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> Any: ...
 
-    def send_to(self, worker: str, message: dict[str, Any]) -> None: ...
+    def send_to(self, worker: str, message: Established) -> None: ...
 
     def peer_at(self, origin: str, local_id: str) -> RemotePeer: ...
 
@@ -59,6 +62,7 @@ class ClusterLadder:
         self.service: LadderDesk | None = None  # the ladder service, where it runs here
         self._calls = itertools.count(1)
         self._waiting: dict[int, tuple[trio.Event, list[Message]]] = {}
+        self._in_flight = 0  # forwarded requests being answered here
 
     @property
     def worker(self) -> str | None:
@@ -115,29 +119,49 @@ class ClusterLadder:
         if self.service is not None and self.here:
             self.service.connection_closed(peer)
 
-    async def serve_request(self, origin: str, message: dict[str, Any]) -> None:
-        """Answer a ladder request another server forwarded (the ladder runs here)."""
-        peer = self.node.peer_at(origin, str(message["peer"]))
-        request = from_wire(message["m"])
-        account = None if message.get("account") is None else account_from(message["account"])
-        if self.service is None:
-            reply: Message = Error(
-                id=getattr(request, "id", None),
-                code=ErrorCode.INTERNAL.value,
-                message="the ladder is moving to another server; try again",
+    def request(self, origin: str, message: LadderAsk, nursery: trio.Nursery) -> None:
+        """A ladder request another server forwarded (the ladder runs here): answered from a task
+        of its own (never blocking the link), or refused at once when too many are under way."""
+        if self._in_flight >= LADDER_IN_FLIGHT:
+            self._reply(
+                origin,
+                message,
+                Error(
+                    id=getattr(message.request, "id", None),
+                    code=ErrorCode.SERVER_FULL.value,
+                    message="the ladder is answering too many requests; try again",
+                ),
             )
-        else:
-            client = Client(peer=peer, account=account, owner=str(message["owner"]))
-            reply = await self.service.handle(client, request)  # type: ignore[arg-type]
-        self.node.send_to(
-            origin, {"k": "ladder_reply", "call": message["call"], "m": to_wire(reply)}
-        )
+            return
+        self._in_flight += 1
+        nursery.start_soon(self.serve_request, origin, message)
 
-    def answered(self, message: dict[str, Any]) -> None:
+    async def serve_request(self, origin: str, message: LadderAsk) -> None:
+        """Answer a ladder request another server forwarded (the ladder runs here)."""
+        try:
+            peer = self.node.peer_at(origin, message.peer)
+            request = message.request
+            if self.service is None:
+                reply: Message = Error(
+                    id=getattr(request, "id", None),
+                    code=ErrorCode.INTERNAL.value,
+                    message="the ladder is moving to another server; try again",
+                )
+            else:
+                client = Client(peer=peer, account=message.account, owner=message.owner)
+                reply = await self.service.handle(client, request)  # type: ignore[arg-type]
+            self._reply(origin, message, reply)
+        finally:
+            self._in_flight -= 1
+
+    def _reply(self, origin: str, message: LadderAsk, reply: Message) -> None:
+        self.node.send_to(origin, LadderAnswer(message.call, reply))
+
+    def answered(self, message: LadderAnswer) -> None:
         """The ladder's server answered one of our forwarded requests."""
-        waiting = self._waiting.get(int(message["call"]))
+        waiting = self._waiting.get(message.call)
         if waiting is not None:
-            waiting[1].append(from_wire(message["m"]))
+            waiting[1].append(message.reply)
             waiting[0].set()
 
     async def ask(self, client: Client, request: LadderRequest) -> Message | None:
@@ -152,15 +176,7 @@ class ClusterLadder:
         answers: list[Message] = []
         self._waiting[call] = (done, answers)
         self.node.send_to(
-            worker,
-            {
-                "k": "ladder",
-                "call": call,
-                "peer": client.peer.peer_id,
-                "account": None if client.account is None else wire_account(client.account),
-                "owner": client.owner,
-                "m": to_wire(request),
-            },
+            worker, LadderAsk(call, client.peer.peer_id, client.account, client.owner, request)
         )
         try:
             with trio.move_on_after(LADDER_TIMEOUT):
@@ -185,13 +201,3 @@ class _ClusterLadderDesk:
 
     def connection_closed(self, peer: Peer) -> None:
         self.ladder.connection_closed(peer)
-
-
-def wire_account(account: Account) -> list[Any]:
-    """An account as the link carries it."""
-    return [account.id, account.name, account.is_bot, account.is_guest]
-
-
-def account_from(data: list[Any]) -> Account:
-    """An account from the link (`wire_account`)."""
-    return Account(int(data[0]), str(data[1]), bool(data[2]), bool(data[3]))

@@ -183,6 +183,15 @@ def workers(conn: psycopg.Connection[Any]) -> list[Worker]:
     ]
 
 
+def is_alive(conn: psycopg.Connection[Any], worker: str) -> bool:
+    """Whether `worker` is a live member (registered, not declared dead, its lease running)."""
+    row = conn.execute(
+        f"SELECT 1 FROM cluster_workers WHERE id = %s AND alive = 1 AND lease_until > {NOW}",
+        (worker,),
+    ).fetchone()
+    return row is not None
+
+
 def run_ladder(conn: psycopg.Connection[Any], worker: str) -> None:
     """`worker` holds the ladder's lock: it runs the one ladder."""
     conn.execute("UPDATE cluster_workers SET ladder = 1 WHERE id = %s", (worker,))

@@ -47,15 +47,26 @@ from protocol.types import TableInfo, TableStatus
 from protocol.wire import decode, encode_body, from_wire, to_wire
 from server.accounts import Account
 from server.cluster import membership
-from server.cluster.ladder import ClusterLadder, account_from, wire_account
-from server.cluster.link import Links
-from server.cluster.remote import RemotePeer, RemoteTable, command_from_wire, command_to_wire
+from server.cluster.ladder import ClusterLadder
+from server.cluster.link import LinkConfig, Links
+from server.cluster.link_protocol import (
+    Deliver,
+    Established,
+    Forward,
+    Gone,
+    LadderAnswer,
+    LadderAsk,
+    Resume,
+)
+from server.cluster.remote import RemotePeer, RemoteTable, command_from_link, command_to_link
+from server.cluster.secret import from_file, kept
 from server.peers import Peer, SharedEvent
 from server.storage import StorageError
 from server.storage.postgres import connect, migrate
 from server.table_commands import (
     CloseUnoccupiedCommand,
     Command,
+    JoinCommand,
     LeaveCommand,
     LeaveReason,
     TableConfig,
@@ -65,8 +76,12 @@ from server.table_commands import (
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
+    from server.table import Table
 
 log = structlog.get_logger("server.cluster")
+
+#: Seconds between readings of the secret kept in the database (a rotation takes this long).
+SECRET_REFRESH = 10.0
 
 
 class LeaseLost(Exception):
@@ -76,12 +91,31 @@ class LeaseLost(Exception):
 class ClusterNode:
     """This server's part in the cluster (see the module's doc)."""
 
-    def __init__(self, url: str, host: str, advertise: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        host: str,
+        advertise: str | None = None,
+        *,
+        link: LinkConfig | None = None,
+    ) -> None:
         self.url = url
         self.host = host
         self.advertise = advertise or host
+        self.link = link or LinkConfig()
         self.worker = secrets.token_hex(6)
-        self.links = Links(self.worker, self._on_link, self._on_lost, self._address_of)
+        self._secret = b""  # the cluster's (`server.cluster.secret`), loaded in `running`
+        self.links = Links(
+            self.worker,
+            lambda: self._secret,
+            handle=self._on_link,
+            on_lost=self._on_lost,
+            address_of=self._address_of,
+            is_member=self._is_member,
+            tls_server=self.link.tls_server,
+            tls_client=self.link.tls_client,
+            connect=self.link.connect,
+        )
         self._conn: psycopg.Connection[Any] | None = None
         self._db = trio.Lock()  # one statement at a time on the bookkeeping connection
         self.lobby: Lobby | None = None
@@ -114,9 +148,16 @@ class ClusterNode:
             conn = self._conn
             return await trio.to_thread.run_sync(fn, conn)
 
-    def send_to(self, worker: str, message: dict[str, Any]) -> None:
-        """A map to server `worker` over the link."""
+    def send_to(self, worker: str, message: Established) -> None:
+        """A message to server `worker` over the link."""
         self.links.send(worker, message)
+
+    async def _is_member(self, worker: str) -> bool:
+        """Whether `worker` is a live member of the cluster (a link's proven id must be)."""
+        try:
+            return bool(await self.run_statement(lambda c: membership.is_alive(c, worker)))
+        except psycopg.Error:
+            return False  # not known to be one: refused (it dials again on its next need)
 
     async def _address_of(self, worker: str) -> str | None:
         if worker not in self._addresses:
@@ -138,10 +179,16 @@ class ClusterNode:
         try:
             migrate(self._conn, self.url)  # the cluster's tables are in the schema
             self._conn.execute("SET lock_timeout = '2s'")
+            file = self.link.secret_file
+            self._secret = from_file(file) if file is not None else kept(self._conn)
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
-                port = await nursery.start(self.links.serve, self.host, nursery)
+                port = await nursery.start(
+                    self.links.serve, self.link.host or self.advertise, self.link.port, nursery
+                )
                 link = f"{self.advertise}:{port}"
+                if file is None:
+                    nursery.start_soon(self._keep_secret)
                 await self.run_statement(lambda c: membership.register(c, self.worker, link))
                 log.info("cluster_joined", worker=self.worker, link=link)
                 nursery.start_soon(self._keep_lease)
@@ -155,6 +202,16 @@ class ClusterNode:
                 with contextlib.suppress(psycopg.Error):
                     await trio.to_thread.run_sync(lambda: membership.leave(conn, self.worker))
                 await trio.to_thread.run_sync(conn.close)
+
+    async def _keep_secret(self) -> None:
+        """Read the kept secret again now and then: rotated in the database (docs/operations.md),
+        it is used for the links opened from then on (those up stay up)."""
+        while True:
+            await trio.sleep(SECRET_REFRESH)
+            try:
+                self._secret = await self.run_statement(kept)
+            except psycopg.Error:
+                continue  # the database is away: the secret held is still the cluster's
 
     @property
     def fence(self) -> tuple[str, tuple[Any, ...]]:
@@ -283,9 +340,7 @@ class ClusterNode:
         """Another server took tables over: ask it to give our logged-in sessions' seats back."""
         for local_id, (_peer, account) in list(self._sessions.items()):
             if account is not None:
-                self.links.send(
-                    worker, {"k": "resume", "peer": local_id, "account": wire_account(account)}
-                )
+                self.links.send(worker, Resume(local_id, account))
 
     def _learn(self, owner: str, table_id: str, changed: dict[str, Any]) -> None:
         message = from_wire(changed)
@@ -397,7 +452,7 @@ class ClusterNode:
                 self._looking_up[table.table_id] = [(table, command)]
                 self._nursery.start_soon(self._look_up_and_forward, table.table_id)
             return
-        self.links.send(table.owner, {"k": "cmd", "c": command_to_wire(table.table_id, command)})
+        self.links.send(table.owner, command_to_link(table.table_id, command))
 
     async def _look_up_and_forward(self, table_id: str) -> None:
         """A table not (yet) known here, or whose server died: ask the store who runs it, then
@@ -423,7 +478,7 @@ class ClusterNode:
                 known = self.remote.get(table_id)
                 if known is not None and not known.owner:
                     known.owner = found[0]
-                self.links.send(found[0], {"k": "cmd", "c": command_to_wire(table_id, command)})
+                self.links.send(found[0], command_to_link(table_id, command))
             if refusal is not None and not isinstance(command, LeaveCommand):
                 command.peer.deliver(refusal)
 
@@ -432,9 +487,7 @@ class ClusterNode:
         self.remember(peer, account)
         for entry in list(self._addresses):
             if entry != self.worker:
-                self.links.send(
-                    entry, {"k": "resume", "peer": peer.peer_id, "account": wire_account(account)}
-                )
+                self.links.send(entry, Resume(peer.peer_id, account))
 
     def forget(self, peer: Peer) -> None:
         """Our session is gone: the servers that held it are told (its tables were told to
@@ -443,42 +496,64 @@ class ClusterNode:
             return
         for worker in list(self._addresses):
             if worker != self.worker:
-                self.links.send(worker, {"k": "gone", "peer": peer.peer_id})
+                self.links.send(worker, Gone(peer.peer_id))
 
-    async def _on_link(self, origin: str, message: dict[str, Any]) -> None:
-        """A map from server `origin`."""
+    def _on_link(self, origin: str, message: Established) -> None:
+        """A message from server `origin` (proved: `server.cluster.link`), checked as it arrived.
+        Never blocks: the link's reader calls it for each message in turn."""
+        match message:
+            case Deliver():
+                self._delivered(message.to, message.body)
+            case Resume():
+                # The account's held seats at our tables, each a join in that table's queue.
+                assert self.lobby is not None
+                peer = self.peer_at(origin, message.peer)
+                for table in self.lobby.tables.values():
+                    if table.resumable_by(message.account.id):
+                        self._submit(
+                            peer,
+                            table,
+                            JoinCommand(peer=peer, account=message.account, reattach=True),
+                        )
+            case Gone():
+                self._drop(self._peers.pop((origin, message.peer), None))
+            case LadderAsk():
+                assert self._nursery is not None
+                self.ladder.request(origin, message, self._nursery)
+            case LadderAnswer():
+                self.ladder.answered(message)
+            case _:
+                self._forwarded(origin, message)
+
+    def _forwarded(self, origin: str, message: Forward) -> None:
+        """A command of a session of `origin` for one of our tables. The peer is named within
+        `origin`'s own sessions: a server can only ever speak for its own connections."""
         assert self.lobby is not None
-        kind = message.get("k")
-        if kind == "deliver":
-            self._delivered(message["to"], message["b"])
+        peer = self.peer_at(origin, message.peer)
+        command = command_from_link(message, peer)
+        table = self.lobby.tables.get(message.table)
+        if table is None:
+            answer = answer_unserved(command)
+            if answer is not None:
+                answer[0].deliver(answer[1])
             return
-        if kind == "cmd":
-            data = message["c"]
-            peer = self.peer_at(origin, str(data["peer"]))
-            command = command_from_wire(data, peer)
-            table = self.lobby.tables.get(data["table"])
-            if table is None:
-                answer = answer_unserved(command)
-                if answer is not None:
-                    answer[0].deliver(answer[1])
-                return
-            self._touched.setdefault(peer, set()).add(table.table_id)
-            self.lobby.submit_later(table, command)
-            return
-        if kind == "resume":
-            peer = self.peer_at(origin, str(message["peer"]))
-            await self.lobby.resume_here(peer, account_from(message["account"]))
-            return
-        if kind == "gone":
-            self._drop(self._peers.pop((origin, str(message["peer"])), None))
-            return
-        if kind == "ladder":
-            await self.ladder.serve_request(origin, message)
-            return
-        if kind == "ladder_reply":
-            self.ladder.answered(message)
-            return
-        log.warning("link_message_unknown", origin=origin, kind=kind)
+        self._touched.setdefault(peer, set()).add(table.table_id)
+        self._submit(peer, table, command)
+
+    def _submit(self, peer: Peer, table: Table, command: Command) -> None:
+        """Into the table's inbox, or its bounded queue of commands waiting for room; refused
+        `server_full` when that is full too (the table is that far behind)."""
+        assert self.lobby is not None
+        if not self.lobby.submit_later(table, command):
+            request_id = getattr(command, "request_id", None)
+            if request_id is not None:
+                peer.deliver(
+                    error_for(
+                        ErrorCode.SERVER_FULL,
+                        "the table has too many commands waiting; try again",
+                        request_id,
+                    )
+                )
 
     def peer_at(self, origin: str, local_id: str) -> RemotePeer:
         key = (origin, local_id)
@@ -494,7 +569,7 @@ class ClusterNode:
         if message is not self._last_sent:
             self._last_sent = message
             self._last_body = encode_body(message)
-        self.links.send(peer.origin, {"k": "deliver", "to": peer.local_id, "b": self._last_body})
+        self.links.send(peer.origin, Deliver(peer.local_id, self._last_body))
 
     def _delivered(self, local_id: str, body: bytes) -> None:
         """What another server's table told one of our sessions."""
@@ -516,8 +591,8 @@ class ClusterNode:
         if peer is None or not peer.alive:
             return
         peer.alive = False
-        assert self.lobby is not None
-        for table_id in self._touched.pop(peer, set()):
+        for table_id in self._touched.pop(peer, set()):  # (only a node with a lobby has any)
+            assert self.lobby is not None
             table = self.lobby.tables.get(table_id)
             if table is not None:
                 self.lobby.submit_later(
@@ -541,7 +616,7 @@ class ClusterNode:
 
 @asynccontextmanager
 async def member_of_cluster(
-    url: str | None, host: str, address: str | None
+    url: str | None, host: str, address: str | None, link: LinkConfig | None = None
 ) -> AsyncIterator[ClusterNode]:
     """`async with member_of_cluster(...) as node:` this server's node, registered, its lease
     kept; the server's store opens inside it with `node.fence`."""
@@ -549,6 +624,6 @@ async def member_of_cluster(
         raise ValueError("several servers share a PostgreSQL database (--db postgresql://...)")
     if address is None:  # the command line gives this machine's LAN address for 0.0.0.0
         address = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    node = ClusterNode(url, "0.0.0.0" if host in ("", "0.0.0.0") else host, address)
+    node = ClusterNode(url, "0.0.0.0" if host in ("", "0.0.0.0") else host, address, link=link)
     async with node.running():
         yield node

@@ -3,7 +3,7 @@ connection of another server, as this server's tables see it.
 
 The hop is a forward: a session always stays in the server its client reached. A command for a
 table another server runs (`RemoteTable`) crosses the link to that server as a plain map
-(`command_to_wire`), where it is rebuilt around a `RemotePeer` standing for the session and put in
+(`command_to_link`), where it is rebuilt around a `RemotePeer` standing for the session and put in
 the table's inbox as any other; whatever the table delivers to that peer crosses back and is
 delivered to the session (which numbers the events, keeps its seat map from `joined`, and so on,
 as for its own server's tables). The table still decides everything: which seat the connection
@@ -14,12 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from protocol.messages import ChatMessage, Message, TableCreated
+from protocol.messages import Message
 from protocol.types import TableInfo
-from protocol.wire import from_wire, to_wire
-from server.accounts import Account
+from server.cluster.link_protocol import (
+    Forward,
+    ForwardAct,
+    ForwardChat,
+    ForwardJoin,
+    ForwardLeave,
+    ForwardSpectate,
+)
 from server.peers import Peer, SharedEvent
 from server.table_commands import (
     ActCommand,
@@ -28,7 +33,6 @@ from server.table_commands import (
     Command,
     JoinCommand,
     LeaveCommand,
-    LeaveReason,
     SpectateCommand,
     TableConfig,
 )
@@ -55,77 +59,55 @@ class RemoteTable:
         self.forward(self, command)
 
 
-def _account(account: Account) -> list[Any]:
-    return [account.id, account.name, account.is_bot, account.is_guest]
-
-
-def _account_from(data: list[Any]) -> Account:
-    return Account(int(data[0]), str(data[1]), bool(data[2]), bool(data[3]))
-
-
-def command_to_wire(table_id: str, command: Command) -> dict[str, Any]:
-    """The command as a map that crosses the link; its peer travels as its id."""
-    base: dict[str, Any] = {"table": table_id}
+def command_to_link(table_id: str, command: Command) -> Forward:
+    """The command as the link carries it to the table's server; its peer travels as its id."""
     if isinstance(command, CloseUnoccupiedCommand):  # the lobby's own: never forwarded
         raise ValueError("a table's own sweep is not forwarded")
-    base["peer"] = command.peer.peer_id
-    base["rid"] = command.request_id
+    peer, rid = command.peer.peer_id, command.request_id
     if isinstance(command, ActCommand):
-        return {**base, "k": "act", "version": command.version, "action": command.action}
+        return ForwardAct(table_id, peer, rid, command.version, command.action)
     if isinstance(command, JoinCommand):
-        return {
-            **base,
-            "k": "join",
-            "account": _account(command.account),
-            "seat": command.seat,
-            "takeover": command.takeover,
-            "reattach": command.reattach,
-            "created": None if command.created is None else to_wire(command.created),
-        }
-    if isinstance(command, SpectateCommand):
-        return {**base, "k": "spectate"}
-    if isinstance(command, LeaveCommand):
-        return {**base, "k": "leave", "reason": command.reason.value}
-    if isinstance(command, ChatCommand):
-        return {**base, "k": "chat", "message": to_wire(command.message)}
-    raise ValueError(f"no wire form for {command!r}")  # pragma: no cover
-
-
-def command_from_wire(data: dict[str, Any], peer: Peer) -> Command:
-    """The command a link map carries, from `peer` (the sender's session, as this server sees
-    it). Raises `ValueError` or `KeyError` for a map no server of ours sends."""
-    kind = data["k"]
-    rid = data.get("rid")
-    if kind == "act":
-        return ActCommand(
-            peer=peer, version=int(data["version"]), action=dict(data["action"]), request_id=rid
+        return ForwardJoin(
+            table_id,
+            peer,
+            rid,
+            command.account,
+            command.seat,
+            command.takeover,
+            command.reattach,
+            command.created,
         )
-    if kind == "join":
-        created = data.get("created")
-        made = None
-        if created is not None:
-            message = from_wire(created)
-            assert isinstance(message, TableCreated)
-            made = message
+    if isinstance(command, SpectateCommand):
+        return ForwardSpectate(table_id, peer, rid)
+    if isinstance(command, LeaveCommand):
+        return ForwardLeave(table_id, peer, rid, command.reason)
+    if isinstance(command, ChatCommand):
+        return ForwardChat(table_id, peer, rid, command.message)
+    raise ValueError(f"no link form for {command!r}")  # pragma: no cover
+
+
+def command_from_link(message: Forward, peer: Peer) -> Command:
+    """The command a link message carries, from `peer` (the sender's session, as this server
+    sees it: named within the sending server's own, `RemotePeer`). The message was checked as
+    it arrived (`link_protocol.decode`)."""
+    rid = message.rid
+    if isinstance(message, ForwardAct):
+        return ActCommand(peer=peer, version=message.version, action=message.action, request_id=rid)
+    if isinstance(message, ForwardJoin):
         return JoinCommand(
             peer=peer,
-            account=_account_from(data["account"]),
-            seat=data.get("seat"),
+            account=message.account,
+            seat=message.seat,
             request_id=rid,
-            takeover=bool(data.get("takeover")),
-            reattach=bool(data.get("reattach")),
-            created=made,
+            takeover=message.takeover,
+            reattach=message.reattach,
+            created=message.created,
         )
-    if kind == "spectate":
+    if isinstance(message, ForwardSpectate):
         return SpectateCommand(peer=peer, request_id=rid)
-    if kind == "leave":
-        return LeaveCommand(peer=peer, request_id=rid, reason=LeaveReason(data["reason"]))
-    if kind == "chat":
-        line = from_wire(data["message"])
-        if not isinstance(line, ChatMessage):
-            raise ValueError("a chat command carries a chat message")
-        return ChatCommand(peer=peer, message=line, request_id=rid)
-    raise ValueError(f"no command {kind!r}")
+    if isinstance(message, ForwardLeave):
+        return LeaveCommand(peer=peer, request_id=rid, reason=message.reason)
+    return ChatCommand(peer=peer, message=message.message, request_id=rid)
 
 
 class RemotePeer:

@@ -31,22 +31,24 @@ RESTART_DELAY = 1.0
 STOP_TIMEOUT = 15.0
 
 
-def worker_arguments(argv: Sequence[str], index: int, fd: int) -> list[str]:
+def worker_arguments(argv: Sequence[str], index: int, fd: int, link_port: int = 0) -> list[str]:
     """The `serve` arguments of worker `index`: the supervisor's own, without `--workers`, with
-    the inherited socket, and the web page only in the first."""
+    the inherited socket, a link port of its own (`link_port` + `index`: the same at every
+    start of that worker; 0: any), and the web page only in the first."""
     kept: list[str] = []
     skip = False
     for arg in argv:
         if skip:
             skip = False
             continue
-        if arg == "--workers":
+        if arg in ("--workers", "--link-port"):
             skip = True
             continue
-        if arg.startswith("--workers="):
+        if arg.startswith(("--workers=", "--link-port=")):
             continue
         kept.append(arg)
-    extra = ["--cluster", "--listen-fd", str(fd)]
+    worker_link = link_port + index if link_port else 0
+    extra = ["--cluster", "--listen-fd", str(fd), "--link-port", str(worker_link)]
     if index > 0:
         extra.append("--no-web")
     return [*kept, *extra]
@@ -61,8 +63,11 @@ class WorkerFailed(RuntimeError):
 
 
 class Supervisor:
-    def __init__(self, argv: Sequence[str], workers: int, host: str, port: int) -> None:
+    def __init__(
+        self, argv: Sequence[str], workers: int, host: str, port: int, link_port: int = 0
+    ) -> None:
         self.argv = list(argv)
+        self.link_port = link_port
         self.count = workers
         self.host = host
         self.port = port
@@ -89,7 +94,7 @@ class Supervisor:
             "-m",
             "server.cli",
             "serve",
-            *worker_arguments(self.argv, index, fd),
+            *worker_arguments(self.argv, index, fd, self.link_port),
         ]
         proc = subprocess.Popen(command, pass_fds=(fd,), stdout=subprocess.PIPE)
         self.procs[index] = proc
@@ -133,9 +138,11 @@ def run(
     shown: str,
     *,
     log_format: LogFormat = LogFormat.console,
+    link_port: int = 0,
 ) -> int:
-    """Supervise `workers` workers until SIGINT/SIGTERM; the exit code."""
-    supervisor = Supervisor(argv, workers, host, port)
+    """Supervise `workers` workers until SIGINT/SIGTERM; the exit code. Worker i's link listens
+    on `link_port` + i (0: any port)."""
+    supervisor = Supervisor(argv, workers, host, port, link_port)
     bound = supervisor.listen()
     stop_now = False
 

@@ -208,6 +208,15 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX cluster_tables_worker ON cluster_tables(worker);
     CREATE INDEX tables_open ON tables(id) WHERE closed_at IS NULL
     """,
+    # The cluster's secret (server/cluster/secret.py; unused by a lone server): the key with
+    # which the servers of a cluster prove to each other, on their link, that they belong to it.
+    # One row, made by the first server that starts; rotated as docs/operations.md says.
+    """
+    CREATE TABLE cluster_secret (
+        id          {int} PRIMARY KEY CHECK (id = 1),
+        secret      {blob} NOT NULL
+    )
+    """,
 )
 
 

@@ -1,0 +1,367 @@
+"""The link (`server.cluster.link.Links`) and the hop (`ClusterNode` with `RemoteTable` and
+`RemotePeer`) over trio's memory streams, on the autojump clock: no sockets, no PostgreSQL.
+
+Each in-test server's `Links` is dialled through `Net.connect`, which hands the other end of a
+memory stream pair to the dialled server's `accept` (what its TCP listener does with a socket)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import structlog
+import trio
+import trio.testing
+
+from protocol.framing import frame
+from protocol.messages import (
+    CreateTable,
+    Error,
+    Joined,
+    LadderStandings,
+    Message,
+    Register,
+    Snapshot,
+    TableCreated,
+)
+from protocol.types import Game
+from server.app import running_server
+from server.cluster.link import HANDSHAKE_TIMEOUT, LinkConfig, Links
+from server.cluster.link_protocol import (
+    Established,
+    Gone,
+    LinkConnection,
+    Role,
+    encode,
+)
+from server.cluster.node import ClusterNode
+from server.cluster.remote import RemoteTable
+from server.config import Limits
+from server.peers import SharedEvent
+from server.ports import Client
+from server.table_commands import SpectateCommand
+from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
+
+SECRET = b"k" * 32
+
+
+class Net:
+    """Where the in-test servers' links are, by worker id."""
+
+    def __init__(self, nursery: trio.Nursery) -> None:
+        self.nursery = nursery
+        self.accepting: dict[str, Any] = {}  # worker id -> its `accept`
+
+    async def connect(self, address: str) -> trio.abc.Stream:
+        mine, theirs = trio.testing.memory_stream_pair()
+        self.nursery.start_soon(self.accepting[address], theirs, f"memory:{address}")
+        return mine
+
+
+class Heard:
+    """What one server's links handed over, and which links it lost."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, Established]] = []
+        self.lost: list[str] = []
+        self.changed = trio.Event()
+
+    def handle(self, origin: str, message: Established) -> None:
+        self.messages.append((origin, message))
+        self._tell()
+
+    def on_lost(self, worker: str) -> None:
+        self.lost.append(worker)
+        self._tell()
+
+    def _tell(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+    async def until(self, check: Any) -> None:
+        while not check():  # bounded by the test's fail_after
+            await self.changed.wait()
+
+
+def links(
+    net: Net,
+    worker: str,
+    heard: Heard,
+    *,
+    secret: bytes = SECRET,
+    members: set[str] | None = None,
+    max_frame: int = 1 << 20,
+) -> Links:
+    async def address_of(other: str) -> str | None:
+        return other
+
+    async def is_member(other: str) -> bool:
+        return members is None or other in members
+
+    made = Links(
+        worker,
+        lambda: secret,
+        handle=heard.handle,
+        on_lost=heard.on_lost,
+        address_of=address_of,
+        is_member=is_member,
+        connect=net.connect,
+        max_frame=max_frame,
+    )
+    made.start(net.nursery)
+    net.accepting[worker] = made.accept
+    return made
+
+
+async def test_a_handshake_then_messages_from_the_proven_worker(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            heard_a, heard_b = Heard(), Heard()
+            a = links(net, "a", heard_a)
+            links(net, "b", heard_b)
+            a.send("b", Gone("s1"))
+            a.send("b", Gone("s2"))
+            await heard_b.until(lambda: len(heard_b.messages) == 2)
+            assert heard_b.messages == [("a", Gone("s1")), ("a", Gone("s2"))]
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_server_with_another_secret_is_refused_and_logged(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            heard_a, heard_b = Heard(), Heard()
+            a = links(net, "a", heard_a, secret=b"x" * 32)
+            b = links(net, "b", heard_b)
+            a.send("b", Gone("s1"))
+            await heard_a.until(lambda: heard_a.lost == ["b"])  # the dialer gives up on it
+            await trio.testing.wait_all_tasks_blocked()  # and the listener has closed its end
+            assert heard_b.messages == [] and heard_b.lost == []
+            nursery.cancel_scope.cancel()
+    refusals = [e for e in logs if e["event"] == "link_refused"]
+    # Each side finds the other out: the dialer checks the listener's proof first.
+    assert any("wrong proof" in e["reason"] for e in refusals), refusals
+    assert b.refused == 1  # the listener closed it too, having obeyed nothing
+
+
+async def test_a_proven_server_that_is_not_a_live_member_is_refused(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            heard_a, heard_b = Heard(), Heard()
+            a = links(net, "a", heard_a)
+            b = links(net, "b", heard_b, members={"c"})  # "a" was declared dead
+            a.send("b", Gone("s1"))
+            await heard_a.until(lambda: heard_a.lost == ["b"])
+            assert heard_b.messages == [] and b.refused == 1
+            nursery.cancel_scope.cancel()
+    (refused,) = [e for e in logs if e["event"] == "link_refused" and e["peer"] == "memory:b"]
+    assert refused["claimed"] == "a" and refused["reason"] == "not a live member of the cluster"
+
+
+async def test_a_silent_connection_is_closed_at_the_handshake_deadline(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            b = links(net, "b", Heard())
+            start = trio.current_time()
+            stream = await net.connect("b")
+            assert await stream.receive_some() == b""  # closed by the server
+            assert trio.current_time() - start >= HANDSHAKE_TIMEOUT
+            assert b.refused == 1
+            nursery.cancel_scope.cancel()
+    assert [e["reason"] for e in logs if e["event"] == "link_refused"] == ["no handshake in time"]
+
+
+async def established(net: Net, to: str, worker: str = "a") -> trio.abc.Stream:
+    """A link to `to`, dialled by hand and past its handshake (as a server would)."""
+    stream = await net.connect(to)
+    conn = LinkConnection(Role.DIALER, worker, SECRET, expect=to)
+    await stream.send_all(conn.hello())
+    for _ in range(2):  # the challenge, then accepted
+        while (message := conn.next_message()) is None:  # bounded by the test's fail_after
+            conn.receive_data(bytes(await stream.receive_some()))
+        if message.TYPE == "challenge":
+            await stream.send_all(conn.prove())
+    return stream
+
+
+async def test_a_malformed_map_closes_the_link_and_nothing_after_it_is_obeyed(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            heard = Heard()
+            links(net, "b", heard)
+            stream = await established(net, "b")
+            bad = frame(b"\x82\xa1t\xa4gone\xa4peer\x05")  # {"t": "gone", "peer": 5}
+            await stream.send_all(encode(Gone("s1")) + bad + encode(Gone("s2")))
+            await heard.until(lambda: heard.lost == ["a"])
+            assert heard.messages == [("a", Gone("s1"))]
+            assert await stream.receive_some() == b""
+            nursery.cancel_scope.cancel()
+    (closed,) = [e for e in logs if e["event"] == "link_closed"]
+    assert closed["worker"] == "a" and "gone.peer: expected an id" in closed["reason"]
+
+
+async def test_an_oversize_frame_is_refused_before_it_is_read(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            b = links(net, "b", Heard(), max_frame=4096)
+            stream = await net.connect("b")
+            await stream.send_all((1 << 30).to_bytes(4, "big") + b"x" * 100)
+            assert await stream.receive_some() == b""
+            assert b.refused == 1
+            nursery.cancel_scope.cancel()
+    (refused,) = [e for e in logs if e["event"] == "link_refused"]
+    assert "4096" in refused["reason"]
+
+
+# ---------------------------------------------------------------- the hop, node to node
+
+
+class Collecting:
+    """A connection of one server, as its tables and the link see it: keeps what it is told."""
+
+    def __init__(self, peer_id: str) -> None:
+        self.peer_id = peer_id
+        self.connected = True
+        self.received: list[Message] = []
+        self.changed = trio.Event()
+
+    def deliver(self, message: Message) -> None:
+        self.received.append(message)
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def deliver_shared(self, shared: SharedEvent) -> None:
+        self.deliver(shared.message)
+
+    async def until(self, kind: type) -> Any:
+        while True:  # bounded by the test's fail_after
+            for message in self.received:
+                if isinstance(message, kind):
+                    return message
+            await self.changed.wait()
+
+
+class MemoryNode(ClusterNode):
+    """A cluster node whose membership is a set (no PostgreSQL) and whose links are in memory."""
+
+    def __init__(self, worker: str, net: Net, members: set[str]) -> None:
+        super().__init__("postgresql://unused", "127.0.0.1", link=LinkConfig(connect=net.connect))
+        self.worker = self.links.worker = worker
+        self.members = members
+        self._secret = SECRET
+        self._addresses = {m: m for m in members}
+        self._nursery = net.nursery  # what `running` sets (with the database)
+        self.links.start(net.nursery)
+        net.accepting[worker] = self.links.accept
+
+    async def _is_member(self, worker: str) -> bool:
+        return worker in self.members
+
+    async def _address_of(self, worker: str) -> str | None:
+        return worker if worker in self.members else None
+
+
+@asynccontextmanager
+async def memory_server() -> AsyncIterator[tuple[Any, MemoryListener]]:
+    listener = MemoryListener()
+    config = memory_config(limits=Limits(idle_timeout=0, write_timeout=0), ladder=False)
+    async with running_server(config, listeners=[listener]) as server:
+        yield server, listener
+
+
+async def test_a_remote_session_watches_a_table_through_the_hop() -> None:
+    """B's session spectates A's table: the command crosses as a typed message, A's table holds a
+    `RemotePeer` for it, and what the table says comes back as bytes, decoded once at B."""
+    with trio.fail_after(60):
+        async with memory_server() as (server, listener), trio.open_nursery() as nursery:
+            owner = await MemoryClient.connect(listener)
+            await owner.hello()
+            await owner.request(Register(name="ada"))
+            created = await owner.request(
+                CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
+            )
+            assert isinstance(created, TableCreated)
+            net = Net(nursery)
+            node_a = MemoryNode("a", net, {"a", "b"})
+            node_a.lobby = server.lobby  # A runs the table (not attached: no store of its own)
+            node_b = MemoryNode("b", net, {"a", "b"})
+            watcher = Collecting("w1")
+            node_b.remember(watcher)
+            table = server.lobby.tables[created.table]
+            remote = RemoteTable(created.table, table.config, None, "a", node_b.forward)
+            remote.submit(SpectateCommand(peer=watcher, request_id=9))
+            joined = await watcher.until(Joined)
+            assert joined.id == 9 and joined.seat is None
+            await watcher.until(Snapshot)
+            assert any(p.peer_id == "w1@b" for p in table.spectators)
+            await owner.aclose()
+            nursery.cancel_scope.cancel()
+
+
+class SlowLadder:
+    """A ladder whose every answer takes until `release` is set."""
+
+    def __init__(self) -> None:
+        self.release = trio.Event()
+        self.asked = 0
+
+    async def handle(self, client: Client, request: Any) -> Message:
+        self.asked += 1
+        await self.release.wait()
+        return Error(id=request.id, code="internal", message="late")
+
+    def connection_closed(self, peer: Any) -> None:
+        pass
+
+
+async def test_a_slow_ladder_never_blocks_the_link(autojump_clock: trio.abc.Clock) -> None:
+    """Ladder requests wait on the ladder in tasks of their own (32 at most; more are refused at
+    once): what B says after them (a session gone) is obeyed at once."""
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            node_a = MemoryNode("a", net, {"a", "b"})
+            node_b = MemoryNode("b", net, {"a", "b"})
+            slow = SlowLadder()
+            node_a.ladder.service = slow
+            node_a.ladder.here = True
+            node_b.ladder.worker = "a"
+            held = node_a.peer_at("b", "s1")  # a session of B's that A holds
+            answers: list[Message | None] = []
+
+            async def ask(n: int) -> None:
+                client = Client(peer=Collecting(f"s{n}"), account=None, owner="127.0.0.1")
+                answers.append(await node_b.ladder.ask(client, LadderStandings(id=n)))
+
+            for n in range(33):
+                nursery.start_soon(ask, n)
+            await trio.testing.wait_all_tasks_blocked()
+            (refused,) = answers  # the 33rd, refused at once; 32 wait on the ladder
+            assert isinstance(refused, Error) and refused.code == "server_full"
+            assert slow.asked == 32
+            node_b.links.send("a", Gone("s1"))
+            await trio.testing.wait_all_tasks_blocked()
+            assert not held.alive  # obeyed while the ladder still thinks
+            slow.release.set()
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(answers) == 33
+            assert all(isinstance(a, Error) and a.message == "late" for a in answers[1:])
+            nursery.cancel_scope.cancel()
