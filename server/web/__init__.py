@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import ssl
-from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 
@@ -21,13 +20,18 @@ import trio
 
 from server.web.http import HttpConnection, WebLimits
 from server.web.names import HostNames
+from server.web.slots import HttpSlots, Refusal, Slot
 from server.web.static_files import StaticFile, load_site
 
 __all__ = ["RunSession", "WebLimits", "WebPortError", "serve_web"]
 
 log = structlog.get_logger("server.web")
 
-REFUSE_TIMEOUT = 2.0
+REFUSE_TIMEOUT = 2.0  # seconds to write the answer to a connection refused for want of a slot
+# Then what it sent is read for at most this long (and this much) before it is closed: short, since
+# a refused connection holds no slot and a flood of them must not hold descriptors for long.
+REFUSE_LINGER = 0.25
+REFUSE_DRAIN_BYTES = 16 * 1024
 ACCEPT_RETRY_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS}
 ACCEPT_RETRY_SLEEP = 0.1
 
@@ -108,8 +112,7 @@ class _WebListener:
         self.session_nursery = session_nursery
         self.limits = limits
         self.site: dict[str, StaticFile] = load_site()
-        self.open = 0
-        self.per_host: Counter[str] = Counter()
+        self.slots = HttpSlots(limits.max_connections, limits.per_address)
 
     async def accept(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
         """Accept connections until cancelled. (Not `trio.serve_listeners`: it closes a stream
@@ -135,25 +138,21 @@ class _WebListener:
         except OSError:
             await trio.aclose_forcefully(tcp)
             return
-        limits = self.limits
-        if (
-            self.open >= limits.max_connections
-            or self.per_host[peer[0]] >= limits.max_connections_per_address
-        ):
-            await self._refuse(tcp)
+        slot = self.slots.take(peer[0])
+        if isinstance(slot, Refusal):
+            await self._refuse(tcp, slot)
             return
-        self.open += 1
-        self.per_host[peer[0]] += 1
         upgraded = None
         http: HttpConnection | None = None
         try:
-            stream = await self._secure(tcp)
+            stream = await self._secure(tcp, slot)
             if stream is not None:
                 http = HttpConnection(
                     stream,
                     f"{peer[0]}:{peer[1]}",
                     self.site,
-                    limits,
+                    self.limits,
+                    slot=slot,
                     max_message_bytes=self.max_message_bytes,
                     names=self.names,
                 )
@@ -169,10 +168,7 @@ class _WebListener:
         finally:
             # Counted out before the socket closes, so a client that sees the close may connect
             # again at once.
-            self.open -= 1
-            self.per_host[peer[0]] -= 1
-            if not self.per_host[peer[0]]:
-                del self.per_host[peer[0]]
+            self.slots.release(slot)
         if upgraded is None and http is not None:
             await http.close()
         if upgraded is not None:
@@ -182,13 +178,14 @@ class _WebListener:
                 partial(self.run_session, upgraded, f"{peer[0]}:{peer[1]}")
             )
 
-    async def _secure(self, tcp: trio.SocketStream) -> trio.abc.Stream | None:
-        """The TLS handshake (when serving https), within the request deadline; None if it
-        fails (nothing can be said to a peer that does not speak TLS)."""
+    async def _secure(self, tcp: trio.SocketStream, slot: Slot) -> trio.abc.Stream | None:
+        """The TLS handshake (when serving https), within the request deadline (its slot may
+        be taken back meanwhile); None if it fails (nothing can be said to a peer that does not
+        speak TLS)."""
         if self.tls is None:
             return tcp
         stream = trio.SSLStream(tcp, self.tls, server_side=True)
-        with trio.move_on_after(self.limits.request_timeout):
+        with slot.waiting(self.limits.request_timeout):
             try:
                 await stream.do_handshake()
             except trio.BrokenResourceError:
@@ -198,11 +195,17 @@ class _WebListener:
         await trio.aclose_forcefully(tcp)
         return None
 
-    async def _refuse(self, tcp: trio.SocketStream) -> None:
-        """Too many HTTP connections: a plain 503 (over TLS nothing can be said before a
-        handshake we will not spend time on), then close."""
+    async def _refuse(self, tcp: trio.SocketStream, why: Refusal) -> None:
+        """Too many HTTP connections (from this address, or at all): a plain 503 (over TLS
+        nothing can be said before a handshake we will not spend time on), then close."""
         if self.tls is None:
-            body = b"503 the server has too many connections open; try again\n"
+            if why is Refusal.ADDRESS_FULL:
+                body = (
+                    f"503 too many connections from your address "
+                    f"({self.slots.per_address} at most); try again\n"
+                ).encode()
+            else:
+                body = b"503 the server has too many connections open; try again\n"
             head = (
                 b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
                 b"Connection: close\r\nRetry-After: 5\r\nContent-Length: "
@@ -215,6 +218,20 @@ class _WebListener:
                     contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
                 ):
                     await tcp.send_all(head + body)
+                with (
+                    trio.move_on_after(REFUSE_LINGER),
+                    contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+                ):
+                    # Half-close and read what the client sent until it closes too (a little,
+                    # briefly): closing with its request unread would reset the connection,
+                    # and the reset can destroy the answer before the client reads it.
+                    await tcp.send_eof()
+                    drained = 0
+                    while drained < REFUSE_DRAIN_BYTES:
+                        data = await tcp.receive_some(REFUSE_DRAIN_BYTES)
+                        if not data:
+                            break
+                        drained += len(data)
             finally:
                 await trio.aclose_forcefully(tcp)
         else:

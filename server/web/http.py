@@ -35,6 +35,7 @@ from wsproto.events import Request as WSRequest
 from wsproto.utilities import RemoteProtocolError as WSRemoteProtocolError
 
 from server.web.names import HostNames
+from server.web.slots import Slot
 from server.web.static_files import StaticFile
 from server.web.websocket import WebSocketStream
 
@@ -62,11 +63,20 @@ class WebLimits:
     """Bounds on the web port's HTTP side (a WebSocket session has the server's own `Limits`)."""
 
     max_connections: int = 128  # HTTP connections open at once (not counting WebSocket sessions)
-    max_connections_per_address: int = 32
+    # HTTP connections one address (IPv6: one /64) may hold; 0: its share, `per_address`.
+    max_connections_per_address: int = 0
     request_timeout: float = 10.0  # seconds for a TLS handshake, or for one whole request head
     max_request_bytes: int = 8 * 1024  # request line and headers
     max_requests_per_connection: int = 100
     send_timeout: float = 10.0  # seconds to write one response
+
+    @property
+    def per_address(self) -> int:
+        """The slots one address may hold: `max_connections_per_address`, or by default an
+        eighth of them (at least 4: a browser opens about six to one server at once)."""
+        if self.max_connections_per_address > 0:
+            return self.max_connections_per_address
+        return max(4, self.max_connections // 8)
 
 
 class _Close(Exception):
@@ -83,11 +93,13 @@ class HttpConnection:
         site: dict[str, StaticFile],
         limits: WebLimits,
         *,
+        slot: Slot,
         max_message_bytes: int,
         names: HostNames | None = None,
     ) -> None:
         self.stream = stream
         self.peer = peer
+        self.slot = slot  # while it waits for a request head, a newcomer may take it back
         self.site = site
         self.limits = limits
         self.max_message_bytes = max_message_bytes
@@ -130,7 +142,7 @@ class HttpConnection:
         # Bytes that may belong to this request's head: what h11 kept from the last read (a
         # pipelined request) and all received since, until the head is parsed.
         received = len(self.h11.trailing_data[0])
-        with trio.move_on_after(self.limits.request_timeout) as timer:
+        with self.slot.waiting(self.limits.request_timeout) as timer:
             while True:
                 try:
                     event = self.h11.next_event()
@@ -153,6 +165,7 @@ class HttpConnection:
                     return request
                 if isinstance(event, h11.Request):
                     request = event
+                    self.slot.done_waiting()  # a request to answer: no longer to be taken back
                     self.method = event.method.upper()
                     # The head's size is what h11 consumed for it, whether it came in one read
                     # (which h11 does not bound) or in many.
@@ -167,6 +180,15 @@ class HttpConnection:
                     return request
                 # Data of a body we refused would have closed already; anything else ends it.
                 raise _Close
+        if timer.cancelled_caught and self.slot.evicted:
+            # Its slot went to a newcomer (server/web/slots.py): a request begun is told why.
+            if request is None and self.h11.trailing_data[0]:
+                await self._error(
+                    503,
+                    "the server needed this connection for another address; try again",
+                    [(b"Retry-After", b"1")],
+                )
+            raise _Close
         if timer.cancelled_caught:
             if request is not None or self.h11.trailing_data[0]:
                 await self._error(408, "the request did not arrive in time")
