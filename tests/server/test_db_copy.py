@@ -78,6 +78,7 @@ FILL: dict[str, list[str]] = {
         "INSERT INTO cluster_tables VALUES ('t-b', 'w-1', '{\"x\":1}')",
         "INSERT INTO cluster_tables VALUES ('T-c', 'w-1', NULL)",
     ],
+    "cluster_secret": ["INSERT INTO cluster_secret VALUES (1, x'000102fdfeff')"],
 }
 
 #: Columns the migrations after the second add (FILL's rows naming them are left out of an older file).
