@@ -31,10 +31,12 @@ import trio
 
 from engine.version import project_version
 from server import accounts
-from server.config import LogFormat, ServerConfig, configure_logging
+from server.config import DEFAULT_METRICS_PORT, LogFormat, ServerConfig, configure_logging
+from server.health import Health
 from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
 from server.lobby import Lobby
+from server.metrics import transport_of
 from server.ports import LadderDesk
 from server.quotas import AddressQuotas, network_of
 from server.session import Session, SessionServices
@@ -75,10 +77,22 @@ class Server:
         self.ladder_desk: LadderDesk | None = None  # in a cluster: the cluster's (server/cluster/)
         # What one network address may do, whatever its connections (guests made, lobby chat).
         self.quotas = AddressQuotas.from_limits(config.limits)
+        self.node: ClusterNode | None = None  # this server's part in a cluster, if clustered
+        self.metrics_port: int | None = None  # the operator's port once bound, if any
+        # /healthz, /readyz, /metrics (server.health) and the figures counted as the server goes.
+        self.health = Health(self, self._version)
+        metrics = self.health.metrics
+        store.on_commit = metrics.store_commit.observe
+        self.lobby.meter = metrics.actions
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
         self._stop.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        """Whether the server is stopping (or asked to): /readyz says no from then on."""
+        return self.stopping or self._stop.is_set()
 
     def services(self) -> SessionServices:
         """What every session is given (made once the ladder is up, or known not to be)."""
@@ -94,6 +108,7 @@ class Server:
                 ladder=desk,
                 is_stopping=lambda: self.stopping,
                 quotas=self.quotas,
+                refused=self.health.metrics.refused,
             )
         return self._services
 
@@ -110,6 +125,7 @@ class Server:
         if self.tls is not None and isinstance(stream, trio.SocketStream):
             stream = trio.SSLStream(stream, self.tls, server_side=True)
         session = Session(self.services(), stream, peer)
+        self.health.metrics.accepted[transport_of(stream)].inc()
         limits = self.config.limits
         # Counted by network (an IPv6 host by its /64), as every per-address limit is.
         network = network_of(session.host)
@@ -259,6 +275,7 @@ async def _serve(
     fence = None if node is None else node.fence
     async with open_store(config.database, config.durability, fence=fence) as store:
         server = Server(config, store, tls)
+        server.node = node
         if node is not None:
             node.attach(server.lobby)
             node.on_lease_lost = server.request_stop
@@ -306,8 +323,12 @@ async def _serve(
                                     session_nursery=connections,
                                     optional=config.web_port_optional,
                                     names=config.web_names,
+                                    ops=server.health,
                                 )
                             )
+                        # In the tables' nursery: it answers (503 from /readyz) until the
+                        # connections are closed, not only until the listeners are.
+                        await _start_ops_port(server, tables_nursery)
                         log.info(
                             "listening",
                             host=config.host,
@@ -328,6 +349,31 @@ async def _serve(
                 node.stopping = True  # its tables are handed over, not closed
             tables_nursery.cancel_scope.cancel()
     log.info("stopped")
+
+
+async def _start_ops_port(server: Server, nursery: trio.Nursery) -> None:
+    """/healthz, /readyz and /metrics on a port of their own, when asked (`metrics_port`) or when
+    the web page, which answers them too, was wanted but its default port was taken."""
+    config = server.config
+    port, optional = config.metrics_port, config.metrics_port_optional
+    if port is None and config.web_port is not None and server.web_port is None:
+        port, optional = DEFAULT_METRICS_PORT, True
+    if port is None:
+        return
+    from server.web.names import HostNames
+    from server.web.ops_port import serve_ops
+
+    server.metrics_port = await nursery.start(
+        partial(
+            serve_ops,
+            server.health,
+            host=config.metrics_host,
+            port=port,
+            optional=optional,
+            # The web port's names (--web-name) here too, against DNS rebinding as there.
+            names=HostNames(config.web_names, listening_on=config.metrics_host),
+        )
+    )
 
 
 async def _start_ladder(server: Server, nursery: trio.Nursery) -> LadderService | None:

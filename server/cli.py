@@ -18,6 +18,7 @@ import typer
 from engine.version import project_version
 from server.cli_db import db_app
 from server.config import (
+    DEFAULT_METRICS_PORT,
     DEFAULT_PORT,
     DEFAULT_WEB_PORT,
     Limits,
@@ -95,6 +96,17 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             "refused 421 (DNS rebinding: docs/web.md)."
         ),
     ] = None,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            help="HTTP port of /healthz, /readyz and /metrics alone (0: any free port); they are "
+            f"on the web port too. Default: none, or {DEFAULT_METRICS_PORT} with --no-web.",
+        ),
+    ] = None,
+    metrics_host: Annotated[
+        str, typer.Option(help="Address of --metrics-port (default: this machine only).")
+    ] = "127.0.0.1",
+    metrics_port_optional: Annotated[bool, typer.Option(hidden=True)] = False,
     db: Annotated[
         str | None,
         typer.Option(
@@ -226,6 +238,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         web_names = tuple(normalise_name(name) for name in web_name or ())
     except WebNameError as exc:
         refuse(f"error: {exc}", 2)
+    if metrics_port is not None and not 0 <= metrics_port <= 65535:
+        refuse(f"error: --metrics-port {metrics_port} is not in 0..65535", 2)
     if min(human_clock, bot_clock) <= 0 or reconnect_grace < 0:
         refuse("error: clocks must be positive and the grace period not negative", 2)
     if waiting_table_ttl < 0 or guest_ttl < 0:
@@ -319,6 +333,10 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         web_port=(web_port if web_port is not None else DEFAULT_WEB_PORT) if web else None,
         web_port_optional=web_port is None,
         web_names=web_names,
+        # Without the page, the health checks and metrics get a port of their own by default.
+        metrics_port=metrics_port if metrics_port is not None or web else DEFAULT_METRICS_PORT,
+        metrics_host=metrics_host,
+        metrics_port_optional=metrics_port_optional or (metrics_port is None and not web),
         cluster=cluster,
         cluster_address=cluster_address
         or (lan_address() if cluster and host in ("0.0.0.0", "") else None),
@@ -338,6 +356,16 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             async with trio.open_nursery() as nursery:
                 server = await nursery.start(partial(run_server, config, listeners=listeners))
                 shown = lan_address() if host in ("0.0.0.0", "") else host
+                metrics_line = None
+                if server.metrics_port is not None:
+                    metrics_at = f"[{metrics_host}]" if ":" in metrics_host else metrics_host
+                    metrics_line = (
+                        f"spades-server metrics: http://{metrics_at}:{server.metrics_port}/metrics"
+                    )
+                if metrics_line is not None and listeners is not None:
+                    # A worker's goes before the line its supervisor waits for: the supervisor
+                    # reads that far, then closes the pipe (a later line would break it).
+                    print(metrics_line, flush=True)
                 # stdout, flushed: people read it, and scripts (and tests) wait for this line.
                 scheme = "tls://" if tls_cert is not None else ""
                 print(
@@ -357,6 +385,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
                         "(choose one with --web-port)",
                         flush=True,
                     )
+                if metrics_line is not None and listeners is None:
+                    print(metrics_line, flush=True)
                 with trio.CancelScope() as waiting:
                     # A server may also stop by itself (a cluster server that lost its lease).
                     nursery.start_soon(_cancel_when_stopped, server, waiting)

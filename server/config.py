@@ -20,6 +20,10 @@ from server.storage.target import Target
 
 DEFAULT_PORT = 7777
 DEFAULT_WEB_PORT = 7778  # `spades-server serve`'s web port (the browser page and its WebSocket)
+# The operator's port (/healthz, /readyz, /metrics) when the web page, which also answers them, is
+# off; worker i of `serve --workers N` without a page uses DEFAULT_METRICS_PORT + i. Far from the
+# game port's neighbours (the web port is `--port` + 1, the cluster's link `--port` + 2, + i).
+DEFAULT_METRICS_PORT = 9777
 
 
 class LogFormat(StrEnum):
@@ -139,6 +143,12 @@ class ServerConfig:
     # a request for any other name is refused 421, against DNS rebinding (server/web/names.py).
     # `host`, when it is a name, is one of them.
     web_names: tuple[str, ...] = ()
+    # /healthz, /readyz and /metrics on a port of their own (server/web/ops_port.py; 0: any free
+    # port) at `metrics_host`; None: only on the web port (if any). `metrics_port_optional`: if
+    # the port is taken, log it and go on without it (a default port, not one the user chose).
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
+    metrics_port_optional: bool = False
     limits: Limits = field(default_factory=Limits)
 
     @property

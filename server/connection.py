@@ -117,6 +117,11 @@ class Outbox:
     def _used(self) -> int:
         return self._queued
 
+    @property
+    def queued(self) -> int:
+        """Frames waiting to be written (for the metrics)."""
+        return self._queued
+
     def finish(self, last: dict[str, Any] | None = None, reason: str = "closed") -> None:
         """Queue `last` (if room), then close the outbox: the writer flushes it and hangs up."""
         if self.close_reason is not None:

@@ -71,8 +71,9 @@ def explain(error: BaseException, host: str, port: int) -> Failure | None:
 
 
 def _explain_one(error: BaseException, host: str, port: int) -> Failure | None:
-    # The web port's own failure names its port (server/web/: WebPortError.web_port).
-    where = f"{host}:{getattr(error, 'web_port', port)}"
+    # The web port's own failure names its port (server/web/: WebPortError.web_port), the
+    # metrics port's its whole address (server/web/ops_port.py: OpsPortError.address).
+    where = getattr(error, "address", None) or f"{host}:{getattr(error, 'web_port', port)}"
     if isinstance(error, TLSConfigError):
         return Failure(ExitCode.TLS, f"error: {error}")
     if isinstance(error, DatabaseInUse):

@@ -48,6 +48,7 @@ from server.table_policy import LobbyPolicy, TablePolicy
 
 if TYPE_CHECKING:
     from server.cluster.hooks import LobbyCluster
+    from server.metrics import ActionMeter
     from server.ports import TableRef
     from server.storage import Store, Tx
 
@@ -98,6 +99,8 @@ class Lobby:
         self._members: set[Peer] = set()  # logged-in connections: they hear lobby chat
         # Set in a cluster (server/cluster/): the other servers' tables, notices and logins.
         self.cluster: LobbyCluster | None = None
+        # What every table counts of its actions (the server's metrics); None: nothing counted.
+        self.meter: ActionMeter | None = None
 
     # ---------------------------------------------------------------- life
 
@@ -229,6 +232,7 @@ class Lobby:
             inbox_size=limits.table_inbox_size,
             max_spectators=limits.max_spectators,
             think=decide_off_loop if self.config.bots_in_threads else decide_inline,
+            meter=self.meter,
         )
 
     def free_table_slots(self) -> int:

@@ -77,6 +77,8 @@ class SessionServices:
     is_stopping: Callable[[], bool]
     # What one network address may do, all its connections together (guests, lobby chat).
     quotas: AddressQuotas
+    # Told the code of every `error` a session sends (the server's metrics count refusals).
+    refused: Callable[[str], None] = lambda code: None
 
 
 class Refused(Exception):

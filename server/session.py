@@ -116,6 +116,8 @@ class Session:
                 )
                 if len(self.lost_seats) > LOST_SEATS_KEPT:
                     del self.lost_seats[next(iter(self.lost_seats))]
+        elif isinstance(message, Error):
+            self.services.refused(message.code)
         elif isinstance(message, Joined | TableCreated) and message.table:
             if message.seat is not None:
                 self.seats[message.table] = message.seat
@@ -165,6 +167,7 @@ class Session:
         text = (
             "the server is stopping" if stopping else "the server has no room for another session"
         )
+        self.services.refused(code.value)
         data = self.proto.send(Error(code=code.value, message=text))
         with trio.move_on_after(FLUSH_TIMEOUT):
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):

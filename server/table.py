@@ -72,6 +72,7 @@ from server.table_records import GameRecorder, ResultRow, game_seats
 from server.table_seats import Membership
 
 if TYPE_CHECKING:
+    from server.metrics import ActionMeter
     from server.storage import Store
 
 log = structlog.get_logger("server.table")
@@ -91,8 +92,10 @@ class Table(TableListing):
         inbox_size: int = 64,
         max_spectators: int = 64,
         think: Thinker = decide_off_loop,
+        meter: ActionMeter | None = None,
     ) -> None:
         self.config = config
+        self.meter = meter  # counts each applied action and its latency (server.metrics)
         self.think = think  # how built-in seats and the fallback think (a thread, on a server)
         self.policy: TablePolicy = policy if policy is not None else LobbyPolicy()
         self.max_spectators = max_spectators
@@ -269,7 +272,9 @@ class Table(TableListing):
         except EngineError as exc:
             peer.deliver(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, rid, detail=exc.code))
             return
-        await self._apply(action, seat, command.source, peer=peer, request_id=rid)
+        await self._apply(
+            action, seat, command.source, peer=peer, request_id=rid, since=command.received
+        )
 
     # ---------------------------------------------------------------- applying and telling
 
@@ -281,10 +286,12 @@ class Table(TableListing):
         *,
         peer: Peer | None,
         request_id: int | None = None,
+        since: float | None = None,
     ) -> bool:
         """Apply, persist, answer `peer` (if any) `ok`, then tell everyone. False (and `peer` told
         why) if the engine refused it or it could not be stored: the game is as it was, and
-        nobody else was told anything."""
+        nobody else was told anything. `since`: when the `act` reached the server, for the
+        act-to-delivered latency (None: the table's own move)."""
         assert self.game_id is not None
         candidate = self.game.copy()
         try:
@@ -340,6 +347,8 @@ class Table(TableListing):
             audience,
             deal=self.deal,
         )
+        if self.meter is not None:
+            self.meter.applied(source, since)
         if self.game.is_over:
             self.log.info("game_over", scores=list(self.game.scores))
             self.lifecycle = Lifecycle.FINISHED

@@ -7,9 +7,11 @@ connection may do (which seat it holds, whether its `act` is for that seat), and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
+
+import trio
 
 from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
@@ -82,6 +84,8 @@ class ActCommand:
     action: dict[str, Any]
     request_id: int | None = None
     source: str = "player"  # "player" or "bot" (a built-in seat), as the store records it
+    # When it reached the server (trio time): the start of its act-to-delivered latency.
+    received: float = field(default_factory=trio.current_time)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -253,6 +253,14 @@ class Links:
             log.error("link_stuck", peer=peer)
             self._lose(out)
 
+    def queued(self) -> dict[str, int]:
+        """Each connected peer's maps waiting to be written (for the metrics: the link's lag)."""
+        return {
+            peer: out.send.statistics().current_buffer_used
+            for peer, out in self._out.items()
+            if not out.lost
+        }
+
     def _lose(self, out: _Outgoing) -> None:
         if out.lost:
             return

@@ -138,6 +138,8 @@ class ClusterNode:
         self.stopping = False  # set as the server stops: its tables are handed over
         self.on_lease_lost: Callable[[], None] = lambda: None
         self._nursery: trio.Nursery | None = None
+        # When the lease was last registered or renewed (trio time): /readyz reads `lease_held`.
+        self.lease_renewed_at: float | None = None
 
     # ---------------------------------------------------------------- the database
 
@@ -190,6 +192,7 @@ class ClusterNode:
                 if file is None:
                     nursery.start_soon(self._keep_secret)
                 await self.run_statement(lambda c: membership.register(c, self.worker, link))
+                self.lease_renewed_at = trio.current_time()
                 log.info("cluster_joined", worker=self.worker, link=link)
                 nursery.start_soon(self._keep_lease)
                 try:
@@ -212,6 +215,13 @@ class ClusterNode:
                 self._secret = await self.run_statement(kept)
             except psycopg.Error:
                 continue  # the database is away: the secret held is still the cluster's
+
+    @property
+    def lease_held(self) -> bool:
+        """Whether this server's lease is still good by its own clock: renewed within the
+        lease's length (the database's clock decides for the fence; this is the readiness)."""
+        renewed = self.lease_renewed_at
+        return renewed is not None and trio.current_time() - renewed < membership.LEASE
 
     @property
     def fence(self) -> tuple[str, tuple[Any, ...]]:
@@ -249,9 +259,11 @@ class ClusterNode:
                 log.warning("lease_not_renewed", error=str(exc))
                 continue  # the lease lasts several renewals; the fence guards the writes
             if not alive:
+                self.lease_renewed_at = None
                 log.error("lease_lost", worker=self.worker)
                 self.on_lease_lost()
                 return
+            self.lease_renewed_at = trio.current_time()
 
     async def _claim(self) -> None:
         try:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import structlog
 
-from server.config import LogFormat
+from server.config import DEFAULT_METRICS_PORT, LogFormat
 from server.failures import tell
 
 log = structlog.get_logger("server.cluster")
@@ -34,23 +34,43 @@ STOP_TIMEOUT = 15.0
 def worker_arguments(argv: Sequence[str], index: int, fd: int, link_port: int = 0) -> list[str]:
     """The `serve` arguments of worker `index`: the supervisor's own, without `--workers`, with
     the inherited socket, a link port of its own (`link_port` + `index`: the same at every
-    start of that worker; 0: any), and the web page only in the first."""
+    start of that worker; 0: any), and the web page only in the first.
+
+    Each worker answers /healthz, /readyz and /metrics of its own: the first on the web page (or,
+    without it, on the metrics port as a lone server would), worker `i` on `--metrics-port` + i
+    when one is given (0: any free port each), else on `DEFAULT_METRICS_PORT` + i if it is free.
+    """
     kept: list[str] = []
-    skip = False
+    metrics_port: str | None = None
+    skip: str | None = None
     for arg in argv:
-        if skip:
-            skip = False
+        if skip is not None:
+            if skip == "--metrics-port":
+                metrics_port = arg
+            skip = None
             continue
-        if arg in ("--workers", "--link-port"):
-            skip = True
+        if arg in ("--workers", "--link-port", "--metrics-port"):
+            skip = arg
             continue
         if arg.startswith(("--workers=", "--link-port=")):
+            continue
+        if arg.startswith("--metrics-port="):
+            metrics_port = arg.partition("=")[2]
             continue
         kept.append(arg)
     worker_link = link_port + index if link_port else 0
     extra = ["--cluster", "--listen-fd", str(fd), "--link-port", str(worker_link)]
     if index > 0:
         extra.append("--no-web")
+    if metrics_port is not None:
+        base = int(metrics_port)  # checked by the supervisor's own `serve` (0..65535)
+        extra += ["--metrics-port", str(base + index if base else 0)]
+    elif index > 0:
+        extra += [
+            "--metrics-port",
+            str(DEFAULT_METRICS_PORT + index),
+            "--metrics-port-optional",
+        ]
     return [*kept, *extra]
 
 
@@ -153,9 +173,11 @@ def run(
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     web_line = None
+    metrics_lines: list[str] = []
     try:
         for index in range(workers):
             lines = supervisor.wait_ready(supervisor.start(index))
+            metrics_lines += [x for x in lines if x.startswith("spades-server metrics")]
             web_line = web_line or next((x for x in lines if "web page" in x), None)
             # The first worker's web page line follows its listening line.
             if index == 0 and web_line is None and "--no-web" not in argv:
@@ -173,6 +195,8 @@ def run(
     )
     if web_line is not None:
         print(web_line, flush=True)
+    for line in metrics_lines:  # each worker's own, in order
+        print(line.replace("spades-server metrics", "spades-server worker metrics", 1), flush=True)
     for proc in supervisor.procs:
         if proc is not None and proc.stdout is not None:
             proc.stdout.close()  # the workers print nothing more that we read

@@ -15,6 +15,7 @@ loss, at the cost of one fsync on every action's path).
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -51,6 +52,16 @@ class Store:
         self._max_batch = max_batch
         self.batches = 0  # committed transactions, for tests and stats
         self.jobs = 0
+        # False while the database cannot be reached (the writer's to keep: a batch that found it
+        # gone, until one commits again); /readyz reads it (server.health).
+        self.reachable = True
+        # Told each batch's commit time in seconds (the server's metrics histogram), if set.
+        self.on_commit: Callable[[float], None] | None = None
+
+    @property
+    def queued(self) -> int:
+        """Requests waiting for the writer (not yet in a batch)."""
+        return self._send.statistics().current_buffer_used
 
     async def call(self, fn: Callable[[Tx], T]) -> T:
         """Run `fn(tx)` inside the next batch transaction and return its result once committed.
@@ -110,6 +121,7 @@ class Store:
                         batch.append(self._receive.receive_nowait())
                     except (trio.WouldBlock, trio.EndOfChannel):
                         break
+                started = time.perf_counter()
                 try:
                     if self.inline:
                         database.commit_batch(batch)
@@ -120,6 +132,8 @@ class Store:
                         job.error = StorageError(f"writer failed: {exc!r}")
                     raise
                 finally:
+                    if self.on_commit is not None:
+                        self.on_commit(time.perf_counter() - started)
                     self.batches += 1
                     self.jobs += len(batch)
                     for job in batch:

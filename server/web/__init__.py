@@ -20,6 +20,7 @@ import trio
 
 from server.web.http import HttpConnection, WebLimits
 from server.web.names import HostNames
+from server.web.ops import Routes
 from server.web.slots import HttpSlots, Refusal, Slot
 from server.web.static_files import StaticFile, load_site
 
@@ -59,6 +60,7 @@ async def serve_web(
     optional: bool = False,
     limits: WebLimits | None = None,
     names: Iterable[str] = (),
+    ops: Routes | None = None,
     task_status: trio.TaskStatus[int | None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Listen on `host:port` (0: any free port) until cancelled; `task_status.started(port)`.
@@ -68,7 +70,8 @@ async def serve_web(
     `OSError` naming the web port if it cannot be bound, unless `optional`: then it logs why,
     reports `started(None)` and returns (the server goes on without its page). `names`: the DNS
     names it answers for besides IP addresses, `localhost` and `host` if it is a name
-    (`--web-name`; server/web/names.py).
+    (`--web-name`; server/web/names.py). `ops` answers `/healthz`, `/readyz` and `/metrics`
+    (`server.health`).
     """
     web = _WebListener(
         run_session,
@@ -77,6 +80,7 @@ async def serve_web(
         session_nursery,
         limits or WebLimits(),
         names=HostNames(names, listening_on=host),
+        ops=ops,
     )
     try:
         listeners = await trio.open_tcp_listeners(port, host=host)
@@ -104,9 +108,11 @@ class _WebListener:
         limits: WebLimits,
         *,
         names: HostNames,
+        ops: Routes | None = None,
     ) -> None:
         self.run_session = run_session
         self.names = names
+        self.ops = ops
         self.tls = tls
         self.max_message_bytes = max_message_bytes
         self.session_nursery = session_nursery
@@ -155,6 +161,7 @@ class _WebListener:
                     slot=slot,
                     max_message_bytes=self.max_message_bytes,
                     names=self.names,
+                    ops=self.ops,
                 )
                 upgraded = await http.serve()
         except Exception:

@@ -35,6 +35,7 @@ from wsproto.events import Request as WSRequest
 from wsproto.utilities import RemoteProtocolError as WSRemoteProtocolError
 
 from server.web.names import HostNames
+from server.web.ops import Routes
 from server.web.slots import Slot
 from server.web.static_files import StaticFile
 from server.web.websocket import WebSocketStream
@@ -96,6 +97,8 @@ class HttpConnection:
         slot: Slot,
         max_message_bytes: int,
         names: HostNames | None = None,
+        ops: Routes | None = None,
+        websocket: bool = True,
     ) -> None:
         self.stream = stream
         self.peer = peer
@@ -103,6 +106,8 @@ class HttpConnection:
         self.site = site
         self.limits = limits
         self.max_message_bytes = max_message_bytes
+        self.ops = ops  # /healthz, /readyz, /metrics (server.health), answered before the page
+        self.websocket = websocket  # False: no upgrade at /ws (the operator's port)
         self.names = names or HostNames()
         # h11 bounds a head it is still waiting for; `_read_request` bounds a whole one, which
         # h11 would take at any size if it came in one read.
@@ -211,7 +216,11 @@ class HttpConnection:
         if method not in (b"GET", b"HEAD"):
             await self._error(405, "only GET and HEAD", [(b"Allow", b"GET, HEAD")])
             raise _Close
-        if path == WEBSOCKET_PATH:
+        reply = self.ops.answer(path) if self.ops is not None else None
+        if reply is not None:
+            await self._respond(reply.status, reply.content_type, reply.body, method)
+            return None
+        if path == WEBSOCKET_PATH and self.websocket:
             if method != b"GET" or not _is_upgrade(request):
                 await self._error(
                     426, "this address is the WebSocket", [(b"Upgrade", b"websocket")]
