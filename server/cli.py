@@ -21,6 +21,7 @@ from server.config import (
     DEFAULT_METRICS_PORT,
     DEFAULT_PORT,
     DEFAULT_WEB_PORT,
+    LINK_PORT_OFFSET,
     Limits,
     LogFormat,
     ServerConfig,
@@ -204,8 +205,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     link_port: Annotated[
         int | None,
         typer.Option(
-            help="TCP port of the link to the cluster's other servers (default: --port + 2, so "
-            f"{DEFAULT_PORT + 2}; with --workers N, worker i uses it + i; 0: any free port)."
+            help=f"TCP port of the link to the cluster's other servers (default: --port + "
+            f"{LINK_PORT_OFFSET}, so {DEFAULT_PORT + LINK_PORT_OFFSET}; with --workers N, worker i "
+            "uses it + i; 0: any free port)."
         ),
     ] = None,
     cluster_secret_file: Annotated[
@@ -257,9 +259,9 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     if workers < 1:
         refuse("error: --workers must be at least 1", 2)
     if link_port is None:
-        link_port = port + 2 if port != 0 else 0
+        link_port = port + LINK_PORT_OFFSET if port != 0 else 0
     if not 0 <= link_port <= 65535:
-        refuse(f"error: --link-port {link_port} is not in 0..65535", 2)
+        refuse(f"error: --link-port {link_port} is not in 0..65535 (give one)", 2)
     if cluster_secret_file is not None:
         from server.cluster.secret import SecretError, from_file
 

@@ -19,6 +19,9 @@ from server.storage import Durability
 from server.storage.target import Target
 
 DEFAULT_PORT = 7777
+#: The link between a cluster's servers listens on the game port + this (7877 by default): far
+#: enough from the web and metrics ports (7778, 7779 + worker) that workers' ports never meet.
+LINK_PORT_OFFSET = 100
 DEFAULT_WEB_PORT = 7778  # `spades-server serve`'s web port (the browser page and its WebSocket)
 # The operator's port (/healthz, /readyz, /metrics) when the web page, which also answers them, is
 # off; worker i of `serve --workers N` without a page uses DEFAULT_METRICS_PORT + i. Far from the

@@ -45,6 +45,7 @@ from server.cluster.link_protocol import (
     Phase,
     Proof,
     Role,
+    merge,
 )
 
 log = structlog.get_logger("server.cluster")
@@ -227,7 +228,13 @@ class Links:
                 conn.receive_data(bytes(data))
                 while (message := conn.next_message()) is not None:
                     # The phase table lets only the cluster's messages through once established.
-                    self._handle(origin, cast(Established, message))
+                    try:
+                        self._handle(origin, cast(Established, message))
+                    except LinkError:
+                        raise
+                    except Exception:  # a bug here must not stop the server: this link ends
+                        log.exception("link_handler_failed", worker=origin)
+                        return
                 if not data:
                     return
         except LinkError as exc:
@@ -307,13 +314,13 @@ class Links:
                         first = await out.receive.receive()
                     except trio.EndOfChannel:
                         return
-                    chunk = [conn.send(first)]
-                    while len(chunk) < BATCH:
+                    batch = [first]
+                    while len(batch) < BATCH:
                         try:
-                            chunk.append(conn.send(out.receive.receive_nowait()))
+                            batch.append(out.receive.receive_nowait())
                         except (trio.WouldBlock, trio.EndOfChannel):
                             break
-                    await stream.send_all(b"".join(chunk))
+                    await stream.send_all(b"".join(conn.send(m) for m in merge(batch)))
         except LinkError as exc:
             log.warning("link_refused", peer=address, claimed=out.peer, reason=str(exc))
         except (OSError, trio.TooSlowError, trio.BrokenResourceError, ValueError) as exc:

@@ -67,6 +67,8 @@ NONCE_SIZE = 32
 PROOF_SIZE = 32
 #: The longest id (a worker's, a session's, a table's) a link carries.
 MAX_ID = 64
+#: The most sessions one `Deliver` names (a table's seats and spectators on one server).
+MAX_RECIPIENTS = 4096
 _VERSION = "spades-link/1"
 
 
@@ -110,6 +112,12 @@ def _id(value: Any, name: str) -> str:
     if type(value) is not str or not 0 < len(value) <= MAX_ID or not value.isprintable():
         raise LinkError(f"{name}: expected an id (1..{MAX_ID} printable characters)")
     return value
+
+
+def _ids(value: Any, name: str) -> tuple[str, ...]:
+    if type(value) is not list or not 0 < len(value) <= MAX_RECIPIENTS:
+        raise LinkError(f"{name}: expected a list of 1..{MAX_RECIPIENTS} ids")
+    return tuple(_id(item, name) for item in value)
 
 
 def _bytes(size: int) -> Callable[[Any, str], bytes]:
@@ -231,6 +239,8 @@ class LinkMessage:
 
 
 def _to_wire(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
     if isinstance(value, Account):
         return _wire_account(value)
     if isinstance(value, enum.Enum):
@@ -361,11 +371,13 @@ class ForwardChat(LinkMessage):
 
 @dataclass(frozen=True, slots=True)
 class Deliver(LinkMessage):
-    """What a table of the dialer's tells one of the listener's sessions: the message's bytes."""
+    """What a table of the dialer's tells some of the listener's sessions: the message's bytes,
+    as the table's server encoded them, once for all of them (the writer merges the deliveries of
+    one message queued one after the other, `merge`)."""
 
     TYPE: ClassVar[str] = "deliver"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {"to": _id, "body": _body}
-    to: str
+    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {"to": _ids, "body": _body}
+    to: tuple[str, ...]
     body: bytes
 
 
@@ -466,8 +478,34 @@ _ALLOWED: dict[tuple[Role, Phase], frozenset[type[LinkMessage]]] = {
 }
 
 
-def decode(body: bytes) -> LinkMessage:
-    """One frame body as a checked message. Raises `LinkError`."""
+def merge(messages: list[Established]) -> list[Established]:
+    """`messages` in order, each run of `Deliver`s of one body (the same bytes object: one message
+    of a table's, told to several sessions) made one `Deliver` naming them all."""
+    out: list[Established] = []
+    names: list[str] = []
+    for message in messages:
+        last = out[-1] if out else None
+        if (
+            isinstance(message, Deliver)
+            and isinstance(last, Deliver)
+            and last.body is message.body
+            and len(names) + len(message.to) <= MAX_RECIPIENTS
+        ):
+            names.extend(message.to)
+            continue
+        if isinstance(last, Deliver) and len(names) > len(last.to):
+            out[-1] = Deliver(tuple(names), last.body)
+        names = list(message.to) if isinstance(message, Deliver) else []
+        out.append(message)
+    last = out[-1] if out else None
+    if isinstance(last, Deliver) and len(names) > len(last.to):
+        out[-1] = Deliver(tuple(names), last.body)
+    return out
+
+
+def decode(body: bytes, allowed: frozenset[type[LinkMessage]] | None = None) -> LinkMessage:
+    """One frame body as a checked message; a type not in `allowed` (the phase's) is refused
+    before its fields are looked at. Raises `LinkError`."""
     try:
         data = msgpack.unpackb(body, raw=False, strict_map_key=True)
     except Exception as exc:  # msgpack raises several kinds on hostile input (ValueError, ...)
@@ -478,6 +516,8 @@ def decode(body: bytes) -> LinkMessage:
     cls = _TYPES.get(kind) if type(kind) is str else None
     if cls is None:
         raise LinkError(f"unknown message type {str(kind)[:32]!r}")
+    if allowed is not None and cls not in allowed:
+        raise LinkError(f"a {cls.TYPE} is not allowed now")
     values = []
     for name, check in cls.FIELDS.items():
         if name not in data:
@@ -536,9 +576,11 @@ class LinkConnection:
                 if self._frames.eof and self._frames.buffered:
                     raise LinkError("the other side closed the link inside a frame")
                 return None
-            message = decode(body)
-            if type(message) not in _ALLOWED.get((self.role, self.phase), frozenset()):
-                raise LinkError(f"a {message.TYPE} is not allowed in phase {self.phase.value}")
+            allowed = _ALLOWED.get((self.role, self.phase), frozenset())
+            try:
+                message = decode(body, allowed)
+            except LinkError as exc:
+                raise LinkError(f"{exc} (phase {self.phase.value})") from None
             self._handshake(message)
             return message
         except LinkError:

@@ -34,7 +34,7 @@ import psycopg
 import structlog
 import trio
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     ChatMessage,
     Event,
@@ -56,6 +56,7 @@ from server.cluster.link_protocol import (
     Gone,
     LadderAnswer,
     LadderAsk,
+    LinkError,
     Resume,
 )
 from server.cluster.remote import RemotePeer, RemoteTable, command_from_link, command_to_link
@@ -581,22 +582,29 @@ class ClusterNode:
         if message is not self._last_sent:
             self._last_sent = message
             self._last_body = encode_body(message)
-        self.links.send(peer.origin, Deliver(peer.local_id, self._last_body))
+        self.links.send(peer.origin, Deliver((peer.local_id,), self._last_body))
 
-    def _delivered(self, local_id: str, body: bytes) -> None:
-        """What another server's table told one of our sessions."""
-        entry = self._sessions.get(local_id)
-        if entry is None:
-            return
+    def _delivered(self, to: tuple[str, ...], body: bytes) -> None:
+        """What another server's table told some of our sessions: decoded once for all of them
+        (and for the next deliveries of the same bytes); an event is encoded once more for all of
+        them (`SharedEvent`), each session splicing in its own `seq`. Raises `LinkError` (the
+        link closes) for bytes that are no message a server sends."""
         if body != self._last_body_in:
+            try:
+                message = decode(body, Sender.SERVER)
+            except ProtocolError as exc:
+                raise LinkError(f"deliver.body: {exc}") from None
             self._last_body_in = body
-            message = decode(body, Sender.SERVER)
             self._last_in = SharedEvent(message) if isinstance(message, Event) else message
         received = self._last_in
-        if isinstance(received, SharedEvent):
-            entry[0].deliver_shared(received)
-        elif received is not None:
-            entry[0].deliver(received)
+        for local_id in to:
+            entry = self._sessions.get(local_id)
+            if entry is None:
+                continue
+            if isinstance(received, SharedEvent):
+                entry[0].deliver_shared(received)
+            elif received is not None:
+                entry[0].deliver(received)
 
     def _drop(self, peer: RemotePeer | None) -> None:
         """A remote connection is gone: its tables hold its seats as for any dropped one."""

@@ -199,7 +199,7 @@ async def test_a_forged_link_is_refused_and_obeys_nothing(pg_url: str) -> None:
                 attacker = f"127.0.0.1:{raw.socket.getsockname()[1]}"
                 assert await closed_by_server(raw), "the link kept a forged peer's connection"
                 refused = await log2.wait_for("link_refused", peer=attacker)
-                assert refused["reason"] == "unknown message type 'None'", refused
+                assert refused["reason"] == "unknown message type 'None' (phase hello)", refused
                 assert await nothing_before_reply(victim, SeatLost) == []
 
                 # (b): the other real server's id, and a guest of that server as the peer: the

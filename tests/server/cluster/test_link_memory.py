@@ -29,7 +29,7 @@ from protocol.types import Game
 from server.app import running_server
 from server.cluster.link import HANDSHAKE_TIMEOUT, LinkConfig, Links
 from server.cluster.link_protocol import (
-    Established,
+    Deliver,
     Gone,
     LinkConnection,
     Role,
@@ -41,6 +41,7 @@ from server.config import Limits
 from server.peers import SharedEvent
 from server.ports import Client
 from server.table_commands import SpectateCommand
+from tests.server.cluster.heard import Heard
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 
 SECRET = b"k" * 32
@@ -57,31 +58,6 @@ class Net:
         mine, theirs = trio.testing.memory_stream_pair()
         self.nursery.start_soon(self.accepting[address], theirs, f"memory:{address}")
         return mine
-
-
-class Heard:
-    """What one server's links handed over, and which links it lost."""
-
-    def __init__(self) -> None:
-        self.messages: list[tuple[str, Established]] = []
-        self.lost: list[str] = []
-        self.changed = trio.Event()
-
-    def handle(self, origin: str, message: Established) -> None:
-        self.messages.append((origin, message))
-        self._tell()
-
-    def on_lost(self, worker: str) -> None:
-        self.lost.append(worker)
-        self._tell()
-
-    def _tell(self) -> None:
-        self.changed.set()
-        self.changed = trio.Event()
-
-    async def until(self, check: Any) -> None:
-        while not check():  # bounded by the test's fail_after
-            await self.changed.wait()
 
 
 def links(
@@ -365,3 +341,31 @@ async def test_a_slow_ladder_never_blocks_the_link(autojump_clock: trio.abc.Cloc
             assert len(answers) == 33
             assert all(isinstance(a, Error) and a.message == "late" for a in answers[1:])
             nursery.cancel_scope.cancel()
+
+
+async def test_bytes_that_are_no_message_close_the_link_that_sent_them(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A delivery is decoded once, at the edge, for all the sessions it names; bytes no server
+    sends close the link (logged) instead of reaching a session or raising in the reader."""
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            MemoryNode("a", net, {"a", "b"})
+            node_b = MemoryNode("b", net, {"a", "b"})
+            first, second = Collecting("w1"), Collecting("w2")
+            node_b.remember(first)
+            node_b.remember(second)
+            stream = await established(net, "b")
+            pong = b"\x81\xa1t\xa4pong"  # {"t": "pong"}
+            await stream.send_all(
+                encode(Deliver(("w1", "w2", "gone"), pong))
+                + encode(Deliver(("w1",), b"\x81\xa1t\xa4nope"))
+                + encode(Deliver(("w2",), pong))
+            )
+            assert await stream.receive_some() == b""
+            assert [m.TYPE for m in first.received] == ["pong"]
+            assert [m.TYPE for m in second.received] == ["pong"]
+            nursery.cancel_scope.cancel()
+    (closed,) = [e for e in logs if e["event"] == "link_closed"]
+    assert "deliver.body" in closed["reason"]

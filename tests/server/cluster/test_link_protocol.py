@@ -11,6 +11,7 @@ import pytest
 from protocol.framing import frame
 from server.accounts import Account
 from server.cluster.link_protocol import (
+    MAX_RECIPIENTS,
     NONCE_SIZE,
     PROOF_SIZE,
     Challenge,
@@ -26,6 +27,7 @@ from server.cluster.link_protocol import (
     Role,
     decode,
     encode,
+    merge,
     proof,
 )
 
@@ -155,8 +157,8 @@ def test_a_dialer_answered_by_another_server_refuses_it() -> None:
         (msgpack.packb({"t": "hello", "worker": "w" * 65, "nonce": b"n" * 32}), "expected an id"),
         (msgpack.packb({"t": "hello", "worker": "w", "nonce": b"short"}), "expected 32 bytes"),
         (msgpack.packb({"t": "hello", "worker": "w", "nonce": "n" * 32}), "expected 32 bytes"),
-        (msgpack.packb({"t": "deliver", "to": "x", "body": b"b"}), "not allowed in phase hello"),
-        (msgpack.packb({"t": "proof", "proof": b"p" * 32}), "not allowed in phase hello"),
+        (msgpack.packb({"t": "deliver", "to": "x", "body": b"b"}), "not allowed now .phase hello"),
+        (msgpack.packb({"t": "proof", "proof": b"p" * 32}), "not allowed now .phase hello"),
         (msgpack.packb({"t": "hello", "worker": "listen", "nonce": b"n" * 32}), "itself"),
         (msgpack.packb({1: 2}), "undecodable"),
     ],
@@ -255,10 +257,42 @@ def test_the_listener_sends_nothing_once_established_and_a_dialer_nothing_before
         dialer.send(Gone("x"))
     handshake(dialer, listener)
     with pytest.raises(LinkError):
-        listener.send(Deliver("x", b"b"))
+        listener.send(Deliver(("x",), b"b"))
 
 
 def test_a_short_secret_is_a_mistake_of_the_caller() -> None:
     with pytest.raises(ValueError, match="16 bytes"):
         LinkConnection(Role.LISTENER, "w", b"short")
     assert NONCE_SIZE == 32
+
+
+def test_deliveries_of_one_message_in_a_row_travel_as_one() -> None:
+    """A table tells one event to each of its remote audience in turn: the writer sends the bytes
+    once, naming them all; anything in between keeps the order."""
+    body, other = b"\x81\xa1t\xa4pong", b"\x81\xa1t\xa4ping"
+    merged = merge(
+        [
+            Deliver(("a",), body),
+            Deliver(("b",), body),
+            Gone("x"),
+            Deliver(("c",), body),
+            Deliver(("d",), other),
+            Deliver(("e",), other),
+        ]
+    )
+    assert merged == [
+        Deliver(("a", "b"), body),
+        Gone("x"),
+        Deliver(("c",), body),
+        Deliver(("d", "e"), other),
+    ]
+    listener = established()
+    dialer_bytes = encode(merged[0])
+    assert feed(listener, dialer_bytes) == Deliver(("a", "b"), body)
+
+
+def test_a_deliver_names_at_least_one_session_and_not_too_many() -> None:
+    for to in ([], ["x"] * (MAX_RECIPIENTS + 1), "x"):
+        listener = established()
+        with pytest.raises(LinkError, match=r"deliver\.to"):
+            feed(listener, frame(msgpack.packb({"t": "deliver", "to": to, "body": b"b"})))
