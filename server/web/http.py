@@ -204,6 +204,7 @@ class HttpConnection:
 
     async def _answer(self, request: h11.Request) -> WebSocketStream | None:
         method = request.method.upper()
+        # (h11 refuses a request with two Host headers itself, 400, as RFC 9112 says.)
         refusal = self.names.refusal(_header(request, b"host"))
         if refusal is not None:
             # Pages and upgrades alike: nothing is answered for another site's name.
@@ -308,10 +309,12 @@ class HttpConnection:
             )
 
     async def _send(self, data: bytes) -> None:
-        with trio.move_on_after(self.limits.send_timeout) as timer:
+        # A peer that does not read holds its slot as surely as one that does not write: the
+        # slot may be taken back meanwhile too (the answer is then cut short).
+        with self.slot.waiting(self.limits.send_timeout) as timer:
             await self.stream.send_all(data)
         if timer.cancelled_caught:
-            log.info("web_send_timeout", peer=self.peer)
+            log.info("web_send_cut", peer=self.peer, evicted=self.slot.evicted)
             await trio.aclose_forcefully(self.stream)
             raise _Close
 

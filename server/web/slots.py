@@ -8,10 +8,12 @@ every WebSocket then refused 503 for everyone):
 
 - an address (an IPv6 address: its /64, as `server.quotas.network_of` groups them) holds at most
   `per_address` slots; more are refused 503 with `Retry-After`;
-- when every slot is taken, a newcomer still gets one if some address holds more than one slot
-  beyond what the newcomer would then hold: that address's oldest connection that is waiting
-  (for its TLS handshake, or between requests, or in the middle of a request head) is closed to
-  make room. A connection being answered is never cut. So with N addresses sharing the port,
+- when every slot is taken, a newcomer still gets one if some address holds more than the
+  newcomer would then hold (or holds any, when the newcomer holds none: every address may have
+  one connection, so many addresses with one each lock nobody out): the oldest connection of the
+  address holding the most that is waiting on its peer (for its TLS handshake, for a request
+  head, idle between requests, or for it to read an answer) is closed to make room. A connection
+  is never cut while the server itself is busy with it. So with N addresses sharing the port,
   each keeps about `total / N` slots however many it opens, and a slow address only ever slows
   itself.
 
@@ -59,12 +61,13 @@ class Slot:
         """A wait for the peer of at most `timeout` seconds, during which the slot may be taken
         back (the scope is cancelled then, and `evicted` set). `done_waiting()` ends the
         stretch early (a request head has arrived: it will be answered)."""
+        outer = self._wait  # an answer sent while waiting for a head (an error): put it back
         with trio.move_on_after(timeout) as scope:
             self._wait = scope
             try:
                 yield scope
             finally:
-                self._wait = None
+                self._wait = outer
 
     def done_waiting(self) -> None:
         self._wait = None
@@ -116,13 +119,16 @@ class HttpSlots:
         self.open -= 1
 
     def _make_room(self, newcomer_holds: int) -> bool:
-        """Take back the oldest waiting slot of the address holding the most (of those holding
-        more than `newcomer_holds + 1`, so the newcomer never ends with more than it); False if
-        there is none."""
+        """Take back the oldest waiting slot of the address holding the most, of those that
+        would still hold at least as many as the newcomer (more than `newcomer_holds + 1`), or
+        of any when the newcomer holds none; False if there is none."""
+        # An address with no connection may take one from anybody's spare: a first connection
+        # is the one that matters (a browser loads the page over one kept-alive connection).
+        floor = newcomer_holds + 1 if newcomer_holds else 0
         victim: Slot | None = None
         best: tuple[int, int] | None = None
         for slots in self._held.values():
-            if len(slots) <= newcomer_holds + 1:
+            if len(slots) <= floor:
                 continue
             oldest = next((slot for slot in slots if slot.is_waiting), None)
             if oldest is None:

@@ -154,6 +154,15 @@ async def test_an_http_1_0_request_without_host_is_refused() -> None:
             assert status == 400 and b"Host" in body
 
 
+async def test_two_host_headers_are_refused_whichever_comes_first() -> None:
+    async with web_port(WebLimits()) as port:
+        with trio.fail_after(10):
+            for first, second in (("127.0.0.1", "evil.example"), ("evil.example", "127.0.0.1")):
+                raw = f"GET / HTTP/1.1\r\nHost: {first}\r\nHost: {second}\r\n\r\n".encode()
+                status, _, body = await http(port, raw)
+                assert status == 400 and b"multiple Host" in body  # h11's own check
+
+
 # ---- the request head's limit, however the bytes arrive -----------------------------------------
 
 

@@ -11,12 +11,15 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from protocol.messages import Welcome
 from server.app import Server
 from server.tls import server_context
 from server.web import WebLimits, serve_web
+from server.web.http import HttpConnection
 from server.web.slots import HttpSlots, Refusal, Slot
+from server.web.static_files import load_site
 from tests.tls_certs import make_certificate
 from tests.web.test_web_doors import read_all
 from tests.web.test_web_port import HEADERS_END, get, no_session, parse_headers, web_port
@@ -245,3 +248,48 @@ async def test_the_biggest_holder_gives_first() -> None:
             stack.enter_context(slot.waiting(60))
         assert isinstance(slots.take("192.0.2.5"), Slot)
         assert [slot.evicted for slot in waiting] == [False, True, False, False, False]
+
+
+async def test_an_address_holding_nothing_gets_a_slot_when_every_address_holds_one() -> None:
+    """Many addresses with one connection each lock nobody out: a newcomer takes the oldest
+    waiting one; a second connection of the newcomer's is then refused (it holds one already)."""
+    slots = HttpSlots(total=4, per_address=4)
+    held = [slots.take(f"192.0.2.{n}") for n in range(1, 5)]
+    waiting = [slot for slot in held if isinstance(slot, Slot)]
+    with contextlib.ExitStack() as stack:
+        for slot in waiting:
+            stack.enter_context(slot.waiting(60))
+        assert isinstance(slots.take("192.0.2.9"), Slot)
+        assert [slot.evicted for slot in waiting] == [True, False, False, False]
+        assert slots.take("192.0.2.9") is Refusal.PORT_FULL
+        assert slots.open == 4
+
+
+async def test_a_peer_that_does_not_read_its_answer_gives_its_slot_to_a_newcomer() -> None:
+    """Waiting for a peer to read is waiting too: the answer is cut and the slot given back long
+    before the send timeout."""
+    server_end, client_end = trio.testing.lockstep_stream_pair()  # send_all waits for a reader
+    slots = HttpSlots(total=1, per_address=1)
+    slot = slots.take("192.0.2.1")
+    assert isinstance(slot, Slot)
+    connection = HttpConnection(
+        server_end,
+        "192.0.2.1:1000",
+        load_site(),
+        WebLimits(send_timeout=60, request_timeout=60),
+        slot=slot,
+        max_message_bytes=1024,
+    )
+    served: list[object] = []
+
+    async def serve() -> None:
+        served.append(await connection.serve())
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(serve)
+            await client_end.send_all(get("/"))
+            await trio.testing.wait_all_tasks_blocked()  # the answer waits for a reader
+            assert not served
+            assert isinstance(slots.take("192.0.2.2"), Slot)
+    assert slot.evicted and served == [None]
