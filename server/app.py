@@ -245,6 +245,10 @@ async def serve(
             for listener in bound:
                 cluster.push_async_callback(listener.aclose)
             listeners = bound
+        # The operator's port too, if asked for: told before the database is touched.
+        ops_listeners = await _bind_ops_port(config)
+        for listener in ops_listeners or ():
+            cluster.push_async_callback(listener.aclose)
         node = None
         if config.cluster:  # one of several servers on one PostgreSQL (server/cluster/)
             from server.cluster.link import LinkConfig
@@ -262,7 +266,7 @@ async def serve(
             node = await cluster.enter_async_context(
                 member_of_cluster(config.db_url, config.host, config.cluster_address, link)
             )
-        await _serve(config, tls, node, listeners, task_status)
+        await _serve(config, tls, node, listeners, task_status, ops_listeners=ops_listeners)
 
 
 async def _serve(
@@ -271,6 +275,8 @@ async def _serve(
     node: ClusterNode | None,
     listeners: Sequence[trio.abc.Listener[Any]],
     task_status: trio.TaskStatus[Server],
+    *,
+    ops_listeners: list[trio.SocketListener] | None,
 ) -> None:
     fence = None if node is None else node.fence
     async with open_store(config.database, config.durability, fence=fence) as store:
@@ -328,7 +334,7 @@ async def _serve(
                             )
                         # In the tables' nursery: it answers (503 from /readyz) until the
                         # connections are closed, not only until the listeners are.
-                        await _start_ops_port(server, tables_nursery)
+                        await _start_ops_port(server, tables_nursery, ops_listeners)
                         log.info(
                             "listening",
                             host=config.host,
@@ -351,27 +357,40 @@ async def _serve(
     log.info("stopped")
 
 
-async def _start_ops_port(server: Server, nursery: trio.Nursery) -> None:
-    """/healthz, /readyz and /metrics on a port of their own, when asked (`metrics_port`) or when
-    the web page, which answers them too, was wanted but its default port was taken."""
-    config = server.config
-    port, optional = config.metrics_port, config.metrics_port_optional
-    if port is None and config.web_port is not None and server.web_port is None:
-        port, optional = DEFAULT_METRICS_PORT, True
-    if port is None:
-        return
-    from server.web.names import HostNames
-    from server.web.ops_port import serve_ops
+async def _bind_ops_port(config: ServerConfig) -> list[trio.SocketListener] | None:
+    """The operator's port, when asked for (`metrics_port`), bound before the database is opened
+    (as the game port is: a busy port is one line, and nothing is created)."""
+    if config.metrics_port is None:
+        return None
+    from server.web.ops_port import bind_ops_port
 
+    return await bind_ops_port(
+        config.metrics_host, config.metrics_port, optional=config.metrics_port_optional
+    )
+
+
+async def _start_ops_port(
+    server: Server, nursery: trio.Nursery, listeners: list[trio.SocketListener] | None
+) -> None:
+    """Serve /healthz, /readyz and /metrics on the operator's port (`listeners`), or, if the web
+    page, which answers them too, was wanted but its default port was taken, on the default one
+    (if free)."""
+    config = server.config
+    from server.web.names import HostNames
+    from server.web.ops_port import bind_ops_port, serve_ops
+
+    host = config.metrics_host
+    if listeners is None and config.web_port is not None and server.web_port is None:
+        listeners = await bind_ops_port(host, DEFAULT_METRICS_PORT, optional=True)
+    if listeners is None:
+        return
     server.metrics_port = await nursery.start(
         partial(
             serve_ops,
             server.health,
-            host=config.metrics_host,
-            port=port,
-            optional=optional,
+            listeners,
             # The web port's names (--web-name) here too, against DNS rebinding as there.
-            names=HostNames(config.web_names, listening_on=config.metrics_host),
+            names=HostNames(config.web_names, listening_on=host),
         )
     )
 

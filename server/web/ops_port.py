@@ -38,34 +38,37 @@ class OpsPortError(OSError):
         self.address = address
 
 
-async def serve_ops(
-    routes: Routes,
-    *,
-    host: str,
-    port: int,
-    optional: bool = False,
-    names: HostNames | None = None,
-    limits: WebLimits = OPS_LIMITS,
-    task_status: trio.TaskStatus[int | None] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """Answer `routes` on `host:port` (0: any free port) until cancelled; `started(port)`.
-
-    Raises `OpsPortError` if the port cannot be bound, unless `optional`: then it logs why,
-    reports `started(None)` and returns (the server goes on without it). `names`: the `Host`
-    names answered besides IP addresses and `localhost`, as on the web port (server/web/names.py).
-    """
+async def bind_ops_port(
+    host: str, port: int, *, optional: bool = False
+) -> list[trio.SocketListener] | None:
+    """The port's listeners on `host:port` (0: any free port). Raises `OpsPortError` if it cannot
+    be bound, unless `optional`: then it logs why and returns None (the server goes on without
+    it). Bound apart from serving, so `serve` can bind it before it opens the database."""
     try:
-        listeners = await trio.open_tcp_listeners(port, host=host)
+        return await trio.open_tcp_listeners(port, host=host)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         if optional:
             log.warning("metrics_port_unavailable", port=port, error=reason)
-            task_status.started(None)
-            return
+            return None
         raise OpsPortError(exc.errno, f"metrics port {port}: {reason}", f"{host}:{port}") from None
-    bound = int(listeners[0].socket.getsockname()[1])
-    log.info("metrics_listening", host=host, port=bound)
-    answering = _Answering(routes, limits, names or HostNames(listening_on=host))
+
+
+async def serve_ops(
+    routes: Routes,
+    listeners: list[trio.SocketListener],
+    *,
+    names: HostNames,
+    limits: WebLimits = OPS_LIMITS,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Answer `routes` on `listeners` (`bind_ops_port`'s) until cancelled, then close them;
+    `started(port)`. `names`: the `Host` names answered besides IP addresses and `localhost`, as
+    on the web port (server/web/names.py)."""
+    address = listeners[0].socket.getsockname()
+    bound = int(address[1])
+    log.info("metrics_listening", host=str(address[0]), port=bound)
+    answering = _Answering(routes, limits, names)
     async with trio.open_nursery() as nursery:
         for listener in listeners:
             nursery.start_soon(_accept, listener, nursery, answering)

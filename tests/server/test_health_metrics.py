@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -31,7 +32,7 @@ from server.app import Server, local_config, running_server
 from server.cli import app
 from server.cluster.workers import worker_arguments
 from server.config import DEFAULT_METRICS_PORT
-from tests.hostile.proc import ServerProcess
+from tests.hostile.proc import ServerProcess, server_command
 from tests.server.players import play_until_over, random_choice
 from tests.server.wire_client import WireClient
 from tests.web.ws_client import WSClient
@@ -290,3 +291,36 @@ async def test_the_checks_answer_for_the_names_the_host_check_admits(ops_server:
                 assert (await http(port, "/healthz", host=host))[0] == 200, host
             # Another site's name (DNS rebinding) is refused, as for the page.
             assert (await http(port, "/metrics", host="evil.example"))[0] == 421
+
+
+def test_a_busy_metrics_port_is_one_line_and_exit_3_before_the_database(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [
+                *server_command(),
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-web",
+                "--no-ladder",
+                "--metrics-port",
+                str(port),
+                "--db",
+                str(tmp_path / "busy.db"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: the address is already in use"
+        " (is another server running?)"
+    ], done.stderr
+    assert not (tmp_path / "busy.db").exists()  # told before the database is touched
