@@ -37,6 +37,7 @@ from server.storage.digest import TableDigest
 from server.storage.direct import _open_existing
 from server.storage.errors import (
     DatabaseFolderMissing,
+    DatabaseInUse,
     NoDatabase,
     NotADatabase,
     SchemaTooNew,
@@ -387,7 +388,15 @@ def copy_database(source: Target, target: Target) -> tuple[int, list[TableReport
         raise ValueError(f"the source and the target are the same database ({shown(source)})")
     with ExitStack() as stack:
         src = _open(source, stack, as_target=False)
-        dst = _open(target, stack, as_target=True)
+        try:
+            dst = _open(target, stack, as_target=True)
+        except DatabaseInUse as exc:
+            if is_postgres(target) and _held_by_us(exc):  # the source, under another URL
+                raise ValueError(
+                    f"the source and the target are the same database ({shown(source)} and"
+                    f" {shown(target)})"
+                ) from None
+            raise
         try:
             return _checked_copy(src, dst)
         except (src.driver_error, dst.driver_error) as exc:
@@ -395,6 +404,15 @@ def copy_database(source: Target, target: Target) -> tuple[int, list[TableReport
                 f"the copy from {src.shown} to {dst.shown} failed: {_sentence(exc)}"
                 " (nothing was copied)"
             ) from None
+
+
+def _held_by_us(error: DatabaseInUse) -> bool:
+    """Whether the holder `error` names is this copy, which holds the source (PostgreSQL names
+    the holder by the name the copy gives its lock's connection; two names of one SQLite file
+    resolve to one path, checked before)."""
+    from server.storage.dbcopy_postgres import holder_name
+
+    return error.host is not None and error.host == holder_name()
 
 
 def _sentence(error: BaseException) -> str:

@@ -9,6 +9,8 @@ given (`GENERATED ALWAYS` included), and its sequences are then set past them.
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from typing import Any
@@ -28,6 +30,12 @@ BATCH = 1000
 TEXT_TYPES = frozenset({"text", "character varying", "character"})
 
 
+def holder_name() -> str:
+    """How a copy names itself to PostgreSQL while it holds a database (`application_name`, at
+    most 63 bytes), which the message of anyone refused meanwhile quotes."""
+    return f"spades-server db copy pid {os.getpid()} on {socket.gethostname()}"[:63]
+
+
 class PostgresEnd:
     """A PostgreSQL database held with the serving lock, for a copy (see the module's doc)."""
 
@@ -43,6 +51,9 @@ class PostgresEnd:
     def _held(cls, url: str, stack: ExitStack, purpose: str) -> PostgresEnd:
         lock = hold_serving_lock(url, shared=False)
         stack.callback(release_serving_lock, lock)
+        # A server refused meanwhile is told it is a copy that holds the database (and a copy
+        # whose target is its own source, under another URL, knows it is).
+        lock.execute("SELECT set_config('application_name', %s, false)", (holder_name(),))
         conn = connect(url, purpose=purpose)
         stack.callback(conn.close)
         # Floats as the shortest text that reads back as the same double (PostgreSQL 12 on do so

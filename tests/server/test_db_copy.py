@@ -7,6 +7,7 @@ refusal as one line and its exit code. The copy a real server resumes is tests/s
 from __future__ import annotations
 
 import sqlite3
+from contextlib import ExitStack
 from pathlib import Path
 
 import psycopg
@@ -17,6 +18,7 @@ from server.cli import app
 from server.failures import ExitCode
 from server.storage import DatabaseInUse, SchemaTooNew
 from server.storage.dbcopy import TableReport, TargetNotEmpty, copy_database, digest_database
+from server.storage.dbcopy_postgres import PostgresEnd
 from server.storage.digest import TableDigest, encode_value
 from server.storage.lock import DatabaseLock
 from server.storage.postgres import hold_serving_lock, release_serving_lock
@@ -343,6 +345,31 @@ def test_each_mistake_is_one_line_and_its_exit_code(
     assert result.stdout == ""
     assert not (tmp_path / "to.db").exists()
     assert not (tmp_path / "missing.db.lock").exists()
+
+
+def test_one_postgresql_database_under_two_urls_is_the_same_database(
+    tmp_path: Path, pg_url: str
+) -> None:
+    copy_database(filled_sqlite(tmp_path / "source.db"), pg_url)
+    other = pg_url.replace("@127.0.0.1:", "@localhost:")
+    assert other != pg_url
+    result = CliRunner().invoke(app, ["db", "copy", "--from", pg_url, "--to", other])
+    assert result.exit_code == ExitCode.USAGE, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: the source and the target are the same database")
+
+
+def test_a_server_starting_during_a_copy_is_refused_naming_the_copy(
+    tmp_path: Path, pg_url: str
+) -> None:
+    copy_database(filled_sqlite(tmp_path / "source.db"), pg_url)
+    with ExitStack() as stack:
+        PostgresEnd.source(pg_url, stack)  # as `db copy --from` holds it while it reads
+        with pytest.raises(DatabaseInUse, match=r"in use by spades-server db copy pid \d+ on "):
+            hold_serving_lock(pg_url, shared=False)  # what a lone server takes at start
+        with pytest.raises(DatabaseInUse):
+            hold_serving_lock(pg_url, shared=True)  # and a cluster's
+    release_serving_lock(hold_serving_lock(pg_url, shared=False))  # let go with the copy
 
 
 def test_schema_too_new_in_postgresql_is_refused(tmp_path: Path, pg_url: str) -> None:
