@@ -37,7 +37,7 @@ from wsproto.utilities import RemoteProtocolError as WSRemoteProtocolError
 from server.web.names import HostNames
 from server.web.ops import Routes
 from server.web.slots import Slot
-from server.web.static_files import StaticFile
+from server.web.static_files import StaticFile, etag_matches
 from server.web.websocket import WebSocketStream
 
 log = structlog.get_logger("server.web")
@@ -232,10 +232,17 @@ class HttpConnection:
         if found is None:
             await self._respond(404, b"text/plain; charset=utf-8", b"not found\n", method)
             return None
-        if _header(request, b"if-none-match") == found.etag.encode():
-            await self._respond(304, None, b"", method, etag=found.etag)
+        # Compressed (once, at start) for a browser that takes it; revalidated by its ETag.
+        form = found.form_for(_joined_header(request, b"accept-encoding"))
+        extra = [(b"Vary", b"Accept-Encoding")] if found.gzipped is not None else []
+        if etag_matches(_joined_header(request, b"if-none-match"), form.etag):
+            await self._respond(304, None, b"", method, etag=form.etag, extra=extra)
             return None
-        await self._respond(200, found.content_type.encode(), found.body, method, etag=found.etag)
+        if form.encoding is not None:
+            extra.append((b"Content-Encoding", form.encoding))
+        await self._respond(
+            200, found.content_type.encode(), form.body, method, etag=form.etag, extra=extra
+        )
         return None
 
     async def _upgrade(self, request: h11.Request) -> WebSocketStream:
@@ -341,6 +348,12 @@ def _header(request: h11.Request, name: bytes) -> bytes | None:
         if key == name:  # h11 gives header names in lowercase
             return bytes(value)
     return None
+
+
+def _joined_header(request: h11.Request, name: bytes) -> bytes | None:
+    """Every value of a header that may be a list, joined by commas as RFC 9110 5.3 allows."""
+    values = [bytes(value) for key, value in request.headers if key == name]
+    return b", ".join(values) if values else None
 
 
 def _has_body(request: h11.Request) -> bool:

@@ -3,10 +3,17 @@
 Everything under `server/web/static/` is loaded into memory when the web listener starts (a few
 tens of KiB), so a request never touches the file system and no path from a request is ever
 joined to one: a URL either names a file in this table or is answered 404.
+
+Each text file is also gzipped then, once (so a request costs no compression): a browser that
+accepts gzip gets that (`Content-Encoding: gzip`), others the file as it is, and every answer for
+a file that has both says `Vary: Accept-Encoding` so no cache hands one to the other. Each form has
+its own strong `ETag` (a hash of its bytes), and a request whose `If-None-Match` names the one it
+would get is answered 304 without a body.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 from dataclasses import dataclass
@@ -26,17 +33,92 @@ CONTENT_TYPES = {
 }
 
 
+# Compressed only from this size, and when it saves this share: below, the bytes saved are fewer
+# than a packet's worth, not worth the browser's work and a second validator.
+MIN_LENGTH = 1024
+MIN_SAVING = 0.1
+COMPRESSED_TYPES = ("text/", "application/json", "image/svg+xml")
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """One form of a file as it goes on the wire: its bytes, its validator, and its
+    `Content-Encoding` (None: the file as it is)."""
+
+    body: bytes
+    etag: str
+    encoding: bytes | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class StaticFile:
-    """One file as it is served: its bytes, type and validator."""
+    """One file as it is served: its type, its bytes and validator, and its gzipped form (None
+    when it is not worth compressing)."""
 
     body: bytes
     content_type: str
     etag: str
+    gzipped: Form | None = None
+
+    @property
+    def plain(self) -> Form:
+        return Form(self.body, self.etag)
+
+    def form_for(self, accept_encoding: bytes | None) -> Form:
+        """The form to send to a client that sent this `Accept-Encoding` (all its values, joined
+        by commas; None: none sent)."""
+        if self.gzipped is not None and accepts_gzip(accept_encoding):
+            return self.gzipped
+        return self.plain
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
 def _entry(body: bytes, content_type: str) -> StaticFile:
-    return StaticFile(body, content_type, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+    gzipped = None
+    if len(body) >= MIN_LENGTH and content_type.startswith(COMPRESSED_TYPES):
+        # mtime=0: the same bytes (so the same ETag) at every start, on every worker.
+        packed = gzip.compress(body, compresslevel=9, mtime=0)
+        if len(packed) <= len(body) * (1 - MIN_SAVING):
+            gzipped = Form(packed, _etag(packed), b"gzip")
+    return StaticFile(body, content_type, _etag(body), gzipped)
+
+
+def accepts_gzip(accept_encoding: bytes | None) -> bool:
+    """Whether an `Accept-Encoding` allows gzip: `gzip` (or `x-gzip`, or `*`) listed with a
+    weight above zero, a weight given for `gzip` itself overriding `*`'s (RFC 9110 12.5.3)."""
+    if not accept_encoding:
+        return False
+    weights: dict[str, float] = {}
+    for item in accept_encoding.decode("latin-1").split(","):
+        coding, _, params = item.partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value.strip())
+                except ValueError:
+                    weight = 0.0  # a weight we cannot read is not a yes
+        weights[coding.strip().lower()] = weight
+    for coding in ("gzip", "x-gzip"):
+        if coding in weights:
+            return weights[coding] > 0
+    return weights.get("*", 0.0) > 0
+
+
+def etag_matches(if_none_match: bytes | None, etag: str) -> bool:
+    """Whether an `If-None-Match` (a list of entity tags, or `*`) names `etag`, by the weak
+    comparison RFC 9110 13.1.2 asks for (a `W/` prefix is ignored)."""
+    if if_none_match is None:
+        return False
+    text = if_none_match.decode("latin-1").strip()
+    if text == "*":
+        return True
+    tags = (tag.strip() for tag in text.split(","))
+    return any((tag[2:] if tag.startswith("W/") else tag) == etag for tag in tags)
 
 
 def _walk(folder: Traversable, prefix: str) -> dict[str, StaticFile]:
