@@ -120,6 +120,8 @@ class Health:
             seen.link_peers = len(depths)
             seen.link_queued = sum(depths.values())
             seen.link_queued_max = max(depths.values(), default=0)
+            seen.link_sent = node.links.sent
+            seen.link_refused = node.links.refused
             seen.lease_held = node.lease_held
             seen.tables_claimed = node.claimed
         ladder = parts.ladder

@@ -71,6 +71,8 @@ class Observation:
     link_peers: int | None = None
     link_queued: int = 0
     link_queued_max: int = 0
+    link_sent: int = 0  # messages sent to the other servers since start
+    link_refused: int = 0  # incoming links refused (a failed handshake, not a member) since start
     lease_held: bool | None = None
     tables_claimed: int = 0
     # With the ladder (None otherwise): matches rated and voided since start, and running now.
@@ -240,6 +242,15 @@ class _ScrapeCollector(Collector):
                 "spades_link_queued_max",
                 "Messages queued for the most lagging other server.",
                 seen.link_queued_max,
+            )
+            yield _counter(
+                "spades_link_sent", "Messages sent to the other servers.", seen.link_sent
+            )
+            yield _counter(
+                "spades_link_refused",
+                "Incoming links refused: a failed handshake (wrong secret, a forged or replayed"
+                " proof, too slow) or a server that is not a live member.",
+                seen.link_refused,
             )
             yield _counter(
                 "spades_cluster_tables_claimed",
