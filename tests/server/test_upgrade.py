@@ -99,8 +99,11 @@ def make_newer(db: Target) -> None:
 
 
 def serve_refused(db: Target, *flags: str) -> subprocess.CompletedProcess[str]:
+    # Every port picked free (--metrics-port 0: without the page it would default to 9777, which
+    # another server on the machine may hold), so stderr has nothing but the refusal.
+    ports = ["--host", "127.0.0.1", "--port", "0", "--no-web", "--metrics-port", "0"]
     return subprocess.run(
-        [*CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--no-web", *flags, "--db", str(db)],
+        [*CLI, "serve", *ports, *flags, "--db", str(db)],
         capture_output=True,
         text=True,
         timeout=60,
