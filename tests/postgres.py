@@ -89,6 +89,7 @@ class Cluster:
     bin: Path
     _as_user: list[str] = field(default_factory=list)
     _databases: int = 0
+    _options: str = ""
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
@@ -147,23 +148,35 @@ class Cluster:
                 # Its shared memory segments in its own folder, so an immediate stop leaves none.
                 " -c dynamic_shared_memory_type=mmap"
             )
-            cluster._checked(
-                str(programs / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(folder / "log"),
-                "-w",
-                "-t",
-                "60",
-                "start",
-            )
+            cluster._options = options
+            cluster.start_server()
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
         return cluster
+
+    def start_server(self) -> None:
+        """Start PostgreSQL (again, after `stop_server`: same folder, same port, same data)."""
+        self._checked(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.folder / "data"),
+            "-o",
+            self._options,
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """Stop PostgreSQL but keep its data, as an operator's restart does (`fast`: every
+        connection is ended and open transactions rolled back; `immediate`: as a crash)."""
+        self._checked(
+            str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", mode, "-w", "stop"
+        )
 
     def stop(self) -> None:
         try:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import psycopg
+import structlog
 import trio
 
 from protocol.errors import ErrorCode
@@ -23,10 +24,13 @@ from protocol.messages import Error, Message
 from server.accounts import Account
 from server.cluster import membership
 from server.cluster.link_protocol import Established, LadderAnswer, LadderAsk
+from server.cluster.membership import UNREACHABLE
 from server.cluster.remote import RemotePeer
 from server.peers import Peer
 from server.ports import Client, LadderDesk, LadderRequest
 from server.storage.postgres import connect
+
+log = structlog.get_logger("server.cluster")
 
 #: The advisory lock the ladder's server holds (any fixed pair of numbers).
 LADDER_LOCK = (0x73706164, 2)
@@ -77,27 +81,71 @@ class ClusterLadder:
 
     async def keep(self, start: Callable[[], Awaitable[LadderDesk | None]]) -> None:
         """Run the ladder here once this server holds its lock (at once, or when the server
-        that ran it dies); until then, find where it runs."""
+        that ran it dies); until then, find where it runs.
+
+        The lock goes with its connection, and PostgreSQL's restart ends every connection: the
+        server that ran the ladder keeps its mark (`cluster_workers.ladder`) meanwhile and takes
+        the lock again once the database is back, and no other server tries for the lock while
+        a live server has that mark (a dead one loses it when declared dead), so the ladder
+        never runs twice."""
         node = self.node
-        conn = await trio.to_thread.run_sync(
-            lambda: connect(node.url, purpose=f"spades-server ladder {node.worker}")
-        )
+        conn: psycopg.Connection[Any] | None = None
         try:
-            while True:
-                row = await trio.to_thread.run_sync(
-                    lambda: conn.execute(
-                        "SELECT pg_try_advisory_lock(%s, %s)", LADDER_LOCK
-                    ).fetchone()
-                )
-                if row is not None and row[0]:
-                    break
-                if self.worker is None:
-                    found = [w for w in await node.run_statement(membership.workers) if w.ladder]
-                    self.worker = found[0].id if found else None
+            while True:  # until the lock is ours (bounded by the server's life)
+                try:
+                    conn = await self._connected(conn)
+                    if await self._ours_to_take() and await self._take(conn):
+                        break
+                except UNREACHABLE:
+                    pass  # the database is down: tried again in a moment
                 await trio.sleep(membership.RENEW_EVERY)
             self.service = await start()
             self.here = True
             self.worker = node.worker
+            await self._announce()
+            while True:  # the lock is held while this connection lives: see that it does
+                await trio.sleep(membership.RENEW_EVERY)
+                try:
+                    if conn.broken or conn.closed:
+                        conn = await self._connected(conn)
+                        if not await self._take(conn):
+                            log.error("ladder_lock_lost", worker=node.worker)
+                            continue
+                        log.warning("ladder_lock_held_again", worker=node.worker)
+                        await self._announce()
+                    else:
+                        await trio.to_thread.run_sync(conn.execute, "SELECT 1")
+                except UNREACHABLE:
+                    pass
+        finally:
+            if conn is not None:
+                conn.close()
+
+    async def _connected(self, conn: psycopg.Connection[Any] | None) -> psycopg.Connection[Any]:
+        if conn is not None and not (conn.broken or conn.closed):
+            return conn
+        if conn is not None:
+            conn.close()
+        node = self.node
+        return await trio.to_thread.run_sync(
+            lambda: connect(node.url, purpose=f"spades-server ladder {node.worker}")
+        )
+
+    async def _ours_to_take(self) -> bool:
+        """No other live server runs the ladder (it may have stopped, or be dead)."""
+        running = [w for w in await self.node.run_statement(membership.workers) if w.ladder]
+        self.worker = running[0].id if running else None
+        return not running or running[0].id == self.node.worker
+
+    async def _take(self, conn: psycopg.Connection[Any]) -> bool:
+        row = await trio.to_thread.run_sync(
+            lambda: conn.execute("SELECT pg_try_advisory_lock(%s, %s)", LADDER_LOCK).fetchone()
+        )
+        return row is not None and bool(row[0])
+
+    async def _announce(self) -> None:
+        node = self.node
+        try:
             await node.run_statement(lambda c: membership.run_ladder(c, node.worker))
             await node.run_statement(
                 lambda c: c.execute(
@@ -105,9 +153,8 @@ class ClusterLadder:
                     (membership.LOBBY_CHANNEL, json.dumps({"ladder": 1, "worker": node.worker})),
                 )
             )
-            await trio.sleep_forever()  # the lock is held while this connection lives
-        finally:
-            conn.close()
+        except UNREACHABLE as exc:  # the others find it in `cluster_workers` when they look
+            log.warning("ladder_not_announced", error=" ".join(str(exc).split()))
 
     def desk(self, archive: LadderDesk) -> LadderDesk:
         """The desk this server's sessions ask: the ladder here, or forwarded to its server;

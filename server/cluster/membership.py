@@ -5,8 +5,13 @@ worker thread by `server.cluster.node`. Every time is PostgreSQL's own clock (`N
 servers' clocks never have to agree.
 
 - A server joins with `register` and keeps its lease with `renew` (every `RENEW_EVERY` seconds, for
-  `LEASE` seconds). A renewal that finds the lease gone (expired, or another server declared it
-  dead) returns False: that server must stop at once, its tables are someone else's.
+  `LEASE` seconds). A renewal that finds the server declared dead returns False: that server must
+  stop at once, its tables are someone else's. A lease that merely ran out (the database was down,
+  so nobody could renew) is renewed: nobody declared it dead, so nobody took its tables.
+- A server whose bookkeeping connection was opened again (PostgreSQL restarted, or the network
+  to it came back) declares nobody dead for a lease's time (`server.cluster.node`): the others
+  lost the database too and renew their lapsed leases meanwhile, so an outage they all shared
+  kills no server.
 - `expire` declares dead every server whose lease ran out; `claim` then moves, a few at a time,
   their tables to the caller (row locks and SKIP LOCKED: each table goes to exactly one server,
   and servers claiming together share them).
@@ -26,6 +31,7 @@ from typing import Any
 
 import psycopg
 
+from server.storage.errors import StorageError
 from server.table_commands import TableConfig
 
 #: Seconds a lease lasts, and how often a server renews its own (and looks for dead ones).
@@ -40,6 +46,10 @@ FENCE = (
     "SELECT 1 / (SELECT COUNT(*) FROM (SELECT 1 FROM cluster_workers WHERE id = %s AND alive = 1"
     f" AND lease_until > {NOW} FOR SHARE) AS alive)::int"
 )
+
+#: What a statement raises when the database cannot be reached (or refused it): the caller
+#: tries again later.
+UNREACHABLE = (psycopg.Error, StorageError)
 
 #: The NOTIFY channel of lobby notices (a table's listing line changed, or it closed).
 LOBBY_CHANNEL = "spades_lobby"
@@ -61,10 +71,14 @@ def register(conn: psycopg.Connection[Any], worker: str, link: str) -> None:
 
 
 def renew(conn: psycopg.Connection[Any], worker: str) -> bool:
-    """Extend `worker`'s lease; False if it is no longer alive (it must stop)."""
+    """Extend `worker`'s lease; False if it is no longer alive (it must stop).
+
+    A lease that lapsed is renewed as long as nobody declared its server dead (`expire`, under
+    the row's lock): a server that could not renew because the database was down is not dead,
+    and no table of its was claimed (only a dead server's are)."""
     row = conn.execute(
         f"UPDATE cluster_workers SET lease_until = {NOW} + %s"
-        f" WHERE id = %s AND alive = 1 AND lease_until > {NOW} RETURNING id",
+        " WHERE id = %s AND alive = 1 RETURNING id",
         (LEASE, worker),
     ).fetchone()
     return row is not None
@@ -76,7 +90,9 @@ def leave(conn: psycopg.Connection[Any], worker: str) -> None:
 
 
 def expire(conn: psycopg.Connection[Any]) -> list[str]:
-    """Declare dead every server whose lease ran out; their ids."""
+    """Declare dead every server whose lease ran out; their ids. (A server that has just opened
+    its connection again after an outage does not ask this for a lease's time: see
+    `server.cluster.node`.)"""
     rows = conn.execute(
         f"UPDATE cluster_workers SET alive = 0, ladder = 0 WHERE alive = 1 AND lease_until <= {NOW}"
         " RETURNING id"

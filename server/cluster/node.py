@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import secrets
 from collections.abc import AsyncIterator, Callable
@@ -59,6 +60,7 @@ from server.cluster.link_protocol import (
     LinkError,
     Resume,
 )
+from server.cluster.membership import UNREACHABLE
 from server.cluster.remote import RemotePeer, RemoteTable, command_from_link, command_to_link
 from server.cluster.secret import from_file, kept
 from server.peers import Peer, SharedEvent
@@ -83,6 +85,9 @@ log = structlog.get_logger("server.cluster")
 
 #: Seconds between readings of the secret kept in the database (a rotation takes this long).
 SECRET_REFRESH = 10.0
+#: Seconds before the notices' connection is opened again, doubling up to the last.
+RECONNECT_FIRST = 0.1
+RECONNECT_MAX = 1.0
 
 
 class LeaseLost(Exception):
@@ -141,15 +146,72 @@ class ClusterNode:
         self._nursery: trio.Nursery | None = None
         # When the lease was last registered or renewed (trio time): /readyz reads `lease_held`.
         self.lease_renewed_at: float | None = None
+        self._reconnected_at = -math.inf  # trio time the bookkeeping connection was last reopened
+        self._db_reachable = True
 
     # ---------------------------------------------------------------- the database
 
     async def run_statement(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> Any:
-        """Run `fn` on the bookkeeping connection (in a thread, one at a time)."""
+        """Run `fn` on the bookkeeping connection (in a thread, one at a time). A connection
+        PostgreSQL dropped is opened again first; raises `psycopg.Error` or `StorageError` (the
+        `UNREACHABLE` pair) when the database cannot be reached: the caller tries again later."""
         async with self._db:
-            assert self._conn is not None
-            conn = self._conn
-            return await trio.to_thread.run_sync(fn, conn)
+            held = self._conn
+            if held is None or held.broken or held.closed:
+                conn, alive = await trio.to_thread.run_sync(self._connect_again)
+                self._reconnected_at = trio.current_time()
+                log.warning("cluster_reconnected", worker=self.worker, alive=alive)
+                if alive:
+                    self.lease_renewed_at = self._reconnected_at
+                else:
+                    self.lease_renewed_at = None
+                    log.error("lease_lost", worker=self.worker)
+                    self.on_lease_lost()
+            else:
+                conn = held
+            try:
+                return await trio.to_thread.run_sync(fn, conn)
+            except psycopg.Error:
+                if conn.broken or conn.closed:
+                    self._reachable(False)
+                raise
+
+    def _connect_again(self) -> tuple[psycopg.Connection[Any], bool]:
+        """A new bookkeeping connection, and the lease renewed on it at once (the writer's
+        batches wait for that: see `server.storage.postgres.LEASE_REGAINED`); False if this
+        server was declared dead meanwhile."""
+        old = self._conn
+        if old is not None:
+            with contextlib.suppress(psycopg.Error):
+                old.close()
+        try:
+            conn = connect(
+                self.url, purpose=f"spades-server cluster {self.worker} pid {os.getpid()}"
+            )
+            conn.execute("SET lock_timeout = '2s'")
+            alive = membership.renew(conn, self.worker)
+        except (psycopg.Error, StorageError):
+            self._reachable(False)
+            raise
+        self._conn = conn
+        return conn, alive
+
+    def _reachable(self, reachable: bool) -> None:
+        """Log the bookkeeping connection's changes once each, not once a second."""
+        if reachable == self._db_reachable:
+            return
+        self._db_reachable = reachable
+        if reachable:
+            log.warning("cluster_database_back", worker=self.worker)
+        else:
+            log.error("cluster_database_unreachable", worker=self.worker)
+
+    def _in_grace(self) -> bool:
+        """Just reconnected: the other servers lost the database too, and may not have renewed
+        their leases yet. Nobody is declared dead until they have had a lease's time to."""
+        return (
+            trio.current_time() - self._reconnected_at < membership.LEASE + membership.RENEW_EVERY
+        )
 
     def send_to(self, worker: str, message: Established) -> None:
         """A message to server `worker` over the link."""
@@ -159,12 +221,16 @@ class ClusterNode:
         """Whether `worker` is a live member of the cluster (a link's proven id must be)."""
         try:
             return bool(await self.run_statement(lambda c: membership.is_alive(c, worker)))
-        except psycopg.Error:
+        except UNREACHABLE:
             return False  # not known to be one: refused (it dials again on its next need)
 
     async def _address_of(self, worker: str) -> str | None:
         if worker not in self._addresses:
-            for known in await self.run_statement(membership.workers):
+            try:
+                known_now = await self.run_statement(membership.workers)
+            except UNREACHABLE:
+                return None  # asked again at the link's next attempt
+            for known in known_now:
                 self._addresses[known.id] = known.link
         return self._addresses.get(worker)
 
@@ -214,7 +280,7 @@ class ClusterNode:
             await trio.sleep(SECRET_REFRESH)
             try:
                 self._secret = await self.run_statement(kept)
-            except psycopg.Error:
+            except UNREACHABLE:
                 continue  # the database is away: the secret held is still the cluster's
 
     @property
@@ -252,13 +318,20 @@ class ClusterNode:
                 await self._claim()
 
     async def _keep_lease(self) -> None:
+        """Renew the lease every second. While the database cannot be reached it is tried again
+        as often (the lease lapses, but nobody can declare this server dead meanwhile, and the
+        fence keeps its writer from committing until it is renewed); once it is back, a lease
+        that lapsed is renewed unless another server declared this one dead first."""
         while True:
             await trio.sleep(membership.RENEW_EVERY)
             try:
                 alive = await self.run_statement(lambda c: membership.renew(c, self.worker))
-            except psycopg.Error as exc:
-                log.warning("lease_not_renewed", error=str(exc))
+            except UNREACHABLE as exc:
+                if self._db_reachable:
+                    log.warning("lease_not_renewed", error=" ".join(str(exc).split()))
+                self._reachable(False)
                 continue  # the lease lasts several renewals; the fence guards the writes
+            self._reachable(True)
             if not alive:
                 self.lease_renewed_at = None
                 log.error("lease_lost", worker=self.worker)
@@ -269,14 +342,17 @@ class ClusterNode:
     async def _claim(self) -> None:
         try:
             self._addresses = {w.id: w.link for w in await self.run_statement(membership.workers)}
+            if self._in_grace():
+                return
             dead = await self.run_statement(membership.expire)
             if dead:
                 log.info("servers_dead", workers=dead)
                 for worker in dead:
                     self._forget_server(worker)
             claimed = await self.run_statement(lambda c: membership.claim(c, self.worker))
-        except psycopg.Error as exc:
-            log.warning("claim_failed", error=str(exc))
+        except UNREACHABLE as exc:
+            if self._db_reachable:
+                log.warning("claim_failed", error=" ".join(str(exc).split()))
             return
         if not claimed:
             return
@@ -285,16 +361,19 @@ class ClusterNode:
             self.remote.pop(table_id, None)
         await self.lobby.take_over(claimed)
         self.claimed += len(claimed)
-        log.info("tables_taken_over", tables=len(claimed))
-        await self.run_statement(
-            lambda c: c.execute(
-                "SELECT pg_notify(%s, %s)",
-                (
-                    membership.LOBBY_CHANNEL,
-                    json.dumps({"adopted": claimed, "worker": self.worker}),
-                ),
+        log.info("tables_taken_over", tables=len(claimed), ids=claimed)
+        try:
+            await self.run_statement(
+                lambda c: c.execute(
+                    "SELECT pg_notify(%s, %s)",
+                    (
+                        membership.LOBBY_CHANNEL,
+                        json.dumps({"adopted": claimed, "worker": self.worker}),
+                    ),
+                )
             )
-        )
+        except UNREACHABLE as exc:  # the others find the tables' owner when they use them
+            log.warning("adoption_not_announced", error=" ".join(str(exc).split()))
         for peer, account in list(self._sessions.values()):
             if account is not None:
                 await self.lobby.resume_here(peer, account)
@@ -305,21 +384,52 @@ class ClusterNode:
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         """Every server's lobby notices, from PostgreSQL's NOTIFY, on a connection of their own
-        (read when its socket is readable: no thread waits)."""
-        conn = await trio.to_thread.run_sync(
-            lambda: connect(self.url, purpose=f"spades-server listen {self.worker}")
-        )
-        try:
-            conn.execute(f"LISTEN {membership.LOBBY_CHANNEL}")
-            task_status.started()
-            pg = conn.pgconn
-            while True:
-                pg.consume_input()  # first: libpq may hold notices it read already
-                while (note := pg.notifies()) is not None:
-                    self._notice(json.loads(note.extra.decode()))
-                await trio.lowlevel.wait_readable(pg.socket)
-        finally:
-            conn.close()
+        (read when its socket is readable: no thread waits). A lost connection is opened again
+        (after `RECONNECT_FIRST`, doubling to `RECONNECT_MAX` seconds while it cannot be), and
+        the listing read again, for the notices sent while nobody here listened."""
+        delay = RECONNECT_FIRST
+        listened = False
+        while True:
+            try:
+                conn = await trio.to_thread.run_sync(
+                    lambda: connect(self.url, purpose=f"spades-server listen {self.worker}")
+                )
+            except StorageError:
+                await trio.sleep(delay)
+                delay = min(delay * 2, RECONNECT_MAX)
+                continue
+            try:
+                conn.execute(f"LISTEN {membership.LOBBY_CHANNEL}")
+                if listened:
+                    await self._relearn()
+                    log.warning("cluster_listening_again", worker=self.worker)
+                else:
+                    listened = True
+                    task_status.started()
+                delay = RECONNECT_FIRST
+                pg = conn.pgconn
+                while True:
+                    pg.consume_input()  # first: libpq may hold notices it read already
+                    while (note := pg.notifies()) is not None:
+                        self._notice(json.loads(note.extra.decode()))
+                    await trio.lowlevel.wait_readable(pg.socket)
+            except UNREACHABLE as exc:
+                log.warning("cluster_listen_lost", error=" ".join(str(exc).split()))
+            finally:
+                conn.close()
+            await trio.sleep(delay)
+
+    async def _relearn(self) -> None:
+        """The other servers' listing as the store has it now (after notices may have been
+        missed): tables learnt or changed, and those gone told closed."""
+        assert self.lobby is not None
+        found = await self.run_statement(lambda c: membership.listing(c, self.worker))
+        for table_id, (owner, info) in found.items():
+            self._learn(owner, table_id, info)
+        for table_id in [t for t, e in self.remote.items() if e.owner and t not in found]:
+            gone = self.remote.pop(table_id)
+            if gone.config is not None:
+                self.lobby.tell(TableClosed(table=table_id), gone.config.game)
 
     def _notice(self, notice: dict[str, Any]) -> None:
         assert self.lobby is not None
@@ -405,8 +515,14 @@ class ClusterNode:
                             ),
                         )
                     )
-            except psycopg.Error as exc:
-                log.warning("publish_failed", error=str(exc))
+            except UNREACHABLE as exc:
+                # Kept, and published once the database is back (a later change of the same
+                # table replaces its line; chat keeps its order).
+                log.warning("publish_failed", error=" ".join(str(exc).split()))
+                self._dirty = {**changes, **self._dirty}
+                self._chat = chats + self._chat
+                await trio.sleep(RECONNECT_MAX)
+                self._publish_wanted.set()
 
     async def opening(self, table_id: str) -> None:
         """A table of ours is about to run: its ownership row first (so no other server ever
@@ -472,7 +588,7 @@ class ClusterNode:
         forward the commands that waited, in order, or refuse them."""
         try:
             found = await self.run_statement(lambda c: membership.find(c, table_id))
-        except psycopg.Error:
+        except UNREACHABLE:
             found = None
         for table, command in self._looking_up.pop(table_id, []):
             assert not isinstance(command, CloseUnoccupiedCommand)

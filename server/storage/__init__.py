@@ -23,6 +23,7 @@ from server.storage.errors import (
     SchemaTooNew,
     StorageError,
     StoreClosed,
+    StoreUnavailable,
 )
 from server.storage.rows import (
     AccountRow,
@@ -57,6 +58,7 @@ __all__ = [
     "StorageError",
     "Store",
     "StoreClosed",
+    "StoreUnavailable",
     "StoredAction",
     "StoredGame",
     "StoredHand",

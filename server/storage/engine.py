@@ -56,7 +56,12 @@ class Database(Protocol):
         """Run every job's `fn(tx)` in ONE transaction, each in a savepoint of its own: a job that
         raises is rolled back alone (its `error` set: `ValueError`, `KeyError` and `StorageError`
         as raised, anything else as a `StorageError`), the others commit. If the transaction
-        itself fails, nothing is written and every job gets a `StorageError`. Never raises."""
+        itself fails, nothing is written and every job gets a `StorageError`.
+
+        Raises `StoreUnavailable` (and nothing else) when the database cannot be reached and
+        nothing of the batch was committed: the writer keeps the batch and calls this again with
+        the same jobs later (an engine that lost its connection mid-commit finds out first whether
+        that commit was made, and if it was, returns with the jobs' results as they were)."""
         ...
 
     async def upkeep(self, nursery: trio.Nursery) -> None:

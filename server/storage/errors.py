@@ -17,6 +17,13 @@ class StoreClosed(StorageError):
     """A request arrived after the store began shutting down; it was not written."""
 
 
+class StoreUnavailable(StorageError):
+    """The database cannot be reached (PostgreSQL stopped or cut off; a SQLite disk full or
+    read-only): nothing of the batch was written. The writer keeps the batch and tries it again
+    until the database is back; a caller sees this only for a request still waiting when the
+    store shuts down during an outage."""
+
+
 class DatabaseFolderMissing(StorageError):
     """The folder the database file should be in does not exist (it is never created for you: a
     typo in `--db` would otherwise start an empty server somewhere unexpected)."""

@@ -18,8 +18,11 @@ apply each once.
 from __future__ import annotations
 
 import contextlib
+import logging
+import math
 import os
 import socket
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,12 +31,23 @@ import structlog
 import trio
 
 from server.storage.engine import Durability, Job
-from server.storage.errors import PostgresInUse, SchemaTooNew, StorageError
+from server.storage.errors import PostgresInUse, SchemaTooNew, StorageError, StoreUnavailable
 from server.storage.postgres_tx import PostgresTx
 from server.storage.schema import POSTGRES, SCHEMA_VERSION, migrations, statements
 from server.storage.target import shown
 
 log = structlog.get_logger("server.storage")
+
+
+class _QuietCutOff(logging.Filter):
+    """psycopg logs (to plain stderr, whatever our log format) that it could not end a pipeline
+    whose connection was lost: our own log already says so (`store_unavailable`), in its format."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("error ignored terminating")
+
+
+logging.getLogger("psycopg").addFilter(_QuietCutOff())
 
 #: The advisory lock every migration takes (any fixed number: "spades" in ASCII).
 MIGRATION_LOCK = 0x737061646573
@@ -42,6 +56,9 @@ MIGRATION_LOCK = 0x737061646573
 SERVING_LOCK = (0x73706164, 1)
 #: Seconds to wait for the server to answer a connection attempt.
 CONNECT_TIMEOUT = 10
+#: Seconds after a reconnection during which a refused fence is taken for a lease that lapsed in
+#: the outage, not yet renewed (the batch waits), rather than for a server declared dead.
+LEASE_REGAINED = 10.0
 
 _MIGRATIONS = migrations(POSTGRES)
 
@@ -213,6 +230,10 @@ class PostgresDatabase:
         self.tx = PostgresTx(conn)
         self._configure()
         self.retried = 0  # batches run again job by job, for tests and stats
+        # The transaction id of a batch whose connection was lost after it was sent (None: no
+        # such batch, or one that never reached COMMIT).
+        self._unsettled: int | None = None
+        self.reconnected_at = -math.inf  # time.monotonic() of the last reconnection
 
     def _configure(self) -> None:
         level = "on" if self.durability is Durability.full else "off"
@@ -225,57 +246,121 @@ class PostgresDatabase:
     # ---------------------------------------------------------------- commits
 
     def commit_batch(self, jobs: Sequence[Job]) -> None:
-        try:
-            self._reconnect_if_lost()
-        except StorageError as exc:
-            for job in jobs:
-                job.result = None
-                job.error = exc
-            return
-        if self._pipelined(jobs):
+        self._reconnect_if_lost()
+        if self._unsettled is not None and self._cut_off_batch_committed():
+            return  # the batch was committed before its answer was lost: its results stand
+        tried = self._pipelined(jobs)
+        if tried is None:
             return
         self.retried += 1
+        if tried:
+            # Whatever failed, that transaction may have been committed (psycopg may report a
+            # lost connection only after the COMMIT went out): asked, not guessed.
+            self._unsettled = tried
+            if self._cut_off_batch_committed(cut_off=False):
+                return
         self._job_by_job(jobs)
 
-    def _pipelined(self, jobs: Sequence[Job]) -> bool:
+    def _pipelined(self, jobs: Sequence[Job]) -> int | None:
+        """None once committed; else the id of the transaction it began (0 if none yet)."""
         conn = self.conn
+        xid: int | None = None
         try:
             with conn.pipeline():
                 conn.execute("BEGIN")
+                xid = self._transaction_id()
                 if self.fence is not None:
                     conn.execute(*self.fence)
                 for job in jobs:
                     job.result = job.fn(self.tx)
                 conn.execute("COMMIT")
-        except Exception:  # any failure: roll back, run again job by job
+        except Exception as exc:  # any failure: roll back, run again job by job
+            self._if_lost(exc, xid)
             self._roll_back()
             for job in jobs:
                 job.result = None
-            return False
-        return True
+            return xid or 0
+        return None
 
     def _job_by_job(self, jobs: Sequence[Job]) -> None:
         conn = self.conn
         tx = self.tx
+        xid: int | None = None
         try:
             conn.execute("BEGIN")
+            xid = self._transaction_id()
             if self.fence is not None:
-                conn.execute(*self.fence)
+                self._run_fence()
             for job in jobs:
                 conn.execute("SAVEPOINT job")
                 try:
                     job.result = job.fn(tx)
                 except Exception as exc:
+                    self._if_lost(exc, xid)
                     conn.execute("ROLLBACK TO SAVEPOINT job")
                     job.result = None
                     job.error = _job_error(exc)
                 conn.execute("RELEASE SAVEPOINT job")
             conn.execute("COMMIT")
         except psycopg.Error as exc:
+            self._if_lost(exc, xid)
             self._roll_back()
             for job in jobs:
                 job.result = None
                 job.error = StorageError(f"transaction failed: {' '.join(str(exc).split())}")
+
+    def _transaction_id(self) -> int:
+        """The open transaction's id, known before its COMMIT is sent: if the connection is then
+        lost, `txid_status` on a new one says whether the commit was made (one round trip)."""
+        row = self.conn.execute("SELECT txid_current()").fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def _run_fence(self) -> None:
+        """The fence, alone (job by job). Refused within `LEASE_REGAINED` seconds of a reconnect,
+        it is the outage's doing: the lease lapsed while nobody could renew it, and the server's
+        node renews it within a second (if the server was declared dead meanwhile, the node
+        stops it instead), so the batch waits for that as for the database itself."""
+        try:
+            self.conn.execute(*self.fence)  # type: ignore[misc]
+        except psycopg.errors.DivisionByZero:
+            if time.monotonic() - self.reconnected_at < LEASE_REGAINED:
+                self._roll_back()
+                raise StoreUnavailable(
+                    "the database is back but this server's lease is not renewed yet"
+                ) from None
+            raise
+
+    def _if_lost(self, exc: BaseException, xid: int | None) -> None:
+        """Raise `StoreUnavailable` if `exc` came from losing the connection. The batch's
+        transaction id is kept when it was known: its commit may have been made before the
+        answer was lost, which the next attempt asks first."""
+        if not (self.conn.broken or self.conn.closed):
+            return
+        self._unsettled = xid  # None: its COMMIT was never sent, so nothing was committed
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise StoreUnavailable(f"the connection to PostgreSQL was lost: {reason}") from None
+
+    def _cut_off_batch_committed(self, *, cut_off: bool = True) -> bool:
+        """Whether the batch whose connection was lost mid-commit was committed (then its jobs'
+        results and errors are as that run left them). Raises `StoreUnavailable` while that
+        cannot be told (the old connection's transaction is still in progress on the server)."""
+        xid = self._unsettled
+        try:
+            row = self.conn.execute("SELECT txid_status(%s)", (xid,)).fetchone()
+            status = None if row is None else row[0]
+        except psycopg.Error as exc:
+            self._if_lost(exc, xid)
+            # "in the future": PostgreSQL crashed and lost it (an asynchronous commit), or it is
+            # too old to tell (never, this soon): either way not ours to count as written.
+            status = None
+        if status == "in progress":
+            raise StoreUnavailable("the transaction cut off is still in progress on PostgreSQL")
+        self._unsettled = None
+        committed = status == "committed"
+        if cut_off or committed:
+            log.warning("batch_cut_off", xid=xid, committed=committed)
+        return committed
 
     def _roll_back(self) -> None:
         if self.conn.broken or self.conn.closed:
@@ -288,13 +373,43 @@ class PostgresDatabase:
 
     def _reconnect_if_lost(self) -> None:
         """A connection PostgreSQL dropped (a restart, a network cut) is opened again before the
-        next batch; `DatabaseUnreachable` if it cannot be (that batch fails, the next tries)."""
+        next batch (and the serving lock, which went with its own connection, taken again);
+        `StoreUnavailable` while it cannot be (the writer keeps the batch and tries again)."""
         if not (self.conn.broken or self.conn.closed):
             return
-        log.warning("database_connection_lost", db=shown(self.url))
-        self.conn = connect(self.url)
-        self.tx = PostgresTx(self.conn)
-        self._configure()
+        try:
+            conn = connect(self.url)
+        except StorageError as exc:
+            raise StoreUnavailable(str(exc)) from None
+        log.warning("database_reconnected", db=shown(self.url))
+        with contextlib.suppress(psycopg.Error):
+            self.conn.close()
+        self.conn = conn
+        self.tx = PostgresTx(conn)
+        self.reconnected_at = time.monotonic()
+        try:
+            self._configure()
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"the connection to PostgreSQL was lost: {exc}") from None
+        self._hold_lock_again()
+
+    def _hold_lock_again(self) -> None:
+        if self.lock is None:
+            return
+        try:
+            self.lock.execute("SELECT 1")
+            return  # still held
+        except psycopg.Error:
+            pass
+        with contextlib.suppress(psycopg.Error):
+            self.lock.close()
+        try:
+            self.lock = hold_serving_lock(self.url, shared=self.fence is not None)
+        except PostgresInUse as exc:  # another server took it meanwhile: say so, serve on
+            self.lock = None
+            log.error("serving_lock_lost", error=str(exc))
+        except StorageError as exc:
+            raise StoreUnavailable(str(exc)) from None
 
     async def upkeep(self, nursery: trio.Nursery) -> None:
         """Nothing between batches: PostgreSQL checkpoints and vacuums by itself."""

@@ -23,11 +23,19 @@ from typing import Any, TypeVar
 import trio
 
 from server.storage.engine import Database, Durability, Job
-from server.storage.errors import StorageError, StoreClosed
+from server.storage.errors import StorageError, StoreClosed, StoreUnavailable
+from server.storage.health import StoreHealth
 from server.storage.target import Target, is_postgres
 from server.storage.tx import Tx
 
 T = TypeVar("T")
+
+#: Seconds between attempts at a batch while the database cannot be reached: doubling from the
+#: first to the last, so play resumes within about `RETRY_MAX` of the database's return.
+RETRY_FIRST = 0.05
+RETRY_MAX = 0.5
+#: Seconds a closing store still waits for an unreachable database before giving up its requests.
+CLOSE_WAIT = 5.0
 
 
 class Store:
@@ -52,11 +60,18 @@ class Store:
         self._max_batch = max_batch
         self.batches = 0  # committed transactions, for tests and stats
         self.jobs = 0
-        # False while the database cannot be reached (the writer's to keep: a batch that found it
+        # Down while a batch cannot be committed for want of the database (`StoreUnavailable`).
+        self.health = StoreHealth()
+        self._closing = False
+        # False while the database cannot be reached (kept from `health`: a batch that found it
         # gone, until one commits again); /readyz reads it (server.health).
         self.reachable = True
+        self.health.watch(self._set_reachable)
         # Told each batch's commit time in seconds (the server's metrics histogram), if set.
         self.on_commit: Callable[[float], None] | None = None
+
+    def _set_reachable(self, available: bool) -> None:
+        self.reachable = available
 
     @property
     def queued(self) -> int:
@@ -123,10 +138,7 @@ class Store:
                         break
                 started = time.perf_counter()
                 try:
-                    if self.inline:
-                        database.commit_batch(batch)
-                    else:
-                        await trio.to_thread.run_sync(database.commit_batch, batch)
+                    await self._commit(batch)
                 except BaseException as exc:  # pragma: no cover - a bug, but never strand a waiter
                     for job in batch:
                         job.error = StorageError(f"writer failed: {exc!r}")
@@ -140,8 +152,41 @@ class Store:
                         job.done.set()
                 await database.upkeep(nursery)
 
+    async def _commit(self, batch: list[Job]) -> None:
+        """Commit `batch`, trying it again while the database cannot be reached: nothing in it is
+        answered before it is stored, so its callers (and their tables) wait meanwhile. Once the
+        store is closing, an outage is waited out for `CLOSE_WAIT` seconds at most; the requests
+        still waiting then get `StoreUnavailable` (nothing of them was written)."""
+        database = self.database
+        delay = RETRY_FIRST
+        gave_up_at: float | None = None
+        while True:
+            try:
+                if self.inline:
+                    database.commit_batch(batch)
+                else:
+                    await trio.to_thread.run_sync(database.commit_batch, batch)
+            except StoreUnavailable as exc:
+                self.health.down(str(exc))
+                now = trio.current_time()
+                if self._closing:
+                    gave_up_at = now + CLOSE_WAIT if gave_up_at is None else gave_up_at
+                    if now >= gave_up_at:
+                        for job in batch:
+                            job.result = None
+                            job.error = StoreUnavailable(
+                                f"not written: the database is unreachable ({exc})"
+                            )
+                        return
+                await trio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX)
+                continue
+            self.health.up()
+            return
+
     def close(self) -> None:
         """Stop accepting requests; the writer finishes those already queued, then returns."""
+        self._closing = True
         self._send.close()
 
 

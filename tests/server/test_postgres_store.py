@@ -131,14 +131,19 @@ async def test_a_batch_goes_out_pipelined_and_only_a_failure_runs_it_job_by_job(
         assert await store.call(lambda tx: tx.action_count(game)) == 1
 
 
-async def test_a_dropped_connection_fails_one_batch_and_the_next_reconnects(pg_url: str) -> None:
+async def test_a_dropped_connection_fails_no_batch_and_reconnects(pg_url: str) -> None:
+    """Issue 38: the batch that finds its connection gone is not failed (it used to be, with
+    `internal` for its table's action): it is kept, the connection opened again, and it commits,
+    once."""
     async with open_store(pg_url) as store:
         await store.call(lambda tx: tx.insert_table("t", {}))
         pid = await store.call(lambda tx: _pg(tx).info.backend_pid)
         killer = connect(pg_url)
         killer.execute("SELECT pg_terminate_backend(%s)", (pid,))
         killer.close()
-        with pytest.raises(StorageError):
+        await store.call(lambda tx: tx.insert_table("u", {}))
+        assert store.health.outages == 1 and store.health.available
+        with pytest.raises(StorageError):  # "u" is there once: a second is refused
             await store.call(lambda tx: tx.insert_table("u", {}))
         await store.call(lambda tx: tx.insert_table("v", {}))
         assert await store.call(lambda tx: tx.table_creator("v")) is None

@@ -1,0 +1,81 @@
+"""The writer across a PostgreSQL outage (issue 38 item 1): a batch that cannot be committed is
+kept and tried again until the database is back; nothing is answered before it is stored, nothing
+is written twice, and the store says when it is down and when it is back."""
+
+import pytest
+import trio
+
+from server.storage import Durability, open_store
+from server.storage.engine import Job
+from server.storage.postgres import PostgresDatabase, open_for_serving
+from tests.postgres import Cluster
+
+
+async def test_a_request_waits_out_a_restart_and_is_written_once(own_pg: Cluster) -> None:
+    url = own_pg.fresh_database()
+    seen: list[bool] = []
+    with trio.fail_after(60):
+        async with open_store(url) as store:
+            store.health.watch(seen.append)
+            went_down = trio.Event()
+            store.health.watch(lambda up: None if up else went_down.set())
+            await store.call(lambda tx: tx.insert_table("before", {}))
+            await trio.to_thread.run_sync(own_pg.stop_server)
+            done = trio.Event()
+
+            async def during() -> None:
+                await store.call(lambda tx: tx.insert_table("during", {}))
+                done.set()
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(during)
+                await went_down.wait()  # the writer finds the database gone at its first try
+                assert not done.is_set()  # and the request is not answered: it is not stored
+                await trio.to_thread.run_sync(own_pg.start_server)
+                await done.wait()
+            assert store.health.available and store.health.outages == 1
+            assert seen == [False, True]
+            await store.call(lambda tx: tx.insert_table("after", {}))
+            database = store.database
+            assert isinstance(database, PostgresDatabase)
+            rows = database.conn.execute("SELECT id FROM tables ORDER BY id").fetchall()
+    assert rows == [("after",), ("before",), ("during",)]
+
+
+def test_a_batch_cut_off_after_its_commit_is_not_run_again(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection lost once the COMMIT went out: whether it was made is asked of PostgreSQL
+    (`txid_status`), so a batch that was committed is answered as it was, never written twice, and
+    one that was not is run again."""
+    database = open_for_serving(pg_url, Durability.normal)
+    ids: list[int] = []
+    own_id = PostgresDatabase._transaction_id
+
+    def noted(self: PostgresDatabase) -> int:
+        ids.append(own_id(self))
+        return ids[-1]
+
+    monkeypatch.setattr(PostgresDatabase, "_transaction_id", noted)
+    try:
+        first = Job(lambda tx: tx.insert_table("t", {}))
+        database.commit_batch([first])
+        assert first.error is None
+        # As if the answer to that COMMIT had been lost: the same batch is handed in again.
+        database._unsettled = ids[-1]
+        again = Job(lambda tx: tx.insert_table("t", {}))  # would fail if it ran: "t" exists
+        database.commit_batch([again])
+        assert again.error is None and database._unsettled is None
+        assert len(ids) == 1  # no transaction was begun for it
+        # A batch whose transaction was rolled back is run again.
+        database.conn.execute("BEGIN")
+        rolled_back = int(database.conn.execute("SELECT txid_current()").fetchone()[0])
+        database.conn.execute("ROLLBACK")
+        database._unsettled = rolled_back
+        other = Job(lambda tx: tx.insert_table("u", {}))
+        database.commit_batch([other])
+        assert other.error is None
+        rows = database.conn.execute("SELECT id FROM tables ORDER BY id").fetchall()
+        assert rows == [("t",), ("u",)]
+    finally:
+        database.close()
