@@ -204,8 +204,13 @@ class HttpConnection:
 
     async def _answer(self, request: h11.Request) -> WebSocketStream | None:
         method = request.method.upper()
-        # (h11 refuses a request with two Host headers itself, 400, as RFC 9112 says.)
+        target = urlsplit(request.target.decode("ascii", "replace"))
+        # (h11 refuses a request with two Host headers itself, 400, as RFC 9112 says.) A target
+        # in absolute form (`GET http://name/ HTTP/1.1`, as to a proxy) names the host the
+        # request is for, over `Host` (RFC 9112 3.2.2): it must be ours too.
         refusal = self.names.refusal(_header(request, b"host"))
+        if refusal is None and target.scheme:
+            refusal = self.names.refusal(target.netloc.encode("latin-1"))
         if refusal is not None:
             # Pages and upgrades alike: nothing is answered for another site's name.
             status, reason = refusal
@@ -213,7 +218,7 @@ class HttpConnection:
             log.info("web_host_refused", peer=self.peer, host=host)
             await self._error(status, reason)
             raise _Close
-        path = urlsplit(request.target.decode("ascii", "replace")).path
+        path = target.path
         if method not in (b"GET", b"HEAD"):
             await self._error(405, "only GET and HEAD", [(b"Allow", b"GET, HEAD")])
             raise _Close

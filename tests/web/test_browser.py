@@ -337,3 +337,43 @@ def check_no_sideways_scroll(page: Any) -> None:
     assert geometry["scrollWidth"] <= geometry["width"]
     for left, _top, right, _bottom in geometry["hand"]:
         assert left >= 0 and right <= geometry["width"]
+
+
+OPEN_WEBSOCKET_JS = """(url) => new Promise((resolve) => {
+  const ws = new WebSocket(url);
+  ws.onopen = () => { ws.close(); resolve('open'); };
+  ws.onerror = () => resolve('refused');
+})"""
+
+
+def test_a_dns_rebinding_page_gets_nothing_and_a_listed_name_plays(tmp_path: Path) -> None:
+    """What DNS rebinding leaves a browser with, made with Chromium's resolver rules: a name that
+    resolves to this server. For a name the server was not given, neither the page nor a
+    WebSocket opened by that page's script; for a name given with --web-name, the page plays."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with (
+        served(tmp_path / "server.db", "--web-name", "club.example") as url,
+        sync_playwright() as pw,
+    ):
+        port = int(url.rsplit(":", 1)[1])
+        rules = "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP club.example 127.0.0.1"
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, rules], headless=True
+        )
+        try:
+            # bypass_csp: so that a WebSocket refused is the server's doing, not the page's CSP.
+            page = browser.new_context(bypass_csp=True).new_page()
+            response = page.goto(f"http://evil.example:{port}/")
+            assert response is not None and response.status == 421
+            assert "DNS rebinding" in page.inner_text("body")
+            assert page.evaluate(OPEN_WEBSOCKET_JS, f"ws://evil.example:{port}/ws") == "refused"
+            page.goto(f"http://club.example:{port}/")
+            # The same script from the listed name's page: the way of telling is sound.
+            assert page.evaluate(OPEN_WEBSOCKET_JS, f"ws://club.example:{port}/ws") == "open"
+            page.fill("#login-name", "clubber")
+            page.click("#guest")
+            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        finally:
+            browser.close()

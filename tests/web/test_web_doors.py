@@ -75,6 +75,18 @@ async def test_names_that_only_look_like_ours_are_misdirected(web_server: Server
             assert body, host
 
 
+async def test_a_target_in_absolute_form_must_name_the_server_too(web_server: Server) -> None:
+    port = web_server.web_port or 0
+    with trio.fail_after(10):
+        for target, host, status in (
+            ("http://evil.example/", "127.0.0.1", 421),
+            ("http://127.0.0.1/", "evil.example", 421),
+            (f"http://127.0.0.1:{port}/", "127.0.0.1", 200),
+        ):
+            raw = f"GET {target} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+            assert (await http(port, raw))[0] == status, target
+
+
 async def test_addresses_and_localhost_are_the_servers_own(web_server: Server) -> None:
     port = web_server.web_port or 0
     with trio.fail_after(10):
