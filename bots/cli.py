@@ -254,6 +254,7 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     import trio
 
     from bots.registry import BotSpecError, make_bot
+    from bots.sdk.runlog import game_over_line
     from bots.sdk.runner import (
         BotRunner,
         RunnerConfig,
@@ -305,7 +306,7 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     except Terminated:
         raise typer.Exit(143) from None  # 128 + SIGTERM, as a shell reports it
     for game in stats.games:
-        typer.echo(f"game over: winners {game['winners']}, scores {game['scores']}")
+        typer.echo(game_over_line(game))
     for match in stats.matches:
         typer.echo(_match_line(match))
     typer.echo(stats.summary())

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from client.config import data_dir
+from engine.seat_names import seat_label
 
 CLIENT_FORMAT = "spades-client-hand/1"
 SERVER_FORMAT = "spades-hand/1"
@@ -172,12 +173,17 @@ def summarise(path: Path) -> GameSummary:
     sides_seats: list[list[int]] = score.get("sides") or []
     after: list[int] = score.get("after") or []
     names = last.get("names") or []
+    players = int(last.get("players") or len(names) or 4)
 
     def side_name(seats: list[int]) -> str:
-        if isinstance(seat, int) and seat in seats:
-            return "you" if len(seats) == 1 else "your side"
-        shown = [str(names[s]) if s < len(names) and names[s] else f"seat {s}" for s in seats]
-        return "+".join(shown)
+        """Each seat by where it sat and who sat there (`you + North (heuristic)`, `West
+        (heuristic) + East (heuristic)`), so a partner is never mistaken for an opponent."""
+        return " + ".join(
+            "you"
+            if s == seat
+            else seat_label(s, players, str(names[s]) if s < len(names) and names[s] else None)
+            for s in seats
+        )
 
     result = ""
     if after and isinstance(seat, int):

@@ -44,8 +44,8 @@ def last_trick_lines(state: TableState) -> list[str]:
     last = state.view.get("last_trick") or []
     if not last:
         return ["No trick has been won yet this hand."]
-    winner = state.name(int(state.view.get("last_winner", -1)))
-    plays = ", ".join(f"{state.name(s)} {card_label(c)}" for s, c in last)
+    winner = state.place(int(state.view.get("last_winner", -1)))
+    plays = ", ".join(f"{state.place(s)} {card_label(c)}" for s, c in last)
     return [f"Last trick, won by {winner}:", f"  {plays}"]
 
 
@@ -85,7 +85,7 @@ def side_trick(state: TableState) -> list[str]:
     last = state.view.get("last_trick") or []
     if not last:
         return ["Last trick: none yet this hand"]
-    winner = state.name(int(state.view.get("last_winner", -1)))
+    winner = state.place(int(state.view.get("last_winner", -1)))
     return [f"Last trick, won by {winner}:"] + [
-        f"  {state.name(int(s)):<8} {card_label(str(c))}" for s, c in last
+        f"  {state.place(int(s)):<8} {card_label(str(c))}" for s, c in last
     ]

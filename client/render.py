@@ -28,9 +28,10 @@ from rich.console import Group
 from rich.text import Text
 
 from client import panels
-from client.results import minutes
+from client.results import bags_text, minutes
 from client.state import SeatClock, TableState
 from client.state import label as card_label
+from engine.seat_names import who
 
 WIDTH = 80
 HEIGHT = 24
@@ -101,7 +102,7 @@ def waiting_for(state: TableState, now: float) -> str:
         if seat == state.seat:
             continue
         clock = state.clocks.get(seat)
-        parts.append(state.name(seat) + (f" ⏱ {clock_text(clock, now)}" if clock else ""))
+        parts.append(state.place(seat) + (f" ⏱ {clock_text(clock, now)}" if clock else ""))
     return ", ".join(parts)
 
 
@@ -110,10 +111,10 @@ def seat_panel(state: TableState, seat: int, width: int, now: float = 0.0) -> li
     and points; its cards left, and its clock when it is to act (or the hold left if it dropped)."""
     v = state.view
     name = Text()
-    name.append(state.name(seat), style="bold")
-    player = state.player(seat)
+    name.append(state.place(seat), style="bold")
+    player = who(state.player(seat))
     if player and seat != state.seat:
-        name.append(f" · {player}")
+        name.append(f" ({player})")
     dealer = v.get("dealer") == seat and bool(v.get("hand_number"))
     if dealer and len(name) + 4 <= width:
         name.append(" (D)", style="dim")
@@ -180,7 +181,7 @@ def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) 
     last = state.view.get("last_trick") or []
     if last:
         winner = int(state.view.get("last_winner", -1))
-        caption = Text(f"last → {state.name(winner)}: ", style="dim")
+        caption = Text(f"last → {state.place(winner)}: ", style="dim")
         for index, (_, card) in enumerate(last):
             caption.append(" " if index else "")
             caption.append_text(card_text(card, dim=True))
@@ -219,7 +220,7 @@ def scores_line(state: TableState, width: int) -> Text:
     for index, score in enumerate(scores):
         out.append(f"{state.side_name(index)} {score}")
         if state.bags_shown and index < len(bags):
-            out.append(f" ({bags[index]} bags)", style="dim")
+            out.append(f" ({bags_text(bags[index])})", style="dim")
         out.append("   ")
     if state.game == "hearts" and state.view.get("pass_direction"):
         out.append(f"pass {state.view['pass_direction']}", style="dim")

@@ -16,13 +16,16 @@ from typing import Any
 from rich.text import Text
 
 from client.render import card_text
+from client.results import bags_text, name_seats, notes_by_side, said_of
 from client.verify import engine_deal
 from engine.actions import Bid, action_from_dict
 from engine.deal import commitment
 from engine.errors import EngineError
 from engine.ruleset import Ruleset
+from engine.seat_names import seat_label, side_word
 
-SEAT_WORDS = ("South", "West", "North", "East")
+# An arena record's seats of the first bot named on the command line (the author's, as a rule).
+FIRST_BOT_MARK = "*"
 
 
 @dataclass
@@ -49,6 +52,8 @@ class ReplayHand:
     context: str = (
         ""  # where the hand was played, beyond its game (a ladder match, an old one's half)
     )
+    side_names: list[str] = field(default_factory=list)  # `North-South`, `your side`, per side
+    legend: str = ""  # what a mark on a seat's name means (an arena record's first bot)
     fallback_bids: frozenset[int] = frozenset()  # indices of `bids` the clock's fallback chose
     fallback_plays: frozenset[int] = frozenset()  # indices into the plays, in order
     clock: list[str] = field(default_factory=list)  # how long each seat took, for people
@@ -104,13 +109,8 @@ def _bid_text(raw: dict[str, Any]) -> tuple[int, str]:
 def to_hand(record: dict[str, Any]) -> ReplayHand:
     """A record of either format as a ReplayHand; raises ValueError/KeyError/TypeError/EngineError."""
     players = int(record["players"])
-    names_raw = record.get("names") or [None] * players
     seat = record.get("seat")
-    names = []
-    for s in range(players):
-        name = names_raw[s] if s < len(names_raw) else None
-        word = SEAT_WORDS[s] if players == 4 else f"seat {s}"
-        names.append("You" if s == seat else (str(name) if name else word))
+    names, legend = seat_names(record, players)
     plays = [(int(p[0]), str(p[1])) for p in record.get("plays", [])]
     winners = [int(w) for w in record.get("trick_winners", [])]
     numbers = [int(n) for n in record.get("tricks_seen") or range(1, len(winners) + 1)]
@@ -131,6 +131,7 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
     fallback_bids, fallback_plays, clock = _clock(record, names)
     ladder = record.get("ladder")
     context = _ladder_context(ladder) if isinstance(ladder, dict) else ""
+    sides = [[int(s) for s in side] for side in score.get("sides", [])]
     return ReplayHand(
         game_id=str(record.get("game_id") or "?"),
         game=str(record.get("game") or "spades"),
@@ -142,7 +143,7 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
         bids=[_bid_text(b) for b in record.get("bids", [])],
         passes=[(int(t["giver"]), int(t["receiver"]), t.get("cards")) for t in transfers],
         tricks=tricks,
-        sides=[list(s) for s in score.get("sides", [])],
+        sides=sides,
         delta=list(score.get("delta", [])),
         after=list(score.get("after", [])),
         bags_after=list(score.get("bags_after", [])),
@@ -153,7 +154,44 @@ def to_hand(record: dict[str, Any]) -> ReplayHand:
         fallback_bids=fallback_bids,
         fallback_plays=fallback_plays,
         clock=clock,
+        side_names=[_side_name(side, players, seat) for side in sides],
+        legend=legend,
     )
+
+
+def seat_names(record: dict[str, Any], players: int) -> tuple[list[str], str]:
+    """Each seat as the replay names it (`West (heuristic)`, `You`), and what a mark means.
+
+    The client's own journal names its reader's seat `You` and the others by their accounts; an
+    arena record names each seat by its entrant and marks the first bot named (`South
+    (my_bot:MyBot)*`), so its author finds it on either side of a duplicate pair."""
+    seat = record.get("seat")
+    arena = record.get("arena")
+    accounts = record.get("names") or []
+    entrants: list[Any] = []
+    legend = ""
+    if isinstance(arena, dict) and isinstance(arena.get("seats"), list):
+        accounts = arena["seats"]
+        given = arena.get("entrants")
+        entrants = given if isinstance(given, list) else []
+        if 0 in entrants:
+            first = accounts[entrants.index(0)]
+            legend = f"{FIRST_BOT_MARK} marks the first bot named ({first})"
+    names = []
+    for s in range(players):
+        account = accounts[s] if s < len(accounts) and accounts[s] else None
+        mark = FIRST_BOT_MARK if s < len(entrants) and entrants[s] == 0 else ""
+        label = seat_label(s, players, str(account) if account else None, mark=mark)
+        names.append("You" if s == seat else label)
+    return names, legend
+
+
+def _side_name(side: list[int], players: int, seat: object) -> str:
+    """`North-South`, or `your side (North-South)` in the reader's own journal."""
+    word = side_word(side, players)
+    if isinstance(seat, int) and seat in side:
+        return "You" if len(side) == 1 else f"your side ({word})"
+    return word
 
 
 def _ladder_context(ladder: dict[str, Any]) -> str:
@@ -222,9 +260,12 @@ def hand_intro(hand: ReplayHand) -> list[Text]:
     ]
     style = "bold red" if hand.check.startswith("MISMATCH") else "dim"
     lines.append(Text(f"   deal check: {hand.check}", style=style))
+    if hand.legend:
+        lines.append(Text(f"   {hand.legend}", style="dim"))
     if hand.deal:
+        width = max(14, *(len(name) for name in hand.names))
         for seat, cards in enumerate(hand.deal):
-            line = Text(f"   {hand.names[seat]:<14} ")
+            line = Text(f"   {hand.names[seat]:<{width}} ")
             line.append_text(cards_line(sorted(cards, key=_card_order)))
             lines.append(line)
     if hand.bids:
@@ -267,22 +308,46 @@ def trick_line(hand: ReplayHand, index: int) -> Text:
     return line
 
 
+def side_name(hand: ReplayHand, index: int) -> str:
+    if index < len(hand.side_names):
+        return hand.side_names[index]
+    return f"side {index}"
+
+
 def score_lines(hand: ReplayHand) -> list[Text]:
+    """The hand's score by side, then the engine's notes, each said of its side and its seats
+    (`North-South: contract 5 made with 7`, `West (heuristic) nil failed`)."""
     parts = []
-    for index, side in enumerate(hand.sides):
-        who = "+".join(hand.names[s] for s in side)
+    for index in range(len(hand.sides)):
+        who = side_name(hand, index)
         delta = hand.delta[index] if index < len(hand.delta) else 0
         after = hand.after[index] if index < len(hand.after) else 0
         bags = (
-            f" ({hand.bags_after[index]} bags)"
+            f" ({bags_text(hand.bags_after[index])})"
             if hand.game == "spades" and index < len(hand.bags_after)
             else ""
         )
         parts.append(f"{who} {delta:+d} → {after}{bags}")
     lines = [Text(f"   score: {'; '.join(parts)}", style="bold")]
-    lines.extend(Text(f"   {note}", style="dim") for note in hand.notes)
+    lines.extend(Text(f"   {note}", style="dim") for note in said_notes(hand))
     lines.extend(Text(f"   {line}", style="dim") for line in hand.clock)
     return lines
+
+
+def said_notes(hand: ReplayHand) -> list[str]:
+    """The engine's notes (`contract 5 made with 7`, `seat 1 nil failed`) with their seats named
+    and each note of a whole side (its contract, its bags) said of that side."""
+
+    def name(seat: int) -> str:
+        return hand.names[seat] if 0 <= seat < len(hand.names) else f"seat {seat}"
+
+    if len(hand.sides) < 2:
+        return [name_seats(note, name) for note in hand.notes]
+    return [
+        said_of(note, side_name(hand, index), name)
+        for index, notes in enumerate(notes_by_side(hand.notes, hand.sides))
+        for note in notes
+    ]
 
 
 def run_replay(

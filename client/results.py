@@ -88,6 +88,20 @@ def name_seats(text: str, name: Namer) -> str:
     return SEAT_NOTE.sub(lambda found: name(int(found.group(1))), text)
 
 
+def said_of(note: str, side: str, name: Namer) -> str:
+    """A note as people read it: a seat's note names the seat (`West (heuristic) nil failed`, not
+    `North: North took 18 points`); a whole side's note (its contract, its bags) says whose it
+    is (`North-South: contract 5 made with 7`)."""
+    if SEAT_NOTE.search(note):
+        return name_seats(note, name)
+    return f"{side}: {note}"
+
+
+def bags_text(count: int) -> str:
+    """`1 bag`, `3 bags`."""
+    return f"{count} bag" if count == 1 else f"{count} bags"
+
+
 def notes_by_side(notes: Sequence[str], sides: Sequence[Sequence[int]]) -> list[list[str]]:
     """The engine's notes, which it writes side by side (each side's seat notes, its contract, its
     bonuses, its bag penalty), put back with their side: a note naming a seat is that seat's side's;
@@ -128,7 +142,7 @@ def hand_result(
     for index, (delta, after) in enumerate(zip(summary.delta, summary.after, strict=False)):
         text = f"{side_name(index)} {delta:+d} → {after}"
         if bags_shown and index < len(summary.bags_after):
-            text += f" ({summary.bags_after[index]} bags)"
+            text += f" ({bags_text(summary.bags_after[index])})"
         totals.append(text)
     lines = [f"Hand {summary.hand_number} scored: " + " · ".join(totals)]
     by_side = notes_by_side(summary.notes, summary.sides)

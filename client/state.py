@@ -25,6 +25,7 @@ from client.verify import DealCheck, HandEvidence, Verdict, check_hand
 from engine.errors import EngineError
 from engine.hearts_rules import pass_target
 from engine.ruleset import Ruleset
+from engine.seat_names import who
 from protocol import messages as m
 from protocol.types import Action, TableInfo
 
@@ -113,6 +114,15 @@ class TableState(TableEvents):
         return str(self.view.get("game") or (self.info.game.value if self.info else "spades"))
 
     def name(self, seat: int) -> str:
+        """A seat as the log and the panels name it: where it sits and who sits there, `West
+        (heuristic)`, `North (alice)`; ours is `You`; just `West` while the lobby has not said."""
+        place = self.place(seat)
+        if seat == self.seat:
+            return place
+        player = who(self.names.get(seat))
+        return f"{place} ({player})" if player else place
+
+    def place(self, seat: int) -> str:
         """Where a seat sits as seen from ours: You, West, North, East (Left/Right at three)."""
         n = self.players
         if not 0 <= seat < n:
@@ -374,10 +384,10 @@ class TableState(TableEvents):
         if self.seat is not None and self.seat in seats and len(seats) > 1:
             return "Us"
         if len(seats) == 1:
-            return self.name(seats[0])
+            return self.place(seats[0])
         if self.seat is not None and len(seats) > 1:
             return "Them"
-        return "+".join(self.name(s) for s in seats)
+        return "+".join(self.place(s) for s in seats)
 
     def _verify(self, hand_number: int, seed: str, scored: m.HandScored | None) -> None:
         evidence = self.witness.evidence_of(hand_number, self.seat)

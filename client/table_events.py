@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from client import carryover
 from client.cards import label, labels, sort_cards
-from client.results import HandResult, HandSummary, hand_result, name_seats, notes_by_side
+from client.results import HandResult, HandSummary, hand_result, notes_by_side, said_of
 from client.verify import DealCheck, dealt_sizes
 from engine.cards import mask_of, parse_card
 from engine.hearts_rules import penalty_points
@@ -243,7 +243,7 @@ class TableEvents:
         self.say(f"Hand {msg.hand_number} scored: {', '.join(parts)}.")
         for index, notes in enumerate(notes_by_side(msg.notes, msg.sides)):
             for note in notes[:3]:
-                self.say(f"  {self.side_name(index)}: {name_seats(note, self.name)}")
+                self.say(f"  {said_of(note, self.side_name(index), self.name)}")
         self._verify(msg.hand_number, msg.seed, msg)
 
     def _deal_seed(self: _Table, msg: m.DealSeed, now: float) -> None:

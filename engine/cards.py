@@ -71,6 +71,15 @@ def card_text(card: Card) -> str:
     return RANK_LETTERS[card % 13] + SUIT_LETTERS[card // 13]
 
 
+def card_symbol(card: Card) -> str:
+    """A card as people read it: `Q♠`, `10♦`; jokers by their notation (`BJ`, `LJ`)."""
+    text = card_text(card)
+    if card >= 52:
+        return text
+    rank = "10" if text[0] == "T" else text[0]
+    return rank + SUIT_SYMBOLS[card // 13]
+
+
 _BY_TEXT: Final[dict[str, Card]] = {card_text(card): card for card in range(54)}
 
 

@@ -96,6 +96,9 @@ def write_records(results: Sequence[GameResult], specs: Sequence[str], out: IO[s
                     "deal": result.deal_index,
                     "rotation": result.rotation,
                     "seats": [specs[e] for e in result.seat_entrants],
+                    # Which bot named on the command line sat where: a replay marks the first's
+                    # seats, which the same spec named twice would not tell apart.
+                    "entrants": list(result.seat_entrants),
                 },
             }
             out.write(json.dumps(tagged, sort_keys=True) + "\n")

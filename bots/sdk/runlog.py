@@ -12,6 +12,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.actions import Action, Bid, ExchangeCards, KeepDrawn, PassCards, PlayCard
+from engine.cards import card_symbol
+from engine.seat_names import seat_word, side_word
 from protocol.messages import ClockExpired, MatchEnded, MatchStarted, SeatLost
 from protocol.types import Clock
 
@@ -230,3 +233,55 @@ class RunLog:
         self.stats.matches.append(entry)
         self._halves.pop(match, None)
         self._half = None
+
+
+def action_words(action: Action) -> str:
+    """A decision as a bot's author reads it in a `-v` log: `play Q♠`, `bid nil`, `pass A♥ K♥ 2♣`,
+    not the dataclass's `PlayCard(seat=3, card=32)`."""
+    if isinstance(action, PlayCard):
+        return f"play {card_symbol(action.card)}"
+    if isinstance(action, Bid):
+        return f"bid {action.describe()}"
+    if isinstance(action, PassCards | ExchangeCards):
+        verb = "pass" if isinstance(action, PassCards) else "exchange"
+        return f"{verb} {' '.join(card_symbol(c) for c in action.cards)}"
+    if isinstance(action, KeepDrawn):
+        return "keep the drawn card" if action.keep else "discard the drawn card"
+    # The rest (look at the hand, claim, declare deficient, discard) say it by their kind.
+    words = "".join(f" {c.lower()}" if c.isupper() else c for c in type(action).__name__)
+    return words.strip()
+
+
+def seat_line(table: str, seat: int, players: int) -> str:
+    """`took seat 2 (North) at table t1`: where the runner's bot sits, said once it is known."""
+    word = seat_word(seat, players)
+    where = f"seat {seat}" if word == f"seat {seat}" else f"seat {seat} ({word})"
+    return f"took {where} at table {table}"
+
+
+def game_over_line(game: dict[str, Any]) -> str:
+    """A finished game for `spades-bot run`: who won by side and seat, which seat was ours, each
+    side's score (`game over at table t1: North-South won (you sat North, seat 2); North-South
+    520, East-West 310`). `game` is the `game_over` event with `seat`, `players` and `sides`
+    added by the runner; without them (an old caller), the seats as numbers."""
+    winners = [int(s) for s in game.get("winners") or []]
+    scores = [int(s) for s in game.get("scores") or []]
+    seat, players = game.get("seat"), int(game.get("players") or 4)
+    sides = [[int(s) for s in side] for side in game.get("sides") or []]
+    if not sides:
+        sides = [[s] for s in range(len(scores))] if len(scores) == players else []
+    won = [side for side in sides if set(side) & set(winners)]
+    winner_words = " and ".join(side_word(side, players) for side in won) or (
+        ", ".join(seat_word(s, players) for s in winners) or "nobody"
+    )
+    text = f"game over at table {game.get('table', '?')}: {winner_words} won"
+    if isinstance(seat, int):
+        mine = "you won" if seat in winners else "you lost"
+        text += f" ({mine}; you sat {seat_word(seat, players)}, seat {seat})"
+    if sides and len(sides) == len(scores):
+        text += "; " + ", ".join(
+            f"{side_word(side, players)} {score}" for side, score in zip(sides, scores, strict=True)
+        )
+    elif scores:
+        text += f"; scores {scores}"
+    return text

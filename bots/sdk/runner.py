@@ -38,7 +38,14 @@ from bots.sdk.network import (
     reason_of,
     tls_handshake,
 )
-from bots.sdk.runlog import RunLog, RunStats, clock_text
+from bots.sdk.runlog import (
+    RunLog,
+    RunStats,
+    action_words,
+    clock_text,
+    game_over_line,
+    seat_line,
+)
 from bots.sdk.tracker import ViewTracker
 from bots.sdk.view import BotView, HandMemory
 from engine.actions import Action, action_to_dict
@@ -425,6 +432,8 @@ class BotRunner:
                 options = dict(info.options)
                 self.ruleset = Ruleset.from_preset(info.preset, **options)
                 self.tracker = ViewTracker(self.ruleset)
+                if self.seat is not None:
+                    log.info("%s", seat_line(info.table, self.seat, self.ruleset.players))
                 return
         raise RunnerError(f"table {self.table!r} is not listed by the server")
 
@@ -478,13 +487,18 @@ class BotRunner:
             self.bot.on_hand_end(event)
         elif isinstance(message, GameOver):
             self.bot.on_game_end(event)
-            self.stats.games.append(event)
-            log.info(
-                "game over at table %s: winners %s, scores %s",
-                message.table,
-                message.winners,
-                message.scores,
+            # Which seat was ours and how the table sat, so the game is said by its sides.
+            sides = tracker.view.get("sides")
+            self.stats.games.append(
+                {
+                    **event,
+                    "table": message.table,
+                    "seat": self.seat,
+                    "players": self.ruleset.players,
+                    "sides": sides if isinstance(sides, list) else [],
+                }
             )
+            log.info("%s", game_over_line(self.stats.games[-1]))
             if not self.config.ladder:  # on the ladder, a match (two games) is what counts
                 return self._done()
         return False
@@ -500,7 +514,7 @@ class BotRunner:
             self.bot.on_hand_start(view)
         action = await self._decide(view, budget)
         self.stats.decisions += 1
-        log.debug("hand %d, %s: %s", view.hand_number, view.phase, action)
+        log.debug("hand %d, %s: %s", view.hand_number, view.phase, action_words(action))
         wire = from_map(WireAction, action_to_dict(action, with_seat=False))
         await conn.send(Act(table=turn.table, version=turn.version, action=wire))
 

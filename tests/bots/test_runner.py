@@ -1,6 +1,7 @@
 """A remote bot through the SDK runner (and through `spades-bot run`) plays whole games on a real
 server on 127.0.0.1, including after its connection is cut in the middle of a hand."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -110,6 +111,10 @@ async def test_spades_bot_run_command(server: Server) -> None:
             capture_stderr=True,
             check=False,
         )
-    out = result.stdout.decode()
-    assert result.returncode == 0, result.stderr.decode()[-2000:]
-    assert "game over" in out
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert result.returncode == 0, err[-2000:]
+    # Which seat it took, and the winners by seat, with whether that was us (issue 41 item 1).
+    assert f"took seat 0 (South) at table {table}" in err
+    assert re.search(
+        r"game over at table \w+: .+ won \(you (won|lost); you sat South, seat 0\)", out
+    )

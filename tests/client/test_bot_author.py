@@ -11,6 +11,7 @@ ladder match's hands, list one's own matches, or see why a match was forfeited.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -86,7 +87,9 @@ async def test_a_bot_author_registers_enters_finds_fetches_and_replays_a_match(
         assert replayed.exit_code == 0, replayed.output
         text = replayed.output
         assert "match m-1" in text and "half 1 of" not in text
-        assert "time per decision: " in text and "my-bot " in text
+        assert "time per decision: " in text and re.search(
+            r"(South|West|North|East) \(my-bot\) \d", text
+        )
         assert text.count("verified: seed matches the commitment") == 1
 
         unknown = one_line_error(await spades("ladder", "records", "m-77"))

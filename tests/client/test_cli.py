@@ -164,7 +164,7 @@ async def test_ladder_standings(server: Server) -> None:
 async def test_play_runs_its_own_server_and_resumes_the_game(client_dirs: Path) -> None:
     first = await spades("play", input="/quit\n")
     assert first.exit_code == 0, first.output
-    assert "Spades" in first.output and "West · bot:" in first.output
+    assert "Spades" in first.output and "West (heuristic)" in first.output
     assert "`spades play` takes you back" in first.output
     again = await spades("play", input="/quit\n")
     assert again.exit_code == 0, again.output

@@ -290,16 +290,19 @@ async def test_a_player_who_drops_and_comes_back_is_announced(
             (bea_session,) = [s for s in server.sessions if s.account and s.account.name == "bea"]
             guest.quit()  # bea's client stops: her connection drops
             await wait_for(
-                lambda: "East disconnected (seat held for 2:00)." in host.state.log, "the drop"
+                lambda: "East (bea) disconnected (seat held for 2:00)." in host.state.log,
+                "the drop",
             )
             assert 3 in host.state.away
             await wait_for(lambda: "away 1:5" in host_display.screen, "the hold on East's panel")
             del bea_session
             back, _ = start_session(address, bea.token, Seating(Mode.JOIN, table=table), root)
             nursery.start_soon(back.run)
-            await wait_for(lambda: "East is back." in host.state.log, "the return")
+            await wait_for(lambda: "East (bea) is back." in host.state.log, "the return")
             assert 3 not in host.state.away
-            assert "East disconnected" not in " ".join(back.state.log)  # told to the others only
+            assert "disconnected (seat held" not in " ".join(
+                back.state.log
+            )  # told to the others only
             back.quit()
             host.quit()
 

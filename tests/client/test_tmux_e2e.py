@@ -185,6 +185,10 @@ def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
     pane = Pane(f"{BIN / 'spades'} create --preset standard --bots 3", env)
     try:
         pane.wait(lambda s: "YOUR TURN" in s and "\x1b[" in s, "a styled first turn", styles=True)
+        # Each bot by its seat and kind (issue 41 item 1), never the account `bot:heuristic`.
+        first = pane.settled()
+        assert all(f"{d} (heuristic)" in first for d in ("West", "North", "East")), first
+        assert "bot:heuristic" not in first
         saw_trick = saw_suits = False
         for _ in range(40):
             screen = pane.wait(
@@ -210,7 +214,7 @@ def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
         assert saw_suits and saw_trick
         screen = pane.wait(lambda s: "hand 2" in s, "the second hand")
         scores = next(line for line in screen.splitlines() if line.startswith("Scores"))
-        assert re.search(r"Us -?\d+ \(\d+ bags\)\s+Them -?\d+ \(\d+ bags\)", scores), scores
+        assert re.search(r"Us -?\d+ \(\d+ bags?\)\s+Them -?\d+ \(\d+ bags?\)", scores), scores
         assert "Us 0 (0 bags)   Them 0 (0 bags)" not in scores
         pane.type("/verify")
         pane.wait(lambda s: "Hand 1: verified" in s, "the deal check of hand 1")

@@ -107,13 +107,19 @@ def move(pane: Pane, screen: str) -> None:
     pane.wait(lambda s: hand_and_numbers(s)[0] != hand or "YOUR TURN" not in s, "our card")
 
 
+def whole_turn(screen: str) -> bool:
+    return "YOUR TURN" in screen and ("bid:" in screen or bool(hand_and_numbers(screen)[1]))
+
+
 def play_until(pane: Pane, done: Callable[[str], bool], size: tuple[int, int]) -> str:
     for _ in range(80):
         screen = pane.wait(lambda s: "YOUR TURN" in s or done(s), "our turn", 60)
         if done(screen):
             return screen
         fits(screen, size)
-        move(pane, pane.wait(lambda s: "YOUR TURN" in s, "our turn again"))
+        # A whole frame of our turn: the prompt and the numbers under the cards (a capture can
+        # catch the prompt drawn before the line under the hand).
+        move(pane, pane.wait(whole_turn, "our turn again"))
     raise AssertionError("never got there")
 
 
@@ -211,7 +217,7 @@ def test_another_players_clock_their_drop_and_their_return(
                 break
             move(host, screen)
         found = waiting.search(screen)
-        assert found is not None and "East · bea" in screen, screen
+        assert found is not None and "East (bea)" in screen, screen
         first = int(found.group(1))
 
         def later(s: str) -> bool:
@@ -222,10 +228,12 @@ def test_another_players_clock_their_drop_and_their_return(
         panel = "\n".join(screen.splitlines()[1:12])
         assert re.search(r"13 cards ◆ \d+s", panel), panel  # in East's panel too
         os.kill(guest.client_pid(), signal.SIGKILL)
-        screen = host.wait(lambda s: "East disconnected (seat held for 2:00)." in s, "the drop")
+        screen = host.wait(
+            lambda s: "East (bea) disconnected (seat held for 2:00)." in s, "the drop"
+        )
         host.wait(lambda s: re.search(r"away 1:[0-5]\d", s) is not None, "the hold ticking")
         back.touch()
-        screen = host.wait(lambda s: "East is back." in s, "East back", 60)
+        screen = host.wait(lambda s: "East (bea) is back." in s, "East back", 60)
         assert "away" not in "\n".join(screen.splitlines()[1:12]), screen
     finally:
         host.close()
@@ -253,7 +261,7 @@ def test_a_spectator_sees_the_cards_left_and_three_handed_shows_no_bags(
             "every seat's 13 cards in hand 2 on the watcher's screen",
         )
         fits(screen, size)
-        assert "South · " in screen and "Hand  " not in screen  # the table, less the hands
+        assert "South (" in screen and "Hand  " not in screen  # the table, less the hands
     finally:
         host.close()
         if watcher is not None:
