@@ -111,8 +111,8 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.RATE_LIMITED: ErrorInfo(
         False,
         "Too many messages, or too many of one kind of request (open tables, guest accounts,"
-        " wrong join codes); `welcome.limits` says how many messages are allowed, and"
-        " `retry_ms` (when the server knows) how long to wait before the request would be"
+        " registered accounts, wrong join codes, wrong tokens); `welcome.limits` says how many"
+        " messages are allowed, and `retry_ms` (when the server knows) how long to wait before the request would be"
         " accepted.",
     ),
     ErrorCode.SERVER_FULL: ErrorInfo(True, "The server has no room for another session."),

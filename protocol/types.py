@@ -206,6 +206,14 @@ class ServerLimits:
             "`act`s answering no `your_turn` a second on average after a burst; nil: not announced"
         ),
     ] = None
+    register_burst: Annotated[
+        Count | None,
+        Doc("accounts one network address may `register` at once; nil: not announced"),
+    ] = None
+    register_per_hour: Annotated[
+        Count | None,
+        Doc("accounts one network address may `register` an hour after that; nil: not announced"),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

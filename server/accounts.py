@@ -2,8 +2,20 @@
 
 A token reads `<account id>.<secret>`; only a salted hash of the secret is stored. The id prefix
 lets login find the row without a secret-dependent lookup, and `hmac.compare_digest` compares the
-hashes in constant time. The secret has 192 random bits, so no password-style stretching is
-needed; a modest PBKDF2 count only keeps a stolen database from being a token list.
+hashes in constant time. Account ids are small public integers (the order of registration), so a
+login for an id that does not exist is refused at once, before any hashing: hashing anyway, to make
+a missing account cost as much as a wrong secret, would hide nothing an id does not already tell,
+and would let anyone spend the server's CPU with made-up ids.
+
+The secret has 192 random bits, so it cannot be guessed and needs no password-style stretching: a
+stolen database is not a token list as long as the hash is one-way. New tokens are stored as
+HMAC-SHA256 of the secret keyed by a per-account salt (`HASH_HMAC`, microseconds). Tokens made
+before that were stored with PBKDF2 (`LEGACY_ITERATIONS` rounds, about 10 ms of CPU each); they
+still log in, checked on the hashing thread (`server.hashing`) so they never cost the tables a core.
+A stored hash says its own scheme: 32 bytes is the old PBKDF2, a leading `HASH_HMAC` byte the new.
+
+Wrong tokens are slowed per address and per account (`server.quotas.TokenGuard`): past the limits
+a login is refused `rate_limited` before the database or any hash is asked.
 
 A guest gets a token too (its resume token, made and stored the same way): with it the guest logs
 in again after a dropped connection and gets its seat back, exactly as an account does. Guests
@@ -17,10 +29,14 @@ import hmac
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import trio
 
+from server.hashing import Hasher, HashQueueFull
+from server.quotas import Admission, TokenGuard
 from server.storage import AccountRow, Store, Tx
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{1,23}$")
@@ -29,16 +45,21 @@ NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{1,23}$")
 # the database is asked: a superscript digit passes `str.isdigit()`, and a trailing NUL would pass
 # the hash, since HMAC pads a short key with zero bytes.
 TOKEN_RE = re.compile(r"[0-9]{1,18}\.[A-Za-z0-9_-]{16,64}")
-HASH_ITERATIONS = 20_000
+# The old stored hash: PBKDF2-HMAC-SHA256 with this many rounds, 32 bytes, no scheme byte.
+LEGACY_ITERATIONS = 20_000
+LEGACY_DIGEST_BYTES = 32
+# The scheme byte of the hash stored now: HMAC-SHA256(key=salt, message=secret) after it.
+HASH_HMAC = 1
 
 
 class AccountError(Exception):
     """A registration or login was refused; `code` says why. No account was created or changed."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_ms: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_ms = retry_ms  # for `rate_limited`: how long until a retry may be accepted
 
 
 @dataclass(frozen=True)
@@ -51,8 +72,20 @@ class Account:
     is_guest: bool
 
 
-def _hash(secret: str, salt: bytes) -> bytes:
-    return hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, HASH_ITERATIONS)
+def legacy_digest(secret: str, salt: bytes) -> bytes:
+    """The old stored hash (PBKDF2): slow, so checked on the hashing thread (`server.hashing`)."""
+    return hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, LEGACY_ITERATIONS)
+
+
+def token_digest(secret: str, salt: bytes) -> bytes:
+    """The hash stored now: its scheme byte, then HMAC-SHA256 of the secret keyed by the salt."""
+    mac = hmac.new(salt, secret.encode(), hashlib.sha256).digest()
+    return bytes([HASH_HMAC]) + mac
+
+
+def is_legacy(stored: bytes) -> bool:
+    """Whether a stored hash is the old PBKDF2 one (no scheme byte: exactly 32 bytes)."""
+    return len(stored) == LEGACY_DIGEST_BYTES
 
 
 def check_name(name: str) -> str:
@@ -71,7 +104,7 @@ async def register(store: Store, name: str, *, is_bot: bool = False) -> tuple[Ac
     Raises `AccountError` with code `bad_name` or `name_taken`; nothing is written then.
     """
     check_name(name)
-    secret, salt, digest = await _new_secret()
+    secret, salt, digest = _new_secret()
 
     def write(tx: Tx) -> int:
         return tx.insert_account(name, salt, digest, is_bot=is_bot, is_guest=False)
@@ -83,29 +116,69 @@ async def register(store: Store, name: str, *, is_bot: bool = False) -> tuple[Ac
     return Account(account_id, name, is_bot, False), f"{account_id}.{secret}"
 
 
-async def _new_secret() -> tuple[str, bytes, bytes]:
+def _new_secret() -> tuple[str, bytes, bytes]:
     """A fresh secret with its salt and salted hash: the secret goes to the client once (as part
-    of its token), only the salt and hash are stored. Hashed in a thread: PBKDF2 takes a while."""
+    of its token), only the salt and hash are stored. Cheap: no thread needed."""
     secret = secrets.token_urlsafe(24)
     salt = secrets.token_bytes(16)
-    digest = await trio.to_thread.run_sync(_hash, secret, salt)
-    return secret, salt, digest
+    return secret, salt, token_digest(secret, salt)
 
 
-async def login(store: Store, token: str) -> Account:
-    """The account a token belongs to; raises `AccountError('bad_token', ...)` otherwise."""
+async def login(
+    store: Store,
+    token: str,
+    *,
+    guard: TokenGuard | None = None,
+    hasher: Hasher | None = None,
+    network: str | None = None,
+) -> Account:
+    """The account a token belongs to; raises `AccountError('bad_token', ...)` otherwise, or
+    `AccountError('rate_limited', ..., retry_ms)` when `guard` holds this address or account back
+    (`server.quotas.TokenGuard`; then nothing was looked up or hashed). `network` is the address
+    the login came from (`server.quotas.network_of`); old hashes are checked on `hasher`'s thread
+    in that address's turn. Nothing is changed but a guest's last-seen time."""
     bad = AccountError("bad_token", "the token is not valid on this server")
     if TOKEN_RE.fullmatch(token) is None:
-        raise bad
+        raise bad  # free to refuse: not counted as a guess
     account_id_text, _dot, secret = token.partition(".")
-    row = await store.call(lambda tx: tx.account_by_id(int(account_id_text)))
+    account_id = int(account_id_text)
+    admission: Admission | None = None
+    if guard is not None:
+        now = trio.current_time()
+        admitted = guard.admit(account_id, network, now)
+        if isinstance(admitted, int):
+            raise AccountError(
+                "rate_limited",
+                "too many wrong tokens from this address or for this account; wait and retry",
+                retry_ms=admitted,
+            )
+        admission = admitted
+
+    def settle(*, wrong: bool, known: bool) -> None:
+        if guard is not None and admission is not None:
+            guard.settle(admission, trio.current_time(), wrong=wrong, known=known)
+
+    row = await store.call(lambda tx: tx.account_by_id(account_id))
     if row is None or row.token_salt is None or row.token_hash is None:
-        # Hash anyway so a wrong id and a wrong secret take about the same time.
-        await trio.to_thread.run_sync(_hash, secret, b"0" * 16)
+        # Refused before any hashing: ids are public (see the module's docstring).
+        settle(wrong=True, known=False)
         raise bad
-    digest = await trio.to_thread.run_sync(_hash, secret, row.token_salt)
-    if not hmac.compare_digest(digest, row.token_hash):
+    salt, stored = row.token_salt, row.token_hash
+    if is_legacy(stored):
+        try:
+            digest = await _slow(hasher, network, partial(legacy_digest, secret, salt))
+        except HashQueueFull as exc:
+            if guard is not None and admission is not None:
+                guard.cancel(admission, trio.current_time())
+            raise AccountError(
+                "rate_limited", "too many logins from this address at once; retry", exc.retry_ms
+            ) from None
+    else:
+        digest = token_digest(secret, salt)
+    if not hmac.compare_digest(digest, stored):
+        settle(wrong=True, known=True)
         raise bad
+    settle(wrong=False, known=True)
     if row.is_guest:
         # An unused guest expires some time after its last login (`expire_guests`).
         seen = [row.id]
@@ -113,11 +186,18 @@ async def login(store: Store, token: str) -> Account:
     return Account(row.id, row.name, row.is_bot, row.is_guest)
 
 
+async def _slow(hasher: Hasher | None, network: str | None, fn: Callable[[], bytes]) -> bytes:
+    """`fn()` on the hashing thread in `network`'s turn, or (no hasher) in a trio worker thread."""
+    if hasher is None:
+        return await trio.to_thread.run_sync(fn)
+    return await hasher.run(network if network is not None else "", fn)
+
+
 async def guest(store: Store, wanted: str | None = None) -> tuple[Account, str]:
     """A fresh guest account, name `guest-<random>` (or `<wanted>~<random>`), and its resume
     token: shown once, like a registered account's, and `login` takes it back (so a guest whose
     connection drops can come back to its seat)."""
-    secret, salt, digest = await _new_secret()
+    secret, salt, digest = _new_secret()
     for _attempt in range(8):  # bounded: a collision of 40 random bits is vanishingly rare
         name = (
             f"guest-{secrets.token_hex(5)}"

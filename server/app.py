@@ -32,13 +32,14 @@ import trio
 from engine.version import project_version
 from server import accounts
 from server.config import DEFAULT_METRICS_PORT, LogFormat, ServerConfig, configure_logging
+from server.hashing import Hasher
 from server.health import Health
 from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
 from server.lobby import Lobby
 from server.metrics import transport_of
 from server.ports import LadderDesk
-from server.quotas import AddressQuotas, network_of
+from server.quotas import AddressQuotas, TokenGuard, network_of
 from server.session import Session, SessionServices
 from server.storage import StorageError, Store, open_store
 from server.storage.target import shown
@@ -84,6 +85,9 @@ class Server:
         metrics = self.health.metrics
         store.on_commit = metrics.store_commit.observe
         self.lobby.meter = metrics.actions
+        # Wrong tokens per address and account; old slow token hashes on a thread of their own.
+        self.tokens = TokenGuard(config.limits)
+        self.hasher = Hasher(per_address=config.limits.hash_queue_per_address)
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
@@ -109,6 +113,8 @@ class Server:
                 is_stopping=lambda: self.stopping,
                 quotas=self.quotas,
                 refused=self.health.metrics.refused,
+                tokens=self.tokens,
+                hasher=self.hasher,
             )
         return self._services
 
@@ -351,6 +357,7 @@ async def _serve(
                     # Also on cancellation (Ctrl-C in an embedding program): say bye, then close.
                     with trio.CancelScope(shield=True):
                         await _shut_down(server, listeners)
+                    server.hasher.close()  # its thread ends after the job in hand, if any
             if node is not None:
                 node.stopping = True  # its tables are handed over, not closed
             tables_nursery.cancel_scope.cancel()

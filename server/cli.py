@@ -168,6 +168,10 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         int,
         typer.Option(help="Guest accounts one IP address may make at once, and again each hour."),
     ] = DEFAULT_LIMITS.max_guests_per_address,
+    max_registrations_per_address: Annotated[
+        int,
+        typer.Option(help="Accounts one IP address may register at once, and again each hour."),
+    ] = DEFAULT_LIMITS.max_registrations_per_address,
     handshake_timeout: Annotated[
         float, typer.Option(help="Seconds a new connection has to send hello.")
     ] = DEFAULT_LIMITS.handshake_timeout,
@@ -254,6 +258,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         )
     if max_guests_per_address < 1:
         refuse("error: --max-guests-per-address must be >= 1 (--no-guests turns guests off)", 2)
+    if max_registrations_per_address < 1:
+        refuse("error: --max-registrations-per-address must be >= 1", 2)
     if handshake_timeout <= 0 or idle_timeout < 0:
         refuse("error: --handshake-timeout must be positive and --idle-timeout not negative", 2)
     if workers < 1:
@@ -309,6 +315,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         max_tables=max_tables,
         max_tables_per_address=max_tables_per_address,
         max_guests_per_address=max_guests_per_address,
+        max_registrations_per_address=max_registrations_per_address,
         handshake_timeout=handshake_timeout,
         idle_timeout=idle_timeout,
     )

@@ -62,6 +62,22 @@ class Limits:
     wrong_codes_per_second: float = 0.2
     table_wrong_codes_burst: int = 20
     table_wrong_codes_per_second: float = 1.0
+    # Accounts `register`ed from one address: this many at once, then this many an hour (a name
+    # stays taken for good, and each account is one more thing to guess tokens at).
+    max_registrations_per_address: int = 20
+    # Wrong tokens (`login`, `hello.token`) from one address: this many at once, then one a
+    # second; at one account, 10 at once then one every 2 s, for the addresses that guessed wrong
+    # at that account within `wrong_token_memory` seconds (any other address, the owner's, is not
+    # held back by it: `server.quotas.TokenGuard`). Past them a login is refused `rate_limited`
+    # (with `retry_ms`) before any hashing. A right token costs nothing from these.
+    wrong_tokens_burst: int = 20
+    wrong_tokens_per_second: float = 1.0
+    account_wrong_tokens_burst: int = 10
+    account_wrong_tokens_per_second: float = 0.5
+    wrong_token_memory: float = 600.0
+    # Token checks one address may have waiting for the hashing thread (`server.hashing`); more
+    # are refused `rate_limited`. Only tokens stored with the old, slow hash need that thread.
+    hash_queue_per_address: int = 4
     # Lobby chat lines (which every logged-in connection hears) from one address, all its
     # connections together: this many at once, then this many a second.
     address_lobby_chat_burst: int = 20

@@ -112,6 +112,13 @@ class Buckets:
         """Take one of `key`'s tokens; False (nothing taken) when it has none left."""
         return self._bucket(key, now).take(now)
 
+    def give_back(self, key: str, now: float) -> None:
+        """Return a token taken for something that turned out not to count (never above `burst`)."""
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket.refill(now)
+            bucket.tokens = min(bucket.burst, bucket.tokens + 1)
+
     def forget(self, key: str) -> None:
         self._buckets.pop(key, None)
 
@@ -121,12 +128,19 @@ class AddressQuotas:
     """What one address may do however many connections and accounts it has, server-wide."""
 
     guests: Buckets  # guest accounts made (`max_guests_per_address` at once, as many an hour)
+    # Accounts registered (`max_registrations_per_address` at once, as many an hour): a name is
+    # one request away and stays for good, so an address may not squat them without end.
+    registrations: Buckets
     lobby_chat: Buckets  # lobby chat lines (everyone logged in hears them)
 
     @classmethod
     def from_limits(cls, limits: Limits) -> AddressQuotas:
         return cls(
             guests=Buckets(limits.max_guests_per_address / 3600.0, limits.max_guests_per_address),
+            registrations=Buckets(
+                limits.max_registrations_per_address / 3600.0,
+                limits.max_registrations_per_address,
+            ),
             lobby_chat=Buckets(
                 limits.address_lobby_chat_per_second, limits.address_lobby_chat_burst
             ),
@@ -159,3 +173,70 @@ class JoinCodeGuard:
 
     def forget_table(self, table_id: str) -> None:
         self.by_table.forget(table_id)
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What `TokenGuard.admit` took for one login, so `TokenGuard.settle` can give it back."""
+
+    network: str | None
+    account: str
+    took_account: bool
+
+
+class TokenGuard:
+    """Wrong tokens (`login`, `hello.token`), counted per address and per account
+    (`Limits.wrong_tokens_*`), so that guessing costs the guesser time, never the server a hash.
+
+    A login is admitted only with a token in its address's bucket, and the token is taken at once
+    (given back when the token is right), so however many connections an address has, it has at
+    most `wrong_tokens_burst` logins in flight. The account's bucket slows guesses aimed at one
+    account from many addresses; but it holds back only the addresses that have themselves guessed
+    wrong at that account lately (within `wrong_token_memory` seconds). Anyone else, the account's
+    owner above all, is admitted whatever the others did, so guessing at someone's account never
+    locks them out: at worst it slows the guessers (and an owner who shares their address).
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.by_address = Buckets(limits.wrong_tokens_per_second, limits.wrong_tokens_burst)
+        self.by_account = Buckets(
+            limits.account_wrong_tokens_per_second, limits.account_wrong_tokens_burst
+        )
+        # One token per (address, account) pair, refilled after `wrong_token_memory` seconds:
+        # empty means that address guessed wrong at that account lately.
+        memory = max(limits.wrong_token_memory, 1e-3)
+        self.guessed = Buckets(1.0 / memory, 1)
+
+    def admit(self, account_id: int, network: str | None, now: float) -> Admission | int:
+        """An `Admission` (tokens taken) when a login may be checked now, else the ms to wait
+        (nothing taken). `network` None (no address known) is held to the account's limit."""
+        account = str(account_id)
+        pair = f"{network}|{account}"
+        wait = self.by_address.retry_ms(network, now) if network is not None else 0
+        stranger = network is not None and self.guessed.retry_ms(pair, now) == 0
+        if not stranger:
+            wait = max(wait, self.by_account.retry_ms(account, now))
+        if wait:
+            return wait
+        if network is not None:
+            self.by_address.take(network, now)
+        took_account = self.by_account.take(account, now)
+        return Admission(network, account, took_account)
+
+    def settle(self, admission: Admission, now: float, *, wrong: bool, known: bool) -> None:
+        """The login was checked: a right token gives back what `admit` took; a wrong one keeps
+        it, and marks the address as a guesser at a `known` account. A token for an account that
+        does not exist gives the account's token back (no bucket is kept for made-up ids)."""
+        if not wrong and admission.network is not None:
+            self.by_address.give_back(admission.network, now)
+        if admission.took_account and (not wrong or not known):
+            self.by_account.give_back(admission.account, now)
+        if wrong and known and admission.network is not None:
+            self.guessed.take(f"{admission.network}|{admission.account}", now)
+
+    def cancel(self, admission: Admission, now: float) -> None:
+        """The login was not checked after all (the hashing queue was full): give back all."""
+        if admission.network is not None:
+            self.by_address.give_back(admission.network, now)
+        if admission.took_account:
+            self.by_account.give_back(admission.account, now)

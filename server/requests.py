@@ -49,10 +49,11 @@ from protocol.types import ChatScope, ClientKind, Clock
 from server import accounts
 from server.accounts import Account
 from server.config import ServerConfig
+from server.hashing import Hasher
 from server.listing import LISTING_PAGE
 from server.peers import Peer
 from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk
-from server.quotas import AddressQuotas, network_of
+from server.quotas import AddressQuotas, TokenGuard, network_of
 from server.table_commands import (
     ActCommand,
     ChatCommand,
@@ -77,6 +78,9 @@ class SessionServices:
     is_stopping: Callable[[], bool]
     # What one network address may do, all its connections together (guests, lobby chat).
     quotas: AddressQuotas
+    # Wrong tokens per address and per account, and the thread that checks old slow hashes.
+    tokens: TokenGuard
+    hasher: Hasher
     # Told the code of every `error` a session sends (the server's metrics count refusals).
     refused: Callable[[str], None] = lambda code: None
 
@@ -171,8 +175,33 @@ def _now_as(who: Requester, account: Account) -> None:
 # ---------------------------------------------------------------- accounts
 
 
+async def account_of_token(services: SessionServices, host: str, token: str) -> Account:
+    """The account of a `login` or `hello.token` from `host`, behind the server's wrong-token
+    limits and its hashing thread (`accounts.login`); raises `AccountError` (`bad_token`, or
+    `rate_limited` with `retry_ms`)."""
+    return await accounts.login(
+        services.store,
+        token,
+        guard=services.tokens,
+        hasher=services.hasher,
+        network=network_of(host),
+    )
+
+
 async def register(who: Requester, request: Register) -> None:
     _not_logged_in(who)
+    accounts.check_name(request.name)  # a bad name costs nothing from the quota below
+    # An account is one request away and stays for good (its name taken, one more id to guess
+    # tokens at), so the attempts an address may make are counted, as guests' are.
+    made = who.services.quotas.registrations
+    network = network_of(who.host)
+    now = trio.current_time()
+    if not made.take(network, now):
+        raise Refused(
+            ErrorCode.RATE_LIMITED,
+            "this address has registered too many accounts for now; wait",
+            retry_ms=made.retry_ms(network, now),
+        )
     account, token = await accounts.register(
         who.services.store, request.name, is_bot=who.kind is ClientKind.BOT
     )
@@ -187,7 +216,7 @@ async def register(who: Requester, request: Register) -> None:
 
 async def login(who: Requester, request: Login) -> None:
     _not_logged_in(who)
-    account = await accounts.login(who.services.store, request.token)
+    account = await account_of_token(who.services, who.host, request.token)
     _now_as(who, account)
     # A guest logs in again with its resume token (a guest session resumed): say so. The token is
     # not repeated: the client already has it.

@@ -40,11 +40,17 @@ from protocol.messages import (
 )
 from protocol.types import ClientKind, ServerLimits
 from protocol.wire import error_message
-from server import accounts
 from server.accounts import Account, AccountError
 from server.connection import FLUSH_TIMEOUT, Outbox
 from server.peers import SharedEvent
-from server.requests import HANDLERS, Refused, SessionServices, TokenBucket, clock_of
+from server.requests import (
+    HANDLERS,
+    Refused,
+    SessionServices,
+    TokenBucket,
+    account_of_token,
+    clock_of,
+)
 from server.storage import StorageError
 from server.table_commands import LeaveCommand, LeaveReason, TableError
 from server.table_seats import LOST_WHY, lost_seat_sentence
@@ -53,6 +59,7 @@ log = structlog.get_logger("server.session")
 
 RECEIVE_CHUNK = 16 * 1024
 LOST_SEATS_KEPT = 16  # tables whose seat_lost reason a session remembers for its late `act`s
+MAX_LOGIN_PAUSE = 5.0  # seconds a connection is not read after a login refused rate_limited
 
 __all__ = ["Session", "SessionServices"]
 
@@ -341,7 +348,8 @@ class Session:
                 )
             )
         except AccountError as exc:
-            self.deliver(Error(id=rid, code=exc.code, message=exc.message))
+            self.deliver(Error(id=rid, code=exc.code, message=exc.message, retry_ms=exc.retry_ms))
+            await self._hold_back(exc)
         except StorageError as exc:
             self.log.error("storage_failed", request=item.TYPE, error=str(exc))
             self.deliver(
@@ -406,18 +414,30 @@ class Session:
         refused: AccountError | None = None
         if hello.token is not None:
             try:
-                self.account = await accounts.login(self.services.store, hello.token)
+                self.account = await account_of_token(self.services, self.host, hello.token)
             except AccountError as exc:
                 refused = exc
         name = self.account.name if self.account is not None else None
         self.deliver(self._welcome(hello.id, name))
         if refused is not None:
             # Welcomed without a user; the client may log in, register or play as a guest next.
-            self.deliver(Error(code=refused.code, message=refused.message))
+            error = Error(code=refused.code, message=refused.message, retry_ms=refused.retry_ms)
+            self.deliver(error)
         self.log = self.log.bind(account=name)
         self.log.info("hello", client=hello.client, kind=hello.kind.value)
         if self.account is not None:
             await self.logged_in(self.account)
+        if refused is not None:
+            await self._hold_back(refused)
+
+    async def _hold_back(self, refused: AccountError) -> None:
+        """After a login refused `rate_limited`, read nothing more from this connection until its
+        `retry_ms` has passed (at most `MAX_LOGIN_PAUSE` s). Answering at once would let a client
+        that retries as soon as it is answered turn each of its connections into a flood of
+        refusals that costs the event loop (and so the tables) as much as the logins would have;
+        a client that honours `retry_ms` never notices. Its bytes wait in the socket meanwhile."""
+        if refused.code == ErrorCode.RATE_LIMITED.value and refused.retry_ms:
+            await trio.sleep(min(refused.retry_ms / 1000, MAX_LOGIN_PAUSE))
 
     def _welcome(self, request_id: int | None, name: str | None) -> Welcome:
         cfg = self.services.config
@@ -448,5 +468,7 @@ class Session:
                 chat_per_second=limits.chat_per_second,
                 act_burst=limits.act_burst,
                 act_per_second=limits.act_per_second,
+                register_burst=limits.max_registrations_per_address,
+                register_per_hour=limits.max_registrations_per_address,
             ),
         )

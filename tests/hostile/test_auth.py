@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import ssl
-import statistics
 from pathlib import Path
 
 import trio
@@ -85,6 +84,9 @@ async def test_tokens_are_stored_only_as_salted_hashes(tmp_path: Path) -> None:
 async def test_a_wrong_token_says_nothing_about_who_exists(
     shared_server: ServerProcess, fresh_name: str
 ) -> None:
+    """One answer, word for word, whether or not the account exists. (The time may differ: a token
+    of an account that does not exist is refused before any hashing, issue 37. Account ids are
+    public, the order of registration, so the time tells nothing the id does not.)"""
     with trio.fail_after(60):
         async with await welcomed(shared_server.port) as owner:
             token = await owner.register(fresh_name)
@@ -98,13 +100,12 @@ async def test_a_wrong_token_says_nothing_about_who_exists(
             "not even the form": "x" * len(token),
         }
         answers: dict[str, tuple[str, str, str | None]] = {}
-        timings: dict[str, list[float]] = {key: [] for key in wrong}
-        async with await welcomed(shared_server.port) as peer:
-            for _round in range(7):
+        # From an address of its own: the wrong tokens count against it (5 rounds of 3 counted:
+        # inside the default 20 at once), not against the shared server's other tests.
+        async with await welcomed(shared_server.port, source="127.0.0.37") as peer:
+            for _round in range(5):
                 for key, candidate in wrong.items():
-                    start = trio.current_time()
                     reply = await peer.request(Login(token=candidate))
-                    timings[key].append(trio.current_time() - start)
                     assert isinstance(reply, Error), (key, reply)
                     answers.setdefault(key, (reply.code, reply.message, reply.detail))
                     assert answers[key] == (reply.code, reply.message, reply.detail)
@@ -113,10 +114,6 @@ async def test_a_wrong_token_says_nothing_about_who_exists(
         # One and the same refusal, word for word, whether or not the account exists.
         assert len(set(answers.values())) == 1, answers
         assert next(iter(answers.values()))[0] == "bad_token"
-        # And no timing oracle between an existing and a missing account: both pay the hash.
-        existing = statistics.median(timings["existing account, wrong secret"])
-        missing = statistics.median(timings["no such account"])
-        assert missing > existing / 4 and existing > missing / 4, timings
 
 
 async def test_hello_with_a_wrong_token_is_refused_without_hanging_up(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.config import Limits
-from server.quotas import Bucket, Buckets, JoinCodeGuard, network_of
+from server.quotas import Bucket, Buckets, JoinCodeGuard, TokenGuard, network_of
 
 
 @pytest.mark.parametrize(
@@ -98,3 +98,91 @@ def test_one_address_guessing_flat_out_never_locks_a_table() -> None:
         tried += 1
         assert guard.by_table.retry_ms("t1", now) == 0
     assert tried <= 5 + 3600 * 0.2 + 1  # its burst, then one every 5 s
+
+
+# ---------------------------------------------------------------- wrong tokens (issue 37, item 2)
+
+GUARD_LIMITS = Limits(
+    wrong_tokens_burst=4,
+    wrong_tokens_per_second=1.0,
+    account_wrong_tokens_burst=3,
+    account_wrong_tokens_per_second=0.5,
+    wrong_token_memory=600.0,
+)
+
+
+def guess(guard: TokenGuard, account: int, network: str | None, now: float) -> int:
+    """One wrong token: 0 if it was checked (and found wrong), else the wait it was refused with."""
+    admitted = guard.admit(account, network, now)
+    if isinstance(admitted, int):
+        return admitted
+    guard.settle(admitted, now, wrong=True, known=True)
+    return 0
+
+
+def test_wrong_tokens_are_slowed_per_address() -> None:
+    guard = TokenGuard(GUARD_LIMITS)
+    # Four at once (each at another account, so only the address counts), then one a second.
+    assert [guess(guard, account, "10.0.0.1", 0.0) for account in range(5)] == [0] * 4 + [1000]
+    assert guess(guard, 9, "10.0.0.1", 0.5) == 500
+    assert guess(guard, 9, "10.0.0.1", 1.0) == 0
+    # Another address is untouched.
+    assert guess(guard, 9, "10.0.0.2", 1.0) == 0
+
+
+def test_right_tokens_cost_nothing() -> None:
+    guard = TokenGuard(GUARD_LIMITS)
+    for _ in range(100):
+        admitted = guard.admit(1, "10.0.0.1", 0.0)
+        assert not isinstance(admitted, int)
+        guard.settle(admitted, 0.0, wrong=False, known=True)
+    assert guess(guard, 1, "10.0.0.1", 0.0) == 0
+
+
+def test_logins_in_flight_from_one_address_are_bounded_by_its_burst() -> None:
+    """Tokens are taken on admission, so many connections of one address cannot all be checked
+    at once before the first wrong answer counts."""
+    guard = TokenGuard(GUARD_LIMITS)
+    admitted = [guard.admit(account, "10.0.0.1", 0.0) for account in range(6)]
+    assert [isinstance(a, int) for a in admitted] == [False] * 4 + [True] * 2
+
+
+def test_guessers_at_an_account_are_slowed_but_its_owner_is_never_locked_out() -> None:
+    guard = TokenGuard(GUARD_LIMITS)
+    # Three addresses guess at account 7, each one a second (inside its own address's limit):
+    # after its first guess an address is held to the account's bucket, which empties.
+    waits = []
+    for second in range(6):
+        for address in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+            waits.append(guess(guard, 7, address, float(second)))
+    assert waits[:3] == [0, 0, 0]  # each address's first guess
+    assert any(wait > 0 for wait in waits[3:]), waits
+    refused_for = guard.admit(7, "10.0.0.1", 5.0)
+    assert isinstance(refused_for, int) and 0 < refused_for <= 2000  # slowed, not locked
+    # The owner, from an address that never guessed wrong at it, is let through at once.
+    owner = guard.admit(7, "192.168.5.5", 5.0)
+    assert not isinstance(owner, int)
+    guard.settle(owner, 5.0, wrong=False, known=True)
+    # A guesser is remembered for `wrong_token_memory` seconds, then is a stranger again.
+    assert guard.guessed.retry_ms("10.0.0.1|7", 6.0) > 0
+    assert guard.guessed.retry_ms("10.0.0.1|7", 6.0 + 600.0) == 0
+
+
+def test_made_up_account_ids_count_against_the_address_only() -> None:
+    guard = TokenGuard(GUARD_LIMITS)
+    for account in range(4):
+        admitted = guard.admit(10_000 + account, "10.0.0.1", 0.0)
+        assert not isinstance(admitted, int)
+        guard.settle(admitted, 0.0, wrong=True, known=False)
+    assert isinstance(guard.admit(1, "10.0.0.1", 0.0), int)  # the address's burst is spent
+    assert guard.guessed.retry_ms("10.0.0.1|10000", 0.0) == 0  # nothing kept per made-up id
+    assert guard.by_account.retry_ms("10000", 0.0) == 0
+
+
+def test_a_cancelled_login_gives_everything_back() -> None:
+    guard = TokenGuard(GUARD_LIMITS)
+    for _ in range(10):
+        admitted = guard.admit(1, "10.0.0.1", 0.0)
+        assert not isinstance(admitted, int)
+        guard.cancel(admitted, 0.0)
+    assert guard.by_address.retry_ms("10.0.0.1", 0.0) == 0

@@ -1,0 +1,311 @@
+"""A bot table and a valid login while 64 connections of one address flood the server with wrong tokens.
+
+One run, one server (`spades-server serve` in a subprocess on 127.0.0.1, its SQLite store in a fresh
+file, no ladder, no web port). Before it starts, two accounts are written into its database the way
+servers before issue 37 stored every token (PBKDF2, 20,000 rounds: the slow hash, the worst case a
+flood can aim at; tokens made now are stored with a cheap HMAC): the flood's target and the owner who
+logs in meanwhile.
+
+A spectator (a guest from 127.0.0.1) opens a Spades table of four built-in bots (target 100,000, so
+the game runs throughout) and counts the events it is sent. Three phases of `--duration` seconds:
+
+1. unflooded: the table's events a second, and the owner's `login` from 127.0.0.3 every
+   `--login-every` seconds (a fresh connection each, timed from `login` sent to `logged_in` read);
+2. flooded: the same, while a child process holds `--flooders` connections from 127.0.0.2, each
+   sending `login` with a wrong token for the target as fast as it is answered;
+3. unflooded again (so drift over the game, or the machine's, shows).
+
+`ratio` = the flooded phase's events a second / the mean of the two unflooded phases'. The goals
+(issue 37): ratio >= 0.8 and the valid login's p99 <= 100 ms while flooded. The flood's answers are
+tallied by code (each `bad_token` on the target cost a hash; `rate_limited` ones cost none).
+Prints one JSON object on its last line (bench/report.py).
+
+    .venv/bin/python bench/login_flood.py [--duration 20] [--flooders 64] [--login-every 0.1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import socket
+import sys
+import tempfile
+import time
+from collections import Counter, deque
+from pathlib import Path
+from typing import Any
+
+import trio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._load.drive import summarize_latency
+from bench._load.procs import cpu_seconds
+from bench._load.wire import FrameReader, frame
+from bench.report import emit
+from protocol.messages import PROTOCOL_VERSION_TEXT
+from server import accounts
+from server.storage import Tx, open_store
+from tests.hostile.proc import ServerProcess
+
+FLOODER = "127.0.0.2"
+OWNER = "127.0.0.3"
+REPLY_TIMEOUT = 30.0
+
+
+class Lean:
+    """A lean client (no validation: the server is what is measured) from a chosen source address."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.reader = FrameReader()
+        self.pending: deque[dict[str, Any]] = deque()
+        self.next_id = 1
+
+    @classmethod
+    async def connect(cls, port: int, source: str) -> Lean:
+        sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            await sock.bind((source, 0))
+            await sock.connect(("127.0.0.1", port))
+        except BaseException:
+            sock.close()
+            raise
+        return cls(trio.SocketStream(sock))
+
+    async def send(self, message: dict[str, Any]) -> int:
+        rid = self.next_id
+        self.next_id += 1
+        await self.stream.send_all(frame({**message, "id": rid}))
+        return rid
+
+    async def receive(self) -> dict[str, Any] | None:
+        while not self.pending:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return None
+            self.pending.extend(self.reader.feed(data))
+        return self.pending.popleft()
+
+    async def reply(self, rid: int) -> dict[str, Any]:
+        """The reply to request `rid` (anything else read meanwhile is dropped)."""
+        with trio.fail_after(REPLY_TIMEOUT):
+            while True:  # bounded by the deadline
+                message = await self.receive()
+                if message is None:
+                    raise ConnectionError("the server closed the connection")
+                if message.get("id") == rid and "seq" not in message:
+                    return message
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        return await self.reply(await self.send(message))
+
+    async def hello(self) -> None:
+        hello = {
+            "t": "hello",
+            "protocol": PROTOCOL_VERSION_TEXT,
+            "client": "bench",
+            "kind": "human",
+        }
+        welcome = await self.request(hello)
+        assert welcome["t"] == "welcome", welcome
+
+    async def aclose(self) -> None:
+        with trio.CancelScope(shield=True):
+            await trio.aclose_forcefully(self.stream)
+
+
+# ---------------------------------------------------------------- the flooding child process
+
+
+async def flood(port: int, token: str, connections: int, seconds: float) -> dict[str, int]:
+    tally: Counter[str] = Counter()
+
+    async def one() -> None:
+        peer = await Lean.connect(port, FLOODER)
+        try:
+            await peer.hello()
+            deadline = trio.current_time() + seconds
+            while trio.current_time() < deadline:  # bounded by the clock
+                with trio.move_on_at(deadline):
+                    reply = await peer.request({"t": "login", "token": token})
+                    tally[str(reply.get("code", reply["t"]))] += 1
+        finally:
+            await peer.aclose()
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(connections):
+            nursery.start_soon(one)
+    return dict(tally)
+
+
+# ---------------------------------------------------------------- the measuring process
+
+
+async def legacy_account(db: Path, name: str) -> str:
+    """An account stored with the old slow hash (PBKDF2); returns its token."""
+    async with open_store(db) as store:
+        secret = secrets.token_urlsafe(24)
+        salt = secrets.token_bytes(16)
+        digest = accounts.legacy_digest(secret, salt)
+
+        def write(tx: Tx) -> int:
+            return tx.insert_account(name, salt, digest, is_bot=False, is_guest=False)
+
+        return f"{await store.call(write)}.{secret}"
+
+
+class Spectator:
+    """Watches a table of four built-in bots and counts the events it is sent."""
+
+    def __init__(self, peer: Lean) -> None:
+        self.peer = peer
+        self.events = 0
+        self.closed = False
+
+    @classmethod
+    async def open(cls, port: int) -> Spectator:
+        peer = await Lean.connect(port, "127.0.0.1")
+        await peer.hello()
+        assert (await peer.request({"t": "guest"}))["t"] == "logged_in"
+        created = await peer.request(
+            {
+                "t": "create_table",
+                "game": "spades",
+                "preset": "standard",
+                "options": {"target_score": 100_000},
+                "bots": [0, 1, 2, 3],
+            }
+        )
+        assert created["t"] == "table_created", created
+        await peer.send({"t": "spectate", "table": created["table"]})
+        return cls(peer)
+
+    async def count(self) -> None:
+        while True:  # until the connection closes or the task is cancelled
+            message = await self.peer.receive()
+            if message is None:
+                self.closed = True
+                return
+            if "seq" in message:
+                self.events += 1
+
+
+async def timed_logins(port: int, token: str, every: float, until: float) -> list[float]:
+    """The owner logs in from OWNER every `every` seconds until `until`: ms from `login` to reply."""
+    samples: list[float] = []
+    while trio.current_time() < until:  # bounded by the clock
+        peer = await Lean.connect(port, OWNER)
+        try:
+            await peer.hello()
+            start = time.perf_counter()
+            reply = await peer.request({"t": "login", "token": token})
+            samples.append((time.perf_counter() - start) * 1000)
+            assert reply["t"] == "logged_in", reply
+        finally:
+            await peer.aclose()
+        await trio.sleep(every)
+    return samples
+
+
+async def phase(
+    server: ServerProcess, spectator: Spectator, owner: str, seconds: float, every: float
+) -> dict[str, Any]:
+    events0, cpu0, start = spectator.events, cpu_seconds(server.pid), trio.current_time()
+    logins = await timed_logins(server.port, owner, every, start + seconds)
+    elapsed = trio.current_time() - start
+    return {
+        "events_per_s": round((spectator.events - events0) / elapsed, 1),
+        "server_cpu_share": round((cpu_seconds(server.pid) - cpu0) / elapsed, 3),
+        "login": summarize_latency(logins),
+        "_samples": logins,
+    }
+
+
+async def measure(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    db = workdir / "flood.db"
+    target = await legacy_account(db, "target")
+    owner = await legacy_account(db, "owner")
+    wrong = f"{target.partition('.')[0]}.{'A' * len(target.partition('.')[2])}"
+    with ServerProcess(db, "--no-ladder", "--no-web", workdir=workdir) as server:
+        spectator = await Spectator.open(server.port)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(spectator.count)
+            await trio.sleep(args.warmup)  # the table is under way
+            unflooded = await phase(server, spectator, owner, args.duration, args.login_every)
+            flood_s = args.settle + args.duration
+            child = [
+                sys.executable,
+                __file__,
+                "--flood-child",
+                f"{server.port} {wrong} {args.flooders} {flood_s}",
+            ]
+            tally: dict[str, Any] = {}
+
+            async def run_flood() -> None:
+                done = await trio.run_process(child, capture_stdout=True, check=True)
+                tally.update(json.loads(done.stdout.decode().strip().splitlines()[-1]))
+
+            flood_started = trio.current_time()
+            async with trio.open_nursery() as flooding:
+                flooding.start_soon(run_flood)
+                # The valid login is timed from the flood's start (its first burst included) ...
+                first = await timed_logins(
+                    server.port, owner, args.login_every, flood_started + args.settle
+                )
+                # ... and the table once the 64 connections are up.
+                flooded = await phase(server, spectator, owner, args.duration, args.login_every)
+            # The login over the whole flood, its first connections and burst included.
+            flooded["login_from_flood_start"] = summarize_latency(first + flooded["_samples"])
+            after = await phase(server, spectator, owner, args.duration, args.login_every)
+            nursery.cancel_scope.cancel()
+        await spectator.peer.aclose()
+        alive = server.alive()
+    for figures in (unflooded, flooded, after):
+        del figures["_samples"]
+    base = (unflooded["events_per_s"] + after["events_per_s"]) / 2
+    ratio = round(flooded["events_per_s"] / base, 3) if base else None
+    return {
+        "bench": "login_flood",
+        "flooders": args.flooders,
+        "flood_from": FLOODER,
+        "login_from": OWNER,
+        "duration_s": args.duration,
+        "hash": "pbkdf2-20000 (the old stored hash, the worst case)",
+        "unflooded": unflooded,
+        "flooded": flooded,
+        "unflooded_after": after,
+        "flood_answers": tally,
+        "ratio": ratio,
+        "login_p99_ms_flooded": flooded["login_from_flood_start"]["p99_ms"],
+        "goals": {
+            "ratio_at_least_0_8": ratio is not None and ratio >= 0.8,
+            "login_p99_at_most_100_ms": flooded["login_from_flood_start"]["p99_ms"] <= 100.0,
+        },
+        "spectator_dropped": spectator.closed,
+        "server_alive": alive,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of each phase")
+    parser.add_argument("--flooders", type=int, default=64)
+    parser.add_argument("--login-every", type=float, default=0.1)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--settle", type=float, default=2.0, help="flood seconds before measuring")
+    parser.add_argument("--flood-child", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.flood_child is not None:
+        port, token, connections, seconds = args.flood_child.split()
+        tally = trio.run(flood, int(port), token, int(connections), float(seconds))
+        print(json.dumps(tally), flush=True)
+        return
+    with tempfile.TemporaryDirectory(prefix="login-flood-") as tmp:
+        figures = trio.run(measure, args, Path(tmp))
+    emit(figures)
+
+
+if __name__ == "__main__":
+    main()

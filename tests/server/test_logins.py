@@ -1,0 +1,140 @@
+"""Logins cannot be made to cost the server hashes (issue 37, item 2): a token of an account that
+does not exist is refused before any hashing, wrong tokens past the limits are refused before the
+database is asked, new tokens are stored with a cheap hash and old (PBKDF2) ones still log in, on
+the hashing thread."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from server import accounts
+from server.accounts import AccountError
+from server.config import Limits
+from server.hashing import Hasher
+from server.quotas import TokenGuard
+from server.storage import Store, Tx, open_store
+
+
+class HashCount:
+    """How many PBKDF2 and HMAC computations ran (any thread) while installed."""
+
+    def __init__(self) -> None:
+        self.pbkdf2 = 0
+        self.hmac = 0
+
+
+@pytest.fixture
+def hashes(monkeypatch: pytest.MonkeyPatch) -> Iterator[HashCount]:
+    count = HashCount()
+    real_pbkdf2: Callable[..., bytes] = hashlib.pbkdf2_hmac
+    real_new: Callable[..., Any] = hmac.new
+
+    def pbkdf2(*args: Any, **kwargs: Any) -> bytes:
+        count.pbkdf2 += 1
+        return real_pbkdf2(*args, **kwargs)
+
+    def new(*args: Any, **kwargs: Any) -> Any:
+        count.hmac += 1
+        return real_new(*args, **kwargs)
+
+    monkeypatch.setattr(hashlib, "pbkdf2_hmac", pbkdf2)
+    monkeypatch.setattr(hmac, "new", new)
+    yield count
+
+
+async def legacy_account(store: Store, name: str) -> str:
+    """An account stored as servers before this change stored it (PBKDF2, no scheme byte);
+    returns its token."""
+    secret = secrets.token_urlsafe(24)
+    salt = secrets.token_bytes(16)
+    digest = accounts.legacy_digest(secret, salt)
+    assert len(digest) == 32
+
+    def write(tx: Tx) -> int:
+        return tx.insert_account(name, salt, digest, is_bot=False, is_guest=False)
+
+    return f"{await store.call(write)}.{secret}"
+
+
+async def test_a_token_of_no_account_is_refused_before_any_hashing(
+    tmp_path: Path, hashes: HashCount
+) -> None:
+    with trio.fail_after(10):
+        async with open_store(tmp_path / "s.db") as store:
+            bot = await accounts.builtin_bot(store, "bot:random")  # an account with no token
+            before = (hashes.pbkdf2, hashes.hmac)
+            for token in [
+                "99999.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                f"{bot.id}.AAAAAAAAAAAAAAAAAAAA",
+            ]:
+                with pytest.raises(AccountError) as info:
+                    await accounts.login(store, token)
+                assert info.value.code == "bad_token"
+            assert (hashes.pbkdf2, hashes.hmac) == before
+
+
+async def test_new_tokens_are_stored_with_the_cheap_hash_and_old_ones_still_log_in(
+    tmp_path: Path, hashes: HashCount
+) -> None:
+    with trio.fail_after(20):
+        async with open_store(tmp_path / "s.db") as store:
+            account, token = await accounts.register(store, "newer")
+            row = await store.call(lambda tx: tx.account_by_id(account.id))
+            assert row is not None and row.token_hash is not None and row.token_salt is not None
+            assert row.token_hash[0] == accounts.HASH_HMAC and len(row.token_hash) == 33
+            assert not accounts.is_legacy(row.token_hash)
+            assert hashes.pbkdf2 == 0  # registering no longer stretches
+            assert await accounts.login(store, token) == account
+            assert hashes.pbkdf2 == 0
+            old = await legacy_account(store, "older")
+            hashes.pbkdf2 = 0  # (making it took one)
+            hasher = Hasher()
+            try:
+                logged = await accounts.login(store, old, hasher=hasher, network="10.0.0.1")
+                assert logged.name == "older"
+                assert hashes.pbkdf2 == 1 and hasher.jobs_done == 1  # on the hashing thread
+                with pytest.raises(AccountError):
+                    wrong = old[:-4] + ("AAAA" if not old.endswith("AAAA") else "BBBB")
+                    await accounts.login(store, wrong, hasher=hasher, network="10.0.0.1")
+            finally:
+                hasher.close()
+
+
+async def test_wrong_tokens_past_the_limit_are_refused_before_the_database(
+    tmp_path: Path, hashes: HashCount
+) -> None:
+    limits = Limits(wrong_tokens_burst=3, wrong_tokens_per_second=0.5)
+    guard = TokenGuard(limits)
+    hasher = Hasher()
+    with trio.fail_after(20):
+        async with open_store(tmp_path / "s.db") as store:
+            old = await legacy_account(store, "target")
+            hashes.pbkdf2 = 0  # (making it took one)
+            account_id = old.partition(".")[0]
+            codes = []
+            for _ in range(5):
+                try:
+                    await accounts.login(
+                        store,
+                        f"{account_id}.{'A' * 32}",
+                        guard=guard,
+                        hasher=hasher,
+                        network="10.0.0.9",
+                    )
+                except AccountError as exc:
+                    codes.append((exc.code, exc.retry_ms))
+            hasher.close()
+            assert [code for code, _ms in codes] == ["bad_token"] * 3 + ["rate_limited"] * 2
+            assert all(ms is not None and 0 < ms <= 2000 for _code, ms in codes[3:]), codes
+            assert hashes.pbkdf2 == 3  # the refused ones cost no hash
+            # The owner, from another address, logs in at once.
+            owner = await accounts.login(store, old, guard=guard, network="10.0.0.10")
+            assert owner.name == "target"
