@@ -2,8 +2,8 @@
 
 - `/healthz`: alive. 200 while the process serves HTTP at all (its event loop turns).
 - `/readyz`: accepting. 200 when new players would be served: not shutting down, the store
-  reachable (a flag its writer keeps: `Store.reachable`), and in a cluster the lease held; else
-  503 with the reason in one line.
+  reachable (a flag its writer keeps: `Store.reachable`), in a cluster the lease held, and room for
+  another connection (`--max-connections`); else 503 with the reason in one line.
 - `/metrics`: the Prometheus text format (`server.metrics`).
 
 They are answered on the web port (next to the page, behind its `Host` check) and on a port of their
@@ -21,6 +21,7 @@ from server.web.ops import OpsReply
 
 if TYPE_CHECKING:
     from server.cluster.node import ClusterNode
+    from server.config import ServerConfig
     from server.ladder.service import LadderService
     from server.lobby import Lobby
     from server.session import Session
@@ -33,6 +34,8 @@ TEXT = b"text/plain; charset=utf-8"
 class ServerParts(Protocol):
     """What `Health` reads of the server (`server.app.Server` is one)."""
 
+    @property
+    def config(self) -> ServerConfig: ...
     @property
     def sessions(self) -> set[Session]: ...
     @property
@@ -64,6 +67,9 @@ class Health:
         node = parts.node
         if node is not None and not node.lease_held:
             return "this server does not hold its cluster lease"
+        if len(parts.sessions) >= parts.config.limits.max_connections:
+            # The next connection would be refused `server_full`: send it elsewhere.
+            return "the server has no room for another connection"
         return None
 
     def answer(self, path: str) -> OpsReply | None:

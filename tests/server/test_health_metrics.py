@@ -31,7 +31,7 @@ from protocol.types import Action, ActionKind, Game
 from server.app import Server, local_config, running_server
 from server.cli import app
 from server.cluster.workers import worker_arguments
-from server.config import DEFAULT_METRICS_PORT
+from server.config import DEFAULT_METRICS_PORT, Limits
 from tests.hostile.proc import ServerProcess, server_command
 from tests.server.players import play_until_over, random_choice
 from tests.server.wire_client import WireClient
@@ -324,3 +324,18 @@ def test_a_busy_metrics_port_is_one_line_and_exit_3_before_the_database(tmp_path
         " (is another server running?)"
     ], done.stderr
     assert not (tmp_path / "busy.db").exists()  # told before the database is touched
+
+
+async def test_readyz_is_503_while_the_server_is_full(tmp_path: Path) -> None:
+    config = local_config(tmp_path / "server.db", metrics_port=0, limits=Limits(max_connections=1))
+    with trio.fail_after(10):
+        async with running_server(config) as server:
+            assert server.metrics_port is not None
+            client = await WireClient.connect(server.port)
+            await client.hello()  # the one connection allowed
+            status, _, body = await http(server.metrics_port, "/readyz")
+            assert (status, body) == (
+                503,
+                b"not ready: the server has no room for another connection\n",
+            )
+            await client.aclose()
