@@ -6,6 +6,7 @@ import json
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -18,6 +19,7 @@ import typer
 from engine.version import project_version
 from server.cli_db import db_app
 from server.config import (
+    DB_ENV,
     DEFAULT_METRICS_PORT,
     DEFAULT_PORT,
     DEFAULT_WEB_PORT,
@@ -29,7 +31,7 @@ from server.config import (
     default_db_path,
     log_crashes,
 )
-from server.storage import Durability
+from server.storage import Durability, StorageError
 from server.storage.target import Target, is_postgres, shown
 
 if TYPE_CHECKING:
@@ -111,8 +113,17 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
     db: Annotated[
         str | None,
         typer.Option(
+            envvar=DB_ENV,
             help="SQLite database file (default: under your data dir), or a PostgreSQL database "
-            "postgresql://user@host:port/db (which several servers may share)."
+            "postgresql://user@host:port/db (which several servers may share). A password in it "
+            "shows in `ps`: prefer PGPASSWORD or PGPASSFILE, or --db-file.",
+        ),
+    ] = None,
+    db_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="Read --db from this file (its first line), so that a PostgreSQL password is "
+            "never on a command line."
         ),
     ] = None,
     durability: Annotated[
@@ -275,6 +286,10 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
             from_file(cluster_secret_file)  # checked here: one line, no traceback
         except SecretError as exc:
             refuse(f"error: {exc}", 2)
+    if db_file is not None:
+        if db is not None:
+            refuse(f"error: give --db or --db-file, not both (is {DB_ENV} set?)", 2)
+        db = _read_db_file(db_file, refuse)
     if (workers > 1 or cluster) and (db is None or not is_postgres(db)):
         flag = f"--workers {workers}" if workers > 1 else "--cluster"
         refuse(
@@ -295,16 +310,19 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
 
         shown_host = lan_address() if host in ("0.0.0.0", "") else host
         try:
+            assert db is not None  # checked above: a PostgreSQL URL
             code = run_workers(
                 sys.argv[2:],
                 workers,
                 host,
                 port,
                 shown_host,
+                db_url=db,
+                cluster=cluster,
                 log_format=log_format,
                 link_port=link_port,
             )
-        except OSError as exc:
+        except (OSError, StorageError) as exc:
             failure = explain(exc, host, port)
             refuse(failure.line if failure else f"error: {exc}", failure.code if failure else 1)
         raise typer.Exit(code)
@@ -411,6 +429,19 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         if failure is None:
             raise  # not an operator's mistake: a bug, reported as one (`log_crashes` under json)
         refuse(failure.line, failure.code)
+
+
+def _read_db_file(path: Path, refuse: Callable[[str, int], NoReturn]) -> str:
+    """The database URL (or path) kept in `path`: its first non-blank line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        refuse(f"error: cannot read --db-file {path}: {reason}", 2)
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if not line:
+        refuse(f"error: --db-file {path} is empty (it holds the --db, on its first line)", 2)
+    return line
 
 
 def _refuse(log_format: LogFormat, line: str, code: int) -> NoReturn:

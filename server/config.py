@@ -41,6 +41,12 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("spades-table", appauthor=False)) / "spades.db"
 
 
+#: The environment variable `serve --db` is also read from: how a `--workers` supervisor hands
+#: its workers the database URL (a command line is anyone's to read in `ps`, an environment only
+#: its user's and root's).
+DB_ENV = "SPADES_DB"
+
+
 @dataclass(frozen=True)
 class Limits:
     """Bounds that keep one client from costing the server more than its share."""

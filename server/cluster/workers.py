@@ -9,6 +9,7 @@ taken over by the others meanwhile, from the store), and on SIGINT or SIGTERM st
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -18,8 +19,9 @@ from collections.abc import Sequence
 
 import structlog
 
-from server.config import DEFAULT_METRICS_PORT, LogFormat
+from server.config import DB_ENV, DEFAULT_METRICS_PORT, LogFormat
 from server.failures import tell
+from server.storage.postgres import hold_supervisor_lock, release_serving_lock
 
 log = structlog.get_logger("server.cluster")
 
@@ -31,10 +33,16 @@ RESTART_DELAY = 1.0
 STOP_TIMEOUT = 15.0
 
 
+#: The supervisor's own options a worker is not given with their values: `--workers` (it is one),
+#: its link and metrics ports (each worker gets its own), and the database, which it gets by its
+#: environment (`server.config.DB_ENV`) instead, never on its command line.
+NOT_PASSED_ON = ("--workers", "--link-port", "--metrics-port", "--db", "--db-file")
+
+
 def worker_arguments(argv: Sequence[str], index: int, fd: int, link_port: int = 0) -> list[str]:
-    """The `serve` arguments of worker `index`: the supervisor's own, without `--workers`, with
-    the inherited socket, a link port of its own (`link_port` + `index`: the same at every
-    start of that worker; 0: any), and the web page only in the first.
+    """The `serve` arguments of worker `index`: the supervisor's own, without `--workers` and the
+    database, with the inherited socket, a link port of its own (`link_port` + `index`: the same
+    at every start of that worker; 0: any), and the web page only in the first.
 
     Each worker answers /healthz, /readyz and /metrics of its own: the first on the web page (or,
     without it, on the metrics port as a lone server would), worker `i` on `--metrics-port` + i
@@ -49,13 +57,13 @@ def worker_arguments(argv: Sequence[str], index: int, fd: int, link_port: int = 
                 metrics_port = arg
             skip = None
             continue
-        if arg in ("--workers", "--link-port", "--metrics-port"):
+        if arg in NOT_PASSED_ON:
             skip = arg
-            continue
-        if arg.startswith(("--workers=", "--link-port=")):
             continue
         if arg.startswith("--metrics-port="):
             metrics_port = arg.partition("=")[2]
+            continue
+        if arg.startswith(tuple(f"{option}=" for option in NOT_PASSED_ON)):
             continue
         kept.append(arg)
     worker_link = link_port + index if link_port else 0
@@ -84,9 +92,17 @@ class WorkerFailed(RuntimeError):
 
 class Supervisor:
     def __init__(
-        self, argv: Sequence[str], workers: int, host: str, port: int, link_port: int = 0
+        self,
+        argv: Sequence[str],
+        workers: int,
+        host: str,
+        port: int,
+        *,
+        db_url: str,
+        link_port: int = 0,
     ) -> None:
         self.argv = list(argv)
+        self.db_url = db_url
         self.link_port = link_port
         self.count = workers
         self.host = host
@@ -116,7 +132,9 @@ class Supervisor:
             "serve",
             *worker_arguments(self.argv, index, fd, self.link_port),
         ]
-        proc = subprocess.Popen(command, pass_fds=(fd,), stdout=subprocess.PIPE)
+        # The database URL (a password, maybe) by the environment: `ps` shows every argv.
+        env = {**os.environ, DB_ENV: self.db_url}
+        proc = subprocess.Popen(command, pass_fds=(fd,), stdout=subprocess.PIPE, env=env)
         self.procs[index] = proc
         return proc
 
@@ -157,13 +175,30 @@ def run(
     port: int,
     shown: str,
     *,
+    db_url: str,
+    cluster: bool = False,
     log_format: LogFormat = LogFormat.console,
     link_port: int = 0,
 ) -> int:
     """Supervise `workers` workers until SIGINT/SIGTERM; the exit code. Worker i's link listens
-    on `link_port` + i (0: any port)."""
-    supervisor = Supervisor(argv, workers, host, port, link_port)
+    on `link_port` + i (0: any port). Raises `OSError` if the address cannot be listened on and
+    `StorageError` if the database cannot be had, or another supervisor holds it
+    (`PostgresInUse`, naming it); no worker has started then."""
+    supervisor = Supervisor(argv, workers, host, port, db_url=db_url, link_port=link_port)
     bound = supervisor.listen()
+    # One supervisor per database (per machine of a `--cluster`), held until this one exits (a
+    # killed one lets go with its connection): a second would serve the same lobby on a port of
+    # its own.
+    lock = hold_supervisor_lock(db_url, f"{shown}:{bound}", shared=cluster)
+    try:
+        return _supervise(supervisor, bound, shown, log_format)
+    finally:
+        release_serving_lock(lock)
+
+
+def _supervise(supervisor: Supervisor, bound: int, shown: str, log_format: LogFormat) -> int:
+    """Start the workers, then keep them running until SIGINT/SIGTERM; the exit code."""
+    workers, argv = supervisor.count, supervisor.argv
     stop_now = False
 
     def on_signal(signum: int, _frame: object) -> None:

@@ -54,6 +54,10 @@ MIGRATION_LOCK = 0x737061646573
 #: The advisory lock (key pair) a serving server holds: exclusively for a lone server, shared by
 #: the workers of one cluster, so a lone server and a cluster never run on one database.
 SERVING_LOCK = (0x73706164, 1)
+#: The advisory lock a `serve --workers N` supervisor holds for as long as it runs: exclusively, so a
+#: second supervisor is refused (it would serve the same lobby on a port of its own, unnoticed);
+#: shared by the supervisors of `serve --cluster --workers N`, one on each machine of a cluster.
+SUPERVISOR_LOCK = (0x73706164, 2)
 #: Seconds to wait for the server to answer a connection attempt.
 CONNECT_TIMEOUT = 10
 #: Seconds after a reconnection during which a refused fence is taken for a lease that lapsed in
@@ -156,6 +160,36 @@ def hold_serving_lock(url: str, *, shared: bool) -> psycopg.Connection[Any]:
     else:
         detail = ""
     raise PostgresInUse(shown(url), holder, detail)
+
+
+def hold_supervisor_lock(url: str, address: str, *, shared: bool) -> psycopg.Connection[Any]:
+    """A connection holding the supervisor lock for this process, which listens at `address`
+    (`host:port`, as its `listening` line shows it): alone (`shared=False`, `--workers`), or beside
+    the supervisors of other machines of a cluster (`shared=True`, `--cluster --workers`). It goes
+    with the connection, so a killed supervisor lets go. Raises `PostgresInUse` naming a supervisor
+    that holds it (its pid, address and machine: they are its `application_name`), or
+    `DatabaseUnreachable`."""
+    name = f"spades-server --workers pid {os.getpid()} at {address} on {socket.gethostname()}"
+    conn = connect(url, purpose=name[:63])
+    kind = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+    row = conn.execute(f"SELECT {kind}(%s, %s)", SUPERVISOR_LOCK).fetchone()
+    if row is not None and row[0]:
+        return conn
+    holder = conn.execute(
+        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE l.locktype = 'advisory' AND l.classid = %s AND l.objid = %s AND l.granted"
+        " ORDER BY a.backend_start LIMIT 1",
+        SUPERVISOR_LOCK,
+    ).fetchone()
+    conn.close()
+    if shared:
+        detail = ", which supervises its workers alone (stop it, or start both with --cluster)"
+    else:
+        detail = (
+            ", which supervises this database's workers (one --workers per database; machines of"
+            " a cluster each start theirs with --cluster)"
+        )
+    raise PostgresInUse(shown(url), None if holder is None else str(holder[0]) or None, detail)
 
 
 def release_serving_lock(lock: psycopg.Connection[Any]) -> None:
