@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
+import trio
+
 from server.metrics import CONTENT_TYPE, Observation, ServerMetrics, transport_of
 from server.web.ops import OpsReply
 
@@ -119,6 +121,8 @@ class Health:
             store_batches=store.batches,
             store_jobs=store.jobs,
             store_reachable=store.reachable,
+            store_outages=store.health.outages,
+            store_unavailable_seconds=store.health.paused_until(trio.current_time()),
         )
         node = parts.node
         if node is not None:

@@ -67,6 +67,8 @@ class Observation:
     store_batches: int = 0  # transactions committed since start (group commits)
     store_jobs: int = 0  # requests committed since start
     store_reachable: bool = True
+    store_outages: int = 0  # times the database could not be reached since start
+    store_unavailable_seconds: float = 0.0  # how long, all together (the current outage too)
     # In a cluster (None otherwise): the link's connected peers and the frames queued for them.
     link_peers: int | None = None
     link_queued: int = 0
@@ -220,6 +222,16 @@ class _ScrapeCollector(Collector):
             "spades_store_reachable",
             "1 while the database can be reached, else 0.",
             seen.store_reachable,
+        )
+        yield _counter(
+            "spades_store_outages",
+            "Times the database could not be reached (a batch found it gone), since start.",
+            seen.store_outages,
+        )
+        yield _counter(
+            "spades_store_unavailable_seconds",
+            "Seconds the database could not be reached, all outages together (play paused).",
+            seen.store_unavailable_seconds,
         )
         yield _counter(
             "spades_store_batches",
