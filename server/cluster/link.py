@@ -47,6 +47,7 @@ from server.cluster.link_protocol import (
     Role,
     merge,
 )
+from server.quotas import Bucket, network_of
 
 log = structlog.get_logger("server.cluster")
 
@@ -55,8 +56,15 @@ QUEUE = 65536
 CONNECT_TIMEOUT = 5.0
 #: Seconds a link has, from its first byte, to prove itself (both sides).
 HANDSHAKE_TIMEOUT = 5.0
-#: Incoming links in their handshake at once; more are closed at once (and logged).
-MAX_HANDSHAKES = 32
+#: Incoming links in their handshake at once, and from one address (an IPv6 /64); more are
+#: closed at once. A stranger holding slots costs the cluster's servers a few seconds' wait at
+#: most (the deadline), and only from addresses the firewall should not let through anyway.
+MAX_HANDSHAKES = 128
+MAX_HANDSHAKES_PER_ADDRESS = 8
+#: Refusals logged (a warning each): a burst, then one a second; the rest are counted and the
+#: count logged with the next one that is (`suppressed`), so a flood cannot fill the logs.
+REFUSALS_LOGGED_BURST = 20
+REFUSALS_LOGGED_PER_SECOND = 1.0
 #: Frames a writer sends in one `send_all`.
 BATCH = 512
 
@@ -94,8 +102,10 @@ class Links:
 
     `secret` gives the cluster's secret (asked at each handshake: it may be rotated);
     `is_member` says whether a worker id is a live member of the cluster; `address_of` gives a
-    worker's link address (`host:port`). `connect` opens a stream to an address (a test's
-    memory streams; by default TCP, with TLS when `tls_client` is given)."""
+    worker's link address (`host:port`). `on_undelivered` is given what was queued for a link
+    that failed before it was sent (the link is dialled again on the next `send`). `connect`
+    opens a stream to an address (a test's memory streams; by default TCP, with TLS when
+    `tls_client` is given)."""
 
     def __init__(
         self,
@@ -110,6 +120,7 @@ class Links:
         tls_client: ssl.SSLContext | None = None,
         connect: Connector | None = None,
         max_frame: int = MAX_FRAME,
+        on_undelivered: Callable[[str, list[Established]], None] = lambda peer, lost: None,
     ) -> None:
         self.worker = worker
         self._secret = secret
@@ -117,13 +128,19 @@ class Links:
         self._on_lost = on_lost
         self._address_of = address_of
         self._is_member = is_member
+        self._on_undelivered = on_undelivered
         self._tls_server = tls_server
         self._tls_client = tls_client
         self._connect = connect or self._connect_tcp
         self._max_frame = max_frame
         self._out: dict[str, _Outgoing] = {}
         self._nursery: trio.Nursery | None = None
-        self._handshakes = trio.Semaphore(MAX_HANDSHAKES)
+        self._handshakes = 0
+        self._handshakes_from: dict[str, int] = {}
+        self._refusals_logged = Bucket(
+            REFUSALS_LOGGED_PER_SECOND, REFUSALS_LOGGED_BURST, REFUSALS_LOGGED_BURST, 0.0
+        )
+        self._refusals_unlogged = 0
         self.sent = 0  # frames sent, for tests and stats
         self.refused = 0  # incoming links refused, for tests and stats
 
@@ -159,16 +176,23 @@ class Links:
     async def accept(self, stream: trio.abc.Stream, address: str) -> None:
         """One incoming link, from `address`: its handshake, then everything it says, until it
         closes or breaks the protocol."""
+        network = network_of(address.rpartition(":")[0] or address)
         async with stream:
-            try:
-                self._handshakes.acquire_nowait()
-            except trio.WouldBlock:
+            if (
+                self._handshakes >= MAX_HANDSHAKES
+                or self._handshakes_from.get(network, 0) >= MAX_HANDSHAKES_PER_ADDRESS
+            ):
                 self._refuse(address, None, "too many links in their handshake")
                 return
+            self._handshakes += 1
+            self._handshakes_from[network] = self._handshakes_from.get(network, 0) + 1
             try:
                 conn = await self._listener_handshake(stream, address)
             finally:
-                self._handshakes.release()
+                self._handshakes -= 1
+                left = self._handshakes_from.pop(network) - 1
+                if left:
+                    self._handshakes_from[network] = left
             if conn is None:
                 return
             origin = conn.peer
@@ -205,7 +229,13 @@ class Links:
 
     def _refuse(self, address: str, claimed: str | None, reason: str) -> None:
         self.refused += 1
-        log.warning("link_refused", peer=address, claimed=claimed, reason=reason)
+        if not self._refusals_logged.take(trio.current_time()):
+            self._refusals_unlogged += 1
+            return
+        suppressed, self._refusals_unlogged = self._refusals_unlogged, 0
+        log.warning(
+            "link_refused", peer=address, claimed=claimed, reason=reason, suppressed=suppressed
+        )
 
     async def _next(self, stream: trio.abc.Stream, conn: LinkConnection) -> object:
         """The next message of a handshake (raises `LinkError`, also for a closed stream)."""
@@ -294,7 +324,7 @@ class Links:
                 raise OSError(f"no address for {out.peer}")
             with trio.fail_after(CONNECT_TIMEOUT):
                 stream = await self._connect(address)
-            async with stream, out.receive:
+            async with stream:
                 conn = LinkConnection(
                     Role.DIALER,
                     self.worker,
@@ -327,3 +357,13 @@ class Links:
             log.warning("link_lost", peer=out.peer, error=str(exc) or type(exc).__name__)
         finally:
             self._lose(out)
+            # What was queued and never sent: its senders may be owed an answer.
+            undelivered = []
+            while True:  # bounded: the queue is closed, so it only empties
+                try:
+                    undelivered.append(out.receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                    break
+            out.receive.close()
+            if undelivered:
+                self._on_undelivered(out.peer, undelivered)

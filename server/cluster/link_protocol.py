@@ -67,6 +67,9 @@ NONCE_SIZE = 32
 PROOF_SIZE = 32
 #: The longest id (a worker's, a session's, a table's) a link carries.
 MAX_ID = 64
+#: The largest frame before the link is established: a handshake's are some 100 bytes, so a
+#: stranger cannot make a server hold more than this for it.
+MAX_HANDSHAKE_FRAME = 1024
 #: The most sessions one `Deliver` names (a table's seats and spectators on one server).
 MAX_RECIPIENTS = 4096
 _VERSION = "spades-link/1"
@@ -552,7 +555,8 @@ class LinkConnection:
         self.role = role
         self.worker = worker
         self._secret = secret
-        self._frames = FrameDecoder(max_frame)
+        self._frames = FrameDecoder(min(max_frame, MAX_HANDSHAKE_FRAME))
+        self._max_frame = max_frame
         self._nonce = secrets.token_bytes(NONCE_SIZE)
         self._their_nonce = b""
         self.peer: str | None = expect  # the other side's worker id (proved once established)
@@ -604,7 +608,7 @@ class LinkConnection:
             self._verify(message.proof, Role.DIALER, self._their_nonce, self._nonce)
             # Proved; `accept` (after the id is found a live member) opens the link.
         elif isinstance(message, Accepted):
-            self.phase = Phase.ESTABLISHED
+            self._established()
 
     def _verify(self, given: bytes, role: Role, dialer: bytes, listener: bytes) -> None:
         assert self.peer is not None
@@ -653,8 +657,12 @@ class LinkConnection:
     def accept(self) -> bytes:
         """The listener opens the link (the dialer's proof was verified, its id checked)."""
         assert self.role is Role.LISTENER and self.phase is Phase.PROOF
-        self.phase = Phase.ESTABLISHED
+        self._established()
         return encode(Accepted())
+
+    def _established(self) -> None:
+        self.phase = Phase.ESTABLISHED
+        self._frames.max_frame_size = self._max_frame  # the other side proved itself
 
     def send(self, message: LinkMessage) -> bytes:
         """The frame of an established dialer's message."""

@@ -118,6 +118,7 @@ class ClusterNode:
             on_lost=self._on_lost,
             address_of=self._address_of,
             is_member=self._is_member,
+            on_undelivered=self._undelivered,
             tls_server=self.link.tls_server,
             tls_client=self.link.tls_client,
             connect=self.link.connect,
@@ -653,6 +654,24 @@ class ClusterNode:
                 self.ladder.answered(message)
             case _:
                 self._forwarded(origin, message)
+
+    def _undelivered(self, worker: str, messages: list[Established]) -> None:
+        """What we queued for server `worker` never left (the link failed, or was refused): the
+        requests of our sessions in it are answered, not left waiting (the table may have moved
+        by the time they try again: a dead server's tables are taken over within seconds)."""
+        for message in messages:
+            if not isinstance(message, Forward) or message.rid is None:
+                continue
+            entry = self._sessions.get(message.peer)
+            if entry is not None:
+                entry[0].deliver(
+                    error_for(
+                        ErrorCode.NO_SUCH_TABLE,
+                        f"the server running table {message.table!r} cannot be reached; "
+                        "try again in a few seconds",
+                        message.rid,
+                    )
+                )
 
     def _forwarded(self, origin: str, message: Forward) -> None:
         """A command of a session of `origin` for one of our tables. The peer is named within

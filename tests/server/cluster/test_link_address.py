@@ -4,6 +4,9 @@ a port that is the same at every start (each worker of `--workers N` its own).""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import trio
@@ -44,3 +47,29 @@ def test_each_worker_has_a_link_port_of_its_own_the_same_at_every_start() -> Non
     assert ports == [9000, 9001, 9002]
     any_port = worker_arguments(argv, 2, 5, 0)  # --port 0: every worker's link on any port
     assert any_port[any_port.index("--link-port") + 1] == "0"
+
+
+def test_a_secret_file_that_cannot_be_used_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    short = tmp_path / "short.secret"
+    short.write_text("abc\n")
+    for path, says in ((tmp_path / "missing", "cannot read"), (short, "holds 3 bytes")):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "serve",
+                "--cluster",
+                "--db",
+                "postgresql://nobody@127.0.0.1:1/none",
+                "--cluster-secret-file",
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("error: ") and says in line, line

@@ -14,6 +14,7 @@ import json
 import secrets
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -31,6 +32,8 @@ from protocol.messages import (
     Register,
     Registered,
     SeatLost,
+    Snapshot,
+    Spectate,
     TableCreated,
     Tables,
     YourTurn,
@@ -62,15 +65,22 @@ class Logged:
             self.changed.set()
             self.changed = trio.Event()
 
-    async def wait_for(self, event: str, **fields: object) -> dict[str, Any]:
+    async def wait_for(self, event: str, reason: str = "", **fields: object) -> dict[str, Any]:
+        """The first line of `event` with these `fields`, whose reason says `reason`."""
         while True:  # bounded by the caller's fail_after
             for line in self.lines:
-                if line.get("event") == event and all(line.get(k) == v for k, v in fields.items()):
+                if (
+                    line.get("event") == event
+                    and all(line.get(k) == v for k, v in fields.items())
+                    and reason in line.get("reason", "")
+                ):
                     return line
             await self.changed.wait()
 
 
-async def serve_at(host: str, url: str, nursery: trio.Nursery) -> tuple[trio.Process, int, Logged]:
+async def serve_at(
+    host: str, url: str, nursery: trio.Nursery, *extra: str
+) -> tuple[trio.Process, int, Logged]:
     process = await trio.lowlevel.open_process(
         [
             *CLI,
@@ -86,6 +96,7 @@ async def serve_at(host: str, url: str, nursery: trio.Nursery) -> tuple[trio.Pro
             "json",
             "--db",
             url,
+            *extra,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -242,6 +253,58 @@ async def test_a_forged_link_is_refused_and_obeys_nothing(pg_url: str) -> None:
                     await client.aclose()
             finally:
                 for process in (first, second):
+                    if process.returncode is None:
+                        process.terminate()
+                        await process.wait()
+            logs.cancel_scope.cancel()
+
+
+async def test_servers_given_one_secret_file_link_and_a_stranger_with_another_does_not(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """`--cluster-secret-file`: two servers with the same file play as one (a table of one
+    watched from the other); a third with another file is refused by both, and logged."""
+    ours, theirs = tmp_path / "ours.secret", tmp_path / "theirs.secret"
+    ours.write_text(secrets.token_hex(32) + "\n")
+    theirs.write_text(secrets.token_hex(32) + "\n")
+    with trio.fail_after(90):
+        async with trio.open_nursery() as logs:
+            started = [
+                await serve_at(host, pg_url, logs, "--cluster-secret-file", str(file))
+                for host, file in (("127.0.0.2", ours), ("127.0.0.3", ours), ("127.0.0.4", theirs))
+            ]
+            try:
+                (_, port2, log2), (_, port3, _), (_, port4, log4) = started
+                owner = WireClient(await trio.open_tcp_stream("127.0.0.2", port2))
+                await owner.hello()
+                await owner.request(Register(name="owner"))
+                created = await owner.request(
+                    CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
+                )
+                assert isinstance(created, TableCreated)
+                watcher = WireClient(await trio.open_tcp_stream("127.0.0.3", port3))
+                await watcher.hello()
+                await watcher.request(Guest())
+                reply = await watcher.request(Spectate(table=created.table))
+                assert isinstance(reply, Joined), reply
+                await watcher.expect(Snapshot)
+                # The stranger's server cannot reach .2's table: its link is refused at both ends
+                # (each finds the other's proof wrong, or the other gone), and the request that
+                # waited for it is answered.
+                stranger = WireClient(await trio.open_tcp_stream("127.0.0.4", port4))
+                await stranger.hello()
+                await stranger.request(Guest())
+                refused = await stranger.request(Spectate(table=created.table))
+                assert refused.TYPE == "error" and refused.code == "no_such_table", refused  # type: ignore[attr-defined]
+                assert "cannot be reached" in refused.message  # type: ignore[attr-defined]
+                worker4 = workers(pg_url)["127.0.0.4"][0]
+                worker2 = workers(pg_url)["127.0.0.2"][0]
+                await log4.wait_for("link_refused", "wrong proof", claimed=worker2)
+                await log2.wait_for("link_refused", claimed=worker4)
+                for client in (owner, watcher, stranger):
+                    await client.aclose()
+            finally:
+                for process, _, _ in started:
                     if process.returncode is None:
                         process.terminate()
                         await process.wait()

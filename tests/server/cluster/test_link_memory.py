@@ -27,7 +27,12 @@ from protocol.messages import (
 )
 from protocol.types import Game
 from server.app import running_server
-from server.cluster.link import HANDSHAKE_TIMEOUT, LinkConfig, Links
+from server.cluster.link import (
+    HANDSHAKE_TIMEOUT,
+    MAX_HANDSHAKES_PER_ADDRESS,
+    LinkConfig,
+    Links,
+)
 from server.cluster.link_protocol import (
     Deliver,
     Gone,
@@ -35,7 +40,7 @@ from server.cluster.link_protocol import (
     Role,
     encode,
 )
-from server.cluster.node import ClusterNode
+from server.cluster.node import SECRET_REFRESH, ClusterNode
 from server.cluster.remote import RemoteTable
 from server.config import Limits
 from server.peers import SharedEvent
@@ -194,17 +199,51 @@ async def test_a_malformed_map_closes_the_link_and_nothing_after_it_is_obeyed(
 async def test_an_oversize_frame_is_refused_before_it_is_read(
     autojump_clock: trio.abc.Clock,
 ) -> None:
+    """Before the handshake a frame may hold 1 KiB (a stranger cannot make a server buffer more);
+    after it, the link's limit."""
     with trio.fail_after(60), structlog.testing.capture_logs() as logs:
         async with trio.open_nursery() as nursery:
             net = Net(nursery)
-            b = links(net, "b", Heard(), max_frame=4096)
+            heard = Heard()
+            b = links(net, "b", heard, max_frame=4096)
             stream = await net.connect("b")
-            await stream.send_all((1 << 30).to_bytes(4, "big") + b"x" * 100)
+            await stream.send_all((2048).to_bytes(4, "big") + b"x" * 100)
             assert await stream.receive_some() == b""
             assert b.refused == 1
+            stream = await established(net, "b")
+            await stream.send_all(encode(Gone("s1")) + (8192).to_bytes(4, "big") + b"x" * 100)
+            assert await stream.receive_some() == b""
+            assert heard.messages == [("a", Gone("s1"))] and heard.lost == ["a"]
             nursery.cancel_scope.cancel()
     (refused,) = [e for e in logs if e["event"] == "link_refused"]
-    assert "4096" in refused["reason"]
+    assert "above the limit of 1024" in refused["reason"]
+    (closed,) = [e for e in logs if e["event"] == "link_closed"]
+    assert "above the limit of 4096" in closed["reason"]
+
+
+async def test_one_address_holds_only_a_few_handshakes_and_refusals_are_not_all_logged(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            b = links(net, "b", Heard())
+            silent = [await net.connect("b") for _ in range(MAX_HANDSHAKES_PER_ADDRESS)]
+            await trio.testing.wait_all_tasks_blocked()
+            start = trio.current_time()
+            for _ in range(30):  # the same address again: closed at once
+                extra = await net.connect("b")
+                assert await extra.receive_some() == b""
+            assert trio.current_time() == start
+            for stream in silent:  # the first ones until the deadline
+                assert await stream.receive_some() == b""
+            assert b.refused == 30 + MAX_HANDSHAKES_PER_ADDRESS
+            nursery.cancel_scope.cancel()
+    logged = [e for e in logs if e["event"] == "link_refused"]
+    assert logged[0]["reason"] == "too many links in their handshake"
+    assert len(logged) < 30 + MAX_HANDSHAKES_PER_ADDRESS  # a burst, then one a second
+    # Each logged one counts those left out before it (the last few wait for the next).
+    assert 0 < sum(e["suppressed"] for e in logged) + len(logged) <= b.refused
 
 
 # ---------------------------------------------------------------- the hop, node to node
@@ -369,3 +408,32 @@ async def test_bytes_that_are_no_message_close_the_link_that_sent_them(
             nursery.cancel_scope.cancel()
     (closed,) = [e for e in logs if e["event"] == "link_closed"]
     assert "deliver.body" in closed["reason"]
+
+
+async def test_a_secret_rotated_in_the_database_is_used_for_the_next_links(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """The kept secret is read again every `SECRET_REFRESH` seconds: after a rotation, links opened
+    from then on prove the new one (a server still on the old one is refused)."""
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            node_a = MemoryNode("a", net, {"a", "b"})
+            heard_b = Heard()
+            links(net, "b", heard_b, secret=b"n" * 32)  # already on the new secret
+            kept = {"secret": SECRET}
+
+            async def run_statement(fn: Any) -> Any:
+                return kept["secret"]  # what `secret.kept` reads from the row
+
+            node_a.run_statement = run_statement  # type: ignore[method-assign]
+            nursery.start_soon(node_a._keep_secret)
+            node_a.links.send("b", Gone("s1"))
+            await trio.testing.wait_all_tasks_blocked()  # (memory streams: the handshake is over)
+            assert node_a._secret == SECRET and node_a.links.refused == 0
+            assert heard_b.messages == []  # refused: a is still on the old secret
+            kept["secret"] = b"n" * 32  # UPDATE cluster_secret ...
+            await trio.sleep(SECRET_REFRESH)
+            node_a.links.send("b", Gone("s2"))
+            await heard_b.until(lambda: heard_b.messages == [("a", Gone("s2"))])
+            nursery.cancel_scope.cancel()
