@@ -178,10 +178,12 @@ async def test_two_host_headers_are_refused_whichever_comes_first() -> None:
 # ---- the request head's limit, however the bytes arrive -----------------------------------------
 
 
-def head_of(size: int, host: str = "127.0.0.1") -> bytes:
-    """A GET whose head (request line, headers and the blank line) is exactly `size` bytes."""
-    bare = request(host, extra="X-Filler: \r\n")
-    return request(host, extra="X-Filler: " + "a" * (size - len(bare)) + "\r\n")
+def head_of(size: int, *, close: bool = True) -> bytes:
+    """A GET whose head (request line, headers and the blank line) is exactly `size` bytes
+    (asking the server to close after it, unless `close` is False)."""
+    ending = "Connection: close\r\n" if close else ""
+    bare = request("127.0.0.1", extra=f"{ending}X-Filler: \r\n")
+    return request("127.0.0.1", extra=f"{ending}X-Filler: " + "a" * (size - len(bare)) + "\r\n")
 
 
 async def send_in_pieces(port: int, data: bytes, piece: int) -> bytes:
@@ -216,7 +218,9 @@ async def test_the_head_limit_is_per_request_on_a_kept_alive_connection() -> Non
     async with web_port(WebLimits()) as port:
         with trio.fail_after(10):
             closing = request("127.0.0.1", extra="Connection: close\r\n")
-            answer = await send_in_pieces(port, head_of(5 * 1024) * 2 + closing, 64 * 1024)
+            answer = await send_in_pieces(
+                port, head_of(5 * 1024, close=False) * 2 + closing, 64 * 1024
+            )
             assert answer.count(b"HTTP/1.1 200") == 3
 
 
