@@ -126,7 +126,8 @@ class ServerMetrics:
         self._refused = {code.value: self._refusals.labels(code.value) for code in ErrorCode}
         actions = Counter(
             "spades_actions",
-            "Game actions applied and stored, by source (player, bot: a built-in seat, fallback).",
+            "Game actions applied and stored, by source (player; bot: a built-in seat; fallback:"
+            " a seat's clock ran out).",
             ["source"],
             registry=registry,
         )
