@@ -32,6 +32,7 @@ REFUSE_TIMEOUT = 2.0  # seconds to write the answer to a connection refused for 
 # Then what it sent is read for at most this long (and this much) before it is closed: short, since
 # a refused connection holds no slot and a flood of them must not hold descriptors for long.
 REFUSE_LINGER = 0.25
+MAX_LINGERING_REFUSALS = 64  # beyond these at once (a flood), a refused connection is just closed
 REFUSE_DRAIN_BYTES = 16 * 1024
 ACCEPT_RETRY_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS}
 ACCEPT_RETRY_SLEEP = 0.1
@@ -119,6 +120,7 @@ class _WebListener:
         self.limits = limits
         self.site: dict[str, StaticFile] = load_site()
         self.slots = HttpSlots(limits.max_connections, limits.per_address)
+        self.lingering_refusals = 0
 
     async def accept(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
         """Accept connections until cancelled. (Not `trio.serve_listeners`: it closes a stream
@@ -225,21 +227,30 @@ class _WebListener:
                     contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
                 ):
                     await tcp.send_all(head + body)
-                with (
-                    trio.move_on_after(REFUSE_LINGER),
-                    contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
-                ):
-                    # Half-close and read what the client sent until it closes too (a little,
-                    # briefly): closing with its request unread would reset the connection,
-                    # and the reset can destroy the answer before the client reads it.
-                    await tcp.send_eof()
-                    drained = 0
-                    while drained < REFUSE_DRAIN_BYTES:
-                        data = await tcp.receive_some(REFUSE_DRAIN_BYTES)
-                        if not data:
-                            break
-                        drained += len(data)
+                if self.lingering_refusals < MAX_LINGERING_REFUSALS:
+                    self.lingering_refusals += 1
+                    try:
+                        await _linger(tcp)
+                    finally:
+                        self.lingering_refusals -= 1
             finally:
                 await trio.aclose_forcefully(tcp)
         else:
             await trio.aclose_forcefully(tcp)
+
+
+async def _linger(tcp: trio.SocketStream) -> None:
+    """Half-close and read what the client sent until it closes too (a little, briefly): closing
+    with its request unread would reset the connection, and the reset can destroy the answer
+    before the client reads it."""
+    with (
+        trio.move_on_after(REFUSE_LINGER),
+        contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
+    ):
+        await tcp.send_eof()
+        drained = 0
+        while drained < REFUSE_DRAIN_BYTES:
+            data = await tcp.receive_some(REFUSE_DRAIN_BYTES)
+            if not data:
+                break
+            drained += len(data)
