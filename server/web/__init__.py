@@ -3,8 +3,9 @@
 `serve_web()` is the one entry point the server calls. Each accepted connection is HTTP/1.1
 (`server.web.http`): the page's files, or an upgrade at `/ws` to a WebSocket, which becomes one more
 stream into the server's sessions (`server.web.websocket.WebSocketStream`), started in the
-server's own connection nursery with the peer's real address (for the per-address limits). The page
-itself is `server/web/static/` (docs/web.md).
+server's own connection nursery with the peer's real address (for the per-address limits). Until
+it is answered or upgraded, a connection holds one of the HTTP slots, shared between addresses
+(`server.web.slots`). The page itself is `server/web/static/` (docs/web.md).
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ and writes its answer. Everything a browser (or a script pretending to be one) c
   requests of a kept-alive connection), else 408 (or a silent close if nothing came);
 - only GET and HEAD are served (405), never with a body (413), at most
   `max_requests_per_connection` on one connection; a refused HEAD gets its status line too;
-- each response must be written within `send_timeout`, else the connection is dropped.
+- each response must be written within `send_timeout`, else the connection is dropped;
+- while it waits on its peer (for a head, or for an answer to be read), its slot among the HTTP
+  connections at once may be taken back for another address's newcomer (server/web/slots.py).
 
 The WebSocket lives at `/ws`. A browser's upgrade must come from this server's own page: its
 `Origin`, when it sends one, must name the host it asked for (`Host`), so another site open in the
@@ -102,7 +104,9 @@ class HttpConnection:
     ) -> None:
         self.stream = stream
         self.peer = peer
-        self.slot = slot  # while it waits for a request head, a newcomer may take it back
+        # While it waits on its peer (a request head, or an answer read), a newcomer may take
+        # its slot back (server/web/slots.py).
+        self.slot = slot
         self.site = site
         self.limits = limits
         self.max_message_bytes = max_message_bytes
