@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
@@ -34,10 +35,11 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import Game
-from server.app import Server, running_server
+from server.app import Server, local_config, running_server
 from server.config import Limits
 from server.table_commands import ActCommand
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
+from tests.server.wire_client import WireClient
 
 SPECTATORS = 32
 ACTS_EACH = 40
@@ -58,20 +60,33 @@ def count_acts_at_the_tables(server: Server) -> Counter[str]:
     return reached
 
 
-async def a_guest(listener: MemoryListener) -> MemoryClient:
-    client = await MemoryClient.connect(listener)
+async def a_guest(listener: MemoryListener | int) -> WireClient:
+    """A guest over a memory stream of `listener`, or over TCP to 127.0.0.1 at port `listener`."""
+    if isinstance(listener, int):
+        client = await WireClient.connect(listener)
+    else:
+        client = await MemoryClient.connect(listener)
     await client.hello()
     assert isinstance(await client.request(Guest()), LoggedIn)
     return client
 
 
-async def test_spectators_acts_never_reach_the_table() -> None:
-    # Real time (a guest's token is hashed in a worker thread); a clock no test lasts.
+@pytest.mark.parametrize("transport", ["memory", "tcp"])
+async def test_spectators_acts_never_reach_the_table(transport: str) -> None:
+    # Over memory streams, and over real TCP on 127.0.0.1 (port 0) to the same server in this
+    # process (so its tables' door can be counted). Real time (a guest's token is hashed in a
+    # worker thread); a clock no test lasts.
     limits = Limits(max_guests_per_address=SPECTATORS + 1)
-    config = memory_config(human_clock=3600.0, limits=limits)
-    listener = MemoryListener()
+    overrides: dict[str, Any] = {"human_clock": 3600.0, "limits": limits}
+    if transport == "tcp":
+        config = local_config(":memory:", **overrides)
+        listeners = None
+    else:
+        config = memory_config(**overrides)
+        listeners = [MemoryListener()]
     with trio.fail_after(60):
-        async with running_server(config, listeners=[listener]) as server:
+        async with running_server(config, listeners=listeners) as server:
+            listener = server.port if listeners is None else listeners[0]
             player = await a_guest(listener)
             created = await player.request(
                 CreateTable(game=Game.HEARTS, preset="hearts", bots=[1, 2, 3], sit=0)
@@ -104,9 +119,11 @@ async def test_spectators_acts_never_reach_the_table() -> None:
             assert isinstance(await player.request(act), Ok)
             assert sum(reached.values()) == 1
             assert table.game.version > version
+            for client in [player, *watchers]:
+                await client.aclose()
 
 
-async def flood(client: MemoryClient, act: Act, count: int) -> None:
+async def flood(client: WireClient, act: Act, count: int) -> None:
     ids = [await client.send(act) for _ in range(count)]
     for rid in ids:
         reply = await client.reply_to(rid)
