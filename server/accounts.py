@@ -10,8 +10,9 @@ and would let anyone spend the server's CPU with made-up ids.
 The secret has 192 random bits, so it cannot be guessed and needs no password-style stretching: a
 stolen database is not a token list as long as the hash is one-way. New tokens are stored as
 HMAC-SHA256 of the secret keyed by a per-account salt (`HASH_HMAC`, microseconds). Tokens made
-before that were stored with PBKDF2 (`LEGACY_ITERATIONS` rounds, about 10 ms of CPU each); they
-still log in, checked on the hashing thread (`server.hashing`) so they never cost the tables a core.
+before that were stored with PBKDF2 (`LEGACY_ITERATIONS` rounds, about 5 ms of CPU each); they
+still log in, checked on the hashing thread (`server.hashing`) so they never cost the tables a core,
+and the first login that proves one stores it again with the cheap hash (so each is paid once).
 A stored hash says its own scheme: 32 bytes is the old PBKDF2, a leading `HASH_HMAC` byte the new.
 
 Wrong tokens are slowed per address and per account (`server.quotas.TokenGuard`): past the limits
@@ -179,6 +180,12 @@ async def login(
         settle(wrong=True, known=True)
         raise bad
     settle(wrong=False, known=True)
+    if is_legacy(stored):
+        # The token is proved: store it with the cheap hash from now on, so this account's old
+        # slow hash is paid for once (a concurrent login's upgrade wins; both hashes are sound).
+        new_salt = secrets.token_bytes(16)
+        new_digest = token_digest(secret, new_salt)
+        await store.call(lambda tx: tx.upgrade_token_hash(row.id, stored, new_salt, new_digest))
     if row.is_guest:
         # An unused guest expires some time after its last login (`expire_guests`).
         seen = [row.id]

@@ -146,6 +146,16 @@ class PostgresTx:
             )
         )
 
+    def upgrade_token_hash(
+        self, account_id: int, old_hash: bytes, salt: bytes, token_hash: bytes
+    ) -> bool:
+        changed = self._count(
+            "UPDATE accounts SET token_salt = %s, token_hash = %s"
+            " WHERE id = %s AND token_hash = %s RETURNING id",
+            (salt, token_hash, account_id, old_hash),
+        )
+        return changed == 1
+
     def guest_seen(self, account_ids: list[int]) -> None:
         ids = [a for a in account_ids if storable(a)]
         if ids:

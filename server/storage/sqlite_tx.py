@@ -113,6 +113,15 @@ class SqliteTx:
             self.conn.execute("SELECT * FROM accounts WHERE name = ?", (name,)).fetchone()
         )
 
+    def upgrade_token_hash(
+        self, account_id: int, old_hash: bytes, salt: bytes, token_hash: bytes
+    ) -> bool:
+        cur = self.conn.execute(
+            "UPDATE accounts SET token_salt = ?, token_hash = ? WHERE id = ? AND token_hash = ?",
+            (salt, token_hash, account_id, old_hash),
+        )
+        return cur.rowcount == 1
+
     def guest_seen(self, account_ids: list[int]) -> None:
         now = stamp()
         self.conn.executemany(

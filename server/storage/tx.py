@@ -52,6 +52,14 @@ class Tx(Protocol):
         """The account of that name, compared without case."""
         ...
 
+    def upgrade_token_hash(
+        self, account_id: int, old_hash: bytes, salt: bytes, token_hash: bytes
+    ) -> bool:
+        """Store a new salt and hash of an account's token in place of `old_hash` (a login just
+        proved the token against it); False, and nothing changed, if the stored hash is no
+        longer `old_hash` (another server upgraded it first)."""
+        ...
+
     def guest_seen(self, account_ids: list[int]) -> None:
         """Note that these guests were seen now (a login, a live connection, a seat); ids of
         accounts that are not guests are passed over."""

@@ -81,7 +81,7 @@ async def test_a_token_of_no_account_is_refused_before_any_hashing(
             assert (hashes.pbkdf2, hashes.hmac) == before
 
 
-async def test_new_tokens_are_stored_with_the_cheap_hash_and_old_ones_still_log_in(
+async def test_new_tokens_are_stored_with_the_cheap_hash_and_old_ones_log_in_and_are_upgraded(
     tmp_path: Path, hashes: HashCount
 ) -> None:
     with trio.fail_after(20):
@@ -101,9 +101,22 @@ async def test_new_tokens_are_stored_with_the_cheap_hash_and_old_ones_still_log_
                 logged = await accounts.login(store, old, hasher=hasher, network="10.0.0.1")
                 assert logged.name == "older"
                 assert hashes.pbkdf2 == 1 and hasher.jobs_done == 1  # on the hashing thread
+                # Proved once, the token is stored with the cheap hash: no PBKDF2 again.
+                old_id = int(old.partition(".")[0])
+                row = await store.call(lambda tx: tx.account_by_id(old_id))
+                assert row is not None and row.token_hash is not None
+                assert not accounts.is_legacy(row.token_hash)
+                assert (await accounts.login(store, old, hasher=hasher)).name == "older"
+                assert hashes.pbkdf2 == 1 and hasher.jobs_done == 1
+                # A wrong token for an old hash is checked on the thread and changes nothing.
+                stale = await legacy_account(store, "stale")
                 with pytest.raises(AccountError):
-                    wrong = old[:-4] + ("AAAA" if not old.endswith("AAAA") else "BBBB")
+                    wrong = stale[:-4] + ("AAAA" if not stale.endswith("AAAA") else "BBBB")
                     await accounts.login(store, wrong, hasher=hasher, network="10.0.0.1")
+                stale_id = int(stale.partition(".")[0])
+                row = await store.call(lambda tx: tx.account_by_id(stale_id))
+                assert row is not None and row.token_hash is not None
+                assert accounts.is_legacy(row.token_hash)
             finally:
                 hasher.close()
 

@@ -24,6 +24,16 @@ def test_accounts_are_found_by_id_and_by_name_without_case(tx: Tx) -> None:
     assert tx.account_by_id(-(2**70)) is None
 
 
+def test_a_token_hash_is_upgraded_only_from_the_hash_it_replaces(tx: Tx) -> None:
+    ada = tx.insert_account("ada", b"s" * 16, b"h" * 32, is_bot=False, is_guest=False)
+    assert not tx.upgrade_token_hash(ada, b"x" * 32, b"t" * 16, b"n" * 33)  # not its hash
+    assert tx.upgrade_token_hash(ada, b"h" * 32, b"t" * 16, b"n" * 33)
+    row = tx.account_by_id(ada)
+    assert row is not None and (row.token_salt, row.token_hash) == (b"t" * 16, b"n" * 33)
+    assert not tx.upgrade_token_hash(ada, b"h" * 32, b"u" * 16, b"m" * 33)  # upgraded already
+    assert not tx.upgrade_token_hash(10**6, b"h" * 32, b"u" * 16, b"m" * 33)  # no account
+
+
 def test_tables_wait_until_a_game_starts_or_they_close(tx: Tx) -> None:
     tx.insert_table("w1", {"game": "hearts"}, seats=[None, None, None, None], creator=None)
     tx.insert_table("w2", {"game": "spades"}, seats=[7, None, None, None], creator=7)
