@@ -22,8 +22,9 @@ from collections.abc import Iterable
 __all__ = ["HostNames", "WebNameError", "normalise_name"]
 
 # A DNS name as the operator may list it: dot-separated labels of letters, digits and hyphens
-# (RFC 1123), 253 characters at most; a final dot (the root) is dropped.
-_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
+# (RFC 1123; underscores too, which some LAN machine names carry and browsers send), 253
+# characters at most; a final dot (the root) is dropped.
+_LABEL = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
 _PORT = re.compile(r"[0-9]{0,5}")
 ALWAYS_SERVED = frozenset({"localhost"})
 
@@ -33,11 +34,15 @@ class WebNameError(ValueError):
 
 
 def normalise_name(name: str) -> str:
-    """`name` as it is compared with `Host`: lowercase, without a final dot. Raises
-    `WebNameError` if it is not a DNS name (a port, a scheme, a path or a space in it)."""
+    """`name` as it is compared with `Host`: lowercase, without a final dot, an international
+    name in the ASCII form browsers send (`xn--...`). Raises `WebNameError` if it is not a DNS
+    name (a port, a scheme, a path or a space in it)."""
     lowered = name.strip().lower()
     if lowered.endswith("."):
         lowered = lowered[:-1]
+    if not lowered.isascii():
+        with contextlib.suppress(UnicodeError):  # (then refused below, as not a DNS name)
+            lowered = lowered.encode("idna").decode("ascii")
     labels = lowered.split(".")
     if not lowered or len(lowered) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         raise WebNameError(

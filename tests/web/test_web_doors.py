@@ -15,6 +15,7 @@ from protocol.messages import Welcome
 from server.app import Server, local_config, running_server
 from server.cli import app
 from server.web import WebLimits
+from server.web.names import HostNames, WebNameError, normalise_name
 from tests.web.browser import served
 from tests.web.test_web_port import HEADERS_END, http, parse_headers, web_port
 from tests.web.ws_client import Rejected, WSClient
@@ -150,6 +151,26 @@ def test_serve_answers_for_the_names_given_with_web_name(tmp_path: Path) -> None
                 assert connection.getresponse().status == status, host
             finally:
                 connection.close()
+
+
+def test_names_are_compared_as_browsers_send_them() -> None:
+    names = HostNames(["Club.Example.", "my_pc.lan", "bücher.example"], listening_on="Games.Lan")
+    for host in (
+        b"club.example",
+        b"my_pc.lan:7778",
+        b"xn--bcher-kva.example",
+        b"games.lan",
+        b"localhost:1",
+        b"[::1]",
+    ):
+        assert names.refusal(host) is None, host
+    for host in ("bücher.example".encode(), b"evil.example", b"club.example.evil.example"):
+        assert names.refusal(host) is not None, host
+    # An address or every interface as --host adds no name.
+    assert HostNames(listening_on="0.0.0.0").names == HostNames(listening_on="::").names
+    for bad in ("", "-x.example", "x..example", "a" * 64 + ".example", "bad name", "[::1]"):
+        with pytest.raises(WebNameError):
+            normalise_name(bad)
 
 
 def test_serve_refuses_a_web_name_that_is_not_a_dns_name() -> None:
