@@ -21,6 +21,12 @@ ids are in it), so the worker id a peer claims is authenticated with it. A liste
 checked by the dialer before it sends anything else, so a server never talks to an impostor
 listening at a dead server's address either.
 
+Once established, every frame the dialer sends ends with a 16-byte tag: HMAC-SHA256, under a
+key for this connection alone (derived from the secret, both nonces and both ids), of the
+frame's number in the connection and its bytes. A frame changed, added, dropped, replayed or
+moved on the way (a man in the middle of a link without TLS) fails its check and closes the
+link. TLS (`server.cluster.link`) also keeps the link's contents from being read.
+
 The messages after the handshake are frozen dataclasses (`Forward*` commands for a table,
 `Deliver`, `Resume`, `Gone`, `LadderAsk`, `LadderAnswer`); their protocol parts (a table's
 `table_created`, a chat line, a ladder request and its reply) are validated as the game port
@@ -65,6 +71,8 @@ MAX_FRAME = 8 * 1024 * 1024
 #: Bytes of each side's nonce, and of a proof (HMAC-SHA256).
 NONCE_SIZE = 32
 PROOF_SIZE = 32
+#: Bytes of the tag on every established frame (HMAC-SHA256 under the session's key, truncated).
+TAG_SIZE = 16
 #: The longest id (a worker's, a session's, a table's) a link carries.
 MAX_ID = 64
 #: The largest frame before the link is established: a handshake's are some 100 bytes, so a
@@ -559,6 +567,8 @@ class LinkConnection:
         self._max_frame = max_frame
         self._nonce = secrets.token_bytes(NONCE_SIZE)
         self._their_nonce = b""
+        self._key = b""  # the session's, once established (`_established`)
+        self._count = 0  # established frames sent (a dialer) or received (a listener)
         self.peer: str | None = expect  # the other side's worker id (proved once established)
         self.phase = Phase.HELLO if role is Role.LISTENER else Phase.CHALLENGE
 
@@ -580,6 +590,8 @@ class LinkConnection:
                 if self._frames.eof and self._frames.buffered:
                     raise LinkError("the other side closed the link inside a frame")
                 return None
+            if self.phase is Phase.ESTABLISHED:
+                body = self._open(body)
             allowed = _ALLOWED.get((self.role, self.phase), frozenset())
             try:
                 message = decode(body, allowed)
@@ -662,10 +674,42 @@ class LinkConnection:
 
     def _established(self) -> None:
         self.phase = Phase.ESTABLISHED
-        self._frames.max_frame_size = self._max_frame  # the other side proved itself
+        self._frames.max_frame_size = self._max_frame + TAG_SIZE  # the other side proved itself
+        dialer, listener = (
+            (self.worker, self.peer) if self.role is Role.DIALER else (self.peer, self.worker)
+        )
+        nonces = (
+            (self._nonce, self._their_nonce)
+            if self.role is Role.DIALER
+            else (self._their_nonce, self._nonce)
+        )
+        self._key = hmac.digest(
+            self._secret,
+            msgpack.packb([_VERSION, "session", *nonces, dialer, listener]),
+            "sha256",
+        )
+
+    def _tag(self, payload: bytes) -> bytes:
+        signed = self._count.to_bytes(8, "big") + payload
+        self._count += 1
+        return hmac.digest(self._key, signed, "sha256")[:TAG_SIZE]
+
+    def _open(self, body: bytes) -> bytes:
+        """An established frame's payload, once its tag is checked: made with this connection's
+        key (so by the proven peer), and the next in order (not replayed, dropped or moved)."""
+        payload, tag = body[:-TAG_SIZE], body[-TAG_SIZE:]
+        if len(body) < TAG_SIZE or not hmac.compare_digest(tag, self._tag(payload)):
+            raise LinkError("a frame failed its integrity check (altered, replayed or injected)")
+        return payload
+
+    def seal(self, payload: bytes) -> bytes:
+        """The frame of an established dialer's packed message (`send` packs it first)."""
+        if self.role is not Role.DIALER or self.phase is not Phase.ESTABLISHED:
+            raise LinkError(f"nothing can be sent in phase {self.phase.value}")
+        return frame(payload + self._tag(payload))
 
     def send(self, message: LinkMessage) -> bytes:
         """The frame of an established dialer's message."""
         if self.role is not Role.DIALER or self.phase is not Phase.ESTABLISHED:
             raise LinkError(f"a {message.TYPE} cannot be sent in phase {self.phase.value}")
-        return encode(message)
+        return self.seal(msgpack.packb(message.wire(), use_bin_type=True))

@@ -14,7 +14,6 @@ import structlog
 import trio
 import trio.testing
 
-from protocol.framing import frame
 from protocol.messages import (
     CreateTable,
     Error,
@@ -38,7 +37,6 @@ from server.cluster.link_protocol import (
     Gone,
     LinkConnection,
     Role,
-    encode,
 )
 from server.cluster.node import SECRET_REFRESH, ClusterNode
 from server.cluster.remote import RemoteTable
@@ -164,7 +162,9 @@ async def test_a_silent_connection_is_closed_at_the_handshake_deadline(
     assert [e["reason"] for e in logs if e["event"] == "link_refused"] == ["no handshake in time"]
 
 
-async def established(net: Net, to: str, worker: str = "a") -> trio.abc.Stream:
+async def established(
+    net: Net, to: str, worker: str = "a"
+) -> tuple[trio.abc.Stream, LinkConnection]:
     """A link to `to`, dialled by hand and past its handshake (as a server would)."""
     stream = await net.connect(to)
     conn = LinkConnection(Role.DIALER, worker, SECRET, expect=to)
@@ -174,7 +174,7 @@ async def established(net: Net, to: str, worker: str = "a") -> trio.abc.Stream:
             conn.receive_data(bytes(await stream.receive_some()))
         if message.TYPE == "challenge":
             await stream.send_all(conn.prove())
-    return stream
+    return stream, conn
 
 
 async def test_a_malformed_map_closes_the_link_and_nothing_after_it_is_obeyed(
@@ -185,9 +185,10 @@ async def test_a_malformed_map_closes_the_link_and_nothing_after_it_is_obeyed(
             net = Net(nursery)
             heard = Heard()
             links(net, "b", heard)
-            stream = await established(net, "b")
-            bad = frame(b"\x82\xa1t\xa4gone\xa4peer\x05")  # {"t": "gone", "peer": 5}
-            await stream.send_all(encode(Gone("s1")) + bad + encode(Gone("s2")))
+            stream, conn = await established(net, "b")
+            first = conn.send(Gone("s1"))  # (each frame is numbered as it is made)
+            bad = conn.seal(b"\x82\xa1t\xa4gone\xa4peer\x05")  # {"t": "gone", "peer": 5}
+            await stream.send_all(first + bad + conn.send(Gone("s2")))
             await heard.until(lambda: heard.lost == ["a"])
             assert heard.messages == [("a", Gone("s1"))]
             assert await stream.receive_some() == b""
@@ -210,15 +211,15 @@ async def test_an_oversize_frame_is_refused_before_it_is_read(
             await stream.send_all((2048).to_bytes(4, "big") + b"x" * 100)
             assert await stream.receive_some() == b""
             assert b.refused == 1
-            stream = await established(net, "b")
-            await stream.send_all(encode(Gone("s1")) + (8192).to_bytes(4, "big") + b"x" * 100)
+            stream, conn = await established(net, "b")
+            await stream.send_all(conn.send(Gone("s1")) + (8192).to_bytes(4, "big") + b"x" * 100)
             assert await stream.receive_some() == b""
             assert heard.messages == [("a", Gone("s1"))] and heard.lost == ["a"]
             nursery.cancel_scope.cancel()
     (refused,) = [e for e in logs if e["event"] == "link_refused"]
     assert "above the limit of 1024" in refused["reason"]
     (closed,) = [e for e in logs if e["event"] == "link_closed"]
-    assert "above the limit of 4096" in closed["reason"]
+    assert "above the limit of 4112" in closed["reason"]  # 4096 and the tag
 
 
 async def test_one_address_holds_only_a_few_handshakes_and_refusals_are_not_all_logged(
@@ -395,12 +396,12 @@ async def test_bytes_that_are_no_message_close_the_link_that_sent_them(
             first, second = Collecting("w1"), Collecting("w2")
             node_b.remember(first)
             node_b.remember(second)
-            stream = await established(net, "b")
+            stream, conn = await established(net, "b")
             pong = b"\x81\xa1t\xa4pong"  # {"t": "pong"}
             await stream.send_all(
-                encode(Deliver(("w1", "w2", "gone"), pong))
-                + encode(Deliver(("w1",), b"\x81\xa1t\xa4nope"))
-                + encode(Deliver(("w2",), pong))
+                conn.send(Deliver(("w1", "w2", "gone"), pong))
+                + conn.send(Deliver(("w1",), b"\x81\xa1t\xa4nope"))
+                + conn.send(Deliver(("w2",), pong))
             )
             assert await stream.receive_some() == b""
             assert [m.TYPE for m in first.received] == ["pong"]

@@ -172,10 +172,24 @@ def test_a_malformed_handshake_frame_is_refused_with_a_reason(body: bytes, reaso
         feed(listener, frame(msgpack.packb({"t": "hello", "worker": "w", "nonce": b"n" * 32})))
 
 
-def established() -> LinkConnection:
-    dialer, listener = pair()
-    handshake(dialer, listener)
-    return listener
+class Established:
+    """A link past its handshake; `feed` hands the listener a packed map as the dialer sends it
+    (with its integrity tag), so a test can send any map a proven server could."""
+
+    def __init__(self) -> None:
+        self.dialer, self.listener = pair()
+        handshake(self.dialer, self.listener)
+
+    @property
+    def phase(self) -> Phase:
+        return self.listener.phase
+
+    def feed(self, payload: bytes) -> object:
+        return feed(self.listener, self.dialer.seal(payload))
+
+
+def established() -> Established:
+    return Established()
 
 
 def act(**fields: object) -> bytes:
@@ -188,11 +202,12 @@ def act(**fields: object) -> bytes:
         "action": {"kind": "bid", "seat": 0, "tricks": 4, "blind": False},
     }
     data.update(fields)
-    return frame(msgpack.packb(data, use_bin_type=True))
+    packed: bytes = msgpack.packb(data, use_bin_type=True)
+    return packed
 
 
 def test_a_good_act_is_typed_once_at_the_edge() -> None:
-    message = feed(established(), act())
+    message = established().feed(act())
     assert message == ForwardAct(
         "t1", "p1", 3, 7, {"kind": "bid", "seat": 0, "tricks": 4, "blind": False}
     )
@@ -214,7 +229,7 @@ def test_a_good_act_is_typed_once_at_the_edge() -> None:
 def test_a_malformed_command_closes_the_link(fields: dict[str, object], reason: str) -> None:
     listener = established()
     with pytest.raises(LinkError, match=reason):
-        feed(listener, act(**fields))
+        listener.feed(act(**fields))
     assert listener.phase is Phase.CLOSED
 
 
@@ -231,7 +246,7 @@ def test_a_join_carries_an_account_and_a_checked_table_created() -> None:
         "reattach": False,
         "created": None,
     }
-    message = feed(listener, frame(msgpack.packb(join)))
+    message = listener.feed(msgpack.packb(join))
     assert isinstance(message, ForwardJoin) and message.account == Account(5, "ada", False, False)
     for bad, reason in (
         ({"account": [5, "ada"]}, "account"),
@@ -242,7 +257,7 @@ def test_a_join_carries_an_account_and_a_checked_table_created() -> None:
     ):
         listener = established()
         with pytest.raises(LinkError, match=reason):
-            feed(listener, frame(msgpack.packb({**join, **bad})))
+            listener.feed(msgpack.packb({**join, **bad}))
 
 
 def test_an_oversize_frame_is_refused_before_it_is_read() -> None:
@@ -286,13 +301,35 @@ def test_deliveries_of_one_message_in_a_row_travel_as_one() -> None:
         Deliver(("c",), body),
         Deliver(("d", "e"), other),
     ]
-    listener = established()
-    dialer_bytes = encode(merged[0])
-    assert feed(listener, dialer_bytes) == Deliver(("a", "b"), body)
+    link = established()
+    assert feed(link.listener, link.dialer.send(merged[0])) == Deliver(("a", "b"), body)
 
 
 def test_a_deliver_names_at_least_one_session_and_not_too_many() -> None:
     for to in ([], ["x"] * (MAX_RECIPIENTS + 1), "x"):
         listener = established()
         with pytest.raises(LinkError, match=r"deliver\.to"):
-            feed(listener, frame(msgpack.packb({"t": "deliver", "to": to, "body": b"b"})))
+            listener.feed(msgpack.packb({"t": "deliver", "to": to, "body": b"b"}))
+
+
+def test_an_established_frame_altered_replayed_or_injected_closes_the_link() -> None:
+    """Without TLS a man in the middle could change or add frames on an established link: every
+    frame carries a tag under the session's key (from the secret and both nonces) and its number
+    in the session, so it cannot."""
+    good = Gone("s1")
+    for attack in ("altered", "replayed", "injected", "dropped", "truncated"):
+        link = established()
+        sent = link.dialer.send(good)
+        if attack == "altered":
+            sent = sent[:-20] + bytes([sent[-20] ^ 1]) + sent[-19:]
+        elif attack == "replayed":
+            assert feed(link.listener, sent) == good
+        elif attack == "injected":
+            sent = encode(good)  # a well-formed frame, no tag
+        elif attack == "dropped":
+            sent = link.dialer.send(Gone("s2"))  # the first never arrives
+        elif attack == "truncated":
+            sent = frame(b"\x01")
+        with pytest.raises(LinkError, match="integrity"):
+            feed(link.listener, sent)
+        assert link.listener.phase is Phase.CLOSED
