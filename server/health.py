@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from server.session import Session
     from server.storage import Store
 
-HEALTH_PATHS = ("/healthz", "/readyz", "/metrics")
 TEXT = b"text/plain; charset=utf-8"
 
 
