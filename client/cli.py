@@ -18,7 +18,7 @@ import trio
 import typer
 from rich.console import Console
 
-from client import lobby
+from client import codes, lobby
 from client.config import ClientConfig, ConfigError, Credentials, ServerAddress
 from client.connection import ConnectionLost, ServerError, lone_errors
 from client.journal import JournalError, find_game, list_games, read_records
@@ -214,12 +214,17 @@ def tables(
         raise fail("--game is spades or hearts", 2)
     infos = run(lambda: lobby.list_tables(address, game))
     if as_json:
-        typer.echo(json.dumps([lobby.table_dict(info) for info in infos], indent=2))
+        kept = codes.known(address.key)
+        shown = [lobby.table_dict(info) for info in infos]
+        for row in shown:  # a private table's code, to the machine that opened or joined it
+            if row.get("private") and row.get("table") in kept:
+                row["code"] = kept[row["table"]]
+        typer.echo(json.dumps(shown, indent=2))
         return
     if not infos:
         typer.echo(f"no tables on {address.key}: `spades create --preset standard --bots 3`")
         return
-    Console(highlight=False).print(lobby.tables_view(infos))
+    Console(highlight=False).print(lobby.tables_view(infos, codes.known(address.key)))
 
 
 def parse_options(opts: list[str]) -> dict[str, Any]:
@@ -243,6 +248,12 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
         int, typer.Option(help="Your seat (with --no-sit: the seat bots leave free).")
     ] = 0,
     sit: Annotated[bool, typer.Option(help="Sit down and play (--no-sit: just open it).")] = True,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="Your name at the table as a guest (not logged in); else one is made up."
+        ),
+    ] = None,
 ) -> None:
     """Open a table (and sit down at it)."""
     config = ClientConfig()
@@ -254,10 +265,12 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
         raise fail(str(exc), 2) from None
     if not sit:
         created = run(lambda: lobby.open_table(address, token_for(config, address), request))
+        if created.code:
+            codes.remember(address.key, created.table, created.code)
         code = f" (join code {created.code})" if created.code else ""
         typer.echo(f"opened table {created.table}{code}")
         return
-    play_at(config, address, Seating(Mode.CREATE, create=request))
+    play_at(config, address, Seating(Mode.CREATE, create=request), name)
 
 
 @app.command()
@@ -266,7 +279,15 @@ def join(
         str, typer.Argument(help="A table id (see `spades tables`), or a server's HOST:PORT.")
     ],
     seat: Annotated[int | None, typer.Option(help="The seat you want.")] = None,
-    code: Annotated[str | None, typer.Option(help="The join code of a private table.")] = None,
+    code: Annotated[
+        str | None, typer.Option(help="The join code of a private table (in either case).")
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="Your name at the table as a guest (not logged in); else one is made up."
+        ),
+    ] = None,
 ) -> None:
     """Sit down at a table and play.
 
@@ -290,25 +311,37 @@ def join(
         table = chosen
     else:
         address = server_address(config)
-    play_at(config, address, Seating(Mode.JOIN, table=table, seat=seat, code=code))
+    typed = codes.normal_code(code) if code is not None else None
+    play_at(config, address, Seating(Mode.JOIN, table=table, seat=seat, code=typed), name)
 
 
 @app.command()
 def watch(
     table: Annotated[str, typer.Argument(help="The table id (see `spades tables`).")],
-    code: Annotated[str | None, typer.Option(help="The join code of a private table.")] = None,
+    code: Annotated[
+        str | None, typer.Option(help="The join code of a private table (in either case).")
+    ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="Your name at the table as a guest (not logged in); else one is made up."
+        ),
+    ] = None,
 ) -> None:
     """Watch a table being played."""
     config = ClientConfig()
     address = server_address(config)
-    play_at(config, address, Seating(Mode.WATCH, table=table, code=code))
+    typed = codes.normal_code(code) if code is not None else None
+    play_at(config, address, Seating(Mode.WATCH, table=table, code=typed), name)
 
 
-def play_at(config: ClientConfig, address: ServerAddress, seating: Seating) -> None:
+def play_at(
+    config: ClientConfig, address: ServerAddress, seating: Seating, guest_name: str | None = None
+) -> None:
     from client.play import play_session
 
     message = run(
-        lambda: play_session(address, token_for(config, address), seating),
+        lambda: play_session(address, token_for(config, address), seating, guest_name),
         interrupted="stopped; a seat you hold is kept for a while: `spades join TABLE` to return",
     )
     if message:

@@ -25,6 +25,7 @@ SLASH_COMMANDS = {
     "last": "/last       show the last trick",
     "scores": "/scores     scores hand by hand",
     "verify": "/verify     the deal checks (seed vs commitment, re-dealt by the engine)",
+    "code": "/code       a private table's join code, to hand to those you invite",
     "help": "/help       this help",
     "quit": "/quit       leave the client (your seat is held for a while)",
 }

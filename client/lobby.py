@@ -16,6 +16,7 @@ from client.config import Credentials, ServerAddress
 from client.connection import Connection, ServerError, open_connection
 from client.journal import GameSummary
 from engine.ruleset import PRESETS, Ruleset
+from engine.seat_names import who
 from protocol import messages as m
 from protocol.schema import to_map
 from protocol.types import Game, LadderMatch, MatchStatus, Standing, TableInfo, TableStatus
@@ -247,13 +248,19 @@ def table_dict(info: TableInfo | Standing | LadderMatch | m.Entrant) -> dict[str
     return to_map(info)
 
 
-def tables_view(infos: list[TableInfo]) -> Table:
+def tables_view(infos: list[TableInfo], codes: dict[str, str] | None = None) -> Table:
+    """The tables; a private one with its code when this machine kept it (`codes`, by table)."""
     view = Table(title="Tables", title_justify="left", expand=False)
     for column in ("table", "game", "preset", "status", "seats", "watching"):
         view.add_column(column)
+    kept = codes or {}
     for info in infos:
-        seats = ", ".join(f"{s.seat}:{s.player or '—'}{'*' if s.bot else ''}" for s in info.seats)
-        flag = " (private)" if info.private else ""
+        # A built-in bot by its kind (`1:heuristic*`), as every seat is named (engine/seat_names.py).
+        seats = ", ".join(
+            f"{s.seat}:{who(s.player) or '—'}{'*' if s.bot else ''}" for s in info.seats
+        )
+        code = kept.get(info.table)
+        flag = (f" (private, code {code})" if code else " (private)") if info.private else ""
         view.add_row(
             info.table + flag,
             info.game.value,

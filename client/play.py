@@ -31,8 +31,10 @@ async def run_session(session: PlaySession, terminal: Terminal) -> str:
     )
 
 
-async def play_session(address: ServerAddress, token: str | None, seating: Seating) -> str:
-    """The play (or watch) screen at a server."""
+async def play_session(
+    address: ServerAddress, token: str | None, seating: Seating, guest_name: str | None = None
+) -> str:
+    """The play (or watch) screen at a server; `guest_name` is the name a guest asks for."""
     terminal = Terminal()
     session = PlaySession(
         address=address,
@@ -40,6 +42,7 @@ async def play_session(address: ServerAddress, token: str | None, seating: Seati
         seating=seating,
         display=terminal,
         journal=Journal(address.key),
+        guest_name=guest_name,
     )
     return await run_session(session, terminal)
 

@@ -24,6 +24,7 @@ from typing import Protocol
 import trio
 from rich.console import Group
 
+from client import codes
 from client.commands import Act, Problem, Slash, read_line
 from client.config import ServerAddress
 from client.connection import (
@@ -224,13 +225,18 @@ class PlaySession:
             self._restore(created.table)
             state.seat = created.seat
             if created.code:
-                state.say(f"Private table: others join with --code {created.code}")
+                codes.remember(self.address.key, created.table, created.code)
+                state.say(f"Private table: others join with --code {created.code} (/code again)")
         elif seating.mode is Mode.JOIN:
             assert seating.table is not None
             self._restore(seating.table)
-            join = m.Join(table=seating.table, seat=seating.seat, code=seating.code)
+            # A code kept here (we opened or joined it before) saves asking its creator again.
+            code = seating.code or codes.known(self.address.key).get(seating.table)
+            join = m.Join(table=seating.table, seat=seating.seat, code=code)
             joined = await self._expect_seat(conn, join)
             state.table, state.seat = joined.table, joined.seat
+            if code:
+                codes.remember(self.address.key, joined.table, code)
         else:
             assert seating.table is not None
             self._restore(seating.table)
@@ -358,6 +364,13 @@ class PlaySession:
         try:
             return await conn.expect(request, m.Joined)
         except ServerError as exc:
+            if exc.code == "table_full" and self.token is None and isinstance(request, m.Join):
+                raise SessionError(
+                    f"{exc.message}. If you sat here as a guest, that seat cannot come back once"
+                    " its client has stopped:"
+                    " a new client is a new guest. `spades register NAME` first, and a seat you"
+                    " take comes back to you with `spades join TABLE`"
+                ) from None
             if exc.code != "private_table":
                 raise
             if request.code is None:
@@ -486,8 +499,21 @@ class PlaySession:
         elif command.name == "say":
             assert self._nursery is not None
             self._nursery.start_soon(self._say, command.arg)
+        elif command.name == "code":
+            self.state.notice = self._code_sentence()
         else:
             self.screen.overlay = command.name
+
+    def _code_sentence(self) -> str:
+        """What `/code` says: the code this machine kept for the table (client/codes.py)."""
+        table = self.state.table
+        info = self.state.info
+        if info is not None and not info.private:
+            return f"table {table} is not private: anyone joins with `spades join {table}`"
+        code = codes.known(self.address.key).get(table)
+        if code is None:
+            return f"no join code for table {table} was kept here (its creator's client has it)"
+        return f"join code of table {table}: {code} (`spades join {table} --code {code}`)"
 
     async def _send_act(self, command: Act) -> None:
         conn = self.conn

@@ -27,7 +27,7 @@ from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, CreateTable, Message, TableChanged, TableClosed
 from protocol.types import ChatScope, TableInfo, TableStatus
-from server import accounts
+from server import accounts, seating
 from server.accounts import Account
 from server.cluster.remote import RemoteTable
 from server.config import ServerConfig
@@ -68,11 +68,20 @@ def new_join_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def normal_code(given: str | None) -> str | None:
+    """A join code as typed (`wuti miba`, `Wutimiba `) in the form the server made it: codes are
+    upper case, and people read them out. Applied where a request enters, so that a table on
+    another server of a cluster compares the same form."""
+    return None if given is None else given.strip().replace(" ", "").upper()
+
+
 def code_opens(given: str | None, code: str | None) -> bool:
-    """Whether `given` is the table's join code (compared in constant time)."""
+    """Whether `given` is the table's join code, in either case (compared in constant time)."""
     if given is None or code is None:
         return False
-    return hmac.compare_digest(given.encode(), code.encode())
+    # Read aloud, a code loses its case: the alphabet is upper case alone, so folding the case
+    # costs the code space nothing (still 32 ** 8), and a wrong code is still one guess.
+    return hmac.compare_digest(given.strip().upper().encode(), code.upper().encode())
 
 
 class Lobby:
@@ -451,11 +460,20 @@ class Lobby:
         return table
 
     def find(
-        self, table_id: str, code: str | None = None, network: str | None = None
+        self,
+        table_id: str,
+        code: str | None = None,
+        network: str | None = None,
+        *,
+        account_id: int | None = None,
     ) -> Table | RemoteTable:
         """The table, if it exists and `code` opens it; raises `TableError` otherwise. In a
         cluster it may be another server's; one not yet heard of here is looked up in the store
         when its command is forwarded, and its code checked then.
+
+        The account that holds a seat at a private table (`account_id`: its client died, or it
+        comes back from another terminal) needs no code: the table knows it, and the code was
+        only ever to keep out those it does not. Everyone else goes through the guard below.
 
         Wrong codes for a private table are slowed down, per table and per `network` (the
         asker's, `quotas.network_of`): past a few, every code (the right one too, or guessing
@@ -468,6 +486,12 @@ class Lobby:
         config = table.config
         assert config is not None
         if not config.private:
+            return table
+        if (
+            account_id is not None
+            and isinstance(table, Table)
+            and seating.account_seat(table.seats, account_id) is not None
+        ):
             return table
         now = trio.current_time()
         wait_ms = self.join_codes.retry_ms(table_id, network, now)

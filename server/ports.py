@@ -74,9 +74,16 @@ class LobbyDesk(TableHost, Protocol):
         """The open table with this id; raises `TableError` (no_such_table) otherwise."""
         ...
 
-    def find(self, table_id: str, code: str | None = None, network: str | None = None) -> TableRef:
-        """The table, if it exists and `code` opens it (wrong codes from `network` slowed down);
-        raises `TableError` otherwise."""
+    def find(
+        self,
+        table_id: str,
+        code: str | None = None,
+        network: str | None = None,
+        *,
+        account_id: int | None = None,
+    ) -> TableRef:
+        """The table, if it exists and `code` opens it (wrong codes from `network` slowed down)
+        or `account_id` holds a seat there; raises `TableError` otherwise."""
         ...
 
     async def submit(self, table: TableRef, command: Command) -> None:

@@ -51,6 +51,7 @@ from server.accounts import Account
 from server.config import ServerConfig
 from server.hashing import Hasher
 from server.listing import LISTING_PAGE
+from server.lobby import normal_code
 from server.peers import Peer
 from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk
 from server.quotas import AddressQuotas, TokenGuard, network_of
@@ -306,7 +307,9 @@ async def join(who: Requester, request: Join) -> None:
     account = need_account(who)
     lobby = who.services.lobby
     # docs/protocol.md `join`: no_such_table and private_table come before already_seated.
-    table = lobby.find(request.table, request.code, network_of(who.host))
+    # The holder of a seat there comes back without the code (docs/protocol.md `join`).
+    code = normal_code(request.code)
+    table = lobby.find(request.table, code, network_of(who.host), account_id=account.id)
     _seated_elsewhere(who, request.table)
     command = JoinCommand(
         peer=who,
@@ -321,7 +324,7 @@ async def join(who: Requester, request: Join) -> None:
 async def spectate(who: Requester, request: Spectate) -> None:
     need_account(who)
     lobby = who.services.lobby
-    table = lobby.find(request.table, request.code, network_of(who.host))
+    table = lobby.find(request.table, normal_code(request.code), network_of(who.host))
     await lobby.submit(table, SpectateCommand(peer=who, request_id=request.id))
 
 

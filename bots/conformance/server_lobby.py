@@ -410,7 +410,8 @@ async def join_refusals(
                 join(n, private.table, seat=0, code=wrong),
             ),
             Situation(
-                frozenset({"private_table", "seat_held", "table_full"}),
+                # No private_table: the account holds a seat there, so its code is not asked.
+                frozenset({"seat_held", "table_full"}),
                 "a full private table where another connection of the account sits, wrong code",
                 join(q2, private_full.table, code=wrong),
             ),
