@@ -11,11 +11,12 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from protocol.messages import Welcome
+from protocol.messages import Guest, LoggedIn, Welcome
 from server.app import Server, local_config, running_server
 from server.cli import app
 from server.web import WebLimits
 from server.web.names import HostNames, WebNameError, normalise_name
+from tests.server.wire_client import WireClient
 from tests.web.browser import served
 from tests.web.test_web_port import HEADERS_END, http, parse_headers, web_port
 from tests.web.ws_client import Rejected, WSClient
@@ -54,6 +55,27 @@ async def test_a_dns_rebinding_page_gets_neither_the_page_nor_a_websocket(
                 port, host=f"evil.example:{port}", origin=f"http://evil.example:{port}"
             )
         assert refused.value.status == 421 and b"DNS rebinding" in refused.value.body
+
+
+async def test_a_rebinding_flood_leaves_the_players_own_clients_alone(web_server: Server) -> None:
+    """The issue's sequel: 64 such WebSockets used to take every connection of the player's
+    address (`server_full` for the terminal client) and 30 guests its guest quota. Now none
+    becomes a session: the terminal client and a guest from the page are welcome after."""
+    port = web_server.web_port or 0
+    with trio.fail_after(30):
+        for _ in range(64):
+            with pytest.raises(Rejected) as refused:
+                await WSClient.connect(
+                    port, host=f"evil.example:{port}", origin=f"http://evil.example:{port}"
+                )
+            assert refused.value.status == 421
+        assert not web_server.sessions
+        terminal = await WireClient.connect(web_server.port)
+        try:
+            assert isinstance(await terminal.hello(), Welcome)
+            assert isinstance(await terminal.request(Guest()), LoggedIn)
+        finally:
+            await terminal.aclose()
 
 
 async def test_names_that_only_look_like_ours_are_misdirected(web_server: Server) -> None:
