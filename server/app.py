@@ -255,6 +255,16 @@ async def serve(
         ops_listeners = await _bind_ops_port(config)
         for listener in ops_listeners or ():
             cluster.push_async_callback(listener.aclose)
+        # And the web page's (None: not wanted, or its default port taken: served without it).
+        web_listeners = None
+        if config.web_port is not None:
+            from server.web import bind_web_port
+
+            web_listeners = await bind_web_port(
+                config.host, config.web_port, optional=config.web_port_optional
+            )
+        for listener in web_listeners or ():
+            cluster.push_async_callback(listener.aclose)
         node = None
         if config.cluster:  # one of several servers on one PostgreSQL (server/cluster/)
             from server.cluster.link import LinkConfig
@@ -272,7 +282,15 @@ async def serve(
             node = await cluster.enter_async_context(
                 member_of_cluster(config.db_url, config.host, config.cluster_address, link)
             )
-        await _serve(config, tls, node, listeners, task_status, ops_listeners=ops_listeners)
+        await _serve(
+            config,
+            tls,
+            node,
+            listeners,
+            task_status,
+            ops_listeners=ops_listeners,
+            web_listeners=web_listeners,
+        )
 
 
 async def _serve(
@@ -283,6 +301,7 @@ async def _serve(
     task_status: trio.TaskStatus[Server],
     *,
     ops_listeners: list[trio.SocketListener] | None,
+    web_listeners: list[trio.SocketListener] | None,
 ) -> None:
     fence = None if node is None else node.fence
     async with open_store(config.database, config.durability, fence=fence) as store:
@@ -321,7 +340,7 @@ async def _serve(
                                 handler_nursery=connections,
                             )
                         )
-                        if config.web_port is not None:  # the browser page (server/web/)
+                        if config.web_port is not None and web_listeners is not None:
                             from server.web import serve_web
 
                             server.web_port = await accepting.start(
@@ -336,6 +355,7 @@ async def _serve(
                                     optional=config.web_port_optional,
                                     names=config.web_names,
                                     ops=server.health,
+                                    listeners=web_listeners,
                                 )
                             )
                         # In the tables' nursery: it answers (503 from /readyz) until the

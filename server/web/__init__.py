@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import ssl
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 
 import structlog
@@ -63,9 +63,11 @@ async def serve_web(
     limits: WebLimits | None = None,
     names: Iterable[str] = (),
     ops: Routes | None = None,
+    listeners: Sequence[trio.SocketListener] | None = None,
     task_status: trio.TaskStatus[int | None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Listen on `host:port` (0: any free port) until cancelled; `task_status.started(port)`.
+    `listeners`: already bound (`bind_web_port`), instead.
 
     Sessions are started in `session_nursery` (so they outlive this listener until the server says
     `bye`); HTTP connections not yet upgraded belong to this task and end with it. Raises
@@ -84,20 +86,32 @@ async def serve_web(
         names=HostNames(names, listening_on=host),
         ops=ops,
     )
-    try:
-        listeners = await trio.open_tcp_listeners(port, host=host)
-    except OSError as exc:
-        if optional:
-            log.warning("web_port_unavailable", port=port, error=exc.strerror or str(exc))
+    if listeners is None:
+        listeners = await bind_web_port(host, port, optional=optional)
+        if listeners is None:
             task_status.started(None)
             return
-        raise WebPortError(exc.errno, f"web port {port}: {exc.strerror or exc}", port) from None
     bound = int(listeners[0].socket.getsockname()[1])
     log.info("web_listening", host=host, port=bound, tls=tls is not None)
     async with trio.open_nursery() as http_nursery:
         for listener in listeners:
             http_nursery.start_soon(web.accept, listener, http_nursery)
         task_status.started(bound)
+
+
+async def bind_web_port(
+    host: str, port: int, *, optional: bool = False
+) -> list[trio.SocketListener] | None:
+    """The web port, bound (`serve` binds it before it opens the database, as the game port: a
+    busy port is one line and nothing is created). Raises `WebPortError` naming the port if it
+    cannot be bound, unless `optional`: then it logs why and returns None."""
+    try:
+        return await trio.open_tcp_listeners(port, host=host)
+    except OSError as exc:
+        if optional:
+            log.warning("web_port_unavailable", port=port, error=exc.strerror or str(exc))
+            return None
+        raise WebPortError(exc.errno, f"web port {port}: {exc.strerror or exc}", port) from None
 
 
 class _WebListener:

@@ -79,6 +79,17 @@ def test_a_busy_port_is_told_before_the_database_is_made(tmp_path: Path) -> None
     assert list(folder.iterdir()) == []
 
 
+def test_a_busy_web_port_is_told_before_the_database_is_made(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with busy_port() as web_port:
+        result = serve("--port", "0", "--web-port", str(web_port), "--db", str(folder / "s.db"))
+    assert result.returncode == ExitCode.CANNOT_LISTEN, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"127.0.0.1:{web_port}" in lines[0], lines
+    assert list(folder.iterdir()) == []
+
+
 @pytest.mark.parametrize("flags", [[], ["--cluster"]], ids=["lone", "cluster"])
 def test_a_busy_port_leaves_a_postgresql_database_untouched(pg_url: str, flags: list[str]) -> None:
     with busy_port() as port:
