@@ -339,3 +339,36 @@ async def test_readyz_is_503_while_the_server_is_full(tmp_path: Path) -> None:
                 b"not ready: the server has no room for another connection\n",
             )
             await client.aclose()
+
+
+async def test_a_busy_default_metrics_port_is_logged_and_the_server_serves_on(
+    tmp_path: Path,
+) -> None:
+    with socket.socket() as busy, trio.fail_after(20):
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        config = local_config(tmp_path / "server.db", metrics_port=port, metrics_port_optional=True)
+        async with running_server(config) as server:
+            assert server.metrics_port is None
+            client = await WireClient.connect(server.port)
+            await client.hello()
+            await client.aclose()
+
+
+async def test_without_its_page_the_checks_move_to_the_default_metrics_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The web port was wanted on its default port, which was taken: the checks are served on
+    the default metrics port instead (here any free port, for the test)."""
+    monkeypatch.setattr("server.app.DEFAULT_METRICS_PORT", 0)
+    with socket.socket() as busy, trio.fail_after(20):
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        config = local_config(
+            tmp_path / "server.db", web_port=busy.getsockname()[1], web_port_optional=True
+        )
+        async with running_server(config) as server:
+            assert server.web_port is None and server.metrics_port is not None
+            status, _, body = await http(server.metrics_port, "/readyz")
+            assert (status, body) == (200, b"ready\n")
