@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# What playing needs alone (trio, msgpack, rich, typer, ...: no pytest, mypy, ruff or playwright):
+# `make play` and `make install` install only that; the development targets install [dev] on top.
+PLAY_STAMP := $(VENV)/.installed-play
 
 # `make play ARGS="--preset hearts"` passes ARGS to `spades play`; `make install` links the three
 # commands into BINDIR (a folder on your PATH) so they work from anywhere.
@@ -13,8 +16,9 @@ COMMANDS := spades spades-server spades-bot
 .PHONY: play install uninstall test test-web lint typecheck pytest bench clean
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	@echo "making a Python environment in $(VENV) (once) ..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --upgrade pip
 
 # Reinstall whenever pyproject.toml changes (new dependency, new console script).
 $(STAMP): pyproject.toml | $(BIN)/python
@@ -22,11 +26,21 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 	@echo "installed spades, spades-server and spades-bot in $(BIN)/ (make install puts them on your PATH)"
 
-play: $(STAMP)
-	@$(BIN)/spades play $(ARGS)
+# A development install already holds everything playing needs: then there is nothing to fetch.
+$(PLAY_STAMP): pyproject.toml | $(BIN)/python
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then touch $(PLAY_STAMP); else \
+		echo "installing what playing needs into $(VENV) (once; a minute or so, more on a busy machine) ..."; \
+		start=$$(date +%s); \
+		$(BIN)/python -m pip install -q -e . && touch $(PLAY_STAMP) && \
+		echo "installed in $$(( $$(date +%s) - start )) s; starting the game"; fi
+
+# SPADES_VIA=make: what the game tells you to type next is `make play ARGS="..."`, which works here
+# before `make install`. A refusal the game said in a sentence (exit 1) is not make's error too.
+play: $(PLAY_STAMP)
+	@SPADES_VIA=make $(BIN)/spades play $(ARGS) || [ $$? -eq 1 ]
 
 # Links, not copies: the commands stay the ones of this checkout's .venv (pipx does the same).
-install: $(STAMP)
+install: $(PLAY_STAMP)
 	@mkdir -p "$(BINDIR)"
 	@for c in $(COMMANDS); do ln -sf "$(CURDIR)/$(BIN)/$$c" "$(BINDIR)/$$c"; done
 	@echo "linked $(COMMANDS) into $(BINDIR)"

@@ -248,6 +248,13 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
         int, typer.Option(help="Your seat (with --no-sit: the seat bots leave free).")
     ] = 0,
     sit: Annotated[bool, typer.Option(help="Sit down and play (--no-sit: just open it).")] = True,
+    clock: Annotated[
+        int | None,
+        typer.Option(
+            help="Seconds each decision may take at this table (default: the server's, 30).",
+            show_default=False,
+        ),
+    ] = None,
     name: Annotated[
         str | None,
         typer.Option(
@@ -260,7 +267,7 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
     address = server_address(config)
     options = parse_options(opt or [])
     try:
-        request = lobby.create_request(preset, options, bots, private, seat, sit=sit)
+        request = lobby.create_request(preset, options, bots, private, seat, sit=sit, clock=clock)
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     if not sit:
@@ -364,22 +371,27 @@ def play(
             "seat in the old one to its end).",
         ),
     ] = False,
+    clock: Annotated[
+        int,
+        typer.Option(help="Seconds you have for each decision (the bots need none of theirs)."),
+    ] = lobby.PLAY_CLOCK,
 ) -> None:
     """Play right now against three built-in bots, on a server run inside this program.
 
     An unfinished game is taken up again; `--preset` or `--opt` for another game says so first,
     and `--new` starts it."""
+    from client.local import play_command
     from client.play import play_local
 
     options = parse_options(opt or [])
     try:
-        request = lobby.create_request(preset or "standard", options, -1, False, 0)
+        request = lobby.create_request(preset or "standard", options, -1, False, 0, clock=clock)
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     explicit = preset is not None or bool(opt)
     message = run(
         lambda: play_local(ClientConfig(), request, explicit=explicit, new_game=new),
-        interrupted="stopped; the game is kept: `spades play` takes you back to it",
+        interrupted=f"stopped; the game is kept: `{play_command()}` takes you back to it",
     )
     if message:
         typer.echo(message)

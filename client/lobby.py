@@ -19,7 +19,15 @@ from engine.ruleset import PRESETS, Ruleset
 from engine.seat_names import who
 from protocol import messages as m
 from protocol.schema import to_map
-from protocol.types import Game, LadderMatch, MatchStatus, Standing, TableInfo, TableStatus
+from protocol.types import (
+    Clock,
+    Game,
+    LadderMatch,
+    MatchStatus,
+    Standing,
+    TableInfo,
+    TableStatus,
+)
 
 
 async def check_server(address: ServerAddress, token: str | None) -> m.Welcome:
@@ -210,11 +218,28 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+# A person's seconds a decision, as `--clock` takes them: the server refuses nothing in this range.
+CLOCK_RANGE = (5, 3600)
+# `spades play`'s clock: against bots nobody waits on a person, so three times the server's 30 s
+# (a first game, with /help open, needs more than 30 s a decision).
+PLAY_CLOCK = 90
+
+
 def create_request(
-    preset: str, options: dict[str, Any], bots: int, private: bool, seat: int, *, sit: bool = True
+    preset: str,
+    options: dict[str, Any],
+    bots: int,
+    private: bool,
+    seat: int,
+    *,
+    sit: bool = True,
+    clock: int | None = None,
 ) -> m.CreateTable:
     """The `create_table` request. Bots take the seats other than `seat` (yours; with `sit` false,
-    the one they fill last); `bots` < 0 fills every other seat. Raises ValueError with a sentence."""
+    the one they fill last); `bots` < 0 fills every other seat; `clock` is the seconds each
+    decision may take (None: the server's default). Raises ValueError with a sentence."""
+    if clock is not None and not CLOCK_RANGE[0] <= clock <= CLOCK_RANGE[1]:
+        raise ValueError(f"--clock is {CLOCK_RANGE[0]}..{CLOCK_RANGE[1]} seconds a decision")
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
     try:
@@ -237,6 +262,7 @@ def create_request(
         bots=free[:count],
         private=private,
         sit=seat if sit else None,
+        clock=Clock(turn_ms=clock * 1000, bank_ms=0) if clock is not None else None,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getpass
 import logging
+import os
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,6 +26,17 @@ from client.lobby import register
 
 LOCAL_KEY = "local"
 NAME_ATTEMPTS = 8
+# Set by the Makefile's `play` target: the person started with `make play`, where `spades` may not
+# be on their PATH yet (before `make install`), so what we tell them to type is the make form.
+VIA_ENV = "SPADES_VIA"
+
+
+def play_command(args: str = "") -> str:
+    """The command that plays again from where the person started: `spades play --new`, or
+    `make play ARGS="--new"` under `make play`."""
+    if os.environ.get(VIA_ENV) == "make":
+        return f'make play ARGS="{args}"' if args else "make play"
+    return f"spades play {args}" if args else "spades play"
 
 
 def local_paths() -> tuple[Path, Path]:

@@ -9,16 +9,29 @@ from __future__ import annotations
 from client.state import TableState
 from client.state import label as card_label
 
+# /help in the lines under the hand, where the log is, so the table and the clock stay in view
+# while it is open (the server's clock does not stop for it). Every line fits 80 columns.
+COMPACT_HELP = (
+    "Cards: QS, qs, 10h, Q♠ or the number under it · bids: 3, bid 3, nil, blind nil",
+    "Pass three: 'QS AH KH' or '1 5 9' · /say TEXT chat · /last the last trick",
+    "/scores hand by hand · /verify the deal checks · /code a private table's code",
+    "/quit leave (your seat is held a while) · Enter on an empty line closes this",
+)
 
-def help_lines() -> list[str]:
+
+def help_lines(rows: int = 99, width: int = 80) -> list[str]:
+    """/help: one command a line when `rows` has room for that, else four lines of them all."""
     from client.commands import SLASH_COMMANDS
 
-    return [
-        "Type a card (QS, qs, 10h, Q♠) or the number under it; a bid as 3 (or bid 3), nil,",
-        "blind nil, when offered; pass three cards as 'QS AH KH' or '1 5 9'.",
+    full = [
+        "Type a card (QS, qs, 10h, Q♠) or the number under it; a bid as 3 (or bid 3),",
+        "nil, blind nil, when offered; pass three cards as 'QS AH KH' or '1 5 9'.",
         *SLASH_COMMANDS.values(),
-        "(Enter on an empty line closes this.)",
+        "(Enter on an empty line closes this; the table and your clock stay in view.)",
     ]
+    if len(full) <= rows and max(len(line) for line in full) <= width:
+        return full
+    return list(COMPACT_HELP)
 
 
 def scores_lines(state: TableState, rows: int, width: int) -> list[str]:
@@ -63,7 +76,7 @@ def verify_lines(state: TableState, rows: int) -> list[str]:
 def overlay_lines(state: TableState, overlay: str, rows: int, width: int) -> list[str]:
     """The text of /help, /scores, /last and /verify, in at most `rows` lines."""
     if overlay == "help":
-        return help_lines()[:rows]
+        return help_lines(rows, width)[:rows]
     if overlay == "scores":
         return scores_lines(state, rows, width)
     if overlay == "last":

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from client.config import ClientConfig, ServerAddress
 from client.journal import Journal
-from client.local import LOCAL_KEY, local_account, local_paths, local_server
+from client.local import LOCAL_KEY, local_account, local_paths, local_server, play_command
 from client.session import Mode, PlaySession, Seating
 from client.terminal import Terminal
 from protocol import messages as m
@@ -79,5 +79,5 @@ async def play_local(
         )
         message = await run_session(session, terminal)
     if session.state.game_over is None and session.state.seat is not None:
-        return f"Left the game; `spades play` takes you back to it. (Server log: {log_path})"
+        return f"Left the game; `{play_command()}` takes you back to it. (Server log: {log_path})"
     return message

@@ -3,13 +3,14 @@ rich `Text`, at most `width` cells wide. Designed for 80x24:
 
     line 1        header: game, table, hand, who you are, connection status
     lines 2-12    the table: the seat across at the top, left and right seats at the sides, you at the
-                  bottom, the trick in the middle (or an overlay: /help, /scores, /last, /verify).
+                  bottom, the trick in the middle (or an overlay: /scores, /last, /verify).
                   Each seat: where it sits and its account, its bid and tricks, its cards left and
                   its clock when it is to act (or how long its seat is held, if it dropped)
     line 13       scores and bags (Spades) or penalty points (Hearts) per side
     line 14       whose turn, what to do, the clock
     lines 15-17   your hand by suit, suit symbols in colour, the number to type under each legal card
-    lines 18-22   what happened (events and chat); after a hand, its result until the next is under way
+    lines 18-22   what happened (events and chat); after a hand, its result until the next is under way;
+                  /help, while it is open (so the table and the clock stay in view)
     line 23       the last refusal, or a failed deal check in reverse video
     line 24       the prompt with what you are typing
 
@@ -160,8 +161,9 @@ def trick_cells(state: TableState, plays: list[list[object]]) -> dict[str, Text]
 
 
 def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) -> list[Text]:
-    """The eleven lines of the table, or of the overlay that replaces it."""
-    if screen.overlay:
+    """The eleven lines of the table, or of the overlay that replaces it (not /help: that goes
+    where the log is, so the table stays in view while the clock runs)."""
+    if screen.overlay and screen.overlay != "help":
         lines = panels.overlay_lines(state, screen.overlay, TABLE_LINES, width)
         return [_fit(Text(line), width) for line in lines[:TABLE_LINES]] + [
             Text("") for _ in range(TABLE_LINES - min(TABLE_LINES, len(lines)))
@@ -344,8 +346,12 @@ def _legal_cards(state: TableState) -> set[str]:
     return out
 
 
-def log_lines(state: TableState, rows: int, width: int) -> list[Text]:
-    """What happened, newest last; after a hand, its result on top until the next is under way."""
+def log_lines(state: TableState, rows: int, width: int, *, help_open: bool = False) -> list[Text]:
+    """What happened, newest last; after a hand, its result on top until the next is under way;
+    with `help_open`, /help instead (the table above stays as it is)."""
+    if help_open:
+        shown = [_fit(Text(line), width) for line in panels.help_lines(rows, width)[:rows]]
+        return shown + [Text("")] * (rows - len(shown))
     boxed: list[Text] = []
     if state.result is not None:
         boxed = [_fit(Text(line, style="bold"), width) for line in state.result.lines[:rows]]
@@ -390,7 +396,8 @@ def render(
             for row, text in zip(body, column, strict=True)
         ]
     lines.extend(body)
-    lines.extend(log_lines(state, LOG_LINES + max(0, height - HEIGHT), width))
+    rows = LOG_LINES + max(0, height - HEIGHT)
+    lines.extend(log_lines(state, rows, width, help_open=screen.overlay == "help"))
     if state.alarm:
         lines.append(_fit(Text(f"!! {state.alarm} !!", style="bold reverse red"), width))
     else:

@@ -36,6 +36,7 @@ from client.connection import (
 )
 from client.journal import Journal
 from client.lobby import every_table
+from client.local import play_command
 from client.render import Screen, render
 from client.state import TableState
 from client.terminal import BACKSPACE, CTRL_C, CTRL_D, CTRL_U, ENTER, Key, Line
@@ -92,8 +93,8 @@ def unfinished_game(info: TableInfo, wanted: m.CreateTable) -> str:
     )
     return (
         f"your {info.game.value} game ({info.preset}) at table {info.table} is unfinished: "
-        f"`spades play` goes back to it; `spades play {asked} --new` leaves it to the "
-        "server's bot and starts the new one"
+        f"`{play_command()}` goes back to it; `{play_command(asked + ' --new')}` leaves it to"
+        " the server's bot and starts the new one"
     )
 
 

@@ -293,3 +293,32 @@ def test_ctrl_c_under_make_play_leaves_quietly(tmp_path: Path) -> None:
         assert "Error" not in screen and "error:" not in screen, screen
     finally:
         pane.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_help_leaves_the_table_and_the_clock_in_view(tmp_path: Path, size: tuple[int, int]) -> None:
+    """Issue 41 item 3: `spades play` gives a person 90 s a decision against the bots (the server's
+    30 s was too short for a first game), and /help no longer covers the table while it runs."""
+    env = {
+        "SPADES_CONFIG_DIR": str(tmp_path / "config"),
+        "SPADES_DATA_DIR": str(tmp_path / "data"),
+        "TERM": "xterm-256color",
+    }
+    pane = Pane(f"{BIN / 'spades'} play", env, size)
+    try:
+        screen = pane.wait(lambda s: "YOUR TURN" in s, "our first turn", 60)
+        clock = re.search(r"YOUR TURN.*⏱ (\d+) s", screen)
+        assert clock is not None and 60 < int(clock.group(1)) <= 90, screen
+        pane.type("/help")
+        screen = pane.wait(lambda s: "/verify" in s and "/code" in s, "the help")
+        fits(screen, size)
+        assert "YOUR TURN" in screen and "⏱" in screen, screen  # the clock, still in view
+        assert all(f"{d} (heuristic)" in screen for d in ("West", "North", "East")), screen
+        first = next(line for line in screen.splitlines() if line.startswith(("Cards:", "Type")))
+        assert "…" not in first and first.rstrip().endswith(("nil", "3),")), first
+        pane.type("")  # Enter on an empty line closes it
+        pane.wait(lambda s: "/verify" not in s, "the help to close")
+        pane.type("/quit")
+        pane.wait(lambda s: "CLIENT-EXITED 0" in s, "the client to leave")
+    finally:
+        pane.close()
