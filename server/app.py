@@ -44,6 +44,8 @@ from server.session import Session, SessionServices
 from server.storage import StorageError, Store, open_store
 from server.storage.target import shown
 from server.tls import link_client_context, server_context
+from server.web.names import HostNames
+from server.web.ops_port import OpsPortError, bind_ops_port, serve_ops
 
 if TYPE_CHECKING:
     import ssl
@@ -253,7 +255,7 @@ async def serve(
             listeners = bound
         # The operator's port too, if asked for: told before the database is touched.
         ops_listeners = await _bind_ops_port(config)
-        for listener in ops_listeners or ():
+        for listener in ops_listeners if isinstance(ops_listeners, list) else ():
             cluster.push_async_callback(listener.aclose)
         # And the web page's (None: not wanted, or its default port taken: served without it).
         web_listeners = None
@@ -300,7 +302,7 @@ async def _serve(
     listeners: Sequence[trio.abc.Listener[Any]],
     task_status: trio.TaskStatus[Server],
     *,
-    ops_listeners: list[trio.SocketListener] | None,
+    ops_listeners: list[trio.SocketListener] | OpsPortError | None,
     web_listeners: list[trio.SocketListener] | None,
 ) -> None:
     fence = None if node is None else node.fence
@@ -384,38 +386,46 @@ async def _serve(
     log.info("stopped")
 
 
-async def _bind_ops_port(config: ServerConfig) -> list[trio.SocketListener] | None:
+async def _bind_ops_port(config: ServerConfig) -> list[trio.SocketListener] | OpsPortError | None:
     """The operator's port, when asked for (`metrics_port`), bound before the database is opened
-    (as the game port is: a busy port is one line, and nothing is created)."""
+    (as the game port is: a busy port is one line, and nothing is created). A default port that is
+    taken (`metrics_port_optional`) is no error: its `OpsPortError` is returned, to be logged once
+    the server is up (a refusal for another reason stays one line)."""
     if config.metrics_port is None:
         return None
-    from server.web.ops_port import bind_ops_port
-
-    return await bind_ops_port(
-        config.metrics_host, config.metrics_port, optional=config.metrics_port_optional
-    )
+    try:
+        return await bind_ops_port(config.metrics_host, config.metrics_port)
+    except OpsPortError as exc:
+        if not config.metrics_port_optional:
+            raise
+        return exc
 
 
 async def _start_ops_port(
-    server: Server, nursery: trio.Nursery, listeners: list[trio.SocketListener] | None
+    server: Server,
+    nursery: trio.Nursery,
+    bound: list[trio.SocketListener] | OpsPortError | None,
 ) -> None:
-    """Serve /healthz, /readyz and /metrics on the operator's port (`listeners`), or, if the web
-    page, which answers them too, was wanted but its default port was taken, on the default one
-    (if free)."""
+    """Serve /healthz, /readyz and /metrics on the operator's port (`bound`), or, if the web page,
+    which answers them too, was wanted but its default port was taken, on the default one (if
+    free); a default port that is taken is logged, and the server goes on without it."""
     config = server.config
-    from server.web.names import HostNames
-    from server.web.ops_port import bind_ops_port, serve_ops
-
     host = config.metrics_host
-    if listeners is None and config.web_port is not None and server.web_port is None:
-        listeners = await bind_ops_port(host, DEFAULT_METRICS_PORT, optional=True)
-    if listeners is None:
+    if bound is None and config.web_port is not None and server.web_port is None:
+        try:
+            bound = await bind_ops_port(host, DEFAULT_METRICS_PORT)
+        except OpsPortError as exc:
+            bound = exc
+    if isinstance(bound, OpsPortError):
+        log.warning("metrics_port_unavailable", address=bound.address, error=bound.strerror)
+        return
+    if bound is None:
         return
     server.metrics_port = await nursery.start(
         partial(
             serve_ops,
             server.health,
-            listeners,
+            bound,
             # The web port's names (--web-name) here too, against DNS rebinding as there.
             names=HostNames(config.web_names, listening_on=host),
         )

@@ -38,19 +38,13 @@ class OpsPortError(OSError):
         self.address = address
 
 
-async def bind_ops_port(
-    host: str, port: int, *, optional: bool = False
-) -> list[trio.SocketListener] | None:
-    """The port's listeners on `host:port` (0: any free port). Raises `OpsPortError` if it cannot
-    be bound, unless `optional`: then it logs why and returns None (the server goes on without
-    it). Bound apart from serving, so `serve` can bind it before it opens the database."""
+async def bind_ops_port(host: str, port: int) -> list[trio.SocketListener]:
+    """The port's listeners on `host:port` (0: any free port); raises `OpsPortError` if it cannot
+    be bound. Bound apart from serving, so `serve` can bind it before it opens the database."""
     try:
         return await trio.open_tcp_listeners(port, host=host)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        if optional:
-            log.warning("metrics_port_unavailable", port=port, error=reason)
-            return None
         raise OpsPortError(exc.errno, f"metrics port {port}: {reason}", f"{host}:{port}") from None
 
 

@@ -372,3 +372,34 @@ async def test_without_its_page_the_checks_move_to_the_default_metrics_port(
             assert server.web_port is None and server.metrics_port is not None
             status, _, body = await http(server.metrics_port, "/readyz")
             assert (status, body) == (200, b"ready\n")
+
+
+def test_a_busy_default_metrics_port_adds_nothing_to_a_refusal(tmp_path: Path) -> None:
+    """The default port taken is logged once the server is up: a refusal before that (here a
+    database folder that does not exist) stays the one line it is."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        done = subprocess.run(
+            [
+                *server_command(),
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-web",
+                "--metrics-port",
+                str(busy.getsockname()[1]),
+                "--metrics-port-optional",  # as the default port is
+                "--db",
+                str(tmp_path / "missing" / "server.db"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 4, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "does not exist" in done.stderr
