@@ -9,22 +9,25 @@ made by an older server is checked on the server's hashing thread; each is used 
 checked twice).
 
 A spectator (a guest from 127.0.0.1) opens a Spades table of four built-in bots (target 100,000, so
-the game runs throughout) and counts the events it is sent. Three phases of `--duration` seconds:
+the game runs throughout) and counts the events it is sent. Then `--cycles` pairs of phases of
+`--duration` seconds, and a last quiet one (quiet, flooded, quiet, flooded, ..., quiet: the shared
+machine's drift falls on both kinds alike):
 
-1. unflooded: the table's events a second, and from 127.0.0.3 every `--login-every` seconds a valid
-   `login`, in turn the owner's (new hash) and a fresh old-hash account's (a fresh connection each,
-   timed from `login` sent to `logged_in` read);
-2. flooded: the same, while a child process holds `--flooders` connections from 127.0.0.2, each
-   sending `login` with a wrong token for the target as fast as it is answered (the logins are
-   timed from the flood's start, its first burst included; the table once the flood is up);
-3. unflooded again (so drift over the game, or the machine's, shows).
+- quiet: the table's events a second, and from 127.0.0.3 every `--login-every` seconds a valid
+  `login`, in turn the owner's (new hash) and a fresh old-hash account's (a fresh connection each,
+  timed from `login` sent to `logged_in` read);
+- flooded: the same, while a child process holds `--flooders` connections from 127.0.0.2, each
+  sending `login` with a wrong token for the target as fast as it is answered (the logins are
+  timed from the flood's start, its first burst included; the table once the flood is up, after
+  `--settle` seconds).
 
-`ratio` = the flooded phase's events a second / the mean of the two unflooded phases'. The goals
-(issue 37): ratio >= 0.8 and a valid login's p99 <= 100 ms while flooded. The flood's answers are
-tallied by code (each `bad_token` on the target cost a hash; `rate_limited` ones cost none).
+`ratio` = the flooded phases' events a second / the quiet phases'. The goals (issue 37): ratio >= 0.8
+and a valid login's p99 <= 100 ms while flooded (judged for each kind of hash). The flood's answers
+are tallied by code (each `bad_token` on the target cost a hash; `rate_limited` ones cost none), and
+the machine's load average is printed beside the figures.
 Prints one JSON object on its last line (bench/report.py).
 
-    .venv/bin/python bench/login_flood.py [--duration 20] [--flooders 64] [--login-every 0.1]
+    .venv/bin/python bench/login_flood.py [--cycles 3] [--duration 10] [--flooders 64] [--login-every 0.1]
 """
 
 from __future__ import annotations
@@ -133,7 +136,10 @@ async def flood(port: int, token: str, connections: int, seconds: float) -> dict
             deadline = trio.current_time() + seconds
             while trio.current_time() < deadline:  # bounded by the clock
                 with trio.move_on_at(deadline):
-                    reply = await peer.request({"t": "login", "token": token})
+                    # ("ping": not a login at all, for comparison: any message as fast as
+                    # answered.)
+                    ask = {"t": "ping"} if token == "ping" else {"t": "login", "token": token}
+                    reply = await peer.request(ask)
                     tally[str(reply.get("code", reply["t"]))] += 1
         finally:
             await peer.aclose()
@@ -236,80 +242,124 @@ class Logins:
         return samples
 
 
+def loadavg() -> list[str]:
+    """The machine's load averages (1, 5, 15 min): how shared the two cores were."""
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
+class Tally:
+    """What a kind of phase (flooded or not) added up to over the run."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.seconds = 0.0
+        self.cpu = 0.0
+        self.per_phase: list[float] = []
+        self.samples: dict[str, list[float]] = {"new": [], "old": []}
+
+    def add(self, events: int, seconds: float, cpu: float, samples: dict[str, list[float]]) -> None:
+        self.events += events
+        self.seconds += seconds
+        self.cpu += cpu
+        self.per_phase.append(round(events / seconds, 1))
+        for kind, values in samples.items():
+            self.samples[kind] += values
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "events_per_s": round(self.events / self.seconds, 1),
+            "events_per_s_by_phase": self.per_phase,
+            "server_cpu_share": round(self.cpu / self.seconds, 3),
+            "login_new_hash": summarize_latency(self.samples["new"]),
+            "login_old_hash": summarize_latency(self.samples["old"]),
+        }
+
+
 async def phase(
-    server: ServerProcess, spectator: Spectator, logins: Logins, seconds: float
-) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    server: ServerProcess, spectator: Spectator, logins: Logins, seconds: float, tally: Tally
+) -> None:
+    """One phase: the table's events and timed logins for `seconds`, added to `tally`."""
     events0, cpu0, start = spectator.events, cpu_seconds(server.pid), trio.current_time()
     samples = await logins.until(start + seconds)
     elapsed = trio.current_time() - start
-    figures = {
-        "events_per_s": round((spectator.events - events0) / elapsed, 1),
-        "server_cpu_share": round((cpu_seconds(server.pid) - cpu0) / elapsed, 3),
-        "login_new_hash": summarize_latency(samples["new"]),
-        "login_old_hash": summarize_latency(samples["old"]),
-    }
-    return figures, samples
+    tally.add(spectator.events - events0, elapsed, cpu_seconds(server.pid) - cpu0, samples)
 
 
 async def measure(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     db = workdir / "flood.db"
-    # One old-hash login every two `login_every`s, over three phases and the settle, with room.
-    supply = int((3 * args.duration + args.settle) / (2 * args.login_every) * 1.5) + 20
+    # One old-hash login every two `login_every`s over every phase and settle, with room.
+    seconds = (2 * args.cycles + 1) * args.duration + args.cycles * args.settle
+    supply = int(seconds / (2 * args.login_every) * 1.5) + 20
     target, owner, old = await make_accounts(db, supply)
-    wrong = f"{target.partition('.')[0]}.{'A' * len(target.partition('.')[2])}"
+    target_id, _dot, secret = target.partition(".")
+    wrong = {
+        "wrong": f"{target_id}.{'A' * len(secret)}",  # the target's id, a wrong secret
+        "unknown": f"{10**9}.{'A' * len(secret)}",  # an id of no account
+        "malformed": "x" * len(target),  # not even a token's form
+        "ping": "ping",  # no login: `ping`s as fast as answered, for comparison
+    }[args.flood_token]
+    load_before = loadavg()
+    quiet, flooded = Tally(), Tally()
+    answers: Counter[str] = Counter()
     with ServerProcess(db, "--no-ladder", "--no-web", workdir=workdir) as server:
         logins = Logins(server.port, owner, old, args.login_every)
         spectator = await Spectator.open(server.port)
+        child = [
+            sys.executable,
+            __file__,
+            "--flood-child",
+            f"{server.port} {wrong} {args.flooders} {args.settle + args.duration}",
+        ]
+
+        async def run_flood() -> None:
+            done = await trio.run_process(child, capture_stdout=True, check=True)
+            answers.update(json.loads(done.stdout.decode().strip().splitlines()[-1]))
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(spectator.count)
             await trio.sleep(args.warmup)  # the table is under way
-            unflooded, _ = await phase(server, spectator, logins, args.duration)
-            child = [
-                sys.executable,
-                __file__,
-                "--flood-child",
-                f"{server.port} {wrong} {args.flooders} {args.settle + args.duration}",
-            ]
-            tally: dict[str, Any] = {}
-
-            async def run_flood() -> None:
-                done = await trio.run_process(child, capture_stdout=True, check=True)
-                tally.update(json.loads(done.stdout.decode().strip().splitlines()[-1]))
-
-            flood_started = trio.current_time()
-            async with trio.open_nursery() as flooding:
-                flooding.start_soon(run_flood)
-                # The logins are timed from the flood's start, its first burst included ...
-                first = await logins.until(flood_started + args.settle)
-                # ... and the table once the connections are up.
-                flooded, samples = await phase(server, spectator, logins, args.duration)
-            for kind in ("new", "old"):
-                flooded[f"login_{kind}_hash"] = summarize_latency(first[kind] + samples[kind])
-            after, _ = await phase(server, spectator, logins, args.duration)
+            # Quiet and flooded phases in turn, quiet first and last, so drift shows in both.
+            for _cycle in range(args.cycles):
+                await phase(server, spectator, logins, args.duration, quiet)
+                async with trio.open_nursery() as flooding:
+                    flooding.start_soon(run_flood)
+                    # The logins are timed from the flood's start, its first burst included ...
+                    first = await logins.until(trio.current_time() + args.settle)
+                    # ... and the table once the connections are up.
+                    await phase(server, spectator, logins, args.duration, flooded)
+                for kind, values in first.items():
+                    flooded.samples[kind] += values
+            await phase(server, spectator, logins, args.duration, quiet)
             nursery.cancel_scope.cancel()
         await spectator.peer.aclose()
         alive = server.alive()
-    base = (unflooded["events_per_s"] + after["events_per_s"]) / 2
-    ratio = round(flooded["events_per_s"] / base, 3) if base else None
-    worst_p99 = max(flooded["login_new_hash"]["p99_ms"], flooded["login_old_hash"]["p99_ms"])
+    unflooded_figures, flooded_figures = quiet.figures(), flooded.figures()
+    base = unflooded_figures["events_per_s"]
+    ratio = round(flooded_figures["events_per_s"] / base, 3) if base else None
+    new_p99 = flooded_figures["login_new_hash"]["p99_ms"]
+    old_p99 = flooded_figures["login_old_hash"]["p99_ms"]
     return {
         "bench": "login_flood",
         "flooders": args.flooders,
         "flood_from": FLOODER,
         "login_from": OWNER,
-        "duration_s": args.duration,
+        "phase_s": args.duration,
+        "cycles": args.cycles,
+        "flood_token": args.flood_token,
         "flood_target_hash": "pbkdf2-20000 (the old stored hash, the worst case)",
-        "unflooded": unflooded,
-        "flooded": flooded,
-        "unflooded_after": after,
-        "flood_answers": tally,
+        "unflooded": unflooded_figures,
+        "flooded": flooded_figures,
+        "flood_answers": dict(answers),
         "ratio": ratio,
-        "login_p99_ms_flooded_new_hash": flooded["login_new_hash"]["p99_ms"],
-        "login_p99_ms_flooded_old_hash": flooded["login_old_hash"]["p99_ms"],
+        "login_p99_ms_flooded_new_hash": new_p99,
+        "login_p99_ms_flooded_old_hash": old_p99,
         "goals": {
             "ratio_at_least_0_8": ratio is not None and ratio >= 0.8,
-            "login_p99_at_most_100_ms": worst_p99 <= 100.0,
+            "login_p99_at_most_100_ms_new_hash": new_p99 <= 100.0,
+            "login_p99_at_most_100_ms_old_hash": old_p99 <= 100.0,
         },
+        "loadavg_before": load_before,
+        "loadavg_after": loadavg(),
         "spectator_dropped": spectator.closed,
         "server_alive": alive,
     }
@@ -317,8 +367,16 @@ async def measure(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--duration", type=float, default=20.0, help="seconds of each phase")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds of each phase")
+    parser.add_argument("--cycles", type=int, default=3, help="quiet-then-flooded pairs")
     parser.add_argument("--flooders", type=int, default=64)
+    parser.add_argument(
+        "--flood-token",
+        choices=["wrong", "unknown", "malformed", "ping"],
+        default="wrong",
+        help="the target's id with a wrong secret, an id of no account, no token at all, or (for"
+        " comparison) no login: pings",
+    )
     parser.add_argument("--login-every", type=float, default=0.1)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--settle", type=float, default=2.0, help="flood seconds before measuring")

@@ -137,12 +137,13 @@ async def login(
     `AccountError('rate_limited', ..., retry_ms)` when `guard` holds this address or account back
     (`server.quotas.TokenGuard`; then nothing was looked up or hashed). `network` is the address
     the login came from (`server.quotas.network_of`); old hashes are checked on `hasher`'s thread
-    in that address's turn. Nothing is changed but a guest's last-seen time."""
+    in that address's turn. Nothing is changed but a guest's last-seen time, and an old hash proved
+    right is stored again as the new kind."""
     bad = AccountError("bad_token", "the token is not valid on this server")
-    if TOKEN_RE.fullmatch(token) is None:
-        raise bad  # free to refuse: not counted as a guess
     account_id_text, _dot, secret = token.partition(".")
-    account_id = int(account_id_text)
+    # Not a token's form: no account to look up, but a wrong token all the same, counted against
+    # the address (cheap to refuse, but a refusal answered at once is a flood's fuel).
+    account_id = int(account_id_text) if TOKEN_RE.fullmatch(token) is not None else None
     admission: Admission | None = None
     if guard is not None:
         now = trio.current_time()
@@ -159,7 +160,11 @@ async def login(
         if guard is not None and admission is not None:
             guard.settle(admission, trio.current_time(), wrong=wrong, known=known)
 
-    row = await store.call(lambda tx: tx.account_by_id(account_id))
+    if account_id is None:
+        settle(wrong=True, known=False)
+        raise bad
+    known_id = account_id
+    row = await store.call(lambda tx: tx.account_by_id(known_id))
     if row is None or row.token_salt is None or row.token_hash is None:
         # Refused before any hashing: ids are public (see the module's docstring).
         settle(wrong=True, known=False)

@@ -207,9 +207,18 @@ class TokenGuard:
         memory = max(limits.wrong_token_memory, 1e-3)
         self.guessed = Buckets(1.0 / memory, 1)
 
-    def admit(self, account_id: int, network: str | None, now: float) -> Admission | int:
+    def admit(self, account_id: int | None, network: str | None, now: float) -> Admission | int:
         """An `Admission` (tokens taken) when a login may be checked now, else the ms to wait
-        (nothing taken). `network` None (no address known) is held to the account's limit."""
+        (nothing taken). `network` None (no address known) is held to the account's limit;
+        `account_id` None (a token that names no account: not even a token's form) to the
+        address's alone."""
+        if account_id is None:
+            wait = self.by_address.retry_ms(network, now) if network is not None else 0
+            if wait:
+                return wait
+            if network is not None:
+                self.by_address.take(network, now)
+            return Admission(network, "", took_account=False)
         account = str(account_id)
         pair = f"{network}|{account}"
         wait = self.by_address.retry_ms(network, now) if network is not None else 0
@@ -231,7 +240,7 @@ class TokenGuard:
             self.by_address.give_back(admission.network, now)
         if admission.took_account and (not wrong or not known):
             self.by_account.give_back(admission.account, now)
-        if wrong and known and admission.network is not None:
+        if wrong and known and admission.account and admission.network is not None:
             self.guessed.take(f"{admission.network}|{admission.account}", now)
 
     def cancel(self, admission: Admission, now: float) -> None:

@@ -30,9 +30,11 @@ from protocol.messages import (
     Bye,
     Error,
     Event,
+    Guest,
     Hello,
     Joined,
     Message,
+    Register,
     SeatLost,
     Sender,
     TableCreated,
@@ -337,6 +339,8 @@ class Session:
                     retry_ms=exc.retry_ms,
                 )
             )
+            if isinstance(item, Register | Guest):  # asked before any login, like a login
+                await self._hold_back(exc.code.value, exc.retry_ms)
         except TableError as exc:
             self.deliver(
                 Error(
@@ -349,7 +353,7 @@ class Session:
             )
         except AccountError as exc:
             self.deliver(Error(id=rid, code=exc.code, message=exc.message, retry_ms=exc.retry_ms))
-            await self._hold_back(exc)
+            await self._hold_back(exc.code, exc.retry_ms)
         except StorageError as exc:
             self.log.error("storage_failed", request=item.TYPE, error=str(exc))
             self.deliver(
@@ -428,16 +432,17 @@ class Session:
         if self.account is not None:
             await self.logged_in(self.account)
         if refused is not None:
-            await self._hold_back(refused)
+            await self._hold_back(refused.code, refused.retry_ms)
 
-    async def _hold_back(self, refused: AccountError) -> None:
-        """After a login refused `rate_limited`, read nothing more from this connection until its
-        `retry_ms` has passed (at most `MAX_LOGIN_PAUSE` s). Answering at once would let a client
-        that retries as soon as it is answered turn each of its connections into a flood of
-        refusals that costs the event loop (and so the tables) as much as the logins would have;
-        a client that honours `retry_ms` never notices. Its bytes wait in the socket meanwhile."""
-        if refused.code == ErrorCode.RATE_LIMITED.value and refused.retry_ms:
-            await trio.sleep(min(refused.retry_ms / 1000, MAX_LOGIN_PAUSE))
+    async def _hold_back(self, code: str, retry_ms: int | None) -> None:
+        """After a login (or a `register` or `guest`) refused `rate_limited`, read nothing more
+        from this connection until its `retry_ms` has passed (at most `MAX_LOGIN_PAUSE` s).
+        Answering at once would let a client that retries as soon as it is answered turn each of
+        its connections into a flood of refusals that costs the event loop (and so the tables) as
+        much as the logins would have; a client that honours `retry_ms` never notices, and a
+        connection not logged in has nothing else waiting on it. Its bytes wait in the socket."""
+        if code == ErrorCode.RATE_LIMITED.value and retry_ms:
+            await trio.sleep(min(retry_ms / 1000, MAX_LOGIN_PAUSE))
 
     def _welcome(self, request_id: int | None, name: str | None) -> Welcome:
         cfg = self.services.config

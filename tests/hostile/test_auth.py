@@ -100,10 +100,10 @@ async def test_a_wrong_token_says_nothing_about_who_exists(
             "not even the form": "x" * len(token),
         }
         answers: dict[str, tuple[str, str, str | None]] = {}
-        # From an address of its own: the wrong tokens count against it (5 rounds of 3 counted:
-        # inside the default 20 at once), not against the shared server's other tests.
+        # From an address of its own: the wrong tokens count against it (4 rounds of 4: inside
+        # the default 20 at once), not against the shared server's other tests.
         async with await welcomed(shared_server.port, source="127.0.0.37") as peer:
-            for _round in range(5):
+            for _round in range(4):
                 for key, candidate in wrong.items():
                     reply = await peer.request(Login(token=candidate))
                     assert isinstance(reply, Error), (key, reply)

@@ -81,6 +81,16 @@ async def test_made_up_account_ids_are_refused_and_counted_per_address(tmp_path:
             assert isinstance(reply, Error) and reply.code == "bad_token", reply
 
 
+async def test_strings_that_are_not_tokens_count_as_wrong_tokens(tmp_path: Path) -> None:
+    """Garbage in place of a token is refused `bad_token` without a lookup, but counted like any
+    wrong token: answered at once without end, it would be a flood's fuel."""
+    with ServerProcess(tmp_path / "s.db", "--no-ladder") as server, trio.fail_after(60):
+        async with await welcomed(server.port, source=ATTACKER) as attacker:
+            replies = [await attacker.request(Login(token="x" * 40)) for _ in range(21)]
+            codes = [reply.code if isinstance(reply, Error) else reply.TYPE for reply in replies]
+            assert codes == ["bad_token"] * 20 + ["rate_limited"], codes
+
+
 async def make_legacy_account(db: Path, name: str) -> str:
     """An account as servers stored them before this change (PBKDF2, 20,000 rounds); its token.
     (Written before the server starts: one server per database file.)"""
@@ -143,6 +153,10 @@ async def test_one_address_cannot_register_without_end(tmp_path: Path) -> None:
                 assert peer.welcome.limits.register_burst == 3
                 assert peer.welcome.limits.register_per_hour == 3
                 replies.append(await peer.request(Register(name=f"squat{i}")))
+                if i == 3:  # refused: the connection is not read again for a while (5 s at most)
+                    start = trio.current_time()
+                    assert await round_trip(peer) == []
+                    assert 1.0 <= trio.current_time() - start < 10.0
         assert all(isinstance(reply, Registered) for reply in replies[:3]), replies
         refused = replies[3]
         assert isinstance(refused, Error) and refused.code == "rate_limited", refused

@@ -186,3 +186,13 @@ def test_a_cancelled_login_gives_everything_back() -> None:
         assert not isinstance(admitted, int)
         guard.cancel(admitted, 0.0)
     assert guard.by_address.retry_ms("10.0.0.1", 0.0) == 0
+
+
+def test_what_is_not_even_a_token_counts_against_the_address_alone() -> None:
+    guard = TokenGuard(GUARD_LIMITS)
+    for _ in range(4):
+        admitted = guard.admit(None, "10.0.0.1", 0.0)
+        assert not isinstance(admitted, int) and not admitted.took_account
+        guard.settle(admitted, 0.0, wrong=True, known=False)
+    assert guard.admit(None, "10.0.0.1", 0.0) == 1000
+    assert len(guard.by_account) == 0 and len(guard.guessed) == 0
