@@ -4,6 +4,7 @@ A spec is `NAME` or `module:Class`, optionally followed by `,key=value` options 
 constructor (`search,ms=50`). The server seats built-in bots with `make_bot("heuristic", seed)`.
 """
 
+import difflib
 import functools
 import importlib
 import inspect
@@ -66,9 +67,28 @@ def resolve(name: str) -> type[AnyBot]:
     except ImportError as exc:
         raise BotSpecError(f"cannot import {module_name!r}: {exc}") from exc
     cls = getattr(module, class_name, None)
+    if cls is None:
+        raise BotSpecError(f"{module_name} has no {class_name}{_bots_in(module, class_name)}")
     if not (inspect.isclass(cls) and issubclass(cls, Bot | AsyncBot)):
         raise BotSpecError(f"{target!r} is not a Bot or AsyncBot subclass")
     return cls
+
+
+def _bots_in(module: object, wanted: str) -> str:
+    """` (it has MyBot)`: the bot classes the module does define, the nearest to `wanted`
+    first, so a typo in the class's name reads as one; empty when it defines none."""
+    found = [
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value)
+        and issubclass(value, Bot | AsyncBot)
+        and value not in (Bot, AsyncBot)
+        and not name.startswith("_")
+    ]
+    if not found:
+        return " (it defines no Bot or AsyncBot subclass)"
+    close = difflib.get_close_matches(wanted, found, n=len(found), cutoff=0)
+    return f" (it has {', '.join(close)})"
 
 
 def make_bot(name: str, seed: int | None = None, **options: Any) -> AnyBot:

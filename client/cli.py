@@ -276,6 +276,7 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
             codes.remember(address.key, created.table, created.code)
         code = f" (join code {created.code})" if created.code else ""
         typer.echo(f"opened table {created.table}{code}")
+        typer.echo(lobby.free_seats_line(request, created))
         return
     play_at(config, address, Seating(Mode.CREATE, create=request), name)
 
@@ -422,7 +423,9 @@ def ladder_standings(
     if not entries:
         typer.echo(f"nobody on the ladder of {address.key} yet")
         return
-    Console(highlight=False).print(lobby.standings_view(entries))
+    console = Console(highlight=False)
+    console.print(lobby.standings_view(entries))
+    console.print(lobby.STANDINGS_FOOTER, soft_wrap=True)
 
 
 @ladder_app.command("matches")
@@ -588,6 +591,7 @@ def replay(
 ) -> None:
     """Step through a recorded game, hand by hand, trick by trick."""
     from client.replay import ReplayHand, run_replay, to_hand
+    from client.terminal import read_key
 
     try:
         records = read_records(find_game(game))
@@ -598,13 +602,35 @@ def replay(
         raise fail(f"a hand record in {game} is malformed: {exc}") from None
     console = Console(highlight=False)
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not show_all
-    ask = console.input if interactive else None
+    ask = read_key if interactive else None  # one key: `q` stops without Enter
     try:
         run_replay(hands, console.print, ask)
     except (EOFError, KeyboardInterrupt):
         typer.echo("")
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+PROG = "spades"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: a typo or a missing argument is one `error:` line naming the
+    help to read, never a boxed `Error:`; exits with the command's code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # the help, and the exit code of a usage mistake
+        app(args=["--help"], prog_name=PROG, standalone_mode=False)
+        raise SystemExit(2)
+    try:
+        # Not standalone: click would print its boxed `Error:` usage; we print one line instead,
+        # as every other failure is (and as `spades-bot`'s main does, bots/cli.py).
+        code = app(args=args, prog_name=PROG, standalone_mode=False)
+    except typer.TyperException as exc:  # click's usage errors (and the few others it raises)
+        text = exc.format_message().removeprefix("Invalid value: ").strip()
+        where = getattr(getattr(exc, "ctx", None), "command_path", PROG)
+        exit_code = getattr(exc, "exit_code", 1)
+        hint = f" (see {where} --help)" if exit_code == 2 else ""
+        typer.echo(f"error: {text}{hint}", err=True)
+        raise SystemExit(exit_code) from None
+    except typer.Abort:
+        typer.echo("error: interrupted", err=True)
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -286,7 +286,10 @@ async def open_stream(
         ) from None
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise ConnectionLost(f"cannot reach {address.text}: {reason}") from None
+        raise ConnectionLost(
+            f"cannot reach {address.text}: {reason} (is a server running there? `spades-server"
+            " serve` prints the address to give; the port is 7777 unless it says another)"
+        ) from None
 
 
 @asynccontextmanager

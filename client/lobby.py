@@ -16,7 +16,7 @@ from client.config import Credentials, ServerAddress
 from client.connection import Connection, ServerError, open_connection
 from client.journal import GameSummary
 from engine.ruleset import PRESETS, Ruleset
-from engine.seat_names import who
+from engine.seat_names import seat_label, who
 from protocol import messages as m
 from protocol.schema import to_map
 from protocol.types import (
@@ -266,6 +266,24 @@ def create_request(
     )
 
 
+def free_seats_line(request: m.CreateTable, created: m.TableCreated) -> str:
+    """What `create --no-sit` leaves open and how to fill it: `seat 0 (South) is free: spades
+    join t8 sits there`, or a table of bots alone to watch."""
+    players = Ruleset.from_preset(request.preset, **dict(request.options)).players
+    free = [s for s in range(players) if s not in request.bots]
+    code = f" --code {created.code}" if created.code else ""
+    if not free:
+        return f"every seat is a bot's: `spades watch {created.table}{code}` to watch it"
+    seats = ", ".join(seat_label(s, players, None) for s in free)
+    if len(free) == 1:
+        return f"seat {free[0]} ({seats}) is free: `spades join {created.table}{code}` sits there"
+    listed = ", ".join(str(s) for s in free)
+    return (
+        f"seats {listed} are free: `spades join {created.table}{code}` takes one"
+        f" (`--seat {free[0]}` for a given one)"
+    )
+
+
 # ---------------------------------------------------------------- showing answers
 
 
@@ -313,8 +331,12 @@ def standings_view(entries: list[Standing]) -> Table:
             f"{entry.sigma:.2f}",
             str(entry.games),
         )
-    view.caption = "bots enter with `spades-bot run --ladder`, people with `spades ladder enter`"
     return view
+
+
+# Printed under the standings on a line of its own: as the table's caption it wrapped at the
+# table's width, which is narrower than the line, and cut a command in two.
+STANDINGS_FOOTER = "bots enter with `spades-bot run --ladder`, people with `spades ladder enter`"
 
 
 #: Why an entrant forfeited, in words (the server's reasons: docs/ladder.md, "What a forfeit is").

@@ -278,8 +278,11 @@ def hand_intro(hand: ReplayHand) -> list[Text]:
         tricks = ", ".join(str(n) for n in hand.missed)
         lines.append(Text(f"   (not seen while disconnected: trick {tricks})", style="yellow"))
     for giver, receiver, passed in hand.passes:
-        shown = " ".join(passed) if passed else "(unseen cards)"
-        lines.append(Text(f"   {hand.names[giver]} passed {shown} to {hand.names[receiver]}"))
+        line = Text(f"   {hand.names[giver]} passed ")
+        # As the deal and the tricks show cards (`K♣ 6♦`), not in the record's notation.
+        line.append_text(cards_line(list(passed)) if passed else Text("(unseen cards)"))
+        line.append(f" to {hand.names[receiver]}")
+        lines.append(line)
     return lines
 
 
@@ -353,8 +356,9 @@ def said_notes(hand: ReplayHand) -> list[str]:
 def run_replay(
     hands: list[ReplayHand], show: Callable[[Text], None], ask: Callable[[str], str] | None
 ) -> None:
-    """Show every hand; with `ask` (a prompt function), pause after each trick: Enter for the next
-    trick, `n` for the next hand, `q` to stop. Without it, print the whole game."""
+    """Show every hand; with `ask` (a prompt function: one key on a terminal), pause after each
+    trick: any key for the next trick, `n` for the next hand, `q` to stop. Without it, print the
+    whole game."""
     for hand_index, hand in enumerate(hands):
         for line in hand_intro(hand):
             show(line)
@@ -362,12 +366,12 @@ def run_replay(
         for index in range(len(hand.tricks)):
             show(trick_line(hand, index))
             if ask is not None and not skip:
-                answer = ask("[Enter] next trick · n next hand · q quit ").strip().lower()
+                answer = ask("[any key] next trick · n next hand · q quit ").strip().lower()
                 if answer == "q":
                     return
                 skip = answer == "n"
         for line in score_lines(hand):
             show(line)
         last = hand_index + 1 == len(hands)
-        if ask is not None and not last and ask("[Enter] next hand · q quit ").strip() == "q":
+        if ask is not None and not last and ask("[any key] next hand · q quit ").strip() == "q":
             return

@@ -97,9 +97,14 @@ def said_of(note: str, side: str, name: Namer) -> str:
     return f"{side}: {note}"
 
 
+def plural(count: int, word: str) -> str:
+    """`1 card`, `3 cards`."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def bags_text(count: int) -> str:
     """`1 bag`, `3 bags`."""
-    return f"{count} bag" if count == 1 else f"{count} bags"
+    return plural(count, "bag")
 
 
 def notes_by_side(notes: Sequence[str], sides: Sequence[Sequence[int]]) -> list[list[str]]:
@@ -189,7 +194,10 @@ def meanwhile(
             lines.append(f"While you were away: {mine}.")
         if played or tricks or bids:
             head = "Meanwhile" if mine else "While you were away"
-            lines.append(f"{head}: {bids} bids, {played} cards played, {tricks} tricks won.")
+            counts = ", ".join(
+                [plural(bids, "bid"), plural(played, "card") + " played", plural(tricks, "trick")]
+            )
+            lines.append(f"{head}: {counts} won.")
         elif not mine:
             lines.append("While you were away: nothing happened at the table.")
     if after.get("scores") != before.get("scores") and isinstance(after.get("scores"), list):

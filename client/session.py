@@ -160,6 +160,7 @@ class PlaySession:
     async def _connection_loop(self) -> None:
         first = True
         attempt = 0
+        said = ""  # why the server closed the last connection, if it said (`the server is ...`)
         while not self.quitting:
             reason = "the connection ended"
             try:
@@ -170,16 +171,19 @@ class PlaySession:
                         await self._enter(conn)
                     else:
                         await self._reenter(conn)
-                    first, attempt = False, 0
+                    first, attempt, said = False, 0, ""
                     self.state.status = ""
                     self.connected.set()
                     self.redraw()
                     await self._pump(conn)
                     reason = conn.close_reason or reason
+                    said = conn.close_reason or ""
             except (ConnectionLost, ServerError) as exc:
                 if first:
                     raise SessionError(str(exc)) from None
-                reason = str(exc)
+                # What the server said when it closed (`the server is shutting down`) says more
+                # than the refused reconnects after it (`cannot reach ...: Connection refused`).
+                reason = said or str(exc)
             finally:
                 self.conn = None
                 self.connected = trio.Event()

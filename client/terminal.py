@@ -180,6 +180,30 @@ class Terminal:
                 yield Line(raw.decode("utf-8", "replace").rstrip("\r"))
 
 
+def read_key(prompt: str, out: IO[str] | None = None, inp: IO[str] | None = None) -> str:
+    """Show `prompt` and return the one key pressed, lower case (`""` for Enter), without waiting
+    for Enter: the replay's `q` stops at once, and no key is left over for the next question.
+    Ctrl-C raises KeyboardInterrupt and Ctrl-D EOFError, as `input()` would. For a terminal."""
+    out = out if out is not None else sys.stdout
+    inp = inp if inp is not None else sys.stdin
+    out.write(prompt)
+    out.flush()
+    fd = inp.fileno()
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        data = os.read(fd, 16)  # one key (an arrow key's escape sequence arrives whole)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    out.write("\n")
+    char = data.decode("utf-8", "replace")[:1]
+    if char == CTRL_C:
+        raise KeyboardInterrupt
+    if char == CTRL_D or not data:
+        raise EOFError
+    return "" if char in ("\r", ENTER) else char.lower()
+
+
 def _read_ready(fd: int) -> bytes | None:
     """Up to 1 KiB from `fd` if it becomes readable within POLL seconds; None if it does not."""
     ready, _, _ = select.select([fd], [], [], POLL)

@@ -615,9 +615,31 @@ def add_house_bots(
 app.add_typer(db_app, name="db")
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+PROG = "spades-server"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: a typo or a missing argument is one `error:` line naming the
+    help to read, never a boxed `Error:`; exits with the command's code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # the help, and the exit code of a usage mistake
+        app(args=["--help"], prog_name=PROG, standalone_mode=False)
+        raise SystemExit(2)
+    try:
+        # Not standalone: click would print its boxed `Error:` usage; we print one line instead,
+        # as every other failure is (and as `spades-bot`'s main does, bots/cli.py).
+        code = app(args=args, prog_name=PROG, standalone_mode=False)
+    except typer.TyperException as exc:  # click's usage errors (and the few others it raises)
+        text = exc.format_message().removeprefix("Invalid value: ").strip()
+        where = getattr(getattr(exc, "ctx", None), "command_path", PROG)
+        exit_code = getattr(exc, "exit_code", 1)
+        hint = f" (see {where} --help)" if exit_code == 2 else ""
+        typer.echo(f"error: {text}{hint}", err=True)
+        raise SystemExit(exit_code) from None
+    except typer.Abort:
+        typer.echo("error: interrupted", err=True)
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

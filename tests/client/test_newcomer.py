@@ -327,7 +327,9 @@ async def test_a_private_tables_join_code_missing_or_wrong_is_told_apart(
 ) -> None:
     await spades("connect", f"127.0.0.1:{server.port}")
     opened = await spades("create", "--bots", "2", "--no-sit", "--private")
-    table, code = opened.output.split()[2], opened.output.split()[-1].rstrip(")")
+    found = re.search(r"opened table (\w+) \(join code (\w+)\)", opened.output)
+    assert found, opened.output
+    table, code = found.groups()
     # As someone else would (this machine kept the code it opened the table with: client/codes.py).
     shutil.rmtree(client_dirs / "config" / "codes")
     missing = one_line_error(await spades("join", table, input="/quit\n"))

@@ -154,3 +154,20 @@ async def test_a_resized_terminal_is_redrawn_without_waiting_for_an_event() -> N
             await wait_for(lambda: len(display.frames) == 2, "the redraw after a resize", 5.0)
             nursery.cancel_scope.cancel()
     assert max(len(line) for line in display.screen.splitlines()) > 80
+
+
+async def test_a_server_shutting_down_is_said_so(tmp_path: Path) -> None:
+    """Issue 41 item 4: the server's `bye` (`the server is shutting down`) is what the screen says
+    while it tries again, not the refused reconnects (`cannot reach ...`) cut at the edge."""
+    from server.app import local_config, running_server
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            async with running_server(local_config(tmp_path / "s.db")) as srv:
+                session, _ = await start(srv, tmp_path, nursery, "cy")
+                await wait_for(lambda: session.state.turn is not None, "our first turn")
+            await wait_for(lambda: session.reconnects >= 2, "two tries to reconnect")
+            status = session.state.status
+            assert "the server is shutting down" in status and "cannot reach" not in status, status
+            assert len(status) <= 80, status
+            session.quit()
