@@ -43,6 +43,16 @@ test("the walk-through's messages keep the picture true", async () => {
   assert.deepEqual(state.view.scores, [19, 4, 2, 1]);
   assert.deepEqual(state.gameOver.winners, [3]);
   assert.equal(state.lastScored.hand_number, 1);
+  // The hand's result keeps the hand's bids (the next deal clears the view's), and the log lists
+  // every play by name with its suit symbol, and each hand's points (issue 39).
+  assert.deepEqual(state.lastScored.bids, state.scored[0].bids);
+  assert.equal(state.lastScored.bids.length, 4);
+  const plays = messages.filter((m) => m.t === "card_played");
+  const first = plays[0];
+  assert.ok(state.log.some((line) => /^(You play|West plays|North plays|East plays) (10|[2-9JQKA])[♣♦♥♠]\.$/.test(line)), state.log.join("\n"));
+  assert.equal(state.log.filter((line) => / plays? /.test(line)).length, plays.length);
+  assert.ok(state.log.some((line) => line.includes(first.card[1] === "S" ? "♠" : first.card[1] === "H" ? "♥" : first.card[1] === "D" ? "♦" : "♣")));
+  assert.ok(state.log.some((line) => /^Hand 1 scored: .*\+19 \(19\)/.test(line)), state.log.join("\n"));
   // The walk-through leaves tricks 3 to 12 out: the seed is checked against the commitment, and
   // the result says the deal itself was not recomputed.
   const pending = state.pendingChecks;

@@ -10,6 +10,9 @@ import { TableState } from "./state.js";
 import { renderTable, tickClocks } from "./table_view.js";
 import { checkHand } from "./verify.js";
 
+// How long a completed trick stays on the table, and the beat between two cards played in a row.
+const PACES = { fast: { trick: 800, card: 150 }, normal: { trick: 1600, card: 300 }, slow: { trick: 3000, card: 600 } };
+
 const storage = window.localStorage; // the token: survives reloads and browser restarts
 const session = window.sessionStorage; // this tab's table being watched, and the deal evidence
 
@@ -26,6 +29,16 @@ const app = {
   takeovers: 0, // seats this tab took back from a connection the server still counted as live
   lobbyChat: [],
   renderQueued: false,
+  // Pacing (issue 39): the table's events wait in `queue` while a completed trick is held on the
+  // felt (`holdUntil`), and bots' cards land one by one; the server and protocol are unchanged.
+  queue: [], // [{ msg, at }] with the time each arrived (a turn's clock runs from then)
+  holdUntil: 0,
+  holdTimer: null,
+  pace: PACES[storage.getItem("spades.pace")] ? storage.getItem("spades.pace") : "normal",
+  fourColour: storage.getItem("spades.fourColour") === "yes",
+  reviewLast: false, // the last trick shown on demand
+  summaryClosed: 0, // the hand number whose summary the player closed
+  sheetOpen: false,
 };
 window.spadesApp = app; // for the browser tests and the curious
 
@@ -183,8 +196,53 @@ function received(msg) {
   }
   const state = app.table;
   if (!state || msg.table !== state.table) return;
+  if (msg.t === "snapshot") {
+    // A snapshot is the whole picture as it is now: what was waiting to be shown is in it.
+    app.queue = [];
+    app.holdUntil = 0;
+    state.held = null;
+    applyShown(state, msg, performance.now());
+    return;
+  }
+  app.queue.push({ msg, at: performance.now() });
+  drain();
+}
+
+// Apply what waited, in order, except while a completed trick (or a card just played) is held.
+function drain() {
+  clearTimeout(app.holdTimer);
+  const state = app.table;
+  while (state && app.queue.length) {
+    const now = performance.now();
+    if (now < app.holdUntil) {
+      app.holdTimer = setTimeout(drain, app.holdUntil - now);
+      return;
+    }
+    const { msg, at } = app.queue.shift();
+    applyShown(state, msg, at);
+    const pace = PACES[app.pace];
+    if (msg.t === "trick_won") {
+      state.held = { id: `${state.view.hand_number}-${msg.trick_number}`, plays: msg.plays, winner: msg.seat, until: now + pace.trick };
+      app.holdUntil = now + pace.trick;
+      app.reviewLast = false;
+    } else if (msg.t === "hand_scored") {
+      app.holdUntil = now + 2 * pace.trick; // the result is read before the next deal moves on
+    } else if (msg.t === "card_played" && app.queue.some((q) => q.msg.t === "card_played" || q.msg.t === "trick_won")) {
+      app.holdUntil = now + pace.card; // the next card lands a beat later, not in the same frame
+    }
+  }
+  if (state && state.held && performance.now() >= state.held.until) {
+    state.held = null;
+    render();
+  } else if (state && state.held) {
+    app.holdTimer = setTimeout(drain, state.held.until - performance.now());
+  }
+}
+
+function applyShown(state, msg, at) {
   const hadTurn = state.turn;
-  state.apply(msg, performance.now());
+  if (msg.t === "card_played") state.held = null;
+  state.apply(msg, at);
   if (msg.t === "hand_dealt" || msg.t === "snapshot") app.selected.clear();
   if (msg.t === "your_turn") keepChoosable(state);
   saveEvidence(state);
@@ -235,6 +293,11 @@ function openTable(tableId) {
     session.removeItem("spades.evidence");
   }
   app.table = state;
+  app.queue = [];
+  app.holdUntil = 0;
+  app.reviewLast = false;
+  app.summaryClosed = 0;
+  app.sheetOpen = false;
   app.selected.clear();
   app.gameOverDismissed = false;
   show("table-screen");
@@ -403,6 +466,16 @@ function toggle(card) {
 
 // ---------------------------------------------------------------- drawing
 
+// The hand's result stays until the player closes it or the next hand asks something of them (a
+// bid, a pass); a spectator's, until the next hand's first card.
+function summaryShown(state) {
+  const scored = state.lastScored;
+  if (!scored || app.summaryClosed === scored.hand_number) return false;
+  const v = state.view;
+  if (Number(v.hand_number || 0) > scored.hand_number && (state.turn || (v.played || []).length)) return false;
+  return true;
+}
+
 function draw() {
   if (!$("lobby-screen").hidden) drawLobby();
   const state = app.table;
@@ -413,8 +486,12 @@ function draw() {
     $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
     renderTable(state, {
       names, seatInfo: bySeat, selected: app.selected, now: performance.now(), gameOverDismissed: app.gameOverDismissed,
+      reviewLast: app.reviewLast, summaryShown: summaryShown(state), sheetOpen: app.sheetOpen,
+      options: { ...presetOptions(info?.preset), ...(info?.options || {}) },
       handlers: { act, card: cardChosen },
     });
+    $("last-trick").setAttribute("aria-pressed", String(app.reviewLast));
+    $("last-trick").disabled = !(state.view.last_trick || []).length;
     const log = $("table-log");
     fill(log, state.log.map((line) => h("p", {}, line)));
     log.scrollTop = log.scrollHeight;
@@ -498,6 +575,38 @@ function wire() {
   });
   $("code-watch").addEventListener("click", () => watch($("code-table").value.trim(), $("code-code").value.trim()));
   $("leave").addEventListener("click", leave);
+  $("pace").value = app.pace;
+  $("pace").addEventListener("change", () => {
+    app.pace = PACES[$("pace").value] ? $("pace").value : "normal";
+    storage.setItem("spades.pace", app.pace);
+  });
+  $("four-colour").checked = app.fourColour;
+  document.body.classList.toggle("four-colour", app.fourColour);
+  $("four-colour").addEventListener("change", () => {
+    app.fourColour = $("four-colour").checked;
+    storage.setItem("spades.fourColour", app.fourColour ? "yes" : "no");
+    document.body.classList.toggle("four-colour", app.fourColour);
+  });
+  $("last-trick").addEventListener("click", () => {
+    app.reviewLast = !app.reviewLast;
+    render();
+  });
+  $("sheet-open").addEventListener("click", () => {
+    app.sheetOpen = true;
+    render();
+    requestAnimationFrame(() => $("sheet-close").focus());
+  });
+  $("sheet-close").addEventListener("click", closeSheet);
+  $("game-over-keep").addEventListener("click", () => {
+    app.gameOverDismissed = true;
+    render();
+  });
+  document.addEventListener("click", (event) => {
+    if (event.target && event.target.id === "result-close" && app.table && app.table.lastScored) {
+      app.summaryClosed = app.table.lastScored.hand_number;
+      render();
+    }
+  });
   $("game-over-close").addEventListener("click", async () => {
     app.gameOverDismissed = true;
     if (app.table) await app.conn.request({ t: "leave", table: app.table.table });
@@ -518,6 +627,10 @@ function wire() {
   }
   document.addEventListener("keydown", (event) => {
     const active = document.activeElement;
+    if (event.key === "Escape" && app.sheetOpen) {
+      closeSheet();
+      return;
+    }
     if (event.key === "Escape") {
       app.selected.clear();
       render();
@@ -537,6 +650,12 @@ function wire() {
     if (app.table) tickClocks(app.table, performance.now());
   }, 250);
   window.addEventListener("resize", render);
+}
+
+function closeSheet() {
+  app.sheetOpen = false;
+  render();
+  $("sheet-open").focus();
 }
 
 async function start() {

@@ -4,7 +4,7 @@
 // the way the event says; legal moves come from `your_turn`, scores from `hand_scored`, never from
 // a rule of our own.
 
-import { penaltyPoints, sortCards } from "./cards.js";
+import { cardText, penaltyPoints, sortCards } from "./cards.js";
 
 export const LOG_LINES = 80;
 const PLACES = { 4: ["You", "West", "North", "East"], 3: ["You", "Left", "Right"], 2: ["You", "Opponent"] };
@@ -20,7 +20,7 @@ export class TableState {
     this.seatStatus = {}; // seat -> { connected, holdUntil } from `seat_status`
     this.log = [];
     this.scored = []; // hand_scored messages, oldest first
-    this.lastScored = null; // shown until the next hand is dealt
+    this.lastScored = null; // the latest hand_scored with the hand's bids (the page decides how long it shows)
     this.checks = {}; // hand number -> { verdict, lines }
     this.pendingChecks = []; // [{ hand, seed, evidence }] for the page to verify (async)
     this.gameOver = null;
@@ -223,7 +223,6 @@ const HANDLERS = {
     if (cards) this.view.hand_sizes = Array(n).fill(cards.length);
     this.commitments[msg.hand_number] = this.commitments[msg.hand_number] || msg.commitment;
     this.newEvidence(msg.hand_number, this.commitments[msg.hand_number], cards, false);
-    this.lastScored = null;
     this.say(`Hand ${msg.hand_number}: ${this.place(msg.dealer)} dealt.`);
   },
 
@@ -252,7 +251,7 @@ const HANDLERS = {
     if (msg.seat === this.seat && msg.cards) {
       this.remove(msg.cards);
       this.view.given = [...msg.cards];
-      this.say(`You passed ${msg.cards.join(" ")} to ${this.place(msg.receiver)}.`);
+      this.say(`You passed ${msg.cards.map(cardText).join(" ")} to ${this.place(msg.receiver)}.`);
     } else this.say(`${this.place(msg.seat)} passed ${count} cards.`);
   },
 
@@ -266,6 +265,7 @@ const HANDLERS = {
     this.view.trick_number = msg.trick_number;
     this.resize(msg.seat, -1);
     if (msg.seat === this.seat) this.remove([msg.card]);
+    this.say(`${this.place(msg.seat)} ${msg.seat === this.seat ? "play" : "plays"} ${cardText(msg.card)}.`);
   },
 
   trick_won(msg) {
@@ -297,7 +297,7 @@ const HANDLERS = {
 
   claim_made(msg) {
     this.gameEvent(msg);
-    this.say(`${this.place(msg.seat)} claimed the rest with ${msg.cards.join(" ")} ${msg.held ? "and it held" : `and it failed (${msg.penalty})`}.`);
+    this.say(`${this.place(msg.seat)} claimed the rest with ${msg.cards.map(cardText).join(" ")} ${msg.held ? "and it held" : `and it failed (${msg.penalty})`}.`);
   },
 
   deal_declared_dead(msg) {
@@ -327,9 +327,12 @@ const HANDLERS = {
     this.gameEvent(msg);
     this.view.scores = [...msg.after];
     this.view.bags = [...msg.bags_after];
-    this.scored.push(msg);
-    this.lastScored = msg;
-    this.say(`Hand ${msg.hand_number} scored.`);
+    // The hand's bids go with its result: the next deal clears the view's.
+    const scored = { ...msg, bids: structuredClone(this.view.bids || []) };
+    this.scored.push(scored);
+    this.lastScored = scored;
+    const sign = (d) => (d >= 0 ? `+${d}` : `−${-d}`);
+    this.say(`Hand ${msg.hand_number} scored: ${msg.sides.map((_, i) => `${this.sideName(i)} ${sign(msg.delta[i])} (${msg.after[i]})`).join(", ")}.`);
     this.verifyLater(msg.hand_number, msg.seed);
   },
 
@@ -353,6 +356,6 @@ function moved(msg) {
   if (msg.receiver === this.seat && msg.cards) {
     this.view.hand = sortCards([...this.hand(), ...msg.cards]);
     this.view.received = [...msg.cards];
-    this.say(`You received ${msg.cards.join(" ")} from ${this.place(msg.giver)}.`);
+    this.say(`You received ${msg.cards.map(cardText).join(" ")} from ${this.place(msg.giver)}.`);
   }
 }

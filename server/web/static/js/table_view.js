@@ -38,11 +38,12 @@ export function renderTable(state, ctx) {
     el.hidden = !positions.includes(where);
   }
   for (let seat = 0; seat < n; seat++) renderSeat(state, ctx, seat);
-  renderTrick(state);
+  renderTrick(state, ctx);
   renderTurn(state, ctx);
   renderScores(state, ctx);
   renderResult(state, ctx);
   renderGameOver(state, ctx);
+  renderSheet(state, ctx);
 }
 
 function renderSeat(state, ctx, seat) {
@@ -78,26 +79,42 @@ function renderSeat(state, ctx, seat) {
   );
 }
 
-function renderTrick(state) {
+// The trick on the felt: the one being played; a completed one while the page holds it (its cards
+// slide to the winner at the end of the hold); or the last one, when the player asks for it.
+function renderTrick(state, ctx) {
   const v = state.view;
   const el = $("trick");
   let plays = v.trick || [];
   let caption = "";
-  let last = false;
-  if (!plays.length && (v.last_trick || []).length) {
+  let mode = "";
+  const held = state.held && ctx.now < state.held.until ? state.held : null;
+  const who = (seat) => ctx.names[seat] && seat !== state.seat ? `${state.place(seat)} (${ctx.names[seat]})` : state.place(seat);
+  if (ctx.reviewLast && (v.last_trick || []).length) {
     plays = v.last_trick;
-    last = true;
-    caption = `${state.place(v.last_winner)} won the trick`;
+    mode = "review";
+    caption = `Last trick: ${who(v.last_winner)} won it`;
+  } else if (held) {
+    plays = held.plays;
+    mode = `held to-${state.position(held.winner)}`;
+    caption = `${who(held.winner)} ${held.winner === state.seat ? "win" : "wins"} the trick`;
+    // A negative delay when the trick is redrawn mid-hold: the slide goes on where it was.
+    el.style.setProperty("--collect-delay", `${Math.round(held.until - COLLECT_MS - ctx.now)}ms`);
   } else if (!plays.length) {
     caption = v.hand_number ? "" : "Waiting for the deal";
   }
-  el.className = `trick ${last ? "last" : ""}`;
+  el.className = `trick ${mode}`;
+  if (held && !mode.startsWith("review")) el.dataset.held = held.id;
+  else delete el.dataset.held;
+  el.setAttribute("aria-label", mode === "review" ? "The last trick" : "The trick");
   fill(
     el,
-    plays.map(([seat, card]) => h("div", { class: `slot slot-${state.position(seat)}` }, cardElement(card))),
+    plays.map(([seat, card]) => h("div", { class: `slot slot-${state.position(seat)}` },
+      cardElement(card, { role: "img", "aria-label": `${state.place(seat)}: ${cardFace(card).name}` }))),
     caption ? h("div", { class: "caption" }, caption) : null,
   );
 }
+
+const COLLECT_MS = 350; // the slide to the winner, at the end of a held trick (app.css .trick.held)
 
 function renderTurn(state, ctx) {
   const handEl = $("hand");
@@ -181,13 +198,13 @@ function renderScores(state, ctx) {
       h("td", {}, state.sideName(i, ctx.names)),
       h("td", {}, String((v.scores || [])[i] ?? 0)),
       state.game === "spades" ? h("td", {}, String((v.bags || [])[i] ?? 0)) : null,
-      h("td", {}, side.map((s) => (v.bids && v.bids[s] ? v.bids[s].text ?? v.bids[s].tricks : "–")).join("+")),
+      state.game === "spades" ? h("td", {}, side.some((s) => v.bids && v.bids[s]) ? side.map((s) => bidText(v.bids[s])).join(" + ") : "–") : null,
       h("td", {}, String(side.reduce((sum, s) => sum + ((v.tricks || [])[s] || 0), 0)))),
   );
   fill(
     $("scores"),
     h("table", {},
-      h("thead", {}, h("tr", {}, h("th", {}, `Hand ${v.hand_number || "–"}`), h("th", {}, "Score"), state.game === "spades" ? h("th", {}, "Bags") : null, h("th", {}, "Bid"), h("th", {}, "Won"))),
+      h("thead", {}, h("tr", {}, h("th", {}, `Hand ${v.hand_number || "–"}`), h("th", {}, "Score"), state.game === "spades" ? h("th", {}, "Bags") : null, state.game === "spades" ? h("th", {}, "Bid") : null, h("th", {}, "Won"))),
       h("tbody", {}, rows)),
   );
 }
@@ -209,18 +226,112 @@ export function verdictLine(check) {
     head, ": ", check.lines[check.lines.length - 1]);
 }
 
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+
+// A bid in words, as the seat's place says it ("4", "nil", "blind nil").
+function bidText(bid) {
+  if (!bid) return "–";
+  return String(bid.text ?? bid.tricks);
+}
+
+function sideTitle(state, i, ctx) {
+  const side = state.sides()[i] || [];
+  const name = state.sideName(i, ctx.names);
+  const who = side.map((s) => (s === state.seat ? "You" : ctx.names[s] || state.place(s))).join(" + ");
+  return name === who ? name : `${name} (${who})`;
+}
+
+// The engine's notes name seats ("seat 2 nil made"): the page names them as the table does.
+function namedNote(state, note, ctx) {
+  return note.replace(/\bseat (\d+)\b/g, (_, seat) => {
+    const s = Number(seat);
+    return s === state.seat ? "You" : ctx.names[s] ? `${state.place(s)} (${ctx.names[s]})` : state.place(s);
+  });
+}
+
+// Which side each of the engine's "contract N made|set with M" notes is about: it writes one, in side
+// order, for each side whose bids made a contract (a plain bid or 10 for 200; nil, blind and Moe
+// bids are scored on their own).
+function contractNotes(state, scored) {
+  const bySide = {};
+  const notes = (scored.notes || []).filter((n) => n.startsWith("contract "));
+  let k = 0;
+  state.sides().forEach((side, i) => {
+    const hasContract = side.some((s) => {
+      const bid = (scored.bids || [])[s];
+      return bid && (bid.ten_for_200 || (bid.tricks > 0 && !bid.blind && !bid.moe));
+    });
+    if (hasContract && k < notes.length) bySide[i] = notes[k++];
+  });
+  return bySide;
+}
+
+function bagsText(state, i, scored, options) {
+  const bags = (scored.bags_after || [])[i] ?? 0;
+  const mode = options.bags || "counted";
+  if (mode === "counted") {
+    const limit = Number(options.bag_limit || 10);
+    const penalty = Number(options.bag_penalty ?? 100);
+    return `bags ${bags} of ${limit} (${limit - bags} more cost ${penalty})`;
+  }
+  if (mode === "last_digit") return `bags ${bags} (past 9 costs ${options.bag_penalty ?? 100})`;
+  return "";
+}
+
+function resultTable(state, scored, ctx) {
+  const spades = state.game === "spades";
+  const contracts = spades ? contractNotes(state, scored) : {};
+  const rows = scored.sides.map((side, i) => {
+    const took = side.reduce((sum, s) => sum + ((scored.tricks || [])[s] || 0), 0);
+    const contract = contracts[i];
+    const outcome = contract ? (/ made /.test(contract) ? "made" : "set") : "";
+    return h("tr", {},
+      h("th", { scope: "row" }, sideTitle(state, i, ctx)),
+      spades ? h("td", {}, side.map((s) => bidText((scored.bids || [])[s])).join(" + ")) : null,
+      h("td", {}, String(took)),
+      spades ? h("td", { class: `outcome ${outcome}` }, outcome || "–") : null,
+      h("td", {}, signed(scored.delta[i])),
+      h("td", {}, String(scored.after[i])),
+      spades ? h("td", {}, bagsText(state, i, scored, ctx.options)) : null);
+  });
+  return h("table", { class: "result-table" },
+    h("thead", {}, h("tr", {},
+      h("th", {}, ""), spades ? h("th", {}, "Bid") : null, h("th", {}, spades ? "Took" : "Tricks"),
+      spades ? h("th", {}, "Contract") : null, h("th", {}, "Points"), h("th", {}, "Score"), spades ? h("th", {}, "Bags") : null)),
+    h("tbody", {}, rows));
+}
+
 function renderResult(state, ctx) {
   const el = $("result");
   const scored = state.lastScored;
-  el.hidden = !scored;
-  if (!scored) return;
-  const rows = scored.sides.map((side, i) =>
-    h("li", {}, `${state.sideName(i, ctx.names)}: ${scored.delta[i] >= 0 ? "+" : ""}${scored.delta[i]} → ${scored.after[i]}${state.game === "spades" ? ` (bags ${scored.bags_after[i]})` : ""}`));
+  el.hidden = !ctx.summaryShown;
+  if (!scored || el.hidden) return;
+  const notes = (scored.notes || []).map((note) => namedNote(state, note, ctx));
   fill(el,
-    h("h3", {}, `Hand ${scored.hand_number} result`),
-    h("ul", {}, rows),
-    scored.notes && scored.notes.length ? h("ul", { class: "notes" }, scored.notes.map((note) => h("li", {}, note))) : null,
+    h("div", { class: "result-head" },
+      h("h3", { id: "result-title" }, `Hand ${scored.hand_number} result`),
+      h("button", { type: "button", id: "result-close", class: "secondary", "aria-label": "Close the hand's result" }, "×")),
+    resultTable(state, scored, ctx),
+    notes.length ? h("ul", { class: "notes" }, notes.map((note) => h("li", {}, note))) : null,
     verdictLine(state.checks[scored.hand_number]));
+}
+
+// Hand by hand: each side's points for the hand and its score after it.
+export function sheetTable(state, ctx) {
+  const sides = state.sides();
+  return h("table", { class: "sheet" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), sides.map((_, i) => h("th", { scope: "col" }, sideTitle(state, i, ctx))))),
+    h("tbody", {}, state.scored.map((scored) => h("tr", {},
+      h("td", {}, String(scored.hand_number)),
+      sides.map((_, i) => h("td", {}, `${signed(scored.delta[i] ?? 0)} → ${scored.after[i] ?? 0}`,
+        state.game === "spades" ? h("span", { class: "sheet-bags" }, ` · ${(scored.bags_after || [])[i] ?? 0} bags`) : null))))));
+}
+
+function renderSheet(state, ctx) {
+  const el = $("sheet");
+  el.hidden = !ctx.sheetOpen;
+  if (el.hidden) return;
+  fill($("sheet-body"), state.scored.length ? sheetTable(state, ctx) : h("p", { class: "empty" }, "No hand has been scored yet."));
 }
 
 function renderGameOver(state, ctx) {
@@ -229,10 +340,11 @@ function renderGameOver(state, ctx) {
   const wasHidden = el.hidden;
   el.hidden = !over || ctx.gameOverDismissed;
   if (!over) return;
-  const winners = over.winners.map((s) => state.place(s));
+  const winners = over.winners.map((s) => (s === state.seat ? "You" : ctx.names[s] ? `${state.place(s)} (${ctx.names[s]})` : state.place(s)));
   fill($("game-over-body"),
     h("p", { class: "winners" }, `${winners.join(" and ")} ${winners.length === 1 && winners[0] === "You" ? "win" : winners.length > 1 ? "win" : "wins"}.`),
-    h("ul", {}, over.scores.map((score, i) => h("li", {}, `${state.sideName(i, ctx.names)}: ${score}`))),
+    h("ul", {}, over.scores.map((score, i) => h("li", {}, `${sideTitle(state, i, ctx)}: ${score}`))),
+    state.scored.length ? sheetTable(state, ctx) : null,
     state.scored.length ? verdictLine(state.checks[state.scored[state.scored.length - 1].hand_number]) : null);
   if (wasHidden && !el.hidden) $("game-over-close").focus();
 }
