@@ -425,7 +425,8 @@ class PlaySession:
             if isinstance(message, m.GameEvent) and message.table == self.state.table:
                 self._save_progress()
             if isinstance(message, m.TableClosed) and message.table == self.state.table:
-                self.state.say("The table has closed.")
+                why = f": {message.reason}" if message.reason else ""
+                self.state.say(f"The table has closed{why}.")
             self.redraw()
             if isinstance(message, m.Snapshot) and message.table == self.state.table:
                 self.seated.set()

@@ -205,6 +205,9 @@ class TableState(TableEvents):
             if message.table in (None, self.table):
                 self.say(f"<{message.name}> {message.text}")
             return
+        if isinstance(message, m.Announcement):  # the server's operator, to everyone
+            self.say(f"operator: {message.text}")
+            return
         if isinstance(table, str) and self.table and table != self.table:
             return
         handler = _HANDLERS.get(type(message))

@@ -88,6 +88,19 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "match_started",
         "match_ended",
     ),
+    "Operator": (
+        "operator_login",
+        "announce",
+        "announcement",
+        "list_sessions",
+        "sessions",
+        "kick",
+        "ban",
+        "unban",
+        "list_bans",
+        "bans",
+        "close_table",
+    ),
     "Connection": ("ok", "error", "ping", "pong", "bye"),
 }
 
@@ -209,6 +222,7 @@ def _unnamed(base: Any, markers: tuple[Any, ...]) -> Any:
 
 def render(name: str) -> str:
     """The body of one generated block, by its name."""
+    from protocol import operator_messages
     from protocol import types as wire_types
     from protocol.game_events import BidInfo
 
@@ -224,6 +238,8 @@ def render(name: str) -> str:
         "LadderMatch": wire_types.LadderMatch,
         "LadderHalf": wire_types.LadderHalf,
         "RatingMove": wire_types.RatingMove,
+        "SessionInfo": operator_messages.SessionInfo,
+        "BanInfo": operator_messages.BanInfo,
     }
     kind, _, arg = name.partition(":")
     if kind == "message":

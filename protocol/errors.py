@@ -61,6 +61,10 @@ class ErrorCode(StrEnum):
     SLOW_CONSUMER = "slow_consumer"
     INTERNAL = "internal"
     SHUTTING_DOWN = "shutting_down"
+    # The operator's (docs/protocol.md, Operator).
+    BANNED = "banned"
+    NOT_OPERATOR = "not_operator"
+    NO_SUCH_SESSION = "no_such_session"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +184,19 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         True,
         "The server is stopping: a connection that arrives meanwhile is refused with it. The"
         " connections already open are sent `bye` instead.",
+    ),
+    ErrorCode.BANNED: ErrorInfo(
+        True,
+        "The server's operator banned this account or this network address: a login,"
+        " `hello.token`, `guest` or `register` of it, or a connection from the address, is refused"
+        " with it (and a live connection of it is closed with it when the ban is made); `message`"
+        " says why, if the operator did.",
+    ),
+    ErrorCode.NOT_OPERATOR: ErrorInfo(
+        False, "An operator's request on a connection that has not sent a good `operator_login`."
+    ),
+    ErrorCode.NO_SUCH_SESSION: ErrorInfo(
+        False, "`kick` names no connection of this server: no session id, no connected account."
     ),
 }
 

@@ -62,6 +62,21 @@ from protocol.ladder_messages import (
     MatchStarted,
     Standings,
 )
+from protocol.operator_messages import (
+    Announce,
+    Announcement,
+    Ban,
+    BanInfo,
+    Bans,
+    CloseTable,
+    Kick,
+    ListBans,
+    ListSessions,
+    OperatorLogin,
+    SessionInfo,
+    Sessions,
+    Unban,
+)
 from protocol.schema import Doc, Length, Pattern, Range
 from protocol.types import (
     Action,
@@ -334,6 +349,10 @@ class TableClosed(Event):
     """A table is gone."""
 
     table: Annotated[TableId, Doc("the table")]
+    reason: Annotated[
+        Annotated[str, Length(1, 200)] | None,
+        Doc("why, when the operator closed it (`close_table`); nil otherwise"),
+    ] = None
 
 
 # ---- Game ---------------------------------------------------------------------------------------
@@ -520,6 +539,11 @@ __all__ = [
     "PROTOCOL_VERSION",
     "PROTOCOL_VERSION_TEXT",
     "Act",
+    "Announce",
+    "Announcement",
+    "Ban",
+    "BanInfo",
+    "Bans",
     "BidInfo",
     "BidMade",
     "Bye",
@@ -533,6 +557,7 @@ __all__ = [
     "ChatMessage",
     "ClaimMade",
     "ClockExpired",
+    "CloseTable",
     "CreateTable",
     "DealCommitment",
     "DealDeclaredDead",
@@ -550,6 +575,7 @@ __all__ = [
     "Hello",
     "Join",
     "Joined",
+    "Kick",
     "LadderEnter",
     "LadderLeave",
     "LadderMatches",
@@ -557,6 +583,8 @@ __all__ = [
     "LadderShow",
     "LadderStandings",
     "Leave",
+    "ListBans",
+    "ListSessions",
     "ListTables",
     "LoggedIn",
     "Login",
@@ -566,6 +594,7 @@ __all__ = [
     "Matches",
     "Message",
     "Ok",
+    "OperatorLogin",
     "Ping",
     "Pong",
     "Register",
@@ -576,6 +605,8 @@ __all__ = [
     "SeatLost",
     "SeatStatus",
     "Sender",
+    "SessionInfo",
+    "Sessions",
     "Snapshot",
     "SpadesBroken",
     "Spectate",
@@ -586,6 +617,7 @@ __all__ = [
     "Tables",
     "TrickWon",
     "Turn",
+    "Unban",
     "Welcome",
     "YourTurn",
 ]

@@ -31,6 +31,7 @@ import trio
 
 from engine.version import project_version
 from server import accounts
+from server.bans import BanList
 from server.config import DEFAULT_METRICS_PORT, LogFormat, ServerConfig, configure_logging
 from server.hashing import Hasher
 from server.health import Health
@@ -38,6 +39,7 @@ from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
 from server.lobby import Lobby
 from server.metrics import transport_of
+from server.operator import Operator
 from server.ports import LadderDesk
 from server.quotas import AddressQuotas, TokenGuard, network_of
 from server.session import Session, SessionServices
@@ -90,6 +92,9 @@ class Server:
         # Wrong tokens per address and account; old slow token hashes on a thread of their own.
         self.tokens = TokenGuard(config.limits)
         self.hasher = Hasher(per_address=config.limits.hash_queue_per_address)
+        # The operator's requests and the bans they make (server.operator).
+        self.bans = BanList()
+        self.operator = Operator(store, self.lobby, self.sessions, self.bans)
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
@@ -117,6 +122,8 @@ class Server:
                 refused=self.health.metrics.refused,
                 tokens=self.tokens,
                 hasher=self.hasher,
+                bans=self.bans,
+                operator=self.operator,
             )
         return self._services
 
@@ -135,6 +142,10 @@ class Server:
         session = Session(self.services(), stream, peer)
         self.health.metrics.accepted[transport_of(stream)].inc()
         limits = self.config.limits
+        banned = self.bans.why(session.host)
+        if banned is not None and not self.stopping:
+            await session.refuse_and_close(banned)
+            return
         # Counted by network (an IPv6 host by its /64), as every per-address limit is.
         network = network_of(session.host)
         if (
@@ -314,6 +325,7 @@ async def _serve(
             node.on_lease_lost = server.request_stop
             server.ladder_desk = node.ladder.desk(NoLadder(store))
         async with trio.open_nursery() as tables_nursery:
+            await server.operator.load_bans()  # refused from the first connection on
             await server.lobby.start(tables_nursery)
             if node is not None:
                 await tables_nursery.start(node.run)
@@ -334,6 +346,7 @@ async def _serve(
                         # Stops with the listener (cancelled once the server is asked to stop).
                         accepting.start_soon(server.reap_idle)
                         accepting.start_soon(server.expire_guests)
+                        accepting.start_soon(server.operator.keep_bans)
                         accepting.start_soon(
                             partial(
                                 trio.serve_listeners,

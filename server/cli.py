@@ -17,6 +17,7 @@ import trio
 import typer
 
 from engine.version import project_version
+from server.cli_admin import admin_app
 from server.cli_db import db_app
 from server.config import (
     DB_ENV,
@@ -613,6 +614,7 @@ def add_house_bots(
 
 
 app.add_typer(db_app, name="db")
+app.add_typer(admin_app, name="admin")
 
 
 PROG = "spades-server"

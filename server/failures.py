@@ -33,6 +33,8 @@ class ExitCode(IntEnum):
     DATABASE_IN_USE = 5  # another running server holds the database
     TLS = 6  # the certificate or key cannot be loaded
     TARGET_NOT_EMPTY = 7  # `db copy`: the target database already holds rows
+    UNREACHABLE = 8  # `admin`: the server cannot be reached, or did not answer in time
+    REFUSED = 9  # `admin`: the server refused the request (the operator token, a target)
 
 
 @dataclass(frozen=True)

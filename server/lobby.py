@@ -272,7 +272,7 @@ class Lobby:
             self.creator_networks.pop(table.table_id, None)
             self._listed_as.pop(table.table_id, None)
             self.join_codes.forget_table(table.table_id)
-            closed = TableClosed(table=table.table_id)
+            closed = TableClosed(table=table.table_id, reason=table.closed_reason)
             told = set()
             for _seat, peer in table.audience():
                 peer.deliver(closed)

@@ -9,7 +9,7 @@ find it (design.md, "A composition root, not a god object").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from protocol.messages import (
     CreateTable,
@@ -153,4 +153,12 @@ class LadderDesk(Protocol):
 
     def connection_closed(self, peer: Peer) -> None:
         """`peer` is gone: its ladder entry (if not in a match) goes at once."""
+        ...
+
+
+class OperatorDesk(Protocol):
+    """The operator's requests (`server.operator`), as a session hands them on."""
+
+    async def handle(self, who: Any, request: Message) -> None:
+        """Carry out `request` for the connection `who`; raises `Refused` (server.requests)."""
         ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
@@ -19,11 +19,15 @@ import trio
 from protocol.errors import ErrorCode
 from protocol.messages import (
     Act,
+    Announce,
+    Ban,
     Chat,
     ChatMessage,
+    CloseTable,
     CreateTable,
     Guest,
     Join,
+    Kick,
     LadderEnter,
     LadderLeave,
     LadderMatches,
@@ -31,11 +35,14 @@ from protocol.messages import (
     LadderShow,
     LadderStandings,
     Leave,
+    ListBans,
+    ListSessions,
     ListTables,
     LoggedIn,
     Login,
     Message,
     Ok,
+    OperatorLogin,
     Ping,
     Pong,
     Register,
@@ -43,17 +50,19 @@ from protocol.messages import (
     Spectate,
     TableCreated,
     Tables,
+    Unban,
 )
 from protocol.schema import to_map
 from protocol.types import ChatScope, ClientKind, Clock
 from server import accounts
 from server.accounts import Account
+from server.bans import BanList
 from server.config import ServerConfig
 from server.hashing import Hasher
 from server.listing import LISTING_PAGE
 from server.lobby import normal_code
 from server.peers import Peer
-from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk
+from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk, OperatorDesk
 from server.quotas import AddressQuotas, TokenGuard, network_of
 from server.table_commands import (
     ActCommand,
@@ -84,6 +93,9 @@ class SessionServices:
     hasher: Hasher
     # Told the code of every `error` a session sends (the server's metrics count refusals).
     refused: Callable[[str], None] = lambda code: None
+    # Who is banned (server.bans), and the operator's requests (server.operator), if served.
+    bans: BanList = field(default_factory=BanList)
+    operator: OperatorDesk | None = None
 
 
 class Refused(Exception):
@@ -140,6 +152,7 @@ class Requester(Peer, Protocol):
     watching: set[str]
     chat: TokenBucket
     log: Any
+    operator: bool  # a good `operator_login` was sent on this connection
 
     def why_not_seated(self, table_id: str) -> str:
         """The sentence refusing an `act` at a table where this connection holds no seat (the
@@ -168,6 +181,14 @@ def _not_logged_in(who: Requester) -> None:
         raise Refused(ErrorCode.ALREADY_AUTHENTICATED, "this session is already logged in")
 
 
+def not_banned(services: SessionServices, host: str, name: str | None = None) -> None:
+    """Refuse (`banned`, which closes the connection) a peer at a banned address, or logging in
+    to a banned account."""
+    why = services.bans.why(host, name)
+    if why is not None:
+        raise Refused(ErrorCode.BANNED, why)
+
+
 def _now_as(who: Requester, account: Account) -> None:
     who.account = account
     who.log = who.log.bind(account=account.name)
@@ -191,6 +212,7 @@ async def account_of_token(services: SessionServices, host: str, token: str) -> 
 
 async def register(who: Requester, request: Register) -> None:
     _not_logged_in(who)
+    not_banned(who.services, who.host)
     accounts.check_name(request.name)  # a bad name costs nothing from the quota below
     # An account is one request away and stays for good (its name taken, one more id to guess
     # tokens at), so the attempts an address may make are counted, as guests' are.
@@ -217,7 +239,9 @@ async def register(who: Requester, request: Register) -> None:
 
 async def login(who: Requester, request: Login) -> None:
     _not_logged_in(who)
+    not_banned(who.services, who.host)
     account = await account_of_token(who.services, who.host, request.token)
+    not_banned(who.services, who.host, account.name)
     _now_as(who, account)
     # A guest logs in again with its resume token (a guest session resumed): say so. The token is
     # not repeated: the client already has it.
@@ -237,6 +261,7 @@ async def guest(who: Requester, request: Guest) -> None:
     _not_logged_in(who)
     if not who.services.config.allow_guests:
         raise Refused(ErrorCode.GUESTS_DISABLED, "this server does not allow guests")
+    not_banned(who.services, who.host)
     wanted = accounts.check_name(request.name[:18]) if request.name is not None else None
     # A guest account is one request away, so the accounts an address may make are counted
     # (before any is made: nothing is stored for a refused one).
@@ -403,6 +428,14 @@ async def ladder(who: Requester, request: LadderRequest) -> None:
     who.deliver(await who.services.ladder.handle(client, request))
 
 
+async def operator(who: Requester, request: Message) -> None:
+    # The operator's requests (server.operator) judge whether this connection is the operator's.
+    desk = who.services.operator
+    if desk is None:
+        raise Refused(ErrorCode.NOT_OPERATOR, "this server takes no operator requests")
+    await desk.handle(who, request)
+
+
 async def ping(who: Requester, request: Ping) -> None:
     who.deliver(Pong(id=request.id))
 
@@ -431,6 +464,14 @@ HANDLERS: dict[type[Message], Handler] = {
     LadderMatches: ladder,
     LadderShow: ladder,
     LadderRecords: ladder,
+    OperatorLogin: operator,
+    Announce: operator,
+    ListSessions: operator,
+    Kick: operator,
+    Ban: operator,
+    Unban: operator,
+    ListBans: operator,
+    CloseTable: operator,
     Ping: ping,
     Pong: pong,
 }

@@ -84,6 +84,8 @@ class Session:
         self._pending: deque[Message | RemoteProtocolError] = deque()
         self.account: Account | None = None
         self.kind = ClientKind.HUMAN
+        self.operator = False  # a good `operator_login` was sent (server.operator)
+        self.opened = trio.current_time()
         # Where this connection sits and watches, as its tables told it: a routing cache (for
         # `already_seated` and for telling the tables when the connection drops). The tables alone
         # decide who holds a seat.
@@ -169,13 +171,16 @@ class Session:
         self.deliver(error)
         self.connection.finish(reason=reason)
 
-    async def refuse_and_close(self) -> None:
-        """Answer a connection we cannot take (server full or stopping) and close it."""
+    async def refuse_and_close(self, banned: str | None = None) -> None:
+        """Answer a connection we cannot take (server full or stopping, or `banned` with that
+        sentence: its address is) and close it."""
         stopping = self.services.is_stopping()
         code = ErrorCode.SHUTTING_DOWN if stopping else ErrorCode.SERVER_FULL
         text = (
             "the server is stopping" if stopping else "the server has no room for another session"
         )
+        if banned is not None:
+            code, text = ErrorCode.BANNED, banned
         self.services.refused(code.value)
         data = self.proto.send(Error(code=code.value, message=text))
         with trio.move_on_after(FLUSH_TIMEOUT):
@@ -247,6 +252,11 @@ class Session:
 
     def _welcomed(self) -> bool:
         return self.proto.phase not in (Phase.AWAITING_HELLO, Phase.AWAITING_WELCOME)
+
+    @property
+    def welcomed(self) -> bool:
+        """Whether `welcome` was sent (events may be delivered)."""
+        return self._welcomed()
 
     async def _serve_messages(self, deadline: float) -> None:
         # Bounded by the connection's life: each pass consumes one message (or the end of stream).
@@ -421,8 +431,14 @@ class Session:
                 self.account = await account_of_token(self.services, self.host, hello.token)
             except AccountError as exc:
                 refused = exc
+        banned = self.services.bans.why(self.host, self.account.name if self.account else None)
+        if banned is not None:
+            self.account = None
         name = self.account.name if self.account is not None else None
         self.deliver(self._welcome(hello.id, name))
+        if banned is not None:  # welcomed, then refused: the error closes the connection
+            self._close_with(Error(code=ErrorCode.BANNED.value, message=banned), "banned")
+            return
         if refused is not None:
             # Welcomed without a user; the client may log in, register or play as a guest next.
             error = Error(code=refused.code, message=refused.message, retry_ms=refused.retry_ms)

@@ -61,6 +61,7 @@ from server.table_commands import (
     JoinCommand,
     LeaveCommand,
     Lifecycle,
+    OperatorCloseCommand,
     SpectateCommand,
     TableConfig,
     answer_unserved,
@@ -106,6 +107,7 @@ class Table(TableListing):
             if house is not None:
                 self.seats[seat].account = house.account
         self.lifecycle = Lifecycle.WAITING
+        self.closed_reason: str | None = None  # the operator's, when it closed the table
         self.records = GameRecorder(store, config.table_id)
         self.deal = DealInPlay()
         self.on_change: Callable[[Table], None] | None = None
@@ -224,8 +226,27 @@ class Table(TableListing):
             await self.members.leave(self, command)
         elif isinstance(command, ChatCommand):
             self.members.chat(command)
+        elif isinstance(command, OperatorCloseCommand):
+            await self._close_by_operator(command)
         else:
             await self._close_unoccupied(command.ttl)
+
+    async def _close_by_operator(self, command: OperatorCloseCommand) -> None:
+        """The operator's `close_table`: stored first (the game in play aborted, the table closed,
+        so a restart resumes neither), then the task ends and the lobby tells everyone why. If
+        the store refuses, the table plays on and the operator is told."""
+        try:
+            await self.records.abort()
+        except StorageError as exc:
+            self.log.error("table_not_closed", error=str(exc))
+            command.peer.deliver(
+                error_for(ErrorCode.INTERNAL, "the server could not save that", command.request_id)
+            )
+            return
+        self.log.info("table_closed_by_operator", reason=command.reason, was=self.lifecycle.value)
+        self.closed_reason = command.reason
+        self.lifecycle = Lifecycle.CLOSED
+        command.peer.deliver(Ok(id=command.request_id, note=f"table {self.table_id} closed"))
 
     # What the membership handlers (`server.table_seats`) need of the table.
 

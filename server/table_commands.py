@@ -144,8 +144,25 @@ class CloseUnoccupiedCommand:
     ttl: float
 
 
+@dataclass(frozen=True, kw_only=True)
+class OperatorCloseCommand:
+    """The operator closes the table (`close_table`): a game in play ends unfinished (stored as
+    aborted), the table is marked closed, `peer` is answered `ok`, and everyone at the table and
+    in the lobby gets `table_closed` with `reason`."""
+
+    peer: Peer
+    reason: str
+    request_id: int | None = None
+
+
 Command = (
-    ActCommand | JoinCommand | SpectateCommand | LeaveCommand | ChatCommand | CloseUnoccupiedCommand
+    ActCommand
+    | JoinCommand
+    | SpectateCommand
+    | LeaveCommand
+    | ChatCommand
+    | CloseUnoccupiedCommand
+    | OperatorCloseCommand
 )
 
 
@@ -185,7 +202,7 @@ def answer_unserved(command: Command) -> tuple[Peer, Error | Ok] | None:
         if command.reason is not LeaveReason.REQUESTED:
             return None
         return command.peer, Ok(id=command.request_id)
-    if isinstance(command, ChatCommand):
+    if isinstance(command, ChatCommand | OperatorCloseCommand):
         return command.peer, Ok(id=command.request_id)
     if isinstance(command, JoinCommand) and command.reattach:
         return None

@@ -107,6 +107,18 @@ class GameRecorder:
         table_id = self.table_id
         await self.store.call(lambda tx: tx.update_table_seats(table_id, seats))
 
+    async def abort(self) -> None:
+        """Close the table, and end its game in play (if any) unfinished: stored as aborted, with
+        no results, so a restart resumes neither (the operator's `close_table`)."""
+        table_id, game_id = self.table_id, self.game_id
+
+        def persist(tx: Tx) -> None:
+            if game_id is not None and tx.game_status(game_id) == "running":
+                tx.finish_game(game_id, "aborted", [])
+            tx.close_table(table_id)
+
+        await self.store.call(persist)
+
     async def close_table(self) -> None:
         """Mark the table closed (a restart does not reopen it)."""
         table_id = self.table_id

@@ -24,6 +24,7 @@ from psycopg import errors as pg_errors
 
 from server.storage.rows import (
     AccountRow,
+    BanRow,
     HouseEntrant,
     MatchRow,
     RatedAccount,
@@ -580,4 +581,35 @@ class PostgresTx:
                 " JOIN accounts a ON a.id = e.account_id WHERE e.house_spec IS NOT NULL"
                 " ORDER BY e.account_id"
             )
+        ]
+
+    # ---------------------------------------------------------------- the operator
+
+    def add_operator_token(self, digest: bytes) -> None:
+        self._run(
+            "INSERT INTO operator_tokens (digest, made_at) VALUES (%s, %s)", (digest, stamp())
+        )
+
+    def operator_token_known(self, digest: bytes) -> bool:
+        return self._one("SELECT 1 FROM operator_tokens WHERE digest = %s", (digest,)) is not None
+
+    def set_ban(self, kind: str, target: str, reason: str | None) -> None:
+        self._run(
+            "INSERT INTO bans (kind, target, reason, made_at) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (kind, target) DO UPDATE SET reason = excluded.reason",
+            (kind, target, reason, stamp()),
+        )
+
+    def remove_ban(self, kind: str, target: str) -> bool:
+        return (
+            self._count(
+                "DELETE FROM bans WHERE kind = %s AND target = %s RETURNING id", (kind, target)
+            )
+            == 1
+        )
+
+    def bans(self) -> list[BanRow]:
+        return [
+            BanRow(str(r[0]), str(r[1]), r[2])
+            for r in self._all("SELECT kind, target, reason FROM bans ORDER BY id")
         ]

@@ -122,6 +122,15 @@ class MatchRow:
     forfeit_reasons: dict[int, str] = field(default_factory=dict)
 
 
+class BanRow(NamedTuple):
+    """A ban the operator made: `kind` is `account` or `address`; `target` the account's name or
+    the network (CIDR)."""
+
+    kind: str
+    target: str
+    reason: str | None
+
+
 class HouseEntrant(NamedTuple):
     """A built-in bot the host entered on the ladder for good."""
 

@@ -217,6 +217,25 @@ _MIGRATIONS: tuple[str, ...] = (
         secret      {blob} NOT NULL
     )
     """,
+    # The operator (server/operator.py): the SHA-256 digests of its tokens (`spades-server admin
+    # token` shows a token once; only its digest is kept), and the bans it made, which every
+    # server of the database enforces. An account ban names the account as it was typed (compared
+    # without ASCII case, as names are); an address ban is an IP network in CIDR form.
+    """
+    CREATE TABLE operator_tokens (
+        id          {id},
+        digest      {blob} NOT NULL UNIQUE,
+        made_at     {real} NOT NULL
+    );
+    CREATE TABLE bans (
+        id          {id},
+        kind        TEXT NOT NULL CHECK (kind IN ('account', 'address')),
+        target      TEXT NOT NULL,
+        reason      TEXT,
+        made_at     {real} NOT NULL,
+        UNIQUE (kind, target)
+    )
+    """,
 )
 
 

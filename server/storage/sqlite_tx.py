@@ -14,6 +14,7 @@ from typing import Any
 
 from server.storage.rows import (
     AccountRow,
+    BanRow,
     HouseEntrant,
     MatchRow,
     RatedAccount,
@@ -522,4 +523,34 @@ class SqliteTx:
                 " JOIN accounts a ON a.id = e.account_id WHERE e.house_spec IS NOT NULL"
                 " ORDER BY e.account_id"
             )
+        ]
+
+    # ---------------------------------------------------------------- the operator
+
+    def add_operator_token(self, digest: bytes) -> None:
+        self.conn.execute(
+            "INSERT INTO operator_tokens (digest, made_at) VALUES (?, ?)", (digest, stamp())
+        )
+
+    def operator_token_known(self, digest: bytes) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM operator_tokens WHERE digest = ?", (digest,)
+        ).fetchone()
+        return row is not None
+
+    def set_ban(self, kind: str, target: str, reason: str | None) -> None:
+        self.conn.execute(
+            "INSERT INTO bans (kind, target, reason, made_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (kind, target) DO UPDATE SET reason = excluded.reason",
+            (kind, target, reason, stamp()),
+        )
+
+    def remove_ban(self, kind: str, target: str) -> bool:
+        cur = self.conn.execute("DELETE FROM bans WHERE kind = ? AND target = ?", (kind, target))
+        return cur.rowcount == 1
+
+    def bans(self) -> list[BanRow]:
+        return [
+            BanRow(str(r["kind"]), str(r["target"]), r["reason"])
+            for r in self.conn.execute("SELECT kind, target, reason FROM bans ORDER BY id")
         ]

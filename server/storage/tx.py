@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from server.storage.rows import (
     AccountRow,
+    BanRow,
     HouseEntrant,
     MatchRow,
     RatedAccount,
@@ -249,4 +250,26 @@ class Tx(Protocol):
 
     def house_entrants(self) -> list[HouseEntrant]:
         """Every house entrant, by account id."""
+        ...
+
+    # ---------------------------------------------------------------- the operator
+
+    def add_operator_token(self, digest: bytes) -> None:
+        """Keep the digest of a new operator token."""
+        ...
+
+    def operator_token_known(self, digest: bytes) -> bool:
+        """Whether an operator token with this digest was made."""
+        ...
+
+    def set_ban(self, kind: str, target: str, reason: str | None) -> None:
+        """Ban an account or a network (`BanRow`); banning it again replaces the reason."""
+        ...
+
+    def remove_ban(self, kind: str, target: str) -> bool:
+        """Lift a ban; False if there was none."""
+        ...
+
+    def bans(self) -> list[BanRow]:
+        """Every ban in force, oldest first."""
         ...

@@ -369,3 +369,10 @@ def test_a_resync_at_the_turns_own_version_leaves_the_decision_open() -> None:
     state.apply(m.Snapshot(table="t1", version=version + 1, seat=0, view=view), 0.0)
     assert state.turn is None
     assert read_line("3", state) == Problem("it is not your turn yet")
+
+
+def test_the_operators_announcement_is_shown_on_the_screen() -> None:
+    state = TableState()
+    state.apply(m.Announcement(text="restart at 22:00"), 0.0)
+    assert state.log[-1] == "operator: restart at 22:00"
+    assert "operator: restart at 22:00" in screen_text(state)

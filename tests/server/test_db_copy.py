@@ -81,6 +81,11 @@ FILL: dict[str, list[str]] = {
         "INSERT INTO cluster_tables VALUES ('T-c', 'w-1', NULL)",
     ],
     "cluster_secret": ["INSERT INTO cluster_secret VALUES (1, x'000102fdfeff')"],
+    "operator_tokens": ["INSERT INTO operator_tokens VALUES (4, x'00ee11', 100.5)"],
+    "bans": [
+        "INSERT INTO bans VALUES (2, 'account', 'Zoë', NULL, 101)",
+        "INSERT INTO bans VALUES (6, 'address', '198.51.100.0/24', 'flood', 102.25)",
+    ],
 }
 
 #: Columns the migrations after the second add (FILL's rows naming them are left out of an older file).

@@ -171,3 +171,21 @@ def test_house_entrants_are_entered_once(tx: Tx) -> None:
     assert tx.add_house_entrant(bot, "random", added_at=1.0)
     assert not tx.add_house_entrant(bot, "random", added_at=2.0)
     assert tx.house_entrants() == [HouseEntrant(bot, "house:random", "random")]
+
+
+def test_operator_tokens_and_bans(tx: Tx) -> None:
+    assert not tx.operator_token_known(b"\x01" * 32)
+    tx.add_operator_token(b"\x01" * 32)
+    assert tx.operator_token_known(b"\x01" * 32)
+    assert not tx.operator_token_known(b"\x02" * 32)
+    assert tx.bans() == []
+    tx.set_ban("account", "Mallory", None)
+    tx.set_ban("address", "198.51.100.0/24", "flood")
+    tx.set_ban("account", "Mallory", "cheating")  # again: the reason replaced, the order kept
+    assert [tuple(b) for b in tx.bans()] == [
+        ("account", "Mallory", "cheating"),
+        ("address", "198.51.100.0/24", "flood"),
+    ]
+    assert tx.remove_ban("account", "Mallory")
+    assert not tx.remove_ban("account", "Mallory")
+    assert [b.target for b in tx.bans()] == ["198.51.100.0/24"]

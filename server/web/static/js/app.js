@@ -162,9 +162,16 @@ function received(msg) {
     case "table_closed":
       app.tables.delete(msg.table);
       if (app.table && app.table.table === msg.table && !app.table.gameOver) {
-        notice(`Table ${msg.table} has closed.`);
+        notice(`Table ${msg.table} has closed${msg.reason ? `: ${msg.reason}` : ""}.`);
         leaveScreen();
       }
+      render();
+      return;
+    case "announcement": // the server's operator, to everyone: a notice, and kept in the chat
+      notice(`Operator: ${msg.text}`);
+      app.lobbyChat.push(`operator: ${msg.text}`);
+      app.lobbyChat = app.lobbyChat.slice(-60);
+      if (app.table) app.table.say(`operator: ${msg.text}`);
       render();
       return;
     case "chat_message":
