@@ -29,7 +29,8 @@ and its tables are taken over from the store).
 from __future__ import annotations
 
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -87,6 +88,15 @@ class LinkConfig:
     tls_server: ssl.SSLContext | None = None
     tls_client: ssl.SSLContext | None = None
     connect: Connector | None = None
+
+
+@asynccontextmanager
+async def _closed_at_once(stream: trio.abc.Stream) -> AsyncIterator[trio.abc.Stream]:
+    """`stream`, closed at once when done (no TLS goodbye that could wait on the other side)."""
+    try:
+        yield stream
+    finally:
+        await trio.aclose_forcefully(stream)
 
 
 class _Outgoing:
@@ -177,31 +187,40 @@ class Links:
         """One incoming link, from `address`: its handshake, then everything it says, until it
         closes or breaks the protocol."""
         network = network_of(address.rpartition(":")[0] or address)
-        async with stream:
-            if (
-                self._handshakes >= MAX_HANDSHAKES
-                or self._handshakes_from.get(network, 0) >= MAX_HANDSHAKES_PER_ADDRESS
-            ):
-                self._refuse(address, None, "too many links in their handshake")
-                return
-            self._handshakes += 1
-            self._handshakes_from[network] = self._handshakes_from.get(network, 0) + 1
-            try:
-                conn = await self._listener_handshake(stream, address)
-            finally:
-                self._handshakes -= 1
-                left = self._handshakes_from.pop(network) - 1
-                if left:
-                    self._handshakes_from[network] = left
-            if conn is None:
-                return
-            origin = conn.peer
-            assert origin is not None
-            log.info("link_accepted", peer=address, worker=origin)
-            try:
-                await self._read(stream, conn, origin)
-            finally:
-                self._on_lost(origin)
+        try:
+            await self._accepted(stream, address, network)
+        except Exception:  # a bug must not stop the server: this link ends, the next is new
+            log.exception("link_failed", peer=address)
+        finally:
+            # At once: a TLS goodbye to a peer that does not read could wait for ever.
+            await trio.aclose_forcefully(stream)
+
+    async def _accepted(self, stream: trio.abc.Stream, address: str, network: str) -> None:
+        """`accept`'s work (which closes the stream after it)."""
+        if (
+            self._handshakes >= MAX_HANDSHAKES
+            or self._handshakes_from.get(network, 0) >= MAX_HANDSHAKES_PER_ADDRESS
+        ):
+            self._refuse(address, None, "too many links in their handshake")
+            return
+        self._handshakes += 1
+        self._handshakes_from[network] = self._handshakes_from.get(network, 0) + 1
+        try:
+            conn = await self._listener_handshake(stream, address)
+        finally:
+            self._handshakes -= 1
+            left = self._handshakes_from.pop(network) - 1
+            if left:
+                self._handshakes_from[network] = left
+        if conn is None:
+            return
+        origin = conn.peer
+        assert origin is not None
+        log.info("link_accepted", peer=address, worker=origin)
+        try:
+            await self._read(stream, conn, origin)
+        finally:
+            self._on_lost(origin)
 
     async def _listener_handshake(
         self, stream: trio.abc.Stream, address: str
@@ -324,7 +343,7 @@ class Links:
                 raise OSError(f"no address for {out.peer}")
             with trio.fail_after(CONNECT_TIMEOUT):
                 stream = await self._connect(address)
-            async with stream:
+            async with _closed_at_once(stream):
                 conn = LinkConnection(
                     Role.DIALER,
                     self.worker,
