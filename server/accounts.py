@@ -11,8 +11,9 @@ The secret has 192 random bits, so it cannot be guessed and needs no password-st
 stolen database is not a token list as long as the hash is one-way. New tokens are stored as
 HMAC-SHA256 of the secret keyed by a per-account salt (`HASH_HMAC`, microseconds). Tokens made
 before that were stored with PBKDF2 (`LEGACY_ITERATIONS` rounds, about 5 ms of CPU each); they
-still log in, checked on the hashing thread (`server.hashing`) so they never cost the tables a core,
-and the first login that proves one stores it again with the cheap hash (so each is paid once).
+still log in, checked on the hashing threads (`server.hashing`) so that however many arrive they
+never cost the tables a core, and the first login that proves one stores it again with the cheap
+hash (so each is paid once).
 A stored hash says its own scheme: 32 bytes is the old PBKDF2, a leading `HASH_HMAC` byte the new.
 
 Wrong tokens are slowed per address and per account (`server.quotas.TokenGuard`): past the limits
@@ -36,7 +37,7 @@ from functools import partial
 
 import trio
 
-from server.hashing import Hasher, HashQueueFull
+from server.hashing import Hasher, Hashers, HashQueueFull
 from server.quotas import Admission, TokenGuard
 from server.storage import AccountRow, Store, Tx
 
@@ -74,7 +75,7 @@ class Account:
 
 
 def legacy_digest(secret: str, salt: bytes) -> bytes:
-    """The old stored hash (PBKDF2): slow, so checked on the hashing thread (`server.hashing`)."""
+    """The old stored hash (PBKDF2): slow, so checked on a hashing thread (`server.hashing`)."""
     return hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, LEGACY_ITERATIONS)
 
 
@@ -130,15 +131,16 @@ async def login(
     token: str,
     *,
     guard: TokenGuard | None = None,
-    hasher: Hasher | None = None,
+    hashers: Hashers | None = None,
     network: str | None = None,
 ) -> Account:
     """The account a token belongs to; raises `AccountError('bad_token', ...)` otherwise, or
     `AccountError('rate_limited', ..., retry_ms)` when `guard` holds this address or account back
     (`server.quotas.TokenGuard`; then nothing was looked up or hashed). `network` is the address
-    the login came from (`server.quotas.network_of`); old hashes are checked on `hasher`'s thread
-    in that address's turn. Nothing is changed but a guest's last-seen time, and an old hash proved
-    right is stored again as the new kind."""
+    the login came from (`server.quotas.network_of`); old hashes are checked on a thread of
+    `hashers` (`clean` for an address in good standing, else `suspect`) in that address's turn.
+    Nothing is changed but a guest's last-seen time, and an old hash proved right is stored
+    again as the new kind."""
     bad = AccountError("bad_token", "the token is not valid on this server")
     account_id_text, _dot, secret = token.partition(".")
     # Not a token's form: no account to look up, but a wrong token all the same, counted against
@@ -172,7 +174,9 @@ async def login(
     salt, stored = row.token_salt, row.token_hash
     if is_legacy(stored):
         try:
-            digest = await _slow(hasher, network, partial(legacy_digest, secret, salt))
+            clean = admission is not None and admission.clean
+            lane = None if hashers is None else hashers.clean if clean else hashers.suspect
+            digest = await _slow(lane, network, partial(legacy_digest, secret, salt))
         except HashQueueFull as exc:
             if guard is not None and admission is not None:
                 guard.cancel(admission, trio.current_time())
@@ -199,7 +203,7 @@ async def login(
 
 
 async def _slow(hasher: Hasher | None, network: str | None, fn: Callable[[], bytes]) -> bytes:
-    """`fn()` on the hashing thread in `network`'s turn, or (no hasher) in a trio worker thread."""
+    """`fn()` on `hasher`'s thread in `network`'s turn, or (no hasher) in a trio worker thread."""
     if hasher is None:
         return await trio.to_thread.run_sync(fn)
     return await hasher.run(network if network is not None else "", fn)

@@ -33,7 +33,7 @@ from engine.version import project_version
 from server import accounts
 from server.bans import BanList
 from server.config import DEFAULT_METRICS_PORT, LogFormat, ServerConfig, configure_logging
-from server.hashing import Hasher
+from server.hashing import Hashers
 from server.health import Health
 from server.ladder.desk import NoLadder
 from server.ladder.service import LadderService
@@ -89,9 +89,9 @@ class Server:
         metrics = self.health.metrics
         store.on_commit = metrics.store_commit.observe
         self.lobby.meter = metrics.actions
-        # Wrong tokens per address and account; old slow token hashes on a thread of their own.
+        # Wrong tokens per address and account; old slow token hashes on threads of their own.
         self.tokens = TokenGuard(config.limits)
-        self.hasher = Hasher(per_address=config.limits.hash_queue_per_address)
+        self.hashers = Hashers.make(per_address=config.limits.hash_queue_per_address)
         # The operator's requests and the bans they make (server.operator).
         self.bans = BanList()
         self.operator = Operator(store, self.lobby, self.sessions, self.bans)
@@ -121,7 +121,7 @@ class Server:
                 quotas=self.quotas,
                 refused=self.health.metrics.refused,
                 tokens=self.tokens,
-                hasher=self.hasher,
+                hashers=self.hashers,
                 bans=self.bans,
                 operator=self.operator,
             )
@@ -392,7 +392,7 @@ async def _serve(
                     # Also on cancellation (Ctrl-C in an embedding program): say bye, then close.
                     with trio.CancelScope(shield=True):
                         await _shut_down(server, listeners)
-                    server.hasher.close()  # its thread ends after the job in hand, if any
+                    server.hashers.close()  # their threads end after the job in hand, if any
             if node is not None:
                 node.stopping = True  # its tables are handed over, not closed
             tables_nursery.cancel_scope.cancel()

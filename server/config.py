@@ -81,7 +81,7 @@ class Limits:
     account_wrong_tokens_burst: int = 10
     account_wrong_tokens_per_second: float = 0.5
     wrong_token_memory: float = 600.0
-    # Token checks one address may have waiting for the hashing thread (`server.hashing`); more
+    # Token checks one address may have waiting for each hashing thread (`server.hashing`); more
     # are refused `rate_limited`. Only tokens stored with the old, slow hash need that thread.
     hash_queue_per_address: int = 4
     # Lobby chat lines (which every logged-in connection hears) from one address, all its

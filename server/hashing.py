@@ -1,18 +1,21 @@
-"""The slow token hash's own thread: one at a time, at the lowest CPU priority, fair between addresses.
+"""The slow token hash's own threads: one at a time each, fair between addresses, never ahead of the tables.
 
-A token stored with the old hash (PBKDF2, `server.accounts.LEGACY_ITERATIONS`) costs about 10 ms of
+A token stored with the old hash (PBKDF2, `server.accounts.LEGACY_ITERATIONS`) costs about 5 ms of
 CPU to check. Run in trio's shared thread pool (as it once was), 64 connections sending wrong
 tokens filled that pool and every core: built-in bots think and the store commits in the same pool,
-so a bot table fell from about 800 events a second to 4. Here such work goes to one thread of its
-own, so at most one core ever hashes, and that thread lowers its own priority (nice 19 on Linux), so
-the tables' threads and the event loop always run ahead of it.
+so a bot table fell from about 800 events a second to 4. Here such work goes to threads of its own
+(`Hasher`: one thread), so at most one core hashes for everyone who is not in good standing, and that
+thread lowers its own priority (nice 19 on Linux): the tables' threads and the event loop always run
+ahead of it. `Hashers` adds a second lane at normal priority for the logins of addresses in good
+standing (`server.quotas.TokenGuard.clean`), whose work is bounded without a queue (see there).
 
 Jobs wait in a queue per address (`server.quotas.network_of`), each at most `per_address` long (a
 job beyond that is refused with `HashQueueFull`: the caller answers `rate_limited`), and the thread
 takes the next job from the addresses in turn (round-robin), so one address flooding the queue
-delays another address's login by at most one job per flooding address, not by the whole flood.
+delays another address's login by at most one job per address with jobs waiting, not by the whole
+flood.
 
-The thread starts with the first job and ends with `close` (the server's last act): an idle thread
+A thread starts with its first job and ends with `close` (the server's last act): an idle thread
 waits on a queue and costs nothing.
 """
 
@@ -52,13 +55,13 @@ class _Job:
     error: BaseException | None = None
 
 
-def lower_own_priority() -> None:
+def lower_own_priority(niceness: int = NICENESS) -> None:
     """Make the calling thread the last to get a core (Linux: a thread's nice value is its own,
     set through its native id). Elsewhere nothing happens: one thread still bounds the cost."""
-    if sys.platform != "linux":
+    if sys.platform != "linux" or niceness <= 0:
         return
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
     except OSError as exc:  # a sandbox may forbid it; one thread still bounds the cost
         log.warning("hashing_priority_unchanged", error=str(exc))
 
@@ -68,8 +71,9 @@ class Hasher:
 
     Must be used from one trio run (the one of the first `run`); `close` ends the thread."""
 
-    def __init__(self, per_address: int = 4) -> None:
+    def __init__(self, per_address: int = 4, niceness: int = NICENESS) -> None:
         self.per_address = per_address
+        self.niceness = niceness
         self._waiting: OrderedDict[str, deque[_Job]] = OrderedDict()  # in turn order
         self._running: _Job | None = None
         self._inbox: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
@@ -151,7 +155,10 @@ class Hasher:
         if self._thread is None:
             token = trio.lowlevel.current_trio_token()
             self._thread = threading.Thread(
-                target=self._work, args=(self._inbox, token), name="token-hashing", daemon=True
+                target=self._work,
+                args=(self._inbox, token),
+                name=f"token-hashing-nice{self.niceness}",
+                daemon=True,
             )
             self._thread.start()
         self._inbox.put(job)
@@ -166,7 +173,7 @@ class Hasher:
     # ---------------------------------------------------------------- the thread
 
     def _work(self, inbox: queue.SimpleQueue[_Job | None], token: trio.lowlevel.TrioToken) -> None:
-        lower_own_priority()
+        lower_own_priority(self.niceness)
         while True:  # bounded by `close` (None) or the trio run's end
             job = inbox.get()
             if job is None:
@@ -179,3 +186,27 @@ class Hasher:
                 token.run_sync_soon(self._finished, job)
             except trio.RunFinishedError:
                 return
+
+
+@dataclass(frozen=True)
+class Hashers:
+    """The server's two hashing lanes, each one thread.
+
+    `suspect` (nice 19) checks every slow hash by default: it never takes a core from the tables.
+    `clean` (normal priority) checks only a login from an address in good standing
+    (`server.quotas.TokenGuard.clean`: no wrong token from it lately, no other login of it in
+    flight): an owner's first login with an old token is then not made to wait for a core that a
+    busy machine never leaves idle. What reaches `clean` is bounded without any queue: one check per
+    address at a time, none for 10 minutes after its wrong token, and an old token is stored anew
+    with the cheap hash at its first login, so no account sends it there twice."""
+
+    clean: Hasher
+    suspect: Hasher
+
+    @classmethod
+    def make(cls, per_address: int = 4) -> Hashers:
+        return cls(clean=Hasher(per_address, niceness=0), suspect=Hasher(per_address))
+
+    def close(self) -> None:
+        self.clean.close()
+        self.suspect.close()

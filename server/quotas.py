@@ -112,6 +112,11 @@ class Buckets:
         """Take one of `key`'s tokens; False (nothing taken) when it has none left."""
         return self._bucket(key, now).take(now)
 
+    def full(self, key: str, now: float) -> bool:
+        """Whether `key` has every token of its burst (nothing taken lately, or all refilled)."""
+        bucket = self._buckets.get(key)
+        return bucket is None or bucket.full(now)
+
     def give_back(self, key: str, now: float) -> None:
         """Return a token taken for something that turned out not to count (never above `burst`)."""
         bucket = self._buckets.get(key)
@@ -182,6 +187,9 @@ class Admission:
     network: str | None
     account: str
     took_account: bool
+    # The address was in good standing when admitted: no wrong token from it lately and no other
+    # login of it in flight (`TokenGuard.admit`); its check may go to the clean hashing lane.
+    clean: bool = False
 
 
 class TokenGuard:
@@ -206,19 +214,31 @@ class TokenGuard:
         # empty means that address guessed wrong at that account lately.
         memory = max(limits.wrong_token_memory, 1e-3)
         self.guessed = Buckets(1.0 / memory, 1)
+        # The same per address, whatever the account: empty means a wrong token lately.
+        self.address_guessed = Buckets(1.0 / memory, 1)
+
+    def clean(self, network: str | None, now: float) -> bool:
+        """An address in good standing: known, no wrong token from it within `wrong_token_memory`
+        seconds, and no login of it in flight (its bucket is full)."""
+        return (
+            network is not None
+            and self.address_guessed.retry_ms(network, now) == 0
+            and self.by_address.full(network, now)
+        )
 
     def admit(self, account_id: int | None, network: str | None, now: float) -> Admission | int:
         """An `Admission` (tokens taken) when a login may be checked now, else the ms to wait
         (nothing taken). `network` None (no address known) is held to the account's limit;
         `account_id` None (a token that names no account: not even a token's form) to the
         address's alone."""
+        clean = self.clean(network, now)
         if account_id is None:
             wait = self.by_address.retry_ms(network, now) if network is not None else 0
             if wait:
                 return wait
             if network is not None:
                 self.by_address.take(network, now)
-            return Admission(network, "", took_account=False)
+            return Admission(network, "", took_account=False, clean=clean)
         account = str(account_id)
         pair = f"{network}|{account}"
         wait = self.by_address.retry_ms(network, now) if network is not None else 0
@@ -230,7 +250,7 @@ class TokenGuard:
         if network is not None:
             self.by_address.take(network, now)
         took_account = self.by_account.take(account, now)
-        return Admission(network, account, took_account)
+        return Admission(network, account, took_account, clean=clean)
 
     def settle(self, admission: Admission, now: float, *, wrong: bool, known: bool) -> None:
         """The login was checked: a right token gives back what `admit` took; a wrong one keeps
@@ -240,6 +260,8 @@ class TokenGuard:
             self.by_address.give_back(admission.network, now)
         if admission.took_account and (not wrong or not known):
             self.by_account.give_back(admission.account, now)
+        if wrong and admission.network is not None:
+            self.address_guessed.take(admission.network, now)
         if wrong and known and admission.account and admission.network is not None:
             self.guessed.take(f"{admission.network}|{admission.account}", now)
 

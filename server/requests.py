@@ -58,7 +58,7 @@ from server import accounts
 from server.accounts import Account
 from server.bans import BanList
 from server.config import ServerConfig
-from server.hashing import Hasher
+from server.hashing import Hashers
 from server.listing import LISTING_PAGE
 from server.lobby import normal_code
 from server.peers import Peer
@@ -88,9 +88,9 @@ class SessionServices:
     is_stopping: Callable[[], bool]
     # What one network address may do, all its connections together (guests, lobby chat).
     quotas: AddressQuotas
-    # Wrong tokens per address and per account, and the thread that checks old slow hashes.
+    # Wrong tokens per address and per account, and the threads that check old slow hashes.
     tokens: TokenGuard
-    hasher: Hasher
+    hashers: Hashers
     # Told the code of every `error` a session sends (the server's metrics count refusals).
     refused: Callable[[str], None] = lambda code: None
     # Who is banned (server.bans), and the operator's requests (server.operator), if served.
@@ -199,13 +199,13 @@ def _now_as(who: Requester, account: Account) -> None:
 
 async def account_of_token(services: SessionServices, host: str, token: str) -> Account:
     """The account of a `login` or `hello.token` from `host`, behind the server's wrong-token
-    limits and its hashing thread (`accounts.login`); raises `AccountError` (`bad_token`, or
+    limits and its hashing threads (`accounts.login`); raises `AccountError` (`bad_token`, or
     `rate_limited` with `retry_ms`)."""
     return await accounts.login(
         services.store,
         token,
         guard=services.tokens,
-        hasher=services.hasher,
+        hashers=services.hashers,
         network=network_of(host),
     )
 

@@ -18,7 +18,7 @@ import trio
 from server import accounts
 from server.accounts import AccountError
 from server.config import Limits
-from server.hashing import Hasher
+from server.hashing import Hashers
 from server.quotas import TokenGuard
 from server.storage import Store, Tx, open_store
 
@@ -96,9 +96,10 @@ async def test_new_tokens_are_stored_with_the_cheap_hash_and_old_ones_log_in_and
             assert hashes.pbkdf2 == 0
             old = await legacy_account(store, "older")
             hashes.pbkdf2 = 0  # (making it took one)
-            hasher = Hasher()
+            hashers = Hashers.make()
+            hasher = hashers.suspect  # (no guard: no address is known to be in good standing)
             try:
-                logged = await accounts.login(store, old, hasher=hasher, network="10.0.0.1")
+                logged = await accounts.login(store, old, hashers=hashers, network="10.0.0.1")
                 assert logged.name == "older"
                 assert hashes.pbkdf2 == 1 and hasher.jobs_done == 1  # on the hashing thread
                 # Proved once, the token is stored with the cheap hash: no PBKDF2 again.
@@ -106,19 +107,19 @@ async def test_new_tokens_are_stored_with_the_cheap_hash_and_old_ones_log_in_and
                 row = await store.call(lambda tx: tx.account_by_id(old_id))
                 assert row is not None and row.token_hash is not None
                 assert not accounts.is_legacy(row.token_hash)
-                assert (await accounts.login(store, old, hasher=hasher)).name == "older"
+                assert (await accounts.login(store, old, hashers=hashers)).name == "older"
                 assert hashes.pbkdf2 == 1 and hasher.jobs_done == 1
                 # A wrong token for an old hash is checked on the thread and changes nothing.
                 stale = await legacy_account(store, "stale")
                 with pytest.raises(AccountError):
                     wrong = stale[:-4] + ("AAAA" if not stale.endswith("AAAA") else "BBBB")
-                    await accounts.login(store, wrong, hasher=hasher, network="10.0.0.1")
+                    await accounts.login(store, wrong, hashers=hashers, network="10.0.0.1")
                 stale_id = int(stale.partition(".")[0])
                 row = await store.call(lambda tx: tx.account_by_id(stale_id))
                 assert row is not None and row.token_hash is not None
                 assert accounts.is_legacy(row.token_hash)
             finally:
-                hasher.close()
+                hashers.close()
 
 
 async def test_wrong_tokens_past_the_limit_are_refused_before_the_database(
@@ -126,7 +127,7 @@ async def test_wrong_tokens_past_the_limit_are_refused_before_the_database(
 ) -> None:
     limits = Limits(wrong_tokens_burst=3, wrong_tokens_per_second=0.5)
     guard = TokenGuard(limits)
-    hasher = Hasher()
+    hashers = Hashers.make()
     with trio.fail_after(20):
         async with open_store(tmp_path / "s.db") as store:
             old = await legacy_account(store, "target")
@@ -139,15 +140,47 @@ async def test_wrong_tokens_past_the_limit_are_refused_before_the_database(
                         store,
                         f"{account_id}.{'A' * 32}",
                         guard=guard,
-                        hasher=hasher,
+                        hashers=hashers,
                         network="10.0.0.9",
                     )
                 except AccountError as exc:
                     codes.append((exc.code, exc.retry_ms))
-            hasher.close()
+            hashers.close()
             assert [code for code, _ms in codes] == ["bad_token"] * 3 + ["rate_limited"] * 2
             assert all(ms is not None and 0 < ms <= 2000 for _code, ms in codes[3:]), codes
             assert hashes.pbkdf2 == 3  # the refused ones cost no hash
             # The owner, from another address, logs in at once.
             owner = await accounts.login(store, old, guard=guard, network="10.0.0.10")
             assert owner.name == "target"
+
+
+async def test_an_address_in_good_standing_is_checked_on_the_clean_lane(tmp_path: Path) -> None:
+    """The owner's first login with an old token, from an address with no wrong token behind it,
+    is checked at normal priority; a guesser's on the lowest."""
+    guard = TokenGuard(Limits())
+    hashers = Hashers.make()
+    try:
+        with trio.fail_after(20):
+            async with open_store(tmp_path / "s.db") as store:
+                owner = await legacy_account(store, "owner")
+                target = await legacy_account(store, "target")
+                logged = await accounts.login(
+                    store, owner, guard=guard, hashers=hashers, network="10.0.0.1"
+                )
+                assert logged.name == "owner"
+                assert (hashers.clean.jobs_done, hashers.suspect.jobs_done) == (1, 0)
+                wrong = f"{target.partition('.')[0]}.{'A' * 32}"
+                for _ in range(3):
+                    with pytest.raises(AccountError):
+                        await accounts.login(
+                            store, wrong, guard=guard, hashers=hashers, network="10.0.0.2"
+                        )
+                # The guesser's first try was in good standing; the rest were not.
+                assert (hashers.clean.jobs_done, hashers.suspect.jobs_done) == (2, 2)
+                # Its own right token, too, now waits on the lowest priority (for 10 minutes).
+                await accounts.login(
+                    store, target, guard=guard, hashers=hashers, network="10.0.0.2"
+                )
+                assert hashers.suspect.jobs_done == 3
+    finally:
+        hashers.close()

@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from server.hashing import NICENESS, Hasher, HashQueueFull
+from server.hashing import NICENESS, Hasher, Hashers, HashQueueFull
 
 
 class Recorder:
@@ -159,6 +159,26 @@ def nice_of_thread(native_id: int) -> int:
     """A thread's nice value, from /proc (field 19 of its stat line)."""
     stat = Path(f"/proc/self/task/{native_id}/stat").read_text()
     return int(stat.rsplit(")", 1)[1].split()[16])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own nice value is Linux's")
+async def test_the_clean_lane_keeps_the_normal_priority_and_the_suspect_lane_the_lowest() -> None:
+    hashers = Hashers.make()
+    seen: dict[str, int] = {}
+    loop_nice = nice_of_thread(threading.get_native_id())
+
+    def note(lane: str) -> bytes:
+        seen[lane] = nice_of_thread(threading.get_native_id())
+        return b""
+
+    try:
+        with trio.fail_after(10):
+            await hashers.clean.run("a", lambda: note("clean"))
+            await hashers.suspect.run("a", lambda: note("suspect"))
+    finally:
+        hashers.close()
+    assert seen == {"clean": loop_nice, "suspect": NICENESS}
+    assert hashers.clean.native_id is None and hashers.suspect.native_id is None  # closed
 
 
 async def test_after_close_no_thread_of_its_own_is_started() -> None:
