@@ -110,7 +110,8 @@ class Sessions(Reply):
 class Kick(Request):
     """Operator: close a connection (by its session id) or every connection of an account (by its
     name). Each is sent ``bye`` with the reason, then closed; its seats are held for its return
-    as after any dropped connection. Answered with ``ok``, or ``no_such_session``."""
+    as after any dropped connection. Answered with ``ok``, or ``no_such_session`` (a lone server
+    only: in a cluster the other servers may hold the connections)."""
 
     target: Annotated[Label, Doc("a session id, or an account name")]
     reason: Annotated[Reason | None, Doc("why, for the player")] = None
@@ -169,7 +170,8 @@ class Bans(Reply):
 class CloseTable(Request):
     """Operator: close a table of this server now. A game in play ends unfinished (stored as
     aborted: no results, no ratings); everyone at the table and in the lobby gets
-    ``table_closed`` with the reason. Answered with ``ok``, or ``no_such_table``."""
+    ``table_closed`` with the reason. Answered with ``ok``, or ``no_such_table`` (a lone server
+    only: in a cluster the server running the table closes it)."""
 
     table: Annotated[TableId, Doc("the table")]
     reason: Annotated[Reason | None, Doc("why, for its players")] = None

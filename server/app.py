@@ -323,6 +323,9 @@ async def _serve(
         if node is not None:
             node.attach(server.lobby)
             node.on_lease_lost = server.request_stop
+            # The operator's announce, kick, close and bans reach every server (server.operator).
+            node.on_operator = server.operator.obey
+            server.operator.cluster = node
             server.ladder_desk = node.ladder.desk(NoLadder(store))
         async with trio.open_nursery() as tables_nursery:
             await server.operator.load_bans()  # refused from the first connection on

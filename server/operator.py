@@ -45,10 +45,10 @@ from server.accounts import Account
 from server.bans import ACCOUNT, ADDRESS, BanList, fold, network
 from server.connection import Outbox
 from server.metrics import transport_of
+from server.peers import SharedEvent
 from server.requests import Refused
 from server.storage import StorageError
 from server.storage.rows import BanRow
-from server.table import Table
 from server.table_commands import OperatorCloseCommand
 
 if TYPE_CHECKING:
@@ -106,8 +106,33 @@ class Connected(Protocol):
     def say_bye(self, reason: str) -> None: ...
 
 
+class ClusterOrders(Protocol):
+    """The other servers of a cluster, as the operator reaches them (`server.cluster.node`)."""
+
+    def tell_servers(self, order: dict[str, Any]) -> None:
+        """Hand `order` to every other server (they apply it with `Operator.obey`)."""
+        ...
+
+
+class _Nobody:
+    """The peer of an order another server handed on: its answer was that server's to give."""
+
+    peer_id = "operator-order"
+    connected = False
+
+    def deliver(self, message: Message) -> None:
+        return None
+
+    def deliver_shared(self, shared: SharedEvent) -> None:
+        return None
+
+
 class Operator:
-    """What the operator's requests do, on this server's connections, lobby and database."""
+    """What the operator's requests do, on this server's connections, lobby and database.
+
+    In a cluster (`cluster` set), `announce`, `kick`, `close` and every change of the bans are
+    also handed to the other servers (`ClusterOrders`), which apply them to their own
+    connections and tables (`obey`); `sessions` lists this server's connections only."""
 
     def __init__(
         self, store: Store, lobby: Lobby, connections: Collection[Connected], bans: BanList
@@ -116,6 +141,43 @@ class Operator:
         self.lobby = lobby
         self.connections = connections  # the server's own set: it changes as they come and go
         self.bans = bans
+        self.cluster: ClusterOrders | None = None
+        self._bans_changed = trio.Event()  # another server of the cluster changed the bans
+
+    def _hand_on(self, order: dict[str, Any]) -> None:
+        if self.cluster is not None:
+            self.cluster.tell_servers(order)
+
+    def obey(self, order: dict[str, Any]) -> None:
+        """Apply an order another server of the cluster handed on (its operator's request): to
+        this server's connections and tables. An order of an unknown kind is passed over."""
+        log.info("operator_order", order=sorted(order))
+        text, target, table = order.get("announce"), order.get("kick"), order.get("close")
+        reason = order.get("reason") if isinstance(order.get("reason"), str) else None
+        if isinstance(text, str):
+            self._tell_everyone(text)
+        elif isinstance(target, str):
+            for peer in self._matching(target):
+                peer.say_bye(_kicked(reason))
+        elif isinstance(table, str):
+            local = self.lobby.tables.get(table)
+            if local is not None:
+                command = OperatorCloseCommand(peer=_Nobody(), reason=reason or _CLOSED)
+                self.lobby.submit_later(local, command)
+        elif order.get("bans"):
+            self._bans_changed.set()
+
+    async def _reload_on_order(self) -> None:
+        """Read the bans again whenever another server says they changed (`obey`)."""
+        while True:  # until the server's nursery is cancelled
+            await self._bans_changed.wait()
+            self._bans_changed = trio.Event()
+            try:
+                await self.load_bans()
+            except StorageError as exc:
+                log.warning("bans_not_read", error=str(exc))
+                continue
+            self._enforce(self._all_connections())
 
     # ---------------------------------------------------------------- the bans, kept fresh
 
@@ -124,9 +186,14 @@ class Operator:
         self.bans.load(await self.store.call(lambda tx: tx.bans()))
 
     async def keep_bans(self) -> None:
-        """Read the bans again every `BAN_RELOAD_S`, and close the connections a ban made on
-        another server now covers, until cancelled. A store that cannot answer keeps the list
-        as it was."""
+        """Read the bans again every `BAN_RELOAD_S` (and at once when another server of a
+        cluster says they changed), and close the connections a ban made on another server now
+        covers, until cancelled. A store that cannot answer keeps the list as it was."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._reload_on_order)
+            await self._poll_bans()
+
+    async def _poll_bans(self) -> None:
         while True:  # until the server's nursery is cancelled
             await trio.sleep(BAN_RELOAD_S)
             try:
@@ -193,16 +260,25 @@ class Operator:
         log.info("operator_login", session=who.id, peer=who.host)
         who.deliver(Ok(id=request.id, note="this connection is the operator's"))
 
-    def _announce(self, who: Any, request: Announce) -> None:
+    def _tell_everyone(self, text: str) -> int:
         told = 0
-        message = Announcement(text=request.text)
+        message = Announcement(text=text)
         for peer in self._all_connections():
             if peer.welcomed and peer.connection.close_reason is None:
                 peer.deliver(message)
                 told += 1
-        log.info("announced", text=request.text, told=told)
+        log.info("announced", text=text, told=told)
+        return told
+
+    def _announce(self, who: Any, request: Announce) -> None:
+        told = self._tell_everyone(request.text)
+        self._hand_on({"announce": request.text})
         # Answered after the announcement, so the operator's own copy comes first.
-        who.deliver(Ok(id=request.id, note=f"told {told} connections"))
+        who.deliver(Ok(id=request.id, note=f"told {told} connections{self._elsewhere}"))
+
+    @property
+    def _elsewhere(self) -> str:
+        return "" if self.cluster is None else " here, and handed to the cluster's other servers"
 
     def _list_sessions(self, who: Any, request: ListSessions) -> None:
         peers = sorted(
@@ -222,23 +298,26 @@ class Operator:
         ]
         who.deliver(Sessions(id=request.id, sessions=infos, total=len(peers)))
 
-    def _kick(self, who: Any, request: Kick) -> None:
-        target = request.target
-        found = [
+    def _matching(self, target: str) -> list[Connected]:
+        return [
             p
             for p in self._all_connections()
             if p.id == target or (p.account is not None and fold(p.account.name) == fold(target))
         ]
-        if not found:
+
+    def _kick(self, who: Any, request: Kick) -> None:
+        target = request.target
+        found = self._matching(target)
+        if not found and self.cluster is None:
             raise Refused(
                 ErrorCode.NO_SUCH_SESSION,
                 f"no connection of this server is session or account {target!r}",
             )
-        said = "kicked by the operator" + (f": {request.reason}" if request.reason else "")
         for peer in found:
-            peer.say_bye(said)
+            peer.say_bye(_kicked(request.reason))
+        self._hand_on({"kick": target, "reason": request.reason})
         log.info("kicked", target=target, connections=len(found), reason=request.reason)
-        who.deliver(Ok(id=request.id, note=f"kicked {len(found)} connection(s)"))
+        who.deliver(Ok(id=request.id, note=f"kicked {len(found)} connection(s){self._elsewhere}"))
 
     @staticmethod
     def _target(account: str | None, address: str | None) -> tuple[str, str]:
@@ -255,6 +334,7 @@ class Operator:
         row = BanRow(kind, target, request.reason)
         await self.store.call(lambda tx: tx.set_ban(kind, target, request.reason))
         self.bans.add(row)
+        self._hand_on({"bans": True})
         closed = self._enforce(p for p in self._all_connections() if p is not who)
         log.info("banned", kind=kind, target=target, reason=request.reason, closed=closed)
         who.deliver(
@@ -269,6 +349,7 @@ class Operator:
             target = stored.target if stored is not None else target
         was = await self.store.call(lambda tx: tx.remove_ban(kind, target))
         self.bans.remove(kind, target)
+        self._hand_on({"bans": True})
         log.info("unbanned", kind=kind, target=target, was_banned=was)
         note = f"{kind} {target} " + ("unbanned" if was else "was not banned")
         who.deliver(Ok(id=request.id, note=note))
@@ -287,11 +368,27 @@ class Operator:
         who.deliver(Bans(id=request.id, bans=infos, total=len(rows)))
 
     async def _close(self, who: Any, request: CloseTable) -> None:
+        reason = request.reason or _CLOSED
         table = self.lobby.tables.get(request.table)
-        if not isinstance(table, Table):
-            where = "" if self.lobby.cluster is None else " (in a cluster: ask its own server)"
-            raise Refused(ErrorCode.NO_SUCH_TABLE, f"no table {request.table!r} here{where}")
-        reason = request.reason or "closed by the server's operator"
+        if table is None and self.cluster is not None:
+            # Perhaps another server's (which this one may not know of yet): the one that runs
+            # it closes it.
+            self._hand_on({"close": request.table, "reason": reason})
+            note = (
+                f"table {request.table} is not on this server: handed to the cluster's other"
+                " servers (the one running it closes it)"
+            )
+            who.deliver(Ok(id=request.id, note=note))
+            return
+        if table is None:
+            raise Refused(ErrorCode.NO_SUCH_TABLE, f"no table {request.table!r}")
         await self.lobby.submit(
             table, OperatorCloseCommand(peer=who, reason=reason, request_id=request.id)
         )
+
+
+_CLOSED = "closed by the server's operator"
+
+
+def _kicked(reason: str | None) -> str:
+    return "kicked by the operator" + (f": {reason}" if reason else "")

@@ -134,6 +134,10 @@ class ClusterNode:
         self._dirty: dict[str, dict[str, Any] | None] = {}  # our listing lines to publish
         self._publish_wanted = trio.Event()
         self._chat: list[dict[str, Any]] = []
+        # The operator's orders for every server (server.operator), published as chat is, and
+        # what to do with another server's.
+        self._orders: list[dict[str, Any]] = []
+        self.on_operator: Callable[[dict[str, Any]], None] = lambda order: None
         self.ladder = ClusterLadder(self)  # where the one ladder runs, and the way to it
         self._last_sent: Message | None = None
         self._last_body = b""
@@ -451,6 +455,8 @@ class ClusterNode:
             line = from_wire(notice["chat"])
             assert isinstance(line, ChatMessage)
             self.lobby.tell_members(line)
+        elif "operator" in notice and isinstance(notice["operator"], dict):
+            self.on_operator(notice["operator"])
         elif "adopted" in notice and self._nursery is not None:
             for table_id in notice["adopted"]:
                 entry = self.remote.get(table_id)
@@ -495,12 +501,19 @@ class ClusterNode:
         self._chat.append(to_wire(line))
         self._publish_wanted.set()
 
+    def tell_servers(self, order: dict[str, Any]) -> None:
+        """An operator's order (server.operator) for every other server of the cluster: on the
+        lobby's NOTIFY channel, in order, kept while the database is away."""
+        self._orders.append(order)
+        self._publish_wanted.set()
+
     async def _publish(self) -> None:
         while True:
             await self._publish_wanted.wait()
             self._publish_wanted = trio.Event()
             changes, self._dirty = self._dirty, {}
             chats, self._chat = self._chat, []
+            orders, self._orders = self._orders, []
             try:
                 if changes:
                     await self.run_statement(
@@ -516,12 +529,21 @@ class ClusterNode:
                             ),
                         )
                     )
+                while orders:
+                    notice = json.dumps({"operator": orders[0], "worker": self.worker})
+                    await self.run_statement(
+                        lambda c, notice=notice: c.execute(  # type: ignore[misc]
+                            "SELECT pg_notify(%s, %s)", (membership.LOBBY_CHANNEL, notice)
+                        )
+                    )
+                    orders.pop(0)
             except UNREACHABLE as exc:
                 # Kept, and published once the database is back (a later change of the same
                 # table replaces its line; chat keeps its order).
                 log.warning("publish_failed", error=" ".join(str(exc).split()))
                 self._dirty = {**changes, **self._dirty}
                 self._chat = chats + self._chat
+                self._orders = orders + self._orders
                 await trio.sleep(RECONNECT_MAX)
                 self._publish_wanted.set()
 

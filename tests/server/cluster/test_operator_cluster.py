@@ -1,0 +1,133 @@
+"""The operator's requests reach every server of a cluster: two `serve --cluster` processes on
+127.0.0.2 and 127.0.0.3 sharing one PostgreSQL; the operator speaks to the first only, and the
+players of the second hear the announcement, are kicked, banned, and see their table closed
+(docs/operations.md, Administer a running server)."""
+
+import subprocess
+import sys
+
+import trio
+
+from protocol.messages import (
+    Announce,
+    Announcement,
+    Ban,
+    Bye,
+    CloseTable,
+    CreateTable,
+    Error,
+    HandDealt,
+    Kick,
+    LoggedIn,
+    Login,
+    Ok,
+    OperatorLogin,
+    Register,
+    Registered,
+    TableClosed,
+    TableCreated,
+    Unban,
+)
+from protocol.types import Game
+from server.operator import new_token
+from server.storage import write_transaction
+from tests.server.wire_client import WireClient
+
+CLI = [sys.executable, "-m", "server.cli"]
+
+
+async def serve_at(host: str, url: str) -> tuple[trio.Process, int]:
+    process = await trio.lowlevel.open_process(
+        [*CLI, "serve", "--host", host, "--port", "0", "--no-web", "--cluster", "--db", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdout is not None
+    line = b""
+    while not line.endswith(b"\n"):  # bounded by the caller's fail_after
+        chunk = await process.stdout.receive_some(1)
+        assert chunk, "the server exited before printing its address"
+        line += chunk
+    assert f"spades join {host}:".encode() in line, line
+    return process, int(line.decode().strip().rsplit(":", 1)[1])
+
+
+async def dial(host: str, port: int) -> WireClient:
+    client = WireClient(await trio.open_tcp_stream(host, port))
+    await client.hello()
+    return client
+
+
+async def next_of(client: WireClient, kind: type, table: str | None = None) -> object:
+    while True:  # bounded by the caller's fail_after
+        message = await client.receive()
+        assert message is not None, f"the connection closed while waiting for {kind.__name__}"
+        if isinstance(message, kind) and (
+            table is None or getattr(getattr(message, "table", None), "table", table) == table
+        ):
+            return message
+
+
+async def test_the_operator_of_one_server_reaches_the_whole_cluster(pg_url: str) -> None:
+    token, digest = new_token()
+    with write_transaction(pg_url) as tx:
+        tx.add_operator_token(digest)
+    with trio.fail_after(90):
+        first, port2 = await serve_at("127.0.0.2", pg_url)
+        second, port3 = await serve_at("127.0.0.3", pg_url)
+        clients: list[WireClient] = []
+        try:
+            op = await dial("127.0.0.2", port2)
+            clients.append(op)
+            assert isinstance(await op.request(OperatorLogin(token=token)), Ok)
+            bea = await dial("127.0.0.3", port3)
+            clients.append(bea)
+            registered = await bea.request(Register(name="bea"))
+            assert isinstance(registered, Registered)
+            created = await bea.request(
+                CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
+            )
+            assert isinstance(created, TableCreated)
+            await bea.expect(HandDealt)
+
+            told = await op.request(Announce(text="restart at 22:00"))
+            assert isinstance(told, Ok) and (told.note or "").startswith("told 1 connections here")
+            heard = await next_of(bea, Announcement)
+            assert isinstance(heard, Announcement) and heard.text == "restart at 22:00"
+
+            closed = await op.request(CloseTable(table=created.table, reason="maintenance"))
+            assert isinstance(closed, Ok), closed
+            gone = await next_of(bea, TableClosed, created.table)
+            assert isinstance(gone, TableClosed) and gone.reason == "maintenance"
+
+            kicked = await op.request(Kick(target="bea", reason="bye now"))
+            assert isinstance(kicked, Ok), kicked
+            bye = await next_of(bea, Bye)
+            assert isinstance(bye, Bye) and bye.reason == "kicked by the operator: bye now"
+
+            # A ban made on the first holds on the second at once (not only at its next read).
+            assert isinstance(await op.request(Ban(account="bea")), Ok)
+            with trio.fail_after(3):
+                while True:  # until the second has read the ban (bounded by the fail_after)
+                    back = await dial("127.0.0.3", port3)
+                    clients.append(back)
+                    refused = await back.request(Login(token=registered.token))
+                    if isinstance(refused, Error):
+                        assert refused.code == "banned"
+                        break
+                    await trio.sleep(0.05)
+            assert isinstance(await op.request(Unban(account="bea")), Ok)
+            with trio.fail_after(3):
+                while True:  # until the second has read the unban
+                    back = await dial("127.0.0.3", port3)
+                    clients.append(back)
+                    if isinstance(await back.request(Login(token=registered.token)), LoggedIn):
+                        break
+                    await trio.sleep(0.05)
+        finally:
+            for client in clients:
+                await trio.aclose_forcefully(client.stream)
+            for process in (first, second):
+                if process.returncode is None:
+                    process.terminate()
+                    await process.wait()
