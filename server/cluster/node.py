@@ -662,6 +662,8 @@ class ClusterNode:
                 peer = self.peer_at(origin, message.peer)
                 for table in self.lobby.tables.values():
                     if table.resumable_by(message.account.id):
+                        # Told, like a forwarded join's table, when that session goes.
+                        self._touched.setdefault(peer, set()).add(table.table_id)
                         self._submit(
                             peer,
                             table,
