@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import signal
 import socket
@@ -622,11 +623,13 @@ PROG = "spades-server"
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: a typo or a missing argument is one `error:` line naming the
-    help to read, never a boxed `Error:`; exits with the command's code."""
+    help to read, never a boxed `Error:`; exits with the command's code. Under `--log-format json`
+    that line is a JSON object, as every line of that log is."""
     args = sys.argv[1:] if argv is None else argv
     if not args:  # the help, and the exit code of a usage mistake
         app(args=["--help"], prog_name=PROG, standalone_mode=False)
         raise SystemExit(2)
+    say = _say_json if _json_logs_asked(args) else _say_text
     try:
         # Not standalone: click would print its boxed `Error:` usage; we print one line instead,
         # as every other failure is (and as `spades-bot`'s main does, bots/cli.py).
@@ -636,12 +639,32 @@ def main(argv: list[str] | None = None) -> None:
         where = getattr(getattr(exc, "ctx", None), "command_path", PROG)
         exit_code = getattr(exc, "exit_code", 1)
         hint = f" (see {where} --help)" if exit_code == 2 else ""
-        typer.echo(f"error: {text}{hint}", err=True)
+        say(f"error: {text}{hint}", exit_code)
         raise SystemExit(exit_code) from None
     except typer.Abort:
-        typer.echo("error: interrupted", err=True)
+        say("error: interrupted", 130)
         raise SystemExit(130) from None
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _say_text(line: str, code: int) -> None:
+    typer.echo(line, err=True)
+
+
+def _say_json(line: str, code: int) -> None:
+    """Under `--log-format json` a mistake the command-line parser finds before `serve` runs (an
+    unknown option, a value that is no number) is a `cannot_serve` record too."""
+    from server.failures import tell
+
+    configure_logging(LogFormat.json)
+    tell(line, code, LogFormat.json)
+
+
+def _json_logs_asked(args: list[str]) -> bool:
+    """Whether the command line asks for `--log-format json` (read before it is parsed)."""
+    return "--log-format=json" in args or any(
+        arg == "--log-format" and value == "json" for arg, value in itertools.pairwise(args)
+    )
 
 
 if __name__ == "__main__":

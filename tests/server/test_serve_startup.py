@@ -114,11 +114,17 @@ def test_under_json_a_refusal_is_one_json_line(tmp_path: Path) -> None:
     (record,) = json_lines(result.stderr)
     assert record["level"] == "error" and record["exit_code"] == ExitCode.CANNOT_LISTEN, record
     assert "already in use" in record["error"], record
-    # A usage mistake too.
+    # A usage mistake too: a value out of range, an option that does not exist, a value that is
+    # no number (the last two found by the command-line parser, before `serve` runs).
     usage = serve("--port", "99999", "--log-format", "json")
     assert usage.returncode == ExitCode.USAGE
     (record,) = json_lines(usage.stderr)
     assert "99999" in record["error"], record
+    for wrong in (["--bogus"], ["--port", "many"]):
+        usage = serve(*wrong, "--log-format=json")
+        assert usage.returncode == ExitCode.USAGE, usage.stderr
+        (record,) = json_lines(usage.stderr)
+        assert record["exit_code"] == ExitCode.USAGE and wrong[0] in record["error"], record
 
 
 def test_under_json_a_crash_is_json_lines_with_its_traceback(tmp_path: Path) -> None:
