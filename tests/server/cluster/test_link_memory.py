@@ -22,6 +22,7 @@ from protocol.messages import (
     Message,
     Register,
     Snapshot,
+    TableChanged,
     TableCreated,
 )
 from protocol.types import Game
@@ -267,10 +268,10 @@ class Collecting:
     def deliver_shared(self, shared: SharedEvent) -> None:
         self.deliver(shared.message)
 
-    async def until(self, kind: type) -> Any:
+    async def until(self, kind: type, check: Any = lambda message: True) -> Any:
         while True:  # bounded by the test's fail_after
             for message in self.received:
-                if isinstance(message, kind):
+                if isinstance(message, kind) and check(message):
                     return message
             await self.changed.wait()
 
@@ -437,4 +438,51 @@ async def test_a_secret_rotated_in_the_database_is_used_for_the_next_links(
             await trio.sleep(SECRET_REFRESH)
             node_a.links.send("b", Gone("s2"))
             await heard_b.until(lambda: heard_b.messages == [("a", Gone("s2"))])
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_seat_given_back_over_the_link_is_held_again_when_that_session_goes() -> None:
+    """A login at B gives the account's held seat at A's table to B's session (`Resume`); when
+    that session goes (`Gone`), A's table hears it and holds the seat for the grace again."""
+    with trio.fail_after(20):
+        async with memory_server() as (server, listener), trio.open_nursery() as nursery:
+            ada = await MemoryClient.connect(listener)
+            await ada.hello()
+            await ada.request(Register(name="ada"))
+            created = await ada.request(
+                CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2], sit=0)
+            )
+            assert isinstance(created, TableCreated)
+            table = server.lobby.tables[created.table]
+            account = table.seats[0].account
+            assert account is not None
+            lobby = Collecting("lobby")  # hears every change of the table's seats
+            server.lobby.listen(lobby, None)
+
+            def seat(connected: bool) -> Any:
+                return lambda m: (
+                    m.table.table == created.table
+                    and m.table.seats[0].player == "ada"
+                    and m.table.seats[0].connected is connected
+                )
+
+            await ada.aclose()  # her seat is held for her
+            await lobby.until(TableChanged, seat(connected=False))
+            lobby.received.clear()
+            net = Net(nursery)
+            node_a = MemoryNode("a", net, {"a", "b"})
+            node_a.lobby = server.lobby
+            node_b = MemoryNode("b", net, {"a", "b"})
+            elsewhere = Collecting("s9")
+            node_b.remember(elsewhere, account)
+            assert table.resumable_by(account.id)
+            node_b.resume(elsewhere, account)
+            back = await elsewhere.until(Joined)
+            assert back.seat == 0
+            await lobby.until(TableChanged, seat(connected=True))
+            lobby.received.clear()
+            node_b.forget(elsewhere)
+            await lobby.until(TableChanged, seat(connected=False))
+            assert table.seats[0].holder is None
+            assert table.seats[0].dropped_at is not None  # held for the grace, as for any drop
             nursery.cancel_scope.cancel()
