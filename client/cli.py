@@ -22,7 +22,7 @@ from client import codes, lobby
 from client.config import ClientConfig, ConfigError, Credentials, ServerAddress
 from client.connection import ConnectionLost, ServerError, lone_errors
 from client.journal import JournalError, find_game, list_games, read_records
-from client.session import Mode, Seating, SessionError
+from client.session import Mode, Seating, SessionError, UnfinishedGame
 from engine.errors import EngineError
 from engine.version import project_version
 
@@ -62,6 +62,8 @@ def run(main: Callable[[], Awaitable[T]], interrupted: str | None = None) -> T:
     try:
         with lone_errors():
             return trio.run(main)
+    except UnfinishedGame:
+        raise  # `spades play` asks what to do (a question on a terminal)
     except (ConnectionLost, SessionError, ConfigError, JournalError) as exc:
         raise fail(str(exc)) from None
     except ServerError as exc:
@@ -390,10 +392,25 @@ def play(
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     explicit = preset is not None or bool(opt)
-    message = run(
-        lambda: play_local(ClientConfig(), request, explicit=explicit, new_game=new),
-        interrupted=f"stopped; the game is kept: `{play_command()}` takes you back to it",
-    )
+    kept = f"stopped; the game is kept: `{play_command()}` takes you back to it"
+    try:
+        message = run(
+            lambda: play_local(ClientConfig(), request, explicit=explicit, new_game=new),
+            interrupted=kept,
+        )
+    except UnfinishedGame as exc:
+        # On a terminal, a question: the README's `make play ARGS="--preset hearts"` then works
+        # as written whatever is unfinished. Elsewhere (a script), the sentence and exit 1.
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise fail(str(exc)) from None
+        typer.echo(f"{exc}.")
+        if not typer.confirm("Start the new game now?", default=False):
+            typer.echo(f"Nothing changed: `{play_command()}` goes back to the unfinished game.")
+            return
+        message = run(
+            lambda: play_local(ClientConfig(), request, explicit=explicit, new_game=True),
+            interrupted=kept,
+        )
     if message:
         typer.echo(message)
 

@@ -54,6 +54,11 @@ class SessionError(Exception):
     """The session could not start or could not go on; the message is one line for the user."""
 
 
+class UnfinishedGame(SessionError):
+    """`spades play` asked for another game while one is unfinished: nothing was changed. On a
+    terminal `spades play` asks whether to start the new one; elsewhere it says how."""
+
+
 class Mode(enum.Enum):
     CREATE = "create"
     JOIN = "join"
@@ -277,7 +282,7 @@ class PlaySession:
             if same and not self.seating.new_game:
                 table = same[0]
             elif not same and not self.seating.new_game:
-                raise SessionError(unfinished_game(table, wanted))
+                raise UnfinishedGame(unfinished_game(table, wanted))
         if not await self._take_back(conn, table.table):
             self.state = TableState()
             self.state.say(

@@ -19,6 +19,7 @@ import os
 import select
 import sys
 import termios
+import threading
 import tty
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -65,6 +66,11 @@ class Terminal:
         self.interactive = self.in_fd is not None and self.out.isatty() and os.isatty(self.in_fd)
         self.no_color = bool(os.environ.get("NO_COLOR"))
         self._saved: list[object] | None = None
+        # Set while no key reader runs. A reader is abandoned when the screen closes and could
+        # still take the next key typed, meant for what comes after (`spades play`'s question):
+        # leaving the screen waits for it, which takes at most `POLL`.
+        self._reader_idle = threading.Event()
+        self._reader_idle.set()
 
     def size(self) -> tuple[int, int]:
         try:
@@ -91,6 +97,7 @@ class Terminal:
             self.out.flush()
             yield
         finally:
+            self._reader_idle.wait(timeout=4 * POLL)  # bounded: one `_read_ready` call
             termios.tcsetattr(self.in_fd, termios.TCSADRAIN, self._saved)  # type: ignore[arg-type]
             self.out.write("\x1b[?1049l")
             self.out.flush()
@@ -135,7 +142,7 @@ class Terminal:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         escape = ""
         while True:
-            data = await trio.to_thread.run_sync(_read_ready, self.in_fd, abandon_on_cancel=True)
+            data = await self._read()
             if data is None:
                 continue
             if data == b"":
@@ -157,6 +164,21 @@ class Terminal:
                     yield Key(BACKSPACE)
                 elif char in (CTRL_D, CTRL_U, CTRL_C) or char.isprintable():
                     yield Key(char)
+
+    async def _read(self) -> bytes | None:
+        """One `_read_ready` in a worker thread, marked as running until it returns (even when
+        this task is cancelled and the thread abandoned)."""
+        assert self.in_fd is not None
+        fd, idle = self.in_fd, self._reader_idle
+
+        def read() -> bytes | None:
+            try:
+                return _read_ready(fd)
+            finally:
+                idle.set()
+
+        idle.clear()
+        return await trio.to_thread.run_sync(read, abandon_on_cancel=True)
 
     async def _lines(self) -> AsyncIterator[Line]:
         if self.in_fd is None:

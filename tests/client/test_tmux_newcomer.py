@@ -322,3 +322,27 @@ def test_help_leaves_the_table_and_the_clock_in_view(tmp_path: Path, size: tuple
         pane.wait(lambda s: "CLIENT-EXITED 0" in s, "the client to leave")
     finally:
         pane.close()
+
+
+def test_another_preset_while_one_is_unfinished_is_a_question(tmp_path: Path) -> None:
+    """Issue 41 item 3: the README's second line (`--preset hearts`) during an unfinished Spades
+    game asks whether to start it, on a terminal, instead of refusing with a command to type."""
+    env = {
+        "SPADES_CONFIG_DIR": str(tmp_path / "config"),
+        "SPADES_DATA_DIR": str(tmp_path / "data"),
+        "TERM": "xterm-256color",
+    }
+    spades = BIN / "spades"
+    pane = Pane(f"{spades} play", env, (80, 24), again=f"{spades} play --preset hearts")
+    try:
+        pane.wait(lambda s: "YOUR TURN" in s, "the Spades game", 60)
+        pane.type("/quit")
+        screen = pane.wait(lambda s: "Start the new game now? [y/N]" in s, "the question", 60)
+        assert "your spades game (standard)" in screen and "is unfinished" in screen, screen
+        pane.type("y")
+        screen = pane.wait(lambda s: " Hearts " in s and "YOUR TURN" in s, "the Hearts game", 60)
+        assert "Left your unfinished game" in screen, screen
+        pane.type("/quit")
+        pane.wait(lambda s: "AGAIN-EXITED 0" in s, "the client to leave")
+    finally:
+        pane.close()
