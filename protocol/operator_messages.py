@@ -17,10 +17,13 @@ from protocol.types import Count, Label, Name, TableId, Text, Token
 
 C, S = Sender.CLIENT, Sender.SERVER
 
-#: At most this many sessions in one `sessions` reply (they fit one frame of the default size).
-MAX_SESSIONS_LISTED = 400
-#: At most this many bans in one `bans` reply.
-MAX_BANS_LISTED = 400
+#: At most this many sessions in one `sessions` page, and bans in one `bans` page: at their
+#: longest they fit one frame of the default size (tests/server/test_reply_bounds.py).
+MAX_SESSIONS_LISTED = 40
+MAX_BANS_LISTED = 48
+#: At most this many tables a `SessionInfo` names where it sits, and where it watches.
+MAX_TABLES_LISTED = 4
+MAX_WATCHED_LISTED = 8
 
 Reason = Annotated[str, Length(1, 200)]
 #: An IP address, or a network in CIDR form (`192.0.2.0/24`, `2001:db8::/64`).
@@ -36,11 +39,13 @@ class SessionInfo:
     address: Annotated[Address, Doc("the peer's network address")]
     transport: Annotated[Label, Doc("`tcp` (TLS or not) or `websocket` (the web page)")]
     tables: Annotated[
-        Annotated[list[TableId], Length(0, 64)], Doc("the tables where it holds a seat")
+        Annotated[list[TableId], Length(0, MAX_TABLES_LISTED)],
+        Doc(f"the tables where it holds a seat (the first {MAX_TABLES_LISTED})"),
     ] = field(default_factory=list)
-    watching: Annotated[Annotated[list[TableId], Length(0, 64)], Doc("the tables it watches")] = (
-        field(default_factory=list)
-    )
+    watching: Annotated[
+        Annotated[list[TableId], Length(0, MAX_WATCHED_LISTED)],
+        Doc(f"the tables it watches (the first {MAX_WATCHED_LISTED})"),
+    ] = field(default_factory=list)
     operator: Annotated[bool, Doc("whether it is an operator's connection")] = False
 
 
@@ -90,17 +95,20 @@ class Announcement(Event):
 @register("list_sessions", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListSessions(Request):
-    """Operator: who is connected to this server. Answered with ``sessions``."""
+    """Operator: who is connected to this server, a page at a time. Answered with ``sessions``."""
+
+    offset: Annotated[Count, Doc("skip this many (the page before's end); 0: from the first")] = 0
 
 
 @register("sessions", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Sessions(Reply):
-    """The connections of this server that have said ``hello``, oldest first."""
+    """One page of the connections of this server that have said ``hello``, oldest first: ask
+    again with ``offset`` for the next while ``offset`` + the page's length is below ``total``."""
 
     sessions: Annotated[
         Annotated[list[SessionInfo], Length(0, MAX_SESSIONS_LISTED)],
-        Doc(f"the connections (the first {MAX_SESSIONS_LISTED}, if there are more)"),
+        Doc(f"the connections from `offset` on (at most {MAX_SESSIONS_LISTED})"),
     ]
     total: Annotated[Count, Doc("how many there are in all")]
 
@@ -150,17 +158,19 @@ class Unban(Request):
 @register("list_bans", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListBans(Request):
-    """Operator: the bans in force. Answered with ``bans``."""
+    """Operator: the bans in force, a page at a time. Answered with ``bans``."""
+
+    offset: Annotated[Count, Doc("skip this many (the page before's end); 0: from the first")] = 0
 
 
 @register("bans", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Bans(Reply):
-    """The bans in force, oldest first."""
+    """One page of the bans in force, oldest first (paged as ``sessions`` is)."""
 
     bans: Annotated[
         Annotated[list[BanInfo], Length(0, MAX_BANS_LISTED)],
-        Doc(f"the bans (the first {MAX_BANS_LISTED}, if there are more)"),
+        Doc(f"the bans from `offset` on (at most {MAX_BANS_LISTED})"),
     ]
     total: Annotated[Count, Doc("how many there are in all")]
 

@@ -9,7 +9,10 @@ every wait is bounded by `timeout`.
 from __future__ import annotations
 
 import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 import trio
 
@@ -31,6 +34,9 @@ from protocol.types import ClientKind
 
 CLIENT_NAME = "spades-server admin"
 MAX_MESSAGES = 10_000  # read at most this many messages for one answer (events come meanwhile)
+MAX_PAGES = 100_000  # pages of one listing read at most (a bound; `total` ends it first)
+
+T = TypeVar("T")
 
 
 class AdminError(Exception):
@@ -155,6 +161,27 @@ class _Line:
             self.conn.receive_data(data)
 
 
+@asynccontextmanager
+async def operator_line(
+    address: ServerAddress, token: str, *, ca: str | None = None
+) -> AsyncIterator[_Line]:
+    """A connection to the server at `address`, said `hello` to and proven the operator's
+    (`token`): its requests are answered as the operator's. Says `bye` and closes on leaving."""
+    stream = await _open(address, ca)
+    try:
+        line = _Line(stream)
+        welcome = await line.ask(
+            Hello(protocol=PROTOCOL_VERSION_TEXT, client=CLIENT_NAME, kind=ClientKind.HUMAN)
+        )
+        assert isinstance(welcome, Welcome)
+        await line.ask(OperatorLogin(token=token))
+        yield line
+        if line.conn.can_send:
+            await stream.send_all(line.conn.send(Bye(reason="done")))
+    finally:
+        await trio.aclose_forcefully(stream)
+
+
 async def operate(
     address: ServerAddress,
     token: str,
@@ -165,26 +192,36 @@ async def operate(
     """Send `request` as the operator (`token`) to the server at `address`; its reply. Raises
     `Unreachable`, `Refused` (an `error` reply: a bad token, a target not found) or `AdminError`.
     The caller bounds the time (`within`)."""
-    stream = await _open(address, ca)
-    try:
-        line = _Line(stream)
-        welcome = await line.ask(
-            Hello(protocol=PROTOCOL_VERSION_TEXT, client=CLIENT_NAME, kind=ClientKind.HUMAN)
-        )
-        assert isinstance(welcome, Welcome)
-        await line.ask(OperatorLogin(token=token))
-        reply = await line.ask(request)
-        if line.conn.can_send:
-            await stream.send_all(line.conn.send(Bye(reason="done")))
-        return reply
-    finally:
-        await trio.aclose_forcefully(stream)
+    async with operator_line(address, token, ca=ca) as line:
+        return await line.ask(request)
 
 
-async def within(
-    seconds: float, address: ServerAddress, token: str, request: Request, *, ca: str | None = None
-) -> Reply:
-    """`operate`, given `seconds` in all; `Unreachable` if the server takes longer."""
+async def every_page(
+    address: ServerAddress,
+    token: str,
+    page: Callable[[int], Request],
+    count: Callable[[Reply], tuple[int, int]],
+    *,
+    ca: str | None = None,
+) -> list[Reply]:
+    """Every page of a paged listing (`list_sessions`, `list_bans`) on one connection: `page(offset)`
+    is the request of the page from `offset`, `count(reply)` its (length, total)."""
+    replies: list[Reply] = []
+    async with operator_line(address, token, ca=ca) as line:
+        offset = 0
+        for _ in range(MAX_PAGES):
+            reply = await line.ask(page(offset))
+            replies.append(reply)
+            length, total = count(reply)
+            offset += length
+            if not length or offset >= total:
+                break
+    return replies
+
+
+async def within(seconds: float, work: Callable[[], Awaitable[T]], address: ServerAddress) -> T:
+    """`work()` (an `operate` or `every_page`), given `seconds` in all; `Unreachable` if the server
+    at `address` takes longer."""
     with trio.move_on_after(seconds):
-        return await operate(address, token, request, ca=ca)
+        return await work()
     raise Unreachable(f"no answer from {address} within {seconds:g} s")

@@ -11,10 +11,11 @@ command line (where `ps` would show it). Every mistake is one line on stderr and
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import trio
 import typer
@@ -22,7 +23,12 @@ import typer
 from server.config import DEFAULT_PORT
 from server.failures import ExitCode
 
+if TYPE_CHECKING:
+    from protocol.messages import Reply, Request
+    from server.admin_client import ServerAddress
+
 TOKEN_ENV = "SPADES_OPERATOR_TOKEN"
+T = TypeVar("T")
 
 admin_app = typer.Typer(
     help="The operator's hand on a running server: announce, sessions, kick, ban, close.",
@@ -89,22 +95,24 @@ def _token(target: _Target) -> str:
     return text
 
 
-def _ask(ctx: typer.Context, request: object) -> object:
-    """Send `request` as the operator; its reply, or one line and an exit code."""
-    from protocol.messages import Request
-    from server.admin_client import AdminError, Refused, ServerAddress, Unreachable, within
+def _address(target: _Target) -> ServerAddress:
+    from server.admin_client import ServerAddress
 
-    target: _Target = ctx.obj
-    assert isinstance(request, Request)
     try:
         address = ServerAddress.parse(target.server, DEFAULT_PORT)
     except ValueError as exc:
         _fail(ExitCode.USAGE, f"--server {exc}")
     if target.ca is not None and not address.tls:
         _fail(ExitCode.USAGE, "--ca is for a TLS server: write --server tls://HOST:PORT")
-    token = _token(target)
+    return address
+
+
+def _run(target: _Target, address: ServerAddress, work: Callable[[], Awaitable[T]]) -> T:
+    """Run `work` within the timeout; one line and an exit code for what goes wrong."""
+    from server.admin_client import AdminError, Refused, Unreachable, within
+
     try:
-        return trio.run(lambda: within(target.timeout, address, token, request, ca=target.ca))
+        return trio.run(within, target.timeout, work, address)
     except Unreachable as exc:
         _fail(ExitCode.UNREACHABLE, str(exc))
     except Refused as exc:
@@ -115,7 +123,29 @@ def _ask(ctx: typer.Context, request: object) -> object:
         _fail(ExitCode.USAGE, str(exc))
 
 
-def _note(reply: object) -> None:
+def _ask(ctx: typer.Context, request: Request) -> Reply:
+    """Send `request` as the operator; its reply, or one line and an exit code."""
+    from server.admin_client import operate
+
+    target: _Target = ctx.obj
+    address = _address(target)
+    token = _token(target)
+    return _run(target, address, lambda: operate(address, token, request, ca=target.ca))
+
+
+def _pages(
+    ctx: typer.Context, page: Callable[[int], Request], count: Callable[[Reply], tuple[int, int]]
+) -> list[Reply]:
+    """Every page of a listing, on one connection."""
+    from server.admin_client import every_page
+
+    target: _Target = ctx.obj
+    address = _address(target)
+    token = _token(target)
+    return _run(target, address, lambda: every_page(address, token, page, count, ca=target.ca))
+
+
+def _note(reply: Reply) -> None:
     from protocol.messages import Ok
 
     assert isinstance(reply, Ok)
@@ -187,10 +217,14 @@ def sessions_command(ctx: typer.Context) -> None:
     """List the server's connections: session, account, address, transport, tables."""
     from protocol.messages import ListSessions, Sessions
 
-    reply = _ask(ctx, ListSessions())
-    assert isinstance(reply, Sessions)
+    def count(reply: Reply) -> tuple[int, int]:
+        assert isinstance(reply, Sessions)
+        return len(reply.sessions), reply.total
+
+    pages = _pages(ctx, lambda offset: ListSessions(offset=offset), count)
+    listed = [s for page in pages if isinstance(page, Sessions) for s in page.sessions]
     rows = [("SESSION", "ACCOUNT", "ADDRESS", "TRANSPORT", "TABLES")]
-    for s in reply.sessions:
+    for s in listed:
         tables = [*s.tables, *(f"({t})" for t in s.watching)]
         account = s.account or "-"
         if s.operator:
@@ -200,8 +234,7 @@ def sessions_command(ctx: typer.Context) -> None:
     for row in rows:
         padded = [cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)]
         typer.echo("  ".join([*padded, row[4]]))
-    more = f" (the first {len(reply.sessions)} shown)" if reply.total > len(reply.sessions) else ""
-    typer.echo(f"{reply.total} connections{more}; (t1): watching", err=True)
+    typer.echo(f"{len(listed)} connections; (t1): watching", err=True)
 
 
 @admin_app.command("kick")
@@ -270,12 +303,16 @@ def bans_command(ctx: typer.Context) -> None:
     """List the bans in force."""
     from protocol.messages import Bans, ListBans
 
-    reply = _ask(ctx, ListBans())
-    assert isinstance(reply, Bans)
-    for ban in reply.bans:
+    def count(reply: Reply) -> tuple[int, int]:
+        assert isinstance(reply, Bans)
+        return len(reply.bans), reply.total
+
+    pages = _pages(ctx, lambda offset: ListBans(offset=offset), count)
+    listed = [ban for page in pages if isinstance(page, Bans) for ban in page.bans]
+    for ban in listed:
         what = f"account {ban.account}" if ban.account is not None else f"address {ban.address}"
         typer.echo(what + (f"  ({ban.reason})" if ban.reason else ""))
-    typer.echo(f"{reply.total} bans", err=True)
+    typer.echo(f"{len(listed)} bans", err=True)
 
 
 @admin_app.command("close")

@@ -40,7 +40,12 @@ from protocol.messages import (
     Sessions,
     Unban,
 )
-from protocol.operator_messages import MAX_BANS_LISTED, MAX_SESSIONS_LISTED
+from protocol.operator_messages import (
+    MAX_BANS_LISTED,
+    MAX_SESSIONS_LISTED,
+    MAX_TABLES_LISTED,
+    MAX_WATCHED_LISTED,
+)
 from server.accounts import Account
 from server.bans import ACCOUNT, ADDRESS, BanList, fold, network
 from server.connection import Outbox
@@ -290,11 +295,11 @@ class Operator:
                 account=p.account.name if p.account is not None else None,
                 address=p.host[:64],
                 transport=transport_of(p.stream),
-                tables=sorted(p.seats)[:64],
-                watching=sorted(p.watching)[:64],
+                tables=sorted(p.seats)[:MAX_TABLES_LISTED],
+                watching=sorted(p.watching)[:MAX_WATCHED_LISTED],
                 operator=p.operator,
             )
-            for p in peers[:MAX_SESSIONS_LISTED]
+            for p in peers[request.offset : request.offset + MAX_SESSIONS_LISTED]
         ]
         who.deliver(Sessions(id=request.id, sessions=infos, total=len(peers)))
 
@@ -363,7 +368,7 @@ class Operator:
                 address=row.target if row.kind == ADDRESS else None,
                 reason=row.reason,
             )
-            for row in rows[:MAX_BANS_LISTED]
+            for row in rows[request.offset : request.offset + MAX_BANS_LISTED]
         ]
         who.deliver(Bans(id=request.id, bans=infos, total=len(rows)))
 

@@ -200,3 +200,35 @@ async def test_every_mistake_is_one_line_and_an_exit_code(server: Server, tmp_pa
         # The database the token is made in must be usable: one line, exit 4.
         code, _, err = await run_here("admin", "token", "--db", str(tmp_path / "no" / "such.db"))
         assert code == ExitCode.DATABASE and err.count("\n") == 1, err
+
+
+async def test_sessions_and_bans_are_read_page_by_page(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import server.operator as operator_module
+
+    # Pages of one: the command must read them all.
+    monkeypatch.setattr(operator_module, "MAX_SESSIONS_LISTED", 1)
+    monkeypatch.setattr(operator_module, "MAX_BANS_LISTED", 1)
+    with trio.fail_after(30):
+        token = await make_token_file(tmp_path)
+        admin = ["admin", "--server", f"127.0.0.1:{server.port}", "--token-file", str(token)]
+        players = []
+        for name in ("ann", "bob"):
+            client = await WireClient.connect(server.port)
+            await client.hello()
+            assert isinstance(await client.request(Register(name=name)), Registered)
+            players.append(client)
+        code, out, err = await run_here(*admin, "sessions")
+        assert code == 0, err
+        lines = out.splitlines()
+        assert len(lines) == 4 and lines[1].split()[1:3] == ["ann", "127.0.0.1"]
+        assert lines[2].split()[1] == "bob" and "(operator)" in lines[3]
+        assert err == "3 connections; (t1): watching\n"
+        for kind, target in (("account", "mallory"), ("address", "198.51.100.7")):
+            code, _, err = await run_here(*admin, "ban", kind, target)
+            assert code == 0, err
+        code, out, err = await run_here(*admin, "bans")
+        assert (code, out) == (0, "account mallory\naddress 198.51.100.7/32\n"), err
+        for client in players:
+            await client.aclose()

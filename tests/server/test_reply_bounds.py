@@ -12,7 +12,23 @@ import pytest
 from engine.game import Phase, new_game
 from engine.ruleset import PRESETS, Ruleset
 from protocol.errors import ProtocolError
-from protocol.messages import Entrant, Matches, Sender, Snapshot, Standings
+from protocol.messages import (
+    BanInfo,
+    Bans,
+    Entrant,
+    Matches,
+    Sender,
+    SessionInfo,
+    Sessions,
+    Snapshot,
+    Standings,
+)
+from protocol.operator_messages import (
+    MAX_BANS_LISTED,
+    MAX_SESSIONS_LISTED,
+    MAX_TABLES_LISTED,
+    MAX_WATCHED_LISTED,
+)
 from protocol.types import (
     ClientKind,
     LadderHalf,
@@ -111,3 +127,26 @@ def test_a_snapshot_stays_far_below_a_frame_through_a_game(preset: str) -> None:
             largest = max(largest, len(encode_body(snapshot)))
         game.apply(random_action(game, rng))
     assert 0 < largest <= FRAME // 16, largest
+
+
+WIDE_CHAR = "\U0001f0a1"  # four bytes in UTF-8: the longest a character of a string field packs to
+
+
+def test_a_page_of_the_longest_sessions_fits_a_frame() -> None:
+    info = SessionInfo(
+        session=WIDE_CHAR * 64,
+        account=WIDE_CHAR * 32,
+        address=WIDE_CHAR * 64,
+        transport=WIDE_CHAR * 64,
+        tables=["t" * 32] * MAX_TABLES_LISTED,
+        watching=["w" * 32] * MAX_WATCHED_LISTED,
+        operator=True,
+    )
+    reply = Sessions(id=2**32 - 1, sessions=[info] * MAX_SESSIONS_LISTED, total=2**31 - 1)
+    assert len(encode_body(reply)) <= FRAME
+
+
+def test_a_page_of_the_longest_bans_fits_a_frame() -> None:
+    ban = BanInfo(account=WIDE_CHAR * 32, address=WIDE_CHAR * 64, reason=WIDE_CHAR * 200)
+    reply = Bans(id=2**32 - 1, bans=[ban] * MAX_BANS_LISTED, total=2**31 - 1)
+    assert len(encode_body(reply)) <= FRAME
