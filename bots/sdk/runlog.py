@@ -82,6 +82,7 @@ class RunLog:
     def __init__(self, stats: RunStats) -> None:
         self.stats = stats
         self.user: str | None = None  # the account we play as (from `welcome`)
+        self.players = 4  # seats at the table played now (the runner sets it from the ruleset)
         self._half: _Half | None = None
         self._halves: dict[str, int] = {}  # match -> halves started
 
@@ -117,20 +118,25 @@ class RunLog:
             who,
         )
 
+    def seat(self, seat: int) -> str:
+        """`3 (East)`: a seat by its number and where it sits, in the lines below."""
+        word = seat_word(seat, self.players)
+        return str(seat) if word == f"seat {seat}" else f"{seat} ({word})"
+
     def clock_expired(self, expired: ClockExpired, our_seat: int | None) -> None:
         """A seat's clock ran out (or its player left): the server acted for it."""
         if expired.reason == "abandoned":
             log.info(
-                "seat %d at table %s was left by its player: the server's %s plays it",
-                expired.seat,
+                "seat %s at table %s was left by its player: the server's %s plays it",
+                self.seat(expired.seat),
                 expired.table,
                 expired.fallback,
             )
             return
         if expired.seat != our_seat:
             log.info(
-                "clock expired for seat %d at table %s: the server's %s acted for it",
-                expired.seat,
+                "clock expired for seat %s at table %s: the server's %s acted for it",
+                self.seat(expired.seat),
                 expired.table,
                 expired.fallback,
             )
@@ -140,9 +146,9 @@ class RunLog:
         if half is not None and half.table == expired.table:
             half.expiries += 1
             log.warning(
-                "clock expired for our seat %d at table %s: the server's %s acted for us"
+                "clock expired for our seat %s at table %s: the server's %s acted for us"
                 " (%d this match, %s; too many forfeit it, 3 by default)",
-                expired.seat,
+                self.seat(expired.seat),
                 expired.table,
                 expired.fallback,
                 half.expiries,
@@ -150,8 +156,8 @@ class RunLog:
             )
         else:
             log.warning(
-                "clock expired for our seat %d at table %s: the server's %s acted for us",
-                expired.seat,
+                "clock expired for our seat %s at table %s: the server's %s acted for us",
+                self.seat(expired.seat),
                 expired.table,
                 expired.fallback,
             )

@@ -432,6 +432,7 @@ class BotRunner:
                 options = dict(info.options)
                 self.ruleset = Ruleset.from_preset(info.preset, **options)
                 self.tracker = ViewTracker(self.ruleset)
+                self.runlog.players = self.ruleset.players
                 if self.seat is not None:
                     log.info("%s", seat_line(info.table, self.seat, self.ruleset.players))
                 return

@@ -7,13 +7,17 @@ hand summaries (whose contract), the play screen's log and panels, and `spades-b
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bots.arena.run import ArenaConfig, run_games
-from bots.sdk.runlog import action_words, game_over_line, seat_line
+from bots.sdk.runlog import RunLog, RunStats, action_words, game_over_line, seat_line
 from client import journal
 from client.replay import hand_intro, score_lines, to_hand, trick_line
 from client.state import TableState
@@ -21,6 +25,7 @@ from engine.actions import Bid, LookAtHand, PassCards, PlayCard
 from engine.cards import card_symbol, parse_card
 from engine.ruleset import Ruleset
 from engine.seat_names import seat_label, side_word, who
+from protocol.messages import ClockExpired
 from tests.client.engine_table import EngineTable
 from tests.client.test_newcomer import screen
 from tests.client.test_state_render import feed, play_hand
@@ -155,3 +160,18 @@ def test_the_bot_runner_says_its_seat_and_the_winners_by_side() -> None:
     )
     assert action_words(LookAtHand(seat=0)) == "look at hand"
     assert card_symbol(parse_card("TD")) == "10♦"
+
+
+def test_the_bot_runners_clock_lines_say_where_the_seat_sits(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    runlog = RunLog(RunStats())
+    caplog.set_level(logging.INFO, logger="bots.runner")
+    expired = ClockExpired(table="t1", version=5, seat=3, fallback="heuristic bot")
+    runlog.clock_expired(expired, our_seat=1)
+    runlog.clock_expired(dataclasses.replace(expired, seat=1), our_seat=1)
+    said = [record.getMessage() for record in caplog.records]
+    assert said[0].startswith("clock expired for seat 3 (East) at table t1"), said
+    assert said[1].startswith("clock expired for our seat 1 (West) at table t1"), said
+    runlog.players = 3  # no compass points at three seats: the number alone
+    assert runlog.seat(1) == "1"
