@@ -174,7 +174,12 @@ async def login(
     salt, stored = row.token_salt, row.token_hash
     if is_legacy(stored):
         try:
-            clean = admission is not None and admission.clean
+            clean = (
+                admission is not None
+                and admission.clean
+                and guard is not None
+                and guard.take_clean_check(trio.current_time())
+            )
             lane = None if hashers is None else hashers.clean if clean else hashers.suspect
             digest = await _slow(lane, network, partial(legacy_digest, secret, salt))
         except HashQueueFull as exc:

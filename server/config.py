@@ -84,6 +84,11 @@ class Limits:
     # Token checks one address may have waiting for each hashing thread (`server.hashing`); more
     # are refused `rate_limited`. Only tokens stored with the old, slow hash need that thread.
     hash_queue_per_address: int = 4
+    # Old-hash checks a second, from all addresses together, that the normal-priority hashing
+    # lane takes for addresses in good standing (about 5 % of a core at 5 ms a check); past it
+    # they go to the lowest-priority lane with everyone else's (`server.hashing.Hashers`).
+    clean_hash_checks_per_second: float = 10.0
+    clean_hash_checks_burst: int = 20
     # Lobby chat lines (which every logged-in connection hears) from one address, all its
     # connections together: this many at once, then this many a second.
     address_lobby_chat_burst: int = 20

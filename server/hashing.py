@@ -196,9 +196,11 @@ class Hashers:
     `clean` (normal priority) checks only a login from an address in good standing
     (`server.quotas.TokenGuard.clean`: no wrong token from it lately, no other login of it in
     flight): an owner's first login with an old token is then not made to wait for a core that a
-    busy machine never leaves idle. What reaches `clean` is bounded without any queue: one check per
-    address at a time, none for 10 minutes after its wrong token, and an old token is stored anew
-    with the cheap hash at its first login, so no account sends it there twice."""
+    busy machine never leaves idle. What reaches `clean` is bounded: one check per address at a
+    time, none for 10 minutes after its wrong token, an old token is stored anew with the cheap
+    hash at its first login (so no account sends it there twice), and at most
+    `Limits.clean_hash_checks_per_second` from all addresses together (`TokenGuard.take_clean_check`:
+    fresh addresses are cheap on some networks)."""
 
     clean: Hasher
     suspect: Hasher

@@ -216,6 +216,20 @@ class TokenGuard:
         self.guessed = Buckets(1.0 / memory, 1)
         # The same per address, whatever the account: empty means a wrong token lately.
         self.address_guessed = Buckets(1.0 / memory, 1)
+        # Checks the clean hashing lane (normal priority) may take, from all addresses together:
+        # fresh addresses are cheap on some networks (127.0.0.0/8, a /64's neighbours counted
+        # apart), so good standing alone must not let them keep a normal-priority core busy.
+        self.clean_checks = Bucket(
+            limits.clean_hash_checks_per_second,
+            limits.clean_hash_checks_burst,
+            limits.clean_hash_checks_burst,
+            0.0,
+        )
+
+    def take_clean_check(self, now: float) -> bool:
+        """Whether a slow check of an address in good standing may go to the clean lane now (a
+        token taken); False: it goes to the suspect lane like everyone else's."""
+        return self.clean_checks.take(now)
 
     def clean(self, network: str | None, now: float) -> bool:
         """An address in good standing: known, no wrong token from it within `wrong_token_memory`

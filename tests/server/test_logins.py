@@ -184,3 +184,23 @@ async def test_an_address_in_good_standing_is_checked_on_the_clean_lane(tmp_path
                 assert hashers.suspect.jobs_done == 3
     finally:
         hashers.close()
+
+
+async def test_fresh_addresses_cannot_keep_the_clean_lane_busy(tmp_path: Path) -> None:
+    """Each fresh address is in good standing, but the clean lane takes only its rate of checks
+    (`Limits.clean_hash_checks_*`); the rest wait on the lowest priority like a guesser's."""
+    guard = TokenGuard(Limits(clean_hash_checks_per_second=0.001, clean_hash_checks_burst=2))
+    hashers = Hashers.make()
+    try:
+        with trio.fail_after(20):
+            async with open_store(tmp_path / "s.db") as store:
+                target = await legacy_account(store, "target")
+                wrong = f"{target.partition('.')[0]}.{'A' * 32}"
+                for i in range(5):
+                    with pytest.raises(AccountError):
+                        await accounts.login(
+                            store, wrong, guard=guard, hashers=hashers, network=f"10.1.0.{i}"
+                        )
+                assert (hashers.clean.jobs_done, hashers.suspect.jobs_done) == (2, 3)
+    finally:
+        hashers.close()

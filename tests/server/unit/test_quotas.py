@@ -196,3 +196,11 @@ def test_what_is_not_even_a_token_counts_against_the_address_alone() -> None:
         guard.settle(admitted, 0.0, wrong=True, known=False)
     assert guard.admit(None, "10.0.0.1", 0.0) == 1000
     assert len(guard.by_account) == 0 and len(guard.guessed) == 0
+
+
+def test_the_clean_hashing_lane_takes_a_bounded_number_of_checks() -> None:
+    """However many fresh addresses there are, the normal-priority lane takes at most its rate."""
+    guard = TokenGuard(Limits(clean_hash_checks_per_second=2.0, clean_hash_checks_burst=3))
+    assert [guard.take_clean_check(100.0) for _ in range(4)] == [True] * 3 + [False]
+    assert not guard.take_clean_check(100.2)
+    assert guard.take_clean_check(100.5)  # one more every half second
