@@ -69,7 +69,8 @@ def _one_target(account: str | None, address: str | None) -> tuple[str, str] | N
 class OperatorLogin(Request):
     """Make this connection the operator's, by an operator token (`spades-server admin token`
     made it on the machine that holds the database). Answered with ``ok``; a token the server
-    does not know is refused ``bad_token``. The other operator requests need it first
+    does not know is refused ``bad_token``, and counts against the address as a wrong account
+    token does (``rate_limited`` with ``retry_ms`` once there are too many). The other operator requests need it first
     (``not_operator``). The connection need not log in to an account."""
 
     token: Annotated[Token, Doc("the operator token")]

@@ -95,6 +95,7 @@ class Server:
         # The operator's requests and the bans they make (server.operator).
         self.bans = BanList()
         self.operator = Operator(store, self.lobby, self.sessions, self.bans)
+        self.operator.guard = self.tokens
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""

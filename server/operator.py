@@ -51,6 +51,7 @@ from server.bans import ACCOUNT, ADDRESS, BanList, fold, network
 from server.connection import Outbox
 from server.metrics import transport_of
 from server.peers import SharedEvent
+from server.quotas import Admission, TokenGuard, network_of
 from server.requests import Refused
 from server.storage import StorageError
 from server.storage.rows import BanRow
@@ -147,6 +148,7 @@ class Operator:
         self.connections = connections  # the server's own set: it changes as they come and go
         self.bans = bans
         self.cluster: ClusterOrders | None = None
+        self.guard: TokenGuard | None = None  # the server's wrong-token limits, if any
         self._bans_changed = trio.Event()  # another server of the cluster changed the bans
 
     def _hand_on(self, order: dict[str, Any]) -> None:
@@ -257,8 +259,27 @@ class Operator:
             raise Refused(ErrorCode.UNEXPECTED_MESSAGE, f"a {request.TYPE} is not accepted")
 
     async def _login(self, who: Any, request: OperatorLogin) -> None:
+        # A wrong operator token counts against its address as a wrong account token does (one
+        # bucket: guessing at either slows both), so no address can make the database look
+        # tokens up faster than the login limits allow (docs/operations.md, Logins).
+        network = network_of(who.host)
+        admitted: Admission | None = None
+        if self.guard is not None:
+            admission = self.guard.admit(None, network, trio.current_time())
+            if isinstance(admission, int):
+                raise Refused(
+                    ErrorCode.RATE_LIMITED,
+                    "too many wrong tokens from this address; wait and retry",
+                    retry_ms=admission,
+                )
+            admitted = admission
         digest = digest_of(request.token)
-        if not await self.store.call(lambda tx: tx.operator_token_known(digest)):
+        known = request.token.startswith(TOKEN_PREFIX) and await self.store.call(
+            lambda tx: tx.operator_token_known(digest)
+        )
+        if self.guard is not None and admitted is not None:
+            self.guard.settle(admitted, trio.current_time(), wrong=not known, known=False)
+        if not known:
             log.warning("operator_login_refused", session=who.id, peer=who.host)
             raise Refused(ErrorCode.BAD_TOKEN, "that is not an operator token of this server")
         who.operator = True

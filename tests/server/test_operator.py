@@ -295,3 +295,26 @@ async def test_close_table_ends_the_game_and_tells_its_players_why(db: Path) -> 
         # Not resumed by a restart.
         async with running_server(local_config(db)) as server:
             assert created.table not in server.lobby.tables
+
+
+async def test_wrong_operator_tokens_are_slowed_per_address(db: Path) -> None:
+    with trio.fail_after(20):
+        async with running_server(local_config(db)) as server:
+            token = make_token(db)
+            guesser = await connect(server.port, "127.0.0.5")
+            answers = []
+            for _ in range(40):  # the address's burst of wrong tokens is 20
+                answers.append(await guesser.request(OperatorLogin(token="op-" + "g" * 43)))
+            codes = [a.code for a in answers if isinstance(a, Error)]
+            assert codes[:20] == ["bad_token"] * 20
+            assert "rate_limited" in codes[20:]
+            limited = next(a for a in answers if isinstance(a, Error) and a.code == "rate_limited")
+            assert (
+                isinstance(limited, Error)
+                and limited.retry_ms
+                and "wrong tokens" in limited.message
+            )
+            # Another address, the operator's, is not held back.
+            assert isinstance(
+                await (await connect(server.port)).request(OperatorLogin(token=token)), Ok
+            )
