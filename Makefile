@@ -13,7 +13,7 @@ ARGS   ?=
 BINDIR ?= $(HOME)/.local/bin
 COMMANDS := spades spades-server spades-bot
 
-.PHONY: play install uninstall test test-web lint typecheck pytest bench clean
+.PHONY: play install uninstall test test-web doc-images lint typecheck pytest bench clean
 
 $(BIN)/python:
 	@echo "making a Python environment in $(VENV) (once) ..."
@@ -68,6 +68,13 @@ pytest: $(STAMP)
 # fails here instead of skipping (install it with: apt-get install chromium chromium-driver).
 test-web: $(STAMP)
 	SPADES_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/web
+
+# The web page's screenshots in docs/web.md (docs/images/web-*.png): taken by the layout test at
+# each screen size, then made small with pngquant (apt-get install pngquant), a few hundred KB in all.
+doc-images: $(STAMP)
+	mkdir -p docs/images
+	SPADES_REQUIRE_BROWSER=1 SPADES_DOC_IMAGES=1 $(BIN)/pytest -q tests/web/test_table_layout.py -k every
+	pngquant --quality=60-85 --speed 1 --strip --force --ext .png docs/images/web-*-*x*.png
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'

@@ -221,6 +221,7 @@ function drain() {
   const state = app.table;
   while (state && app.queue.length) {
     const now = performance.now();
+    if (state.held && state.held.until === null) return; // its hold starts when it is drawn (draw())
     if (now < app.holdUntil) {
       app.holdTimer = setTimeout(drain, app.holdUntil - now);
       return;
@@ -228,20 +229,22 @@ function drain() {
     const { msg, at } = app.queue.shift();
     applyShown(state, msg, at);
     const pace = PACES[app.pace];
+    if (document.hidden) continue; // nobody is looking: no holds, nothing piles up
     if (msg.t === "trick_won") {
-      state.held = { id: `${state.view.hand_number}-${msg.trick_number}`, plays: msg.plays, winner: msg.seat, until: now + pace.trick };
-      app.holdUntil = now + pace.trick;
+      // Held for the pace from the frame that first shows it, however busy the page was.
+      state.held = { id: `${state.view.hand_number}-${msg.trick_number}`, plays: msg.plays, winner: msg.seat, ms: pace.trick, until: null };
       app.reviewLast = false;
+      return;
     } else if (msg.t === "hand_scored") {
       app.holdUntil = now + 2 * pace.trick; // the result is read before the next deal moves on
     } else if (msg.t === "card_played" && app.queue.some((q) => q.msg.t === "card_played" || q.msg.t === "trick_won")) {
       app.holdUntil = now + pace.card; // the next card lands a beat later, not in the same frame
     }
   }
-  if (state && state.held && performance.now() >= state.held.until) {
+  if (state && state.held && state.held.until !== null && performance.now() >= state.held.until) {
     state.held = null;
     render();
-  } else if (state && state.held) {
+  } else if (state && state.held && state.held.until !== null) {
     app.holdTimer = setTimeout(drain, state.held.until - performance.now());
   }
 }
@@ -489,6 +492,13 @@ function draw() {
   if (state && !$("table-screen").hidden) {
     const { bySeat, names } = seatInfo(state.table);
     const info = app.tables.get(state.table);
+    if (state.held && state.held.until === null) {
+      // The held trick's first frame: its hold (and the queue's) runs from now.
+      state.held.until = performance.now() + state.held.ms;
+      app.holdUntil = state.held.until;
+      clearTimeout(app.holdTimer);
+      app.holdTimer = setTimeout(drain, state.held.ms);
+    }
     $("table-title").textContent = `Table ${state.table} · ${info ? info.preset : state.game}${state.seat === null ? " · watching" : ""}`;
     $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
     renderTable(state, {
@@ -657,6 +667,13 @@ function wire() {
     if (app.table) tickClocks(app.table, performance.now());
   }, 250);
   window.addEventListener("resize", render);
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden && app.table) {
+      app.table.held = null; // a hidden tab draws nothing: let what waits through
+      app.holdUntil = 0;
+    }
+    drain();
+  });
 }
 
 function closeSheet() {

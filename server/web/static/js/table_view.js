@@ -3,17 +3,27 @@
 // comes only from the server's `your_turn`.
 
 import { classify, actionLabel, matchChoice } from "./actions.js";
-import { cardFace } from "./cards.js";
+import { cardFace, displayOrder } from "./cards.js";
 import { $, fill, h, reconcile } from "./dom.js";
 import { Verdict } from "./verify.js";
 
+// A card's classes: its colour (red, or per suit with the four-colour deck: app.css) and `extra`.
+export function cardClasses(card, extra = "") {
+  const face = cardFace(card);
+  return `card suit-${face.letter} ${face.red ? "red" : ""} ${extra}`;
+}
+
+// Rank and suit in the top-left corner, the part an overlapped hand leaves visible; a big pip in
+// the middle for the eye.
 export function cardElement(card, { tag = "div", classes = "", ...attrs } = {}) {
   const face = cardFace(card);
   return h(
     tag,
-    { class: `card ${face.red ? "red" : ""} ${classes}`, "aria-label": face.name, dataset: { card }, ...attrs },
-    h("span", { class: "rank", "aria-hidden": "true" }, face.rank),
-    h("span", { class: "suit", "aria-hidden": "true" }, face.suit),
+    { class: cardClasses(card, classes), "aria-label": face.name, dataset: { card }, ...attrs },
+    h("span", { class: "corner", "aria-hidden": "true" },
+      h("span", { class: "rank" }, face.rank),
+      h("span", { class: "suit" }, face.suit)),
+    h("span", { class: "pip", "aria-hidden": "true" }, face.suit),
   );
 }
 
@@ -87,7 +97,7 @@ function renderTrick(state, ctx) {
   let plays = v.trick || [];
   let caption = "";
   let mode = "";
-  const held = state.held && ctx.now < state.held.until ? state.held : null;
+  const held = state.held && (state.held.until === null || ctx.now < state.held.until) ? state.held : null;
   const who = (seat) => ctx.names[seat] && seat !== state.seat ? `${state.place(seat)} (${ctx.names[seat]})` : state.place(seat);
   if (ctx.reviewLast && (v.last_trick || []).length) {
     plays = v.last_trick;
@@ -98,7 +108,7 @@ function renderTrick(state, ctx) {
     mode = `held to-${state.position(held.winner)}`;
     caption = `${who(held.winner)} ${held.winner === state.seat ? "win" : "wins"} the trick`;
     // A negative delay when the trick is redrawn mid-hold: the slide goes on where it was.
-    el.style.setProperty("--collect-delay", `${Math.round(held.until - COLLECT_MS - ctx.now)}ms`);
+    el.style.setProperty("--collect-delay", `${Math.round((held.until ?? ctx.now + held.ms) - COLLECT_MS - ctx.now)}ms`);
   } else if (!plays.length) {
     caption = v.hand_number ? "" : "Waiting for the deal";
   }
@@ -126,7 +136,7 @@ function renderTurn(state, ctx) {
   handEl.className = `hand ${seated ? "mine" : ""}`;
   handEl.hidden = !seated;
   const selected = ctx.selected;
-  const cards = state.hand();
+  const cards = displayOrder(state.hand());
   reconcile(
     handEl,
     cards.map((card) => ({
@@ -139,7 +149,7 @@ function renderTurn(state, ctx) {
         let classes = "";
         if (turn && plays.size) classes = playable ? "legal" : "dim";
         if (choice) classes = isSelected ? "selected" : choosable ? "" : "dim";
-        el.className = `card ${cardFace(card).red ? "red" : ""} ${classes}`;
+        el.className = cardClasses(card, classes);
         el.disabled = !(playable || choosable);
         if (choice) el.setAttribute("aria-pressed", String(isSelected));
         else el.removeAttribute("aria-pressed");
@@ -214,7 +224,8 @@ function fitHand(handEl, count) {
   if (count < 2 || !handEl.clientWidth) return;
   const cardWidth = handEl.firstElementChild ? handEl.firstElementChild.getBoundingClientRect().width : 58;
   const room = handEl.clientWidth - 8;
-  const gap = Math.max(-(cardWidth - 16), Math.min(4, (room - count * cardWidth) / (count - 1)));
+  // At least the corner (rank over suit) of every card stays in sight.
+  const gap = Math.max(-(cardWidth - 20), Math.min(4, (room - count * cardWidth) / (count - 1)));
   handEl.style.setProperty("--gap", `${Math.floor(gap)}px`);
 }
 
@@ -237,7 +248,7 @@ function bidText(bid) {
 function sideTitle(state, i, ctx) {
   const side = state.sides()[i] || [];
   const name = state.sideName(i, ctx.names);
-  const who = side.map((s) => (s === state.seat ? "You" : ctx.names[s] || state.place(s))).join(" + ");
+  const who = side.map((s) => state.place(s)).join(" + ");
   return name === who ? name : `${name} (${who})`;
 }
 
@@ -278,27 +289,25 @@ function bagsText(state, i, scored, options) {
   return "";
 }
 
-function resultTable(state, scored, ctx) {
+// Each side in two lines that fit a 360 px phone: who, the hand's points and the score; then its
+// bids, tricks, contract made or set, and bags.
+function resultSides(state, scored, ctx) {
   const spades = state.game === "spades";
   const contracts = spades ? contractNotes(state, scored) : {};
-  const rows = scored.sides.map((side, i) => {
+  return h("ul", { class: "result-sides" }, scored.sides.map((side, i) => {
     const took = side.reduce((sum, s) => sum + ((scored.tricks || [])[s] || 0), 0);
     const contract = contracts[i];
     const outcome = contract ? (/ made /.test(contract) ? "made" : "set") : "";
-    return h("tr", {},
-      h("th", { scope: "row" }, sideTitle(state, i, ctx)),
-      spades ? h("td", {}, side.map((s) => bidText((scored.bids || [])[s])).join(" + ")) : null,
-      h("td", {}, String(took)),
-      spades ? h("td", { class: `outcome ${outcome}` }, outcome || "–") : null,
-      h("td", {}, signed(scored.delta[i])),
-      h("td", {}, String(scored.after[i])),
-      spades ? h("td", {}, bagsText(state, i, scored, ctx.options)) : null);
-  });
-  return h("table", { class: "result-table" },
-    h("thead", {}, h("tr", {},
-      h("th", {}, ""), spades ? h("th", {}, "Bid") : null, h("th", {}, spades ? "Took" : "Tricks"),
-      spades ? h("th", {}, "Contract") : null, h("th", {}, "Points"), h("th", {}, "Score"), spades ? h("th", {}, "Bags") : null)),
-    h("tbody", {}, rows));
+    const facts = spades
+      ? [`bid ${side.map((s) => bidText((scored.bids || [])[s])).join(" + ")}`, `took ${took}`,
+        outcome ? h("span", { class: `outcome ${outcome}` }, outcome) : null, bagsText(state, i, scored, ctx.options)]
+      : [`${took} ${took === 1 ? "trick" : "tricks"}`];
+    const parts = facts.filter((f) => f !== null && f !== "").flatMap((f, k) => (k ? [" · ", f] : [f]));
+    return h("li", {},
+      h("div", { class: "side-head" }, h("strong", {}, sideTitle(state, i, ctx)),
+        h("span", {}, h("span", { class: "delta" }, signed(scored.delta[i])), ` → ${String(scored.after[i]).replace("-", "−")}`)),
+      h("div", { class: "side-facts" }, parts));
+  }));
 }
 
 function renderResult(state, ctx) {
@@ -311,7 +320,7 @@ function renderResult(state, ctx) {
     h("div", { class: "result-head" },
       h("h3", { id: "result-title" }, `Hand ${scored.hand_number} result`),
       h("button", { type: "button", id: "result-close", class: "secondary", "aria-label": "Close the hand's result" }, "×")),
-    resultTable(state, scored, ctx),
+    resultSides(state, scored, ctx),
     notes.length ? h("ul", { class: "notes" }, notes.map((note) => h("li", {}, note))) : null,
     verdictLine(state.checks[scored.hand_number]));
 }
