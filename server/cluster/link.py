@@ -29,7 +29,7 @@ and its tables are taken over from the store).
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,7 +113,9 @@ class Links:
     `secret` gives the cluster's secret (asked at each handshake: it may be rotated);
     `is_member` says whether a worker id is a live member of the cluster; `address_of` gives a
     worker's link address (`host:port`). `on_undelivered` is given what was queued for a link
-    that failed before it was sent (the link is dialled again on the next `send`). `connect`
+    that failed before it was sent (the link is dialled again on the next `send`).
+    `member_hosts` gives the addresses the cluster's servers publish (never refused for want of
+    handshake room). `connect`
     opens a stream to an address (a test's memory streams; by default TCP, with TLS when
     `tls_client` is given)."""
 
@@ -131,6 +133,7 @@ class Links:
         connect: Connector | None = None,
         max_frame: int = MAX_FRAME,
         on_undelivered: Callable[[str, list[Established]], None] = lambda peer, lost: None,
+        member_hosts: Callable[[], Collection[str]] = frozenset,
     ) -> None:
         self.worker = worker
         self._secret = secret
@@ -139,6 +142,7 @@ class Links:
         self._address_of = address_of
         self._is_member = is_member
         self._on_undelivered = on_undelivered
+        self._member_hosts = member_hosts
         self._tls_server = tls_server
         self._tls_client = tls_client
         self._connect = connect or self._connect_tcp
@@ -197,7 +201,9 @@ class Links:
 
     async def _accepted(self, stream: trio.abc.Stream, address: str, network: str) -> None:
         """`accept`'s work (which closes the stream after it)."""
-        if (
+        # The cluster's own servers' addresses are never turned away for want of room: strangers
+        # filling the slots (from many addresses) cannot cut the servers off from each other.
+        if network not in self._member_hosts() and (
             self._handshakes >= MAX_HANDSHAKES
             or self._handshakes_from.get(network, 0) >= MAX_HANDSHAKES_PER_ADDRESS
         ):

@@ -64,6 +64,7 @@ from server.cluster.membership import UNREACHABLE
 from server.cluster.remote import RemotePeer, RemoteTable, command_from_link, command_to_link
 from server.cluster.secret import from_file, kept
 from server.peers import Peer, SharedEvent
+from server.quotas import network_of
 from server.storage import StorageError
 from server.storage.postgres import connect, migrate
 from server.table_commands import (
@@ -119,6 +120,7 @@ class ClusterNode:
             address_of=self._address_of,
             is_member=self._is_member,
             on_undelivered=self._undelivered,
+            member_hosts=self._member_hosts,
             tls_server=self.link.tls_server,
             tls_client=self.link.tls_client,
             connect=self.link.connect,
@@ -221,6 +223,10 @@ class ClusterNode:
     def send_to(self, worker: str, message: Established) -> None:
         """A message to server `worker` over the link."""
         self.links.send(worker, message)
+
+    def _member_hosts(self) -> set[str]:
+        """The addresses the live servers published for their links (as last read)."""
+        return {network_of(link.rpartition(":")[0]) for link in self._addresses.values()}
 
     async def _is_member(self, worker: str) -> bool:
         """Whether `worker` is a live member of the cluster (a link's proven id must be)."""

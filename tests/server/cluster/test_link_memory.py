@@ -72,6 +72,7 @@ def links(
     secret: bytes = SECRET,
     members: set[str] | None = None,
     max_frame: int = 1 << 20,
+    member_hosts: frozenset[str] | set[str] = frozenset(),
 ) -> Links:
     async def address_of(other: str) -> str | None:
         return other
@@ -88,6 +89,7 @@ def links(
         is_member=is_member,
         connect=net.connect,
         max_frame=max_frame,
+        member_hosts=lambda: member_hosts,
     )
     made.start(net.nursery)
     net.accepting[worker] = made.accept
@@ -485,4 +487,23 @@ async def test_a_seat_given_back_over_the_link_is_held_again_when_that_session_g
             await lobby.until(TableChanged, seat(connected=False))
             assert table.seats[0].holder is None
             assert table.seats[0].dropped_at is not None  # held for the grace, as for any drop
+            nursery.cancel_scope.cancel()
+
+
+async def test_the_clusters_own_addresses_are_never_turned_away_for_want_of_room(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """Strangers holding every handshake slot do not cut the servers off from each other: an
+    address a live server published is let in past the caps (and must still prove itself)."""
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            heard_b = Heard()
+            # The test's streams all come from "memory": here, a live server's address.
+            b = links(net, "b", heard_b, member_hosts={"memory"})
+            silent = [await net.connect("b") for _ in range(MAX_HANDSHAKES_PER_ADDRESS + 4)]
+            a = links(net, "a", Heard())
+            a.send("b", Gone("s1"))
+            await heard_b.until(lambda: heard_b.messages == [("a", Gone("s1"))])
+            assert b.refused == 0 and len(silent) > MAX_HANDSHAKES_PER_ADDRESS
             nursery.cancel_scope.cancel()
