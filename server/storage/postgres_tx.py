@@ -21,6 +21,7 @@ from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import pq
 
 from server.storage.rows import (
     AccountRow,
@@ -88,6 +89,11 @@ def _match(row: Sequence[Any]) -> MatchRow:
         finished_at=None if row[12] is None else float(row[12]),
         forfeit_reasons=reasons,
     )
+
+
+class NotInPipeline(Exception):
+    """A statement that cannot run in pipeline mode: the writer's pipelined try at the batch fails
+    (nothing committed) and the batch runs job by job."""
 
 
 class PostgresTx:
@@ -382,7 +388,14 @@ class PostgresTx:
     def _in_chunks(self, query: str, params: Sequence[Any] = ()) -> Iterator[Any]:
         """The rows of `query` a chunk at a time, from a server-side cursor: an export of every
         game never holds them all, and the caller may run other statements between rows (the
-        connection is free between fetches). WITH HOLD, so it works outside a transaction too."""
+        connection is free between fetches). WITH HOLD, so it works outside a transaction too.
+
+        A server-side cursor cannot be opened in pipeline mode (the writer's first try at a batch):
+        refused before one is made, so no half-opened cursor outlives the failed try (it would be
+        collected still open, with a ResourceWarning); the writer runs the batch again job by
+        job, outside a pipeline, where the rows stream."""
+        if self.conn.pgconn.pipeline_status != pq.PipelineStatus.OFF:
+            raise NotInPipeline("a server-side cursor needs the batch run job by job")
         self._cursors += 1
         with self.conn.cursor(name=f"spades_rows_{self._cursors}", withhold=True) as cur:
             cur.itersize = CHUNK_ROWS
