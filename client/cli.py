@@ -7,6 +7,7 @@ kept in the user's config dir (client/config.py).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sys
@@ -350,12 +351,32 @@ def play_at(
 ) -> None:
     from client.play import play_session
 
+    if guest_name is None and token_for(config, address) is None:
+        guest_name = _guest_name(config)
     message = run(
         lambda: play_session(address, token_for(config, address), seating, guest_name),
         interrupted="stopped; a seat you hold is kept for a while: `spades join TABLE` to return",
     )
     if message:
         typer.echo(message)
+
+
+def _guest_name(config: ClientConfig) -> str | None:
+    """A guest's name: the one asked for before, else (on a terminal) asked once and kept, so
+    the table reads `zed~4f1c` rather than `guest-6434047386`. Enter keeps a made-up one."""
+    kept = config.guest_name()
+    if kept is not None or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return kept or None
+    answer = typer.prompt(
+        "You play as a guest here (`spades register NAME` keeps a seat across a crash).\n"
+        "Your name at the table (Enter: one is made up)",
+        default="",
+        show_default=False,
+    )
+    name = "".join(answer.split())[:24]
+    with contextlib.suppress(ConfigError, OSError):  # else asked again next time: no more lost
+        config.save_guest_name(name)
+    return name or None
 
 
 @app.command()

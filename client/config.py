@@ -173,6 +173,17 @@ class ClientConfig:
             data["ca"] = str(Path(address.ca).resolve())
         _write_private(self._main_file, data)
 
+    def guest_name(self) -> str | None:
+        """The name this person asked to play under as a guest (`""`: let the server make one
+        up), or None if never asked."""
+        name = _read_json(self._main_file).get("guest_name")
+        return name if isinstance(name, str) else None
+
+    def save_guest_name(self, name: str) -> None:
+        data = _read_json(self._main_file)
+        data["guest_name"] = name
+        _write_private(self._main_file, data)
+
     def credentials(self, key: str) -> Credentials | None:
         """The account remembered for a server (by `ServerAddress.key`, or "local" for `spades play`)."""
         data = _read_json(self._server_file(key))

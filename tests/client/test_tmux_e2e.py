@@ -168,7 +168,7 @@ def client_env(tmp_path: Path, port: int, **extra: str) -> dict[str, str]:
 
 def test_no_color_means_no_colour(server_port: int, tmp_path: Path) -> None:
     env = client_env(tmp_path, server_port, NO_COLOR="1")
-    pane = Pane(f"{BIN / 'spades'} create --preset hearts --bots 3", env)
+    pane = Pane(f"{BIN / 'spades'} create --preset hearts --bots 3 --name ann", env)
     try:
         # A capture can catch a frame half drawn, so wait for a whole one, then look at its styles.
         styled = pane.wait(lambda s: "pass 3 cards" in s, "the pass", styles=True)
@@ -182,7 +182,7 @@ def test_no_color_means_no_colour(server_port: int, tmp_path: Path) -> None:
 
 def test_a_whole_hand_in_tmux(server_port: int, tmp_path: Path) -> None:
     env = client_env(tmp_path, server_port)
-    pane = Pane(f"{BIN / 'spades'} create --preset standard --bots 3", env)
+    pane = Pane(f"{BIN / 'spades'} create --preset standard --bots 3 --name ann", env)
     try:
         pane.wait(lambda s: "YOUR TURN" in s and "\x1b[" in s, "a styled first turn", styles=True)
         # Each bot by its seat and kind (issue 41 item 1), never the account `bot:heuristic`.

@@ -198,7 +198,9 @@ def test_another_players_clock_their_drop_and_their_return(
         check=False,
     )
     assert registered.returncode == 0, registered.stderr
-    host = Pane(f"{BIN / 'spades'} create --bots 2", host_env, size)  # seat 3 (East) stays free
+    host = Pane(
+        f"{BIN / 'spades'} create --bots 2 --name ada", host_env, size
+    )  # seat 3 (East) stays free
     guest: Pane | None = None
     try:
         screen = host.wait(lambda s: " table " in s, "the table")
@@ -248,12 +250,12 @@ def test_a_spectator_sees_the_cards_left_and_three_handed_shows_no_bags(
     """Items 22 and 20: a spectator of a table where we play: in the second hand it still shows
     every seat's cards (it showed `0 cards` from the second hand on); three-handed: no bags."""
     env = client_env(tmp_path, server_port)
-    host = Pane(f"{BIN / 'spades'} create --bots 3", env, (80, 24))
+    host = Pane(f"{BIN / 'spades'} create --bots 3 --name cy", env, (80, 24))
     watcher: Pane | None = None
     try:
         screen = host.wait(lambda s: " table " in s, "the table")
         table = re.search(r" table (\S+)", screen).group(1)  # type: ignore[union-attr]
-        watcher = Pane(f"{BIN / 'spades'} watch {table}", env, size)
+        watcher = Pane(f"{BIN / 'spades'} watch {table} --name wes", env, size)
         watcher.wait(lambda s: "watching" in s, "the watcher")
         play_until(host, lambda s: "hand 2" in s and "bid:" in s, (80, 24))
         screen = watcher.wait(
@@ -266,7 +268,7 @@ def test_a_spectator_sees_the_cards_left_and_three_handed_shows_no_bags(
         host.close()
         if watcher is not None:
             watcher.close()
-    three = Pane(f"{BIN / 'spades'} create --preset three-player --bots 2", env, size)
+    three = Pane(f"{BIN / 'spades'} create --preset three-player --bots 2 --name cy", env, size)
     try:
         screen = three.wait(lambda s: "YOUR TURN" in s, "the three-handed table")
         scores = next(line for line in screen.splitlines() if line.startswith("Scores"))
@@ -342,6 +344,32 @@ def test_another_preset_while_one_is_unfinished_is_a_question(tmp_path: Path) ->
         pane.type("y")
         screen = pane.wait(lambda s: " Hearts " in s and "YOUR TURN" in s, "the Hearts game", 60)
         assert "Left your unfinished game" in screen, screen
+        pane.type("/quit")
+        pane.wait(lambda s: "AGAIN-EXITED 0" in s, "the client to leave")
+    finally:
+        pane.close()
+
+
+def test_a_guest_is_asked_its_name_once(server_port: int, tmp_path: Path) -> None:
+    """Issue 41 item 2: a guest on a terminal is asked the name to play under (the table showed
+    `guest-6434047386`), once: the answer is kept for the next game."""
+    env = client_env(tmp_path, server_port)
+    spades = BIN / "spades"
+    pane = Pane(f"{spades} create --bots 3", env, (80, 24), again=f"{spades} create --bots 3")
+    try:
+        pane.wait(lambda s: "Your name at the table" in s, "the question")
+        pane.type("zed")
+        screen = pane.wait(lambda s: "YOUR TURN" in s, "the table")
+        first = re.search(r" table (\S+)", screen).group(1)  # type: ignore[union-attr]
+        pane.type("/say hello")
+        pane.wait(lambda s: re.search(r"<zed~\w+> hello", s) is not None, "our chat, by name")
+        pane.type("/quit")
+        screen = pane.wait(
+            lambda s: "YOUR TURN" in s and f" table {first} " not in s, "the second table"
+        )
+        assert "Your name at the table" not in screen  # asked once
+        pane.type("/say again")
+        pane.wait(lambda s: re.search(r"<zed~\w+> again", s) is not None, "the kept name")
         pane.type("/quit")
         pane.wait(lambda s: "AGAIN-EXITED 0" in s, "the client to leave")
     finally:
