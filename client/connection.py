@@ -39,6 +39,7 @@ from protocol.messages import (
     Reply,
     Request,
     Sender,
+    ServicePaused,
     Welcome,
 )
 from protocol.types import ClientKind
@@ -109,6 +110,10 @@ class Connection:
         self.close_reason: str | None = None
         self.closed = trio.Event()
         self.welcome: Welcome | None = None
+        # The server has paused play (`service_paused`): its answers wait for its database, so a
+        # request's wait for its reply does not run out meanwhile. `pauses` counts them.
+        self.paused = False
+        self.pauses = 0
 
     # ---------------------------------------------------------------- sending
 
@@ -143,9 +148,14 @@ class Connection:
         waiter = _Waiter()
         self._waiters[rid] = waiter
         try:
+            pauses = self.pauses
             await self.send(message)
-            with trio.move_on_after(wait):
-                await waiter.done.wait()
+            while not self.closed.is_set():  # bounded by the connection's life
+                with trio.move_on_after(wait):
+                    await waiter.done.wait()
+                if waiter.done.is_set() or not (self.paused or self.pauses != pauses):
+                    break
+                pauses = self.pauses  # paused meanwhile: the answer waits for the server's store
         finally:
             self._waiters.pop(rid, None)
         reply = waiter.reply
@@ -217,6 +227,9 @@ class Connection:
             if isinstance(message, Ping):
                 await self.send(Pong(id=message.id))
                 continue
+            if isinstance(message, ServicePaused):
+                self.paused = message.paused
+                self.pauses += int(message.paused)
             try:
                 await self._send_events.send(message)
             except (trio.BrokenResourceError, trio.ClosedResourceError):

@@ -369,6 +369,8 @@ def render(
 ) -> Group:
     """The whole screen; exactly `height` lines (never more), each at most `width` cells."""
     width = max(40, min(width, 120))
+    if state.paused_at is not None:
+        now = state.paused_at  # play is paused: every clock shows what it had left then
     main = WIDTH if width >= WIDE else width
     lines: list[Text] = []
     header = Text()

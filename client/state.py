@@ -101,6 +101,9 @@ class TableState(TableEvents):
     # clock seconds; None when only the lobby's listing said so, without the hold left).
     away: dict[int, float | None] = field(default_factory=dict)
     moved_myself: bool = False  # an action of ours was sent and not yet answered
+    # While the server has paused play (`service_paused`): when it began (trio clock seconds).
+    # The screen shows every clock as it stood then; the `turn` after the pause resets them.
+    paused_at: float | None = None
     _away_view: dict[str, Any] | None = None  # the view when we went away (see `went_away`)
 
     # ---------------------------------------------------------------- facts for the screen
@@ -293,6 +296,21 @@ class TableState(TableEvents):
         self.away[msg.seat] = now + hold
         self.say(f"{who} disconnected (seat held for {minutes(hold)}).")
 
+    def _service_paused(self, msg: m.ServicePaused, now: float) -> None:
+        if msg.paused:
+            if self.paused_at is None:
+                self.paused_at = now
+            self.status = (
+                "Play is paused: the server cannot reach its database (it resumes by itself)."
+            )
+            self.say("Play paused: the server cannot reach its database; clocks are stopped.")
+            return
+        if self.paused_at is not None:
+            self.status = ""
+        self.paused_at = None
+        lasted = f" after {(msg.paused_ms or 0) / 1000:.1f} s" if msg.paused_ms else ""
+        self.say(f"Play resumed{lasted}.")
+
     def _possible_transfers(self) -> list[tuple[int, int]]:
         """Cards that may have changed hands before we joined: the Hearts pass (its direction is in
         the view) and partners' exchanges (Spades), so a card played after one is no false alarm."""
@@ -427,6 +445,7 @@ class TableState(TableEvents):
 _HANDLERS: dict[type[m.Message], Any] = {
     m.Snapshot: TableState._snapshot,
     m.SeatStatus: TableState._seat_status,
+    m.ServicePaused: TableState._service_paused,
     m.YourTurn: TableState._your_turn,
     m.Turn: TableState._turn_for_all,
     m.ClockExpired: TableState._clock_expired,

@@ -101,7 +101,7 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "bans",
         "close_table",
     ),
-    "Connection": ("ok", "error", "ping", "pong", "bye"),
+    "Connection": ("ok", "error", "ping", "pong", "bye", "service_paused"),
 }
 
 _ARROWS: Final = {

@@ -533,6 +533,21 @@ class Bye(Message):
     reason: Annotated[Annotated[str, Length(0, 200)] | None, Doc("why, for a person")] = None
 
 
+@register("service_paused", S)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServicePaused(Event):
+    """Play is paused on this server, or resumes (``paused`` false): it cannot store anything for
+    now (its database is unreachable), and nothing is applied before it is stored. While paused,
+    no ``act`` is answered (each waits, and is answered in order once play resumes), and no seat's
+    clock runs: the time paused is given back to every decision in progress, and a fresh ``turn``
+    follows the resumption at each table. Sent to every connection when the pause begins and when
+    it ends, and just after ``welcome`` to one that arrives during a pause."""
+
+    paused: Annotated[bool, Doc("true: play is paused; false: it resumes")]
+    reason: Annotated[Text | None, Doc("why, for a person")] = None
+    paused_ms: Annotated[Millis | None, Doc("on resuming: how long play was paused")] = None
+
+
 __all__ = [
     "GAME_EVENT_TYPES",
     "MESSAGE_TYPES",
@@ -605,6 +620,7 @@ __all__ = [
     "SeatLost",
     "SeatStatus",
     "Sender",
+    "ServicePaused",
     "SessionInfo",
     "Sessions",
     "Snapshot",

@@ -40,9 +40,10 @@ from server.ladder.service import LadderService
 from server.lobby import Lobby
 from server.metrics import transport_of
 from server.operator import Operator
+from server.peers import SharedEvent
 from server.ports import LadderDesk
 from server.quotas import AddressQuotas, TokenGuard, network_of
-from server.session import Session, SessionServices
+from server.session import Session, SessionServices, service_notice
 from server.storage import StorageError, Store, open_store
 from server.storage.target import shown
 from server.tls import link_client_context, server_context
@@ -96,6 +97,15 @@ class Server:
         self.bans = BanList()
         self.operator = Operator(store, self.lobby, self.sessions, self.bans)
         self.operator.guard = self.tokens
+
+    def tell_service(self, available: bool) -> None:
+        """The store went down or came back: every connection is told (`service_paused`), the
+        event encoded once for all of them."""
+        lasted = self.store.health.periods[-1] if available and self.store.health.periods else None
+        notice = service_notice(available, 0.0 if lasted is None else lasted[1] - lasted[0])
+        shared = SharedEvent(notice)
+        for session in list(self.sessions):
+            session.tell_service(shared)
 
     def request_stop(self) -> None:
         """Begin a graceful shutdown (idempotent)."""
@@ -320,6 +330,7 @@ async def _serve(
     fence = None if node is None else node.fence
     async with open_store(config.database, config.durability, fence=fence) as store:
         server = Server(config, store, tls)
+        store.health.watch(server.tell_service)
         server.node = node
         if node is not None:
             node.attach(server.lobby)

@@ -43,6 +43,20 @@ def begin(clock: SeatClock, now: float, version: int, turn_ms: int) -> None:
     clock.since_version = version
 
 
+def pause(clock: SeatClock, began: float, ended: float) -> None:
+    """The server could store nothing from `began` to `ended` (its database was away), so play was
+    paused: a decision in progress takes none of that time. Its start and its deadline move on by
+    the part of the pause it overlapped (a decision begun during the pause, by what was left)."""
+    if clock.started is None:
+        return
+    lost = ended - max(began, clock.started)
+    if lost <= 0:
+        return
+    clock.started += lost
+    if clock.deadline is not None:
+        clock.deadline += lost
+
+
 def expire_now(clock: SeatClock, now: float) -> None:
     """Move the deadline to `now`: nobody will decide for this seat, the server acts at once."""
     clock.deadline = now

@@ -37,6 +37,7 @@ from protocol.messages import (
     Register,
     SeatLost,
     Sender,
+    ServicePaused,
     TableCreated,
     Welcome,
 )
@@ -250,6 +251,11 @@ class Session:
             message = f"idle for {idle:g} s (send ping to stay)"
             self._close_with(Error(code=ErrorCode.TIMEOUT.value, message=message), "idle_timeout")
 
+    def tell_service(self, shared: SharedEvent) -> None:
+        """The server-wide `service_paused` (to a connection past `welcome` only)."""
+        if self._welcomed():
+            self.deliver_shared(shared)
+
     def _welcomed(self) -> bool:
         return self.proto.phase not in (Phase.AWAITING_HELLO, Phase.AWAITING_WELCOME)
 
@@ -439,6 +445,9 @@ class Session:
         if banned is not None:  # welcomed, then refused: the error closes the connection
             self._close_with(Error(code=ErrorCode.BANNED.value, message=banned), "banned")
             return
+        health = self.services.store.health
+        if not health.available:  # arrived during a pause: told at once, as everyone was
+            self.deliver(service_notice(False, 0.0))
         if refused is not None:
             # Welcomed without a user; the client may log in, register or play as a guest next.
             error = Error(code=refused.code, message=refused.message, retry_ms=refused.retry_ms)
@@ -493,3 +502,15 @@ class Session:
                 register_per_hour=limits.max_registrations_per_address,
             ),
         )
+
+
+#: What a person is told while play is paused (`service_paused.reason`).
+PAUSED_REASON = "the server cannot reach its database; play resumes by itself when it is back"
+
+
+def service_notice(available: bool, lasted_s: float) -> ServicePaused:
+    """`service_paused` for the store going down (`available` false) or coming back after
+    `lasted_s` seconds."""
+    if available:
+        return ServicePaused(paused=False, paused_ms=min(2**31 - 1, round(lasted_s * 1000)))
+    return ServicePaused(paused=True, reason=PAUSED_REASON)

@@ -109,6 +109,10 @@ class Table(TableListing):
         self.lifecycle = Lifecycle.WAITING
         self.closed_reason: str | None = None  # the operator's, when it closed the table
         self.records = GameRecorder(store, config.table_id)
+        # While the store is down play is paused and no clock runs (`_step_while_paused`); each
+        # outage over is then given back to the decisions it interrupted (`_catch_up`).
+        self.health = store.health
+        self._caught_up_to = store.health.periods[-1][1] if store.health.periods else -math.inf
         self.deal = DealInPlay()
         self.on_change: Callable[[Table], None] | None = None
         self.forfeits: dict[int, str] = {}  # seat -> why its player forfeited (policy's say)
@@ -154,6 +158,10 @@ class Table(TableListing):
         """Handle the next command, or the clock when a deadline comes first. Once a deadline has
         passed, a command already waiting is still handled before it (one per clock step), so no
         request waits behind a run of the server's own moves."""
+        self._catch_up()
+        if not self.health.available:
+            await self._step_while_paused()
+            return
         deadline = self._next_deadline()
         if trio.current_time() >= deadline:
             try:
@@ -172,9 +180,37 @@ class Table(TableListing):
         # fallback would play the same move number again: "game N already has an action S").
         if waiting is not None:
             await self._handle(waiting)
-        else:
+        elif self.health.available:  # else the deadline passed in an outage: not the seat's
             await self._on_clock()
         await self._advance()
+
+    async def _step_while_paused(self) -> None:
+        """The store is down: the next command is handled (an action then waits for its commit,
+        like every other), but no deadline passes; the step ends when the store is back."""
+        waiting: Command | None = None
+        back = self.health.back
+        with trio.CancelScope() as wait:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_cancel_when_set, back, wait)
+                waiting = await self.receive_inbox.receive()
+                nursery.cancel_scope.cancel()
+        if waiting is not None:
+            await self._handle(waiting)
+            await self._advance()
+
+    def _catch_up(self) -> None:
+        """Give every outage that ended since the last step back to the decisions it paused, and
+        tell everyone the clocks as they now are (a fresh `turn`)."""
+        periods = [p for p in self.health.periods if p[1] > self._caught_up_to]
+        if not periods:
+            return
+        self._caught_up_to = periods[-1][1]
+        for began, ended in periods:
+            for state in self.seats:
+                clocks.pause(state.clock, began, ended)
+        self.log.info("clocks_resumed", paused_s=round(sum(e - b for b, e in periods), 3))
+        self._turn_told = None
+        self._send_turns()
 
     def _done(self) -> bool:
         """A finished game's table closes once no person is seated or watching; a table closed for
@@ -553,3 +589,8 @@ class Table(TableListing):
         self.deal = DealInPlay(found.seed_in_play, found.hand_in_play)
         for seat, bank in found.banks.items():
             self.seats[seat].clock.bank_left_ms = bank
+
+
+async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()

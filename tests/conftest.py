@@ -28,3 +28,16 @@ def pg_cluster() -> Iterator[Cluster]:
 def pg_url(pg_cluster: Cluster) -> str:
     """The URL of a fresh, empty database of the cluster (the store migrates it)."""
     return pg_cluster.fresh_database()
+
+
+@pytest.fixture
+def own_pg() -> Iterator[Cluster]:
+    """A PostgreSQL cluster of the test's own, which it may stop and start (`stop_server`,
+    `start_server`: the session's cluster is shared by every test, so it is never stopped)."""
+    reason = unavailable()
+    if reason is not None:
+        if os.environ.get("SPADES_REQUIRE_POSTGRES"):
+            pytest.fail(f"PostgreSQL is required here: {reason}")
+        pytest.skip(reason)
+    with started() as cluster:
+        yield cluster

@@ -52,6 +52,16 @@ class Database(Protocol):
     #: level: 1 NORMAL, 2 FULL), for the `listening` log line; None if it has none.
     synchronous: int | None
 
+    #: Seconds between the writer's probes of the database while it has nothing to commit (so an
+    #: outage is noticed, and the tables' clocks stopped, even on a quiet server); None: never
+    #: (a SQLite file does not go away between batches).
+    probe_every: float | None
+
+    def probe(self) -> None:
+        """Raise `StoreUnavailable` if the database cannot be reached now (a lost connection is
+        opened again first); return if it can. Called between batches, never during one."""
+        ...
+
     def commit_batch(self, jobs: Sequence[Job]) -> None:
         """Run every job's `fn(tx)` in ONE transaction, each in a savepoint of its own: a job that
         raises is rolled back alone (its `error` set: `ValueError`, `KeyError` and `StorageError`

@@ -11,12 +11,16 @@ Times are trio's clock (`trio.current_time()`), as the tables' clocks are.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import structlog
 import trio
 
 log = structlog.get_logger("server.storage")
+
+#: Outages remembered (a table catches up with those it has not seen at its next step).
+KEPT = 16
 
 
 class StoreHealth:
@@ -26,9 +30,12 @@ class StoreHealth:
         self.available = True
         self.down_since: float | None = None  # trio time the current outage began
         self.paused_total = 0.0  # seconds of the outages that are over
+        # The outages that are over, (began, ended) in trio time, the latest `KEPT` of them.
+        self.periods: list[tuple[float, float]] = []
         self.outages = 0
         self.reason = ""
         self.back = trio.Event()  # set when the store comes back (a fresh one at each outage)
+        self.last_ok = -math.inf  # trio time of the last commit or probe that reached it
         self.back.set()
         self._watchers: list[Callable[[bool], None]] = []
 
@@ -42,10 +49,13 @@ class StoreHealth:
         return self.paused_total + current
 
     def down(self, reason: str) -> None:
+        """It cannot be reached: down since the last time it could be (a quiet server finds out
+        at its next probe, up to a second later, and that second is the outage's too)."""
         if not self.available:
             return
+        now = trio.current_time()
         self.available = False
-        self.down_since = trio.current_time()
+        self.down_since = now if self.last_ok == -math.inf else max(self.last_ok, now - 2.0)
         self.outages += 1
         self.reason = reason
         self.back = trio.Event()
@@ -53,12 +63,14 @@ class StoreHealth:
         self._tell(False)
 
     def up(self) -> None:
+        self.last_ok = trio.current_time()
         if self.available:
             return
         assert self.down_since is not None
         now = trio.current_time()
         lasted = now - self.down_since
         self.paused_total += lasted
+        self.periods = [*self.periods[-(KEPT - 1) :], (self.down_since, now)]
         self.down_since = None
         self.available = True
         self.back.set()

@@ -247,6 +247,7 @@ class PostgresDatabase:
 
     commits_inline = False
     synchronous: int | None = None  # SQLite's word: PostgreSQL's is `synchronous_commit`
+    probe_every: float | None = 1.0
 
     def __init__(
         self,
@@ -295,14 +296,23 @@ class PostgresDatabase:
                 return
         self._job_by_job(jobs)
 
+    def probe(self) -> None:
+        self._reconnect_if_lost()
+        try:
+            self.conn.execute("SELECT 1")
+        except psycopg.Error as exc:
+            if self.conn.broken or self.conn.closed:
+                raise StoreUnavailable(
+                    f"the connection to PostgreSQL was lost: {' '.join(str(exc).split())}"
+                ) from None
+
     def _pipelined(self, jobs: Sequence[Job]) -> int | None:
         """None once committed; else the id of the transaction it began (0 if none yet)."""
         conn = self.conn
         xid: int | None = None
         try:
+            xid = self._begin()
             with conn.pipeline():
-                conn.execute("BEGIN")
-                xid = self._transaction_id()
                 if self.fence is not None:
                     conn.execute(*self.fence)
                 for job in jobs:
@@ -321,8 +331,7 @@ class PostgresDatabase:
         tx = self.tx
         xid: int | None = None
         try:
-            conn.execute("BEGIN")
-            xid = self._transaction_id()
+            xid = self._begin()
             if self.fence is not None:
                 self._run_fence()
             for job in jobs:
@@ -343,10 +352,14 @@ class PostgresDatabase:
                 job.result = None
                 job.error = StorageError(f"transaction failed: {' '.join(str(exc).split())}")
 
-    def _transaction_id(self) -> int:
-        """The open transaction's id, known before its COMMIT is sent: if the connection is then
-        lost, `txid_status` on a new one says whether the commit was made (one round trip)."""
-        row = self.conn.execute("SELECT txid_current()").fetchone()
+    def _begin(self) -> int:
+        """Begin the batch's transaction; its id, known before its COMMIT is sent: if the
+        connection is then lost, `txid_status` on a new one says whether the commit was made.
+        One round trip, before the pipeline (a result read inside one would end psycopg's
+        pipeline early, and a server-side cursor could then not be closed in it)."""
+        cur = self.conn.execute("BEGIN; SELECT txid_current()")
+        cur.nextset()
+        row = cur.fetchone()
         assert row is not None
         return int(row[0])
 

@@ -12,6 +12,7 @@ A server opens the file with `open_for_serving`, which first takes the database'
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from server.storage.errors import (
     NotADatabase,
     SchemaTooNew,
     StorageError,
+    StoreUnavailable,
 )
 from server.storage.lock import DatabaseLock
 from server.storage.schema import MIGRATIONS, SCHEMA_VERSION
@@ -182,6 +184,12 @@ class SqliteDatabase:
 
     # ---------------------------------------------------------------- commits
 
+    #: A file does not go away between batches: nothing to probe.
+    probe_every: float | None = None
+
+    def probe(self) -> None:
+        """Nothing to do: a disk that fills, or a file made read-only, shows in a commit."""
+
     def commit_batch(self, jobs: Sequence[Job]) -> None:
         conn = self.conn
         tx = self.tx
@@ -192,6 +200,8 @@ class SqliteDatabase:
                 try:
                     job.result = job.fn(tx)
                 except Exception as exc:
+                    if _out_of_service(exc) is not None:
+                        raise
                     conn.execute("ROLLBACK TO job")
                     job.error = (
                         exc
@@ -200,12 +210,24 @@ class SqliteDatabase:
                     )
                 conn.execute("RELEASE job")
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+        except Exception as exc:
+            reason = _out_of_service(exc)
+            if reason is None and not isinstance(exc, sqlite3.Error):
+                raise  # pragma: no cover - a bug in the loop above, not in a job
+            with contextlib.suppress(sqlite3.Error):
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
             for job in jobs:
                 job.result = None
-                job.error = StorageError(f"transaction failed: {exc}")
+                job.error = (
+                    None if reason is not None else StorageError(f"transaction failed: {exc}")
+                )
+            if reason is not None:
+                # Not the requests' fault: the writer keeps them and tries again (the disk may
+                # get room, the file its write permission back).
+                raise StoreUnavailable(
+                    f"cannot write {self.path or 'the database'}: {reason}"
+                ) from None
 
     # ---------------------------------------------------------------- checkpoints
 
@@ -282,3 +304,22 @@ class SqliteDatabase:
 
 def _conforms(database: SqliteDatabase) -> tuple[Database, Tx]:
     return database, database.tx  # mypy checks here that these are a Database and a Tx
+
+
+#: SQLite's result codes that say the file cannot be written for now, not that a request is wrong.
+_OUT_OF_SERVICE = ("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR")
+
+
+def _out_of_service(exc: BaseException) -> str | None:
+    """Why the database cannot be written just now (the disk is full, the file read-only, an I/O
+    error), if that is what `exc` (or what it was raised from) says; else None."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # bounded: a chain of causes is short
+        if seen is None:
+            return None
+        if isinstance(seen, sqlite3.Error):
+            name = getattr(seen, "sqlite_errorname", "") or ""
+            if name.startswith(_OUT_OF_SERVICE):
+                return str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None

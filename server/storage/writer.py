@@ -127,9 +127,11 @@ class Store:
         async with self._receive:
             while True:
                 try:
-                    first = await self._receive.receive()
+                    first = await self._next_request()
                 except trio.EndOfChannel:
                     return
+                if first is None:
+                    continue  # a probe instead: nothing was waiting
                 batch = [first]
                 while len(batch) < self._max_batch:
                     try:
@@ -151,6 +153,25 @@ class Store:
                     for job in batch:
                         job.done.set()
                 await database.upkeep(nursery)
+
+    async def _next_request(self) -> Job | None:
+        """The next request; None after probing the database instead, when nothing came for the
+        engine's `probe_every` seconds (or sooner, while it is down): so an outage is noticed,
+        and told, on a quiet server too, and its end without waiting for a request."""
+        every = self.database.probe_every
+        if every is None:
+            return await self._receive.receive()
+        if not self.health.available:
+            every = RETRY_MAX
+        with trio.move_on_after(every):
+            return await self._receive.receive()
+        try:
+            await trio.to_thread.run_sync(self.database.probe)
+        except StoreUnavailable as exc:
+            self.health.down(str(exc))
+        else:
+            self.health.up()
+        return None
 
     async def _commit(self, batch: list[Job]) -> None:
         """Commit `batch`, trying it again while the database cannot be reached: nothing in it is

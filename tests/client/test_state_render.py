@@ -376,3 +376,19 @@ def test_the_operators_announcement_is_shown_on_the_screen() -> None:
     state.apply(m.Announcement(text="restart at 22:00"), 0.0)
     assert state.log[-1] == "operator: restart at 22:00"
     assert "operator: restart at 22:00" in screen_text(state)
+
+
+def test_a_pause_of_the_server_is_a_status_line_and_stops_the_clocks() -> None:
+    """Issue 38: `service_paused` says play is paused (the status line, where the turn line was)
+    and the clocks shown stop where they were; `paused` false takes both back."""
+    state = TableState(table="t1", seat=0)
+    state.apply(m.Turn(table="t1", version=3, to_act=[2], deadline_ms=[20000], bank_ms=[0]), 50.0)
+    state.apply(m.ServicePaused(paused=True, reason="the database is away"), 52.0)
+    assert state.paused_at == 52.0
+    text = screen_at(state, 70.0)  # 18 s into the pause: the clock still says 18 s
+    assert "Play is paused" in text and "◆ 18s" in text
+    assert state.log[-1].startswith("Play paused")
+    state.apply(m.ServicePaused(paused=False, paused_ms=20000), 72.0)
+    assert state.paused_at is None and state.status == ""
+    assert state.log[-1] == "Play resumed after 20.0 s."
+    assert "Play is paused" not in screen_at(state, 72.0)

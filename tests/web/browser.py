@@ -51,8 +51,9 @@ def need_browser() -> None:
 
 
 @contextmanager
-def served(db: Path, *extra: str) -> Iterator[str]:
-    """`spades-server serve` on 127.0.0.1 with ports 0; yields the web address it printed."""
+def served(db: Path | str, *extra: str) -> Iterator[str]:
+    """`spades-server serve` on 127.0.0.1 with ports 0; yields the web address it printed. `db`:
+    a SQLite file, or a PostgreSQL URL."""
     command = [
         sys.executable,
         "-m",

@@ -1,6 +1,8 @@
-"""The writer across a PostgreSQL outage (issue 38 item 1): a batch that cannot be committed is
+"""The writer across an outage of its database (issue 38 item 1): a batch that cannot be committed is
 kept and tried again until the database is back; nothing is answered before it is stored, nothing
 is written twice, and the store says when it is down and when it is back."""
+
+from pathlib import Path
 
 import pytest
 import trio
@@ -8,6 +10,7 @@ import trio
 from server.storage import Durability, open_store
 from server.storage.engine import Job
 from server.storage.postgres import PostgresDatabase, open_for_serving
+from server.storage.sqlite import SqliteDatabase
 from tests.postgres import Cluster
 
 
@@ -50,13 +53,13 @@ def test_a_batch_cut_off_after_its_commit_is_not_run_again(
     one that was not is run again."""
     database = open_for_serving(pg_url, Durability.normal)
     ids: list[int] = []
-    own_id = PostgresDatabase._transaction_id
+    own_id = PostgresDatabase._begin
 
     def noted(self: PostgresDatabase) -> int:
         ids.append(own_id(self))
         return ids[-1]
 
-    monkeypatch.setattr(PostgresDatabase, "_transaction_id", noted)
+    monkeypatch.setattr(PostgresDatabase, "_begin", noted)
     try:
         first = Job(lambda tx: tx.insert_table("t", {}))
         database.commit_batch([first])
@@ -79,3 +82,34 @@ def test_a_batch_cut_off_after_its_commit_is_not_run_again(
         assert rows == [("t",), ("u",)]
     finally:
         database.close()
+
+
+async def test_a_full_sqlite_disk_pauses_the_store_until_there_is_room(tmp_path: Path) -> None:
+    """A disk that fills under a SQLite store (simulated: `max_page_count` at the file's size) is
+    an outage too: the request waits, the store says it is down, and once there is room again it
+    is written, once."""
+    with trio.fail_after(30):
+        async with open_store(tmp_path / "s.db") as store:
+            database = store.database
+            assert isinstance(database, SqliteDatabase)
+            pages = database.conn.execute("PRAGMA page_count").fetchone()[0]
+            database.conn.execute(f"PRAGMA max_page_count = {pages}")
+            went_down = trio.Event()
+            store.health.watch(lambda up: None if up else went_down.set())
+            big = {"note": "x" * 200_000}  # needs pages the file may not grow by
+            done = trio.Event()
+
+            async def write() -> None:
+                await store.call(lambda tx: tx.insert_table("big", big))
+                done.set()
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(write)
+                await went_down.wait()
+                assert not done.is_set()
+                assert "full" in store.health.reason
+                database.conn.execute("PRAGMA max_page_count = 1073741823")  # room again
+                await done.wait()
+            assert store.health.available
+            rows = [tuple(r) for r in database.conn.execute("SELECT id FROM tables")]
+    assert rows == [("big",)]

@@ -27,6 +27,7 @@ const app = {
   gameOverDismissed: false,
   resumed: new Set(),
   takeovers: 0, // seats this tab took back from a connection the server still counted as live
+  pausedAt: null, // performance.now() when the server paused play (`service_paused`), or null
   lobbyChat: [],
   renderQueued: false,
   // Pacing (issue 39): the table's events wait in `queue` while a completed trick is held on the
@@ -155,6 +156,9 @@ function received(msg) {
         show("login-screen");
       } else notice(msg.message);
       return;
+    case "service_paused":
+      paused(msg);
+      return;
     case "table_changed":
       app.tables.set(msg.table.table, msg.table);
       render();
@@ -259,6 +263,26 @@ function applyShown(state, msg, at) {
   runChecks(state);
   render();
   if (msg.t === "your_turn" && !hadTurn) requestAnimationFrame(focusTurn);
+}
+
+// The server cannot store anything for now: play is paused and no clock runs, so the clocks are
+// shown as they stood (the `turn` each table sends once play resumes sets them again).
+function paused(msg) {
+  const banner = $("pause-banner");
+  if (msg.paused) {
+    if (app.pausedAt === null) app.pausedAt = performance.now();
+    banner.textContent = "Play is paused: the server cannot reach its database. Nothing is lost; play resumes by itself when it is back.";
+    banner.hidden = false;
+  } else {
+    app.pausedAt = null;
+    banner.hidden = true;
+    if (app.table) app.table.say(`Play resumed after ${((msg.paused_ms || 0) / 1000).toFixed(1)} s.`);
+  }
+  render();
+}
+
+function clockNow() {
+  return app.pausedAt === null ? performance.now() : app.pausedAt;
 }
 
 // In a simultaneous phase (a Hearts pass) every other seat's pass brings a new `your_turn` for the
@@ -502,7 +526,7 @@ function draw() {
     $("table-title").textContent = `Table ${state.table} · ${info ? info.preset : state.game}${state.seat === null ? " · watching" : ""}`;
     $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
     renderTable(state, {
-      names, seatInfo: bySeat, selected: app.selected, now: performance.now(), gameOverDismissed: app.gameOverDismissed,
+      names, seatInfo: bySeat, selected: app.selected, now: clockNow(), gameOverDismissed: app.gameOverDismissed,
       reviewLast: app.reviewLast, summaryShown: summaryShown(state), sheetOpen: app.sheetOpen,
       options: { ...presetOptions(info?.preset), ...(info?.options || {}) },
       handlers: { act, card: cardChosen },
@@ -664,7 +688,7 @@ function wire() {
     }
   });
   setInterval(() => {
-    if (app.table) tickClocks(app.table, performance.now());
+    if (app.table) tickClocks(app.table, clockNow());
   }, 250);
   window.addEventListener("resize", render);
   document.addEventListener("visibilitychange", () => {

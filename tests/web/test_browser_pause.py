@@ -1,0 +1,54 @@
+"""The page while the server's database is away (issue 38 item 2): PostgreSQL stopped under a
+table in play; the page shows a banner that play is paused, its clocks stop, and when PostgreSQL
+is back the banner goes and play goes on by itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.postgres import Cluster
+from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
+
+pytestmark = pytest.mark.timeout(300)
+
+WAIT_MS = 30_000
+
+
+def test_the_page_shows_play_paused_while_the_database_is_away(
+    own_pg: Cluster, tmp_path: Path
+) -> None:
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with (
+        served(own_pg.fresh_database(), "--bot-clock", "3", "--human-clock", "60") as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(url)
+            page.fill("#login-name", "ada")
+            page.click("#register")
+            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            page.click("#create-submit")
+            page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
+            assert page.is_hidden("#pause-banner")
+            own_pg.stop_server()
+            page.wait_for_selector("#pause-banner:not([hidden])", timeout=WAIT_MS)
+            assert "Play is paused" in page.inner_text("#pause-banner")
+            assert page.evaluate("spadesApp.pausedAt !== null")  # the clocks are shown stopped
+            own_pg.start_server()
+            page.wait_for_selector("#pause-banner", state="hidden", timeout=WAIT_MS)
+            page.wait_for_function(
+                "() => document.getElementById('table-log').textContent.includes('Play resumed')",
+                timeout=WAIT_MS,
+            )
+            assert page.evaluate("spadesApp.pausedAt === null")
+        finally:
+            browser.close()
+    assert errors == []
