@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.storage import Durability, open_store
+from server.cluster import membership
+from server.storage import Durability, StorageError, open_store, writer
 from server.storage.engine import Job
-from server.storage.postgres import PostgresDatabase, open_for_serving
+from server.storage.postgres import PostgresDatabase, connect, migrate, open_for_serving
 from server.storage.sqlite import SqliteDatabase
 from tests.postgres import Cluster
 
@@ -113,3 +114,44 @@ async def test_a_full_sqlite_disk_pauses_the_store_until_there_is_room(tmp_path:
             assert store.health.available
             rows = [tuple(r) for r in database.conn.execute("SELECT id FROM tables")]
     assert rows == [("big",)]
+
+
+async def test_a_server_declared_dead_in_its_outage_never_commits_after(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38 item 3, the fence across an outage: a server cut off from the database long enough
+    to be declared dead by the others finds, on reconnecting, its fence refusing every commit. Its
+    writer waits (the refusal may be a lapsed lease its node is about to renew) but never commits:
+    the node's renewal fails and the server stops; what was waiting is then not written."""
+    monkeypatch.setattr(writer, "CLOSE_WAIT", 0.5)
+    conn = connect(pg_url)
+    migrate(conn, pg_url)
+    membership.register(conn, "w1", "127.0.0.1:1")
+    with trio.fail_after(30):
+        async with open_store(pg_url, fence=(membership.FENCE, ("w1",))) as store:
+            await store.call(lambda tx: tx.insert_table("before", {}))
+            database = store.database
+            assert isinstance(database, PostgresDatabase)
+            # Cut off (its connection ended), and declared dead by another server meanwhile.
+            conn.execute("SELECT pg_terminate_backend(%s)", (database.conn.info.backend_pid,))
+            conn.execute("UPDATE cluster_workers SET lease_until = 0 WHERE id = 'w1'")
+            assert membership.expire(conn) == ["w1"]
+            refused: list[BaseException] = []
+
+            async def write() -> None:
+                try:
+                    await store.call(lambda tx: tx.insert_table("after", {}))
+                except StorageError as exc:
+                    refused.append(exc)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(write)
+                went_down = trio.Event()
+                store.health.watch(lambda up: None if up else went_down.set())
+                await went_down.wait()  # reconnected, and the fence refused it
+                assert not membership.renew(conn, "w1")  # the node finds it dead: it stops
+                store.close()
+        assert len(refused) == 1 and "not written" in str(refused[0])
+    rows = conn.execute("SELECT id FROM tables ORDER BY id").fetchall()
+    assert rows == [("before",)]
+    conn.close()
