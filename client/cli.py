@@ -535,6 +535,16 @@ def ladder_records(
     config = ClientConfig()
     address = ladder_server(config)
     records = run(lambda: lobby.ladder_records(address, token_for(config, address), match))
+    # Which seats are the reader's (her account, the bots made here): the replay marks them, so
+    # an author finds her bot among the match's four (`North (my-bot)*`).
+    saved = config.credentials(address.key)
+    with contextlib.suppress(ConfigError):
+        ours = {saved.name} if saved is not None else set()
+        ours |= set(config.bot_names(address.key))
+        for record in records:
+            yours = sorted(ours & {str(n) for n in record.get("names") or [] if n})
+            if yours:
+                record["yours"] = yours
     lines = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
     if output is None:
         typer.echo(lines, nl=False)

@@ -164,7 +164,8 @@ def seat_names(record: dict[str, Any], players: int) -> tuple[list[str], str]:
 
     The client's own journal names its reader's seat `You` and the others by their accounts; an
     arena record names each seat by its entrant and marks the first bot named (`South
-    (my_bot:MyBot)*`), so its author finds it on either side of a duplicate pair."""
+    (my_bot:MyBot)*`), so its author finds it on either side of a duplicate pair; a ladder
+    match's records marks the reader's accounts (`yours`, added by `spades ladder records`)."""
     seat = record.get("seat")
     arena = record.get("arena")
     accounts = record.get("names") or []
@@ -177,10 +178,15 @@ def seat_names(record: dict[str, Any], players: int) -> tuple[list[str], str]:
         if 0 in entrants:
             first = accounts[entrants.index(0)]
             legend = f"{FIRST_BOT_MARK} marks the first bot named ({first})"
+    # A ladder match fetched with `spades ladder records`: the reader's own accounts.
+    yours = {str(n) for n in record.get("yours") or []} if not entrants else set()
+    if yours:
+        legend = f"{FIRST_BOT_MARK} marks yours ({', '.join(sorted(yours))})"
     names = []
     for s in range(players):
         account = accounts[s] if s < len(accounts) and accounts[s] else None
-        mark = FIRST_BOT_MARK if s < len(entrants) and entrants[s] == 0 else ""
+        first = s < len(entrants) and entrants[s] == 0
+        mark = FIRST_BOT_MARK if first or (account is not None and str(account) in yours) else ""
         label = seat_label(s, players, str(account) if account else None, mark=mark)
         names.append("You" if s == seat else label)
     return names, legend

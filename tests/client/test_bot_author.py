@@ -88,8 +88,10 @@ async def test_a_bot_author_registers_enters_finds_fetches_and_replays_a_match(
         text = replayed.output
         assert "match m-1" in text and "half 1 of" not in text
         assert "time per decision: " in text and re.search(
-            r"(South|West|North|East) \(my-bot\) \d", text
+            r"(South|West|North|East) \(my-bot\)\* \d", text
         )
+        # The author's bot is marked wherever it sat (issue 41 item 1).
+        assert "* marks yours (my-bot)" in text and all(r["yours"] == ["my-bot"] for r in records)
         assert text.count("verified: seed matches the commitment") == 1
 
         unknown = one_line_error(await spades("ladder", "records", "m-77"))
