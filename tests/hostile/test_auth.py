@@ -162,6 +162,8 @@ async def test_a_private_table_needs_its_code_to_join_or_watch(
             Join(table=table),
             Join(table=table, seat=1),
             Join(table=table, seat=1, code=wrong_code),
+            # One character off: a code in either case opens it (below), a near miss does not.
+            Join(table=table, code=code[:-1] + ("A" if code[-1] != "A" else "B")),
             Spectate(table=table),
             Spectate(table=table, code=wrong_code),
         ):
