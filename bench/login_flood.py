@@ -138,7 +138,11 @@ async def flood(port: int, token: str, connections: int, seconds: float) -> dict
                 with trio.move_on_at(deadline):
                     # ("ping": not a login at all, for comparison: any message as fast as
                     # answered.)
-                    ask = {"t": "ping"} if token == "ping" else {"t": "login", "token": token}
+                    ask: dict[str, Any] = {"t": "login", "token": token}
+                    if token == "ping":
+                        ask = {"t": "ping"}
+                    elif token.startswith("op-"):  # the operator's login, with a wrong token
+                        ask = {"t": "operator_login", "token": token}
                     reply = await peer.request(ask)
                     tally[str(reply.get("code", reply["t"]))] += 1
         finally:
@@ -297,6 +301,7 @@ async def measure(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         "unknown": f"{10**9}.{'A' * len(secret)}",  # an id of no account
         "malformed": "x" * len(target),  # not even a token's form
         "ping": "ping",  # no login: `ping`s as fast as answered, for comparison
+        "operator": "op-" + "A" * 43,  # `operator_login` with a token the server does not know
     }[args.flood_token]
     load_before = loadavg()
     quiet, flooded = Tally(), Tally()
@@ -372,10 +377,10 @@ def main() -> None:
     parser.add_argument("--flooders", type=int, default=64)
     parser.add_argument(
         "--flood-token",
-        choices=["wrong", "unknown", "malformed", "ping"],
+        choices=["wrong", "unknown", "malformed", "operator", "ping"],
         default="wrong",
-        help="the target's id with a wrong secret, an id of no account, no token at all, or (for"
-        " comparison) no login: pings",
+        help="the target's id with a wrong secret, an id of no account, no token at all, a wrong"
+        " operator token (operator_login), or (for comparison) no login: pings",
     )
     parser.add_argument("--login-every", type=float, default=0.1)
     parser.add_argument("--warmup", type=float, default=3.0)

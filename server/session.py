@@ -34,6 +34,7 @@ from protocol.messages import (
     Hello,
     Joined,
     Message,
+    OperatorLogin,
     Register,
     SeatLost,
     Sender,
@@ -355,7 +356,7 @@ class Session:
                     retry_ms=exc.retry_ms,
                 )
             )
-            if isinstance(item, Register | Guest):  # asked before any login, like a login
+            if isinstance(item, Register | Guest | OperatorLogin):  # logins, or before one
                 await self._hold_back(exc.code.value, exc.retry_ms)
         except TableError as exc:
             self.deliver(
@@ -460,12 +461,12 @@ class Session:
             await self._hold_back(refused.code, refused.retry_ms)
 
     async def _hold_back(self, code: str, retry_ms: int | None) -> None:
-        """After a login (or a `register` or `guest`) refused `rate_limited`, read nothing more
-        from this connection until its `retry_ms` has passed (at most `MAX_LOGIN_PAUSE` s).
-        Answering at once would let a client that retries as soon as it is answered turn each of
-        its connections into a flood of refusals that costs the event loop (and so the tables) as
-        much as the logins would have; a client that honours `retry_ms` never notices, and a
-        connection not logged in has nothing else waiting on it. Its bytes wait in the socket."""
+        """After a login (an account's or the operator's, or a `register` or `guest`) refused
+        `rate_limited`, read nothing more from this connection until its `retry_ms` has passed (at
+        most `MAX_LOGIN_PAUSE` s). Answering at once would let a client that retries as soon as it
+        is answered turn each of its connections into a flood of refusals that costs the event
+        loop (and so the tables) as much as the logins would have; a client that honours
+        `retry_ms` never notices. Its bytes wait in the socket."""
         if code == ErrorCode.RATE_LIMITED.value and retry_ms:
             await trio.sleep(min(retry_ms / 1000, MAX_LOGIN_PAUSE))
 

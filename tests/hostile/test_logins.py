@@ -9,7 +9,15 @@ from pathlib import Path
 
 import trio
 
-from protocol.messages import Error, LoggedIn, Login, Register, Registered, Welcome
+from protocol.messages import (
+    Error,
+    LoggedIn,
+    Login,
+    OperatorLogin,
+    Register,
+    Registered,
+    Welcome,
+)
 from server import accounts
 from server.storage import Tx, open_store
 from tests.hostile.peer import Peer, round_trip, welcomed
@@ -89,6 +97,23 @@ async def test_strings_that_are_not_tokens_count_as_wrong_tokens(tmp_path: Path)
             replies = [await attacker.request(Login(token="x" * 40)) for _ in range(21)]
             codes = [reply.code if isinstance(reply, Error) else reply.TYPE for reply in replies]
             assert codes == ["bad_token"] * 20 + ["rate_limited"], codes
+
+
+async def test_wrong_operator_tokens_count_as_wrong_tokens(tmp_path: Path) -> None:
+    """`operator_login` with tokens the server does not know: 20 `bad_token` from one address,
+    then `rate_limited` (each costs a database read and a log line: answered at once without end,
+    a flood of them cut a bot table to 0.29 of its rate); another address is not affected."""
+    with ServerProcess(tmp_path / "s.db", "--no-ladder") as server, trio.fail_after(60):
+        async with await welcomed(server.port, source=ATTACKER) as attacker:
+            replies = [
+                await attacker.request(OperatorLogin(token="op-" + "A" * 43)) for _ in range(21)
+            ]
+            codes = [reply.code if isinstance(reply, Error) else reply.TYPE for reply in replies]
+            assert codes == ["bad_token"] * 20 + ["rate_limited"], codes
+            assert isinstance(replies[-1], Error) and replies[-1].retry_ms, replies[-1]
+        async with await welcomed(server.port, source=OWNER) as other:
+            reply = await other.request(OperatorLogin(token="op-" + "A" * 43))
+            assert isinstance(reply, Error) and reply.code == "bad_token", reply
 
 
 async def make_legacy_account(db: Path, name: str) -> str:
