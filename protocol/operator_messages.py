@@ -19,7 +19,7 @@ C, S = Sender.CLIENT, Sender.SERVER
 
 #: At most this many sessions in one `sessions` page, and bans in one `bans` page: at their
 #: longest they fit one frame of the default size (tests/server/test_reply_bounds.py).
-MAX_SESSIONS_LISTED = 40
+MAX_SESSIONS_LISTED = 32
 MAX_BANS_LISTED = 48
 #: At most this many tables a `SessionInfo` names where it sits, and where it watches.
 MAX_TABLES_LISTED = 4
@@ -47,6 +47,9 @@ class SessionInfo:
         Doc(f"the tables it watches (the first {MAX_WATCHED_LISTED})"),
     ] = field(default_factory=list)
     operator: Annotated[bool, Doc("whether it is an operator's connection")] = False
+    server: Annotated[
+        Label | None, Doc("in a cluster: the server it is connected to (its worker id)")
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,7 +99,9 @@ class Announcement(Event):
 @register("list_sessions", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ListSessions(Request):
-    """Operator: who is connected to this server, a page at a time. Answered with ``sessions``."""
+    """Operator: who is connected to this server (in a cluster, to every server: the first page
+    waits 1 s for the others' lists, kept for the pages after it on this connection), a page at
+    a time. Answered with ``sessions``."""
 
     offset: Annotated[Count, Doc("skip this many (the page before's end); 0: from the first")] = 0
 

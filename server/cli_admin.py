@@ -223,17 +223,21 @@ def sessions_command(ctx: typer.Context) -> None:
 
     pages = _pages(ctx, lambda offset: ListSessions(offset=offset), count)
     listed = [s for page in pages if isinstance(page, Sessions) for s in page.sessions]
-    rows = [("SESSION", "ACCOUNT", "ADDRESS", "TRANSPORT", "TABLES")]
+    # In a cluster each line says which server holds the connection.
+    clustered = any(s.server is not None for s in listed)
+    head = ["SESSION", "ACCOUNT", "ADDRESS", "TRANSPORT", *(["SERVER"] if clustered else [])]
+    rows = [[*head, "TABLES"]]
     for s in listed:
         tables = [*s.tables, *(f"({t})" for t in s.watching)]
         account = s.account or "-"
         if s.operator:
             account += " (operator)" if s.account else "(operator)"
-        rows.append((s.session, account, s.address, s.transport, " ".join(tables) or "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        server = [s.server or "-"] if clustered else []
+        rows.append([s.session, account, s.address, s.transport, *server, " ".join(tables) or "-"])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     for row in rows:
-        padded = [cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)]
-        typer.echo("  ".join([*padded, row[4]]))
+        padded = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
+        typer.echo("  ".join([*padded, row[-1]]))
     typer.echo(f"{len(listed)} connections; (t1): watching", err=True)
 
 

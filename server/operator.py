@@ -14,6 +14,7 @@ store and `BanList`; sessions reach it through `SessionServices.operator` (`serv
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -46,6 +47,7 @@ from protocol.operator_messages import (
     MAX_TABLES_LISTED,
     MAX_WATCHED_LISTED,
 )
+from protocol.schema import FieldProblem, from_map, to_map
 from server.accounts import Account
 from server.bans import ACCOUNT, ADDRESS, BanList, fold, network
 from server.connection import Outbox
@@ -66,6 +68,15 @@ log = structlog.get_logger("server.operator")
 #: How often a server reads the bans again (a ban made on another server of the database holds
 #: here within this many seconds; one made here holds at once).
 BAN_RELOAD_S = 5.0
+#: How long a cluster's `sessions` waits for the other servers' lists, and keeps the whole for
+#: the pages that follow.
+GATHER_S = 1.0
+GATHER_KEPT_S = 60.0
+#: Sessions in one notice of a server's list (each notice stays under PostgreSQL's 8000-byte
+#: NOTIFY payload: `_parts` also measures them).
+MAX_PART = 200
+PART_BYTES = 6000
+
 #: The prefix of an operator token, so one is told apart from an account's at a glance.
 TOKEN_PREFIX = "op-"
 
@@ -115,6 +126,8 @@ class Connected(Protocol):
 class ClusterOrders(Protocol):
     """The other servers of a cluster, as the operator reaches them (`server.cluster.node`)."""
 
+    worker: str  # this server's id in the cluster
+
     def tell_servers(self, order: dict[str, Any]) -> None:
         """Hand `order` to every other server (they apply it with `Operator.obey`)."""
         ...
@@ -148,6 +161,10 @@ class Operator:
         self.connections = connections  # the server's own set: it changes as they come and go
         self.bans = bans
         self.cluster: ClusterOrders | None = None
+        # Cluster-wide `sessions`: the other servers' answers by call, while they are awaited,
+        # and the whole list by operator connection, for the pages after the first.
+        self._gathering: dict[str, list[SessionInfo]] = {}
+        self._gathered: dict[str, tuple[float, list[SessionInfo]]] = {}
         self.guard: TokenGuard | None = None  # the server's wrong-token limits, if any
         self._bans_changed = trio.Event()  # another server of the cluster changed the bans
 
@@ -173,6 +190,22 @@ class Operator:
                 self.lobby.submit_later(local, command)
         elif order.get("bans"):
             self._bans_changed.set()
+        elif isinstance(order.get("sessions"), str):
+            # Another server's operator lists the cluster's sessions: ours, in notices that
+            # each fit PostgreSQL's payload limit.
+            call = order["sessions"]
+            ours = [to_map(info) for info in self._local_infos()]
+            for part in _parts(ours):
+                self._hand_on({"session_list": call, "infos": part})
+        elif isinstance(order.get("session_list"), str):
+            gathering = self._gathering.get(order["session_list"])
+            theirs = order.get("infos")
+            if gathering is not None and isinstance(theirs, list):
+                for data in theirs[:MAX_PART]:
+                    try:
+                        gathering.append(from_map(SessionInfo, data))
+                    except (FieldProblem, AttributeError, TypeError):  # checked as any input is
+                        log.warning("session_list_refused")
 
     async def _reload_on_order(self) -> None:
         """Read the bans again whenever another server says they changed (`obey`)."""
@@ -244,7 +277,7 @@ class Operator:
         if isinstance(request, Announce):
             self._announce(who, request)
         elif isinstance(request, ListSessions):
-            self._list_sessions(who, request)
+            await self._list_sessions(who, request)
         elif isinstance(request, Kick):
             self._kick(who, request)
         elif isinstance(request, Ban):
@@ -306,11 +339,13 @@ class Operator:
     def _elsewhere(self) -> str:
         return "" if self.cluster is None else " here, and handed to the cluster's other servers"
 
-    def _list_sessions(self, who: Any, request: ListSessions) -> None:
+    def _local_infos(self) -> list[SessionInfo]:
+        """This server's connections that have said `hello`, oldest first."""
+        server = self.cluster.worker if self.cluster is not None else None
         peers = sorted(
             (p for p in self._all_connections() if p.welcomed), key=lambda p: (p.opened, p.id)
         )
-        infos = [
+        return [
             SessionInfo(
                 session=p.id,
                 account=p.account.name if p.account is not None else None,
@@ -319,10 +354,34 @@ class Operator:
                 tables=sorted(p.seats)[:MAX_TABLES_LISTED],
                 watching=sorted(p.watching)[:MAX_WATCHED_LISTED],
                 operator=p.operator,
+                server=server,
             )
-            for p in peers[request.offset : request.offset + MAX_SESSIONS_LISTED]
+            for p in peers
         ]
-        who.deliver(Sessions(id=request.id, sessions=infos, total=len(peers)))
+
+    async def _list_sessions(self, who: Any, request: ListSessions) -> None:
+        """A page of the sessions: this server's, and in a cluster every server's, asked for
+        once (on the first page: the others answer within `GATHER_S`) and kept for the pages
+        that follow on the same connection."""
+        now = trio.current_time()
+        for key in [k for k, (at, _) in self._gathered.items() if now - at > GATHER_KEPT_S]:
+            del self._gathered[key]
+        kept = self._gathered.get(who.id)
+        if request.offset > 0 and kept is not None:
+            infos = kept[1]
+        else:
+            infos = self._local_infos()
+            if self.cluster is not None:
+                call = secrets.token_hex(8)
+                self._gathering[call] = []
+                self._hand_on({"sessions": call})
+                try:
+                    await trio.sleep(GATHER_S)  # a window for the answers, not a synchronisation
+                finally:
+                    infos += self._gathering.pop(call)
+            self._gathered[who.id] = (now, infos)
+        page = infos[request.offset : request.offset + MAX_SESSIONS_LISTED]
+        who.deliver(Sessions(id=request.id, sessions=page, total=len(infos)))
 
     def _matching(self, target: str) -> list[Connected]:
         return [
@@ -418,3 +477,17 @@ _CLOSED = "closed by the server's operator"
 
 def _kicked(reason: str | None) -> str:
     return "kicked by the operator" + (f": {reason}" if reason else "")
+
+
+def _parts(infos: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """`infos` in runs that each fit one notice (at least one part, empty if there are none)."""
+    parts: list[list[dict[str, Any]]] = [[]]
+    size = 0
+    for info in infos:
+        length = len(json.dumps(info)) + 2
+        if parts[-1] and (size + length > PART_BYTES or len(parts[-1]) >= MAX_PART):
+            parts.append([])
+            size = 0
+        parts[-1].append(info)
+        size += length
+    return parts

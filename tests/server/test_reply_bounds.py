@@ -141,6 +141,7 @@ def test_a_page_of_the_longest_sessions_fits_a_frame() -> None:
         tables=["t" * 32] * MAX_TABLES_LISTED,
         watching=["w" * 32] * MAX_WATCHED_LISTED,
         operator=True,
+        server=WIDE_CHAR * 64,
     )
     reply = Sessions(id=2**32 - 1, sessions=[info] * MAX_SESSIONS_LISTED, total=2**31 - 1)
     assert len(encode_body(reply)) <= FRAME

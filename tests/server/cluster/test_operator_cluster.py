@@ -18,12 +18,14 @@ from protocol.messages import (
     Error,
     HandDealt,
     Kick,
+    ListSessions,
     LoggedIn,
     Login,
     Ok,
     OperatorLogin,
     Register,
     Registered,
+    Sessions,
     TableClosed,
     TableCreated,
     Unban,
@@ -89,6 +91,15 @@ async def test_the_operator_of_one_server_reaches_the_whole_cluster(pg_url: str)
             )
             assert isinstance(created, TableCreated)
             await bea.expect(HandDealt)
+
+            # Every server's connections, each saying which server holds it.
+            listed = await op.request(ListSessions())
+            assert isinstance(listed, Sessions) and listed.total == 2, listed
+            by_account = {info.account: info for info in listed.sessions}
+            assert by_account["bea"].tables == [created.table]
+            assert by_account[None].operator
+            assert by_account["bea"].server and by_account[None].server
+            assert by_account["bea"].server != by_account[None].server
 
             told = await op.request(Announce(text="restart at 22:00"))
             assert isinstance(told, Ok) and (told.note or "").startswith("told 1 connections here")
