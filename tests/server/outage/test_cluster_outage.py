@@ -26,6 +26,7 @@ from protocol.messages import (
 from protocol.types import Game
 from server.storage import read_transaction
 from tests.postgres import Cluster
+from tests.server.cluster.test_workers import start_workers, stop
 from tests.server.players import random_choice
 from tests.server.wire_client import WireClient
 
@@ -96,10 +97,10 @@ class Player:
                 self.answered.set()
                 self.answered = trio.Event()
             elif isinstance(message, YourTurn) and message.table == self.table and not self.resting:
+                self.acts += 1  # counted first: `rest` then waits for its answer
                 await self.client.send(
                     Act(table=self.table, version=message.version, action=choose(message))
                 )
-                self.acts += 1
 
 
 async def seated(host: str, port: int, name: str) -> Player:
@@ -184,7 +185,7 @@ async def test_two_cluster_servers_weather_a_postgresql_restart(
                 assert [seq for seq, _, _ in actions] == list(range(len(actions)))
                 mine = [a for a in actions if a[1] == 0]
                 # Every act that was answered `ok` is stored, once, and no clock ran out.
-                assert len(mine) == player.oks, (mine, player.oks)
+                assert len(mine) == player.oks, ([s for _, _, s in mine], player.oks, player.acts)
                 assert all(source != "fallback" for _, _, source in mine)
             await ada.client.aclose()
             await bea.client.aclose()
@@ -197,3 +198,50 @@ async def test_two_cluster_servers_weather_a_postgresql_restart(
                     if process.returncode is None:
                         process.kill()
                         await process.wait()
+
+
+def worker_pids(url: str) -> set[int]:
+    """The process ids of the workers connected to the database (their bookkeeping connections'
+    names end with their pid)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT application_name FROM pg_stat_activity"
+            " WHERE application_name LIKE 'spades-server cluster % pid %'"
+        ).fetchall()
+    return {int(str(r[0]).rsplit(" ", 1)[1]) for r in rows}
+
+
+async def test_workers_weather_a_postgresql_restart(own_pg: Cluster) -> None:
+    """The same under `serve --workers 2` (every worker used to die, and every player with it):
+    the same worker processes serve on, and the players' connections stay."""
+    url = own_pg.fresh_database()
+    with trio.fail_after(150):
+        supervisor, port = await start_workers(url)
+        try:
+            ada = await seated("127.0.0.1", port, "ada")
+            bea = await seated("127.0.0.1", port, "bea")
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ada.play, 1)
+                nursery.start_soon(bea.play, 2)
+                await ada.wait_oks(4)
+                await bea.wait_oks(4)
+                workers = worker_pids(url)
+                assert len(workers) == 2
+                await trio.to_thread.run_sync(own_pg.stop_server)
+                await trio.sleep(OUTAGE / 2)  # the outage itself
+                await trio.to_thread.run_sync(own_pg.start_server)
+                await ada.wait_oks(ada.oks + 4)
+                await bea.wait_oks(bea.oks + 4)
+                await ada.rest()
+                await bea.rest()
+                nursery.cancel_scope.cancel()
+            assert supervisor.returncode is None
+            assert worker_pids(url) == workers  # none died (and was started again)
+            assert not ada.client.closed and not bea.client.closed
+            for player in (ada, bea):
+                mine = [a for a in stored_actions(url, player.table) if a[1] == 0]
+                assert len(mine) == player.oks and not player.refused
+            await ada.client.aclose()
+            await bea.client.aclose()
+        finally:
+            await stop(supervisor)
