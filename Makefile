@@ -13,7 +13,7 @@ ARGS   ?=
 BINDIR ?= $(HOME)/.local/bin
 COMMANDS := spades spades-server spades-bot
 
-.PHONY: play install uninstall test test-web doc-images lint typecheck pytest bench clean
+.PHONY: play install uninstall test test-web doc-images axe lint typecheck pytest bench clean
 
 $(BIN)/python:
 	@echo "making a Python environment in $(VENV) (once) ..."
@@ -61,12 +61,22 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+# axe-core for the page's accessibility test (tests/web/test_accessibility.py), from npm as its
+# lock file pins it; never committed. Without npm the test skips (saying why), unless the browser
+# tests are required (CI), where it fails.
+AXE := tests/web/axe/node_modules/axe-core/axe.min.js
+$(AXE): tests/web/axe/package.json tests/web/axe/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then cd tests/web/axe && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/axe-core/axe.min.js; \
+	else echo "npm is not installed: the accessibility test will skip (apt-get install npm)"; fi
+
+axe: $(AXE)
+
+pytest: $(STAMP) $(AXE)
 	$(BIN)/pytest -q
 
 # The web page and its transport alone (tests/web/), with the browser required: a missing Chromium
 # fails here instead of skipping (install it with: apt-get install chromium chromium-driver).
-test-web: $(STAMP)
+test-web: $(STAMP) $(AXE)
 	SPADES_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/web
 
 # The web page's screenshots in docs/web.md (docs/images/web-*.png): taken by the layout test at

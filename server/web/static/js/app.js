@@ -5,9 +5,10 @@
 import { classify } from "./actions.js";
 import { Connection } from "./connection.js";
 import { $, fill, h } from "./dom.js";
+import { cardFace } from "./cards.js";
 import { everyTable } from "./listing.js";
 import { TableState } from "./state.js";
-import { renderTable, tickClocks } from "./table_view.js";
+import { renderTable, rovingTabStop, tickClocks } from "./table_view.js";
 import { checkHand } from "./verify.js";
 
 // How long a completed trick stays on the table, and the beat between two cards played in a row.
@@ -257,6 +258,7 @@ function applyShown(state, msg, at) {
   const hadTurn = state.turn;
   if (msg.t === "card_played") state.held = null;
   state.apply(msg, at);
+  announce(state, msg, hadTurn);
   if (msg.t === "hand_dealt" || msg.t === "snapshot") app.selected.clear();
   if (msg.t === "your_turn") keepChoosable(state);
   saveEvidence(state);
@@ -283,6 +285,21 @@ function paused(msg) {
 
 function clockNow() {
   return app.pausedAt === null ? performance.now() : app.pausedAt;
+}
+
+// What a screen reader hears, once, as it is shown: plays, tricks, turns and results.
+function announce(state, msg, hadTurn) {
+  let text = "";
+  const who = (seat) => (seat === state.seat ? "You" : state.place(seat));
+  if (msg.t === "card_played") text = `${who(msg.seat)} ${msg.seat === state.seat ? "play" : "plays"} the ${cardFace(msg.card).name}.`;
+  else if (msg.t === "trick_won") text = `${who(msg.seat)} ${msg.seat === state.seat ? "win" : "wins"} the trick.`;
+  else if (msg.t === "bid_made") text = `${who(msg.seat)} ${msg.seat === state.seat ? "bid" : "bids"} ${msg.text}.`;
+  else if (msg.t === "hand_scored" || msg.t === "game_over") text = state.log[state.log.length - 1] || "";
+  else if (msg.t === "your_turn" && !hadTurn && state.turn) {
+    const kinds = new Set(state.turn.legal.map((a) => a.kind));
+    text = kinds.has("bid") ? "Your turn: bid." : kinds.has("play") ? "Your turn: play a card." : kinds.has("pass") ? "Your turn: choose cards to pass." : "Your turn.";
+  }
+  if (text) $("announce").textContent = text;
 }
 
 // In a simultaneous phase (a Hearts pass) every other seat's pass brings a new `your_turn` for the
@@ -533,10 +550,24 @@ function draw() {
     });
     $("last-trick").setAttribute("aria-pressed", String(app.reviewLast));
     $("last-trick").disabled = !(state.view.last_trick || []).length;
-    const log = $("table-log");
-    fill(log, state.log.map((line) => h("p", {}, line)));
-    log.scrollTop = log.scrollHeight;
+    drawLog($("table-log"), state);
   }
+}
+
+// The table's log is a `role="log"`: new lines are appended (a screen reader reads those), never
+// the whole list redrawn.
+function drawLog(el, state) {
+  const total = state.logTotal;
+  const shown = el.dataset.table === state.table ? Number(el.dataset.total || 0) : -1;
+  if (shown === total) return;
+  const fresh = shown < 0 || total - shown > state.log.length;
+  if (fresh) el.replaceChildren();
+  const lines = fresh ? state.log : state.log.slice(state.log.length - (total - shown));
+  for (const line of lines) el.append(h("p", {}, line));
+  while (el.childElementCount > state.log.length) el.firstElementChild.remove();
+  el.dataset.table = state.table;
+  el.dataset.total = String(total);
+  el.scrollTop = el.scrollHeight;
 }
 
 function optionChips(info) {
@@ -686,6 +717,11 @@ function wire() {
       next.focus();
       event.preventDefault();
     }
+  });
+  $("hand").addEventListener("focusin", (event) => {
+    if (!event.target.classList.contains("card")) return;
+    $("hand").dataset.lastFocus = event.target.dataset.key;
+    rovingTabStop($("hand"));
   });
   setInterval(() => {
     if (app.table) tickClocks(app.table, clockNow());

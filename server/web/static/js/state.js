@@ -19,6 +19,7 @@ export class TableState {
     this.clocks = {}; // seat -> { deadline, bank } from `turn`
     this.seatStatus = {}; // seat -> { connected, holdUntil } from `seat_status`
     this.log = [];
+    this.logTotal = 0;
     this.scored = []; // hand_scored messages, oldest first
     this.lastScored = null; // the latest hand_scored with the hand's bids (the page decides how long it shows)
     this.checks = {}; // hand number -> { verdict, lines }
@@ -67,6 +68,7 @@ export class TableState {
   }
 
   say(line) {
+    this.logTotal += 1; // every line ever said: the page appends the new ones only
     this.log.push(line);
     if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
   }

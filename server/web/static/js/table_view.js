@@ -17,9 +17,12 @@ export function cardClasses(card, extra = "") {
 // the middle for the eye.
 export function cardElement(card, { tag = "div", classes = "", ...attrs } = {}) {
   const face = cardFace(card);
+  // Its name is its words ("jack of spades"), as text a screen reader reads and the symbols hidden
+  // from it: a name given by aria-label that hides the visible "J♠" is what axe calls a mismatch.
   return h(
     tag,
-    { class: cardClasses(card, classes), "aria-label": face.name, dataset: { card }, ...attrs },
+    { class: cardClasses(card, classes), dataset: { card }, ...attrs },
+    attrs["aria-label"] ? null : h("span", { class: "sr-only" }, face.name),
     h("span", { class: "corner", "aria-hidden": "true" },
       h("span", { class: "rank" }, face.rank),
       h("span", { class: "suit" }, face.suit)),
@@ -73,9 +76,12 @@ function renderSeat(state, ctx, seat) {
   const offline = status ? !status.connected : Boolean(info && info.player && !info.bot && !info.connected);
   const held = offline && status && status.holdUntil !== null ? status : null;
   const size = v.hand_sizes ? v.hand_sizes[seat] : 0;
-  const backs = seat === state.seat ? null : h("div", { class: "backs", "aria-label": `${size} cards` }, Array.from({ length: Math.min(size, 18) }, () => h("span", { class: "mini" })));
+  const backs = seat === state.seat ? null : h("div", { class: "backs", role: "img", "aria-label": `${size} ${size === 1 ? "card" : "cards"}` }, Array.from({ length: Math.min(size, 18) }, () => h("span", { class: "mini" })));
   el.className = `seat seat-${state.position(seat)} ${acting ? "to-act" : ""}`;
   el.dataset.seat = String(seat);
+  // One group per seat, named by its place, so a screen reader does not run the seats together.
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", `${state.place(seat)}${name && name !== "empty seat" ? `, ${name}` : ""}${acting ? ", to play" : ""}`);
   fill(
     el,
     h("div", { class: "name" }, name, info && info.bot ? h("span", { class: "tag" }, "bot") : null),
@@ -151,12 +157,14 @@ function renderTurn(state, ctx) {
         if (choice) classes = isSelected ? "selected" : choosable ? "" : "dim";
         el.className = cardClasses(card, classes);
         el.disabled = !(playable || choosable);
+        el.tabIndex = -1; // one tab stop for the hand (rovingTabStop below); arrows move within
         if (choice) el.setAttribute("aria-pressed", String(isSelected));
         else el.removeAttribute("aria-pressed");
       },
     })),
   );
   fitHand(handEl, cards.length);
+  rovingTabStop(handEl);
   const items = buttons.map((action) => ({
     key: `action-${JSON.stringify(action)}`,
     create: () => {
@@ -217,6 +225,14 @@ function renderScores(state, ctx) {
       h("thead", {}, h("tr", {}, h("th", {}, `Hand ${v.hand_number || "–"}`), h("th", {}, "Score"), state.game === "spades" ? h("th", {}, "Bags") : null, state.game === "spades" ? h("th", {}, "Bid") : null, h("th", {}, "Won"))),
       h("tbody", {}, rows)),
   );
+}
+
+// The hand is one stop in the tab order (the card last focused, or the first usable one): Tab
+// goes on to the hand's buttons (Pass, the bids) instead of through thirteen cards.
+export function rovingTabStop(handEl) {
+  const usable = [...handEl.querySelectorAll(".card:not(:disabled)")];
+  const current = usable.find((el) => el === document.activeElement) || usable.find((el) => el.dataset.key === handEl.dataset.lastFocus) || usable[0];
+  for (const el of usable) el.tabIndex = el === current ? 0 : -1;
 }
 
 // Overlap the cards just enough for the hand to fit its row (none when there is room).
