@@ -543,7 +543,7 @@ function draw() {
     $("table-title").textContent = `Table ${state.table} · ${info ? info.preset : state.game}${state.seat === null ? " · watching" : ""}`;
     $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
     renderTable(state, {
-      names, seatInfo: bySeat, selected: app.selected, now: clockNow(), gameOverDismissed: app.gameOverDismissed,
+      names, seatInfo: bySeat, selected: app.selected, now: clockNow(), wall: performance.now(), gameOverDismissed: app.gameOverDismissed,
       reviewLast: app.reviewLast, summaryShown: summaryShown(state), sheetOpen: app.sheetOpen,
       options: { ...presetOptions(info?.preset), ...(info?.options || {}) },
       handlers: { act, card: cardChosen },

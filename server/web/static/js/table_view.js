@@ -103,7 +103,7 @@ function renderTrick(state, ctx) {
   let plays = v.trick || [];
   let caption = "";
   let mode = "";
-  const held = state.held && (state.held.until === null || ctx.now < state.held.until) ? state.held : null;
+  const held = state.held && (state.held.until === null || ctx.wall < state.held.until) ? state.held : null; // wall time: a paused clock does not hold a trick
   const who = (seat) => ctx.names[seat] && seat !== state.seat ? `${state.place(seat)} (${ctx.names[seat]})` : state.place(seat);
   if (ctx.reviewLast && (v.last_trick || []).length) {
     plays = v.last_trick;
@@ -114,7 +114,7 @@ function renderTrick(state, ctx) {
     mode = `held to-${state.position(held.winner)}`;
     caption = `${who(held.winner)} ${held.winner === state.seat ? "win" : "wins"} the trick`;
     // A negative delay when the trick is redrawn mid-hold: the slide goes on where it was.
-    el.style.setProperty("--collect-delay", `${Math.round((held.until ?? ctx.now + held.ms) - COLLECT_MS - ctx.now)}ms`);
+    el.style.setProperty("--collect-delay", `${Math.round((held.until ?? ctx.wall + held.ms) - COLLECT_MS - ctx.wall)}ms`);
   } else if (!plays.length) {
     caption = v.hand_number ? "" : "Waiting for the deal";
   }
