@@ -231,14 +231,15 @@ def sessions_command(ctx: typer.Context) -> None:
         tables = [*s.tables, *(f"({t})" for t in s.watching)]
         account = s.account or "-"
         if s.operator:
-            account += " (operator)" if s.account else "(operator)"
+            account = f"{s.account} (operator)" if s.account else "(operator)"
         server = [s.server or "-"] if clustered else []
         rows.append([s.session, account, s.address, s.transport, *server, " ".join(tables) or "-"])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     for row in rows:
         padded = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)]
         typer.echo("  ".join([*padded, row[-1]]))
-    typer.echo(f"{len(listed)} connections; (t1): watching", err=True)
+    plural = "" if len(listed) == 1 else "s"
+    typer.echo(f"{len(listed)} connection{plural}; (t1): watching", err=True)
 
 
 @admin_app.command("kick")

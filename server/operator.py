@@ -333,7 +333,7 @@ class Operator:
         told = self._tell_everyone(request.text)
         self._hand_on({"announce": request.text})
         # Answered after the announcement, so the operator's own copy comes first.
-        who.deliver(Ok(id=request.id, note=f"told {told} connections{self._elsewhere}"))
+        who.deliver(Ok(id=request.id, note=f"told {_count(told)}{self._elsewhere}"))
 
     @property
     def _elsewhere(self) -> str:
@@ -491,3 +491,7 @@ def _parts(infos: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
         parts[-1].append(info)
         size += length
     return parts
+
+
+def _count(connections: int) -> str:
+    return f"{connections} connection" + ("" if connections == 1 else "s")

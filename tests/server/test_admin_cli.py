@@ -86,7 +86,7 @@ async def test_token_is_shown_once_or_written_for_its_owner_alone(
             "TRANSPORT",
             "TABLES",
         ]
-        assert "(operator)" in out and err == "1 connections; (t1): watching\n"
+        assert "(operator)" in out and err == "1 connection; (t1): watching\n"
 
 
 async def test_announce_kick_ban_unban_through_the_command_line(

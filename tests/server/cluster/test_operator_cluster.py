@@ -102,7 +102,7 @@ async def test_the_operator_of_one_server_reaches_the_whole_cluster(pg_url: str)
             assert by_account["bea"].server != by_account[None].server
 
             told = await op.request(Announce(text="restart at 22:00"))
-            assert isinstance(told, Ok) and (told.note or "").startswith("told 1 connections here")
+            assert isinstance(told, Ok) and (told.note or "").startswith("told 1 connection here")
             heard = await next_of(bea, Announcement)
             assert isinstance(heard, Announcement) and heard.text == "restart at 22:00"
 
