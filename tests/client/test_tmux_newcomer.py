@@ -99,12 +99,17 @@ def move(pane: Pane, screen: str) -> None:
     """What a person does on their turn: bid 3 (as /help writes it), or the first legal card."""
     if "bid:" in screen:
         pane.type("bid 3")
-        pane.wait(lambda s: "You bid 3." in s or "scored" in s, "our bid")
+        # Not `scored`: the last hand's result stays on screen while the next is bid, so it
+        # said nothing of this bid, and the next turn was then taken before the bid was.
+        pane.wait(lambda s: "You bid 3." in s or "bid:" not in s, "our bid")
         return
     hand, numbers = hand_and_numbers(screen)
     assert numbers, screen
     pane.type(numbers[0])
-    pane.wait(lambda s: hand_and_numbers(s)[0] != hand or "YOUR TURN" not in s, "our card")
+    # The hand line changed (not missing: a frame caught half drawn has none), or the turn passed.
+    pane.wait(
+        lambda s: hand_and_numbers(s)[0] not in ("", hand) or "YOUR TURN" not in s, "our card"
+    )
 
 
 def whole_turn(screen: str) -> bool:
@@ -120,7 +125,7 @@ def play_until(pane: Pane, done: Callable[[str], bool], size: tuple[int, int]) -
         # A whole frame of our turn: the prompt and the numbers under the cards (a capture can
         # catch the prompt drawn before the line under the hand).
         move(pane, pane.wait(whole_turn, "our turn again"))
-    raise AssertionError("never got there")
+    raise AssertionError(f"never got there; the screen was:\n{pane.screen()}")
 
 
 def tricks_won(screen: str) -> int:
