@@ -154,6 +154,8 @@ class ClusterNode:
         # When the lease was last registered or renewed (trio time): /readyz reads `lease_held`.
         self.lease_renewed_at: float | None = None
         self._reconnected_at = -math.inf  # trio time the bookkeeping connection was last reopened
+        self._connect_at = -math.inf  # no attempt to reconnect before this (trio time)
+        self._connect_after = RECONNECT_FIRST / 2  # doubled before each wait
         self._db_reachable = True
 
     # ---------------------------------------------------------------- the database
@@ -161,11 +163,21 @@ class ClusterNode:
     async def run_statement(self, fn: Callable[[psycopg.Connection[Any]], Any]) -> Any:
         """Run `fn` on the bookkeeping connection (in a thread, one at a time). A connection
         PostgreSQL dropped is opened again first; raises `psycopg.Error` or `StorageError` (the
-        `UNREACHABLE` pair) when the database cannot be reached: the caller tries again later."""
+        `UNREACHABLE` pair) when the database cannot be reached: the caller tries again later.
+        After a failed attempt the next waits `RECONNECT_FIRST` seconds, doubling to
+        `RECONNECT_MAX` (statements asked for meanwhile fail at once)."""
         async with self._db:
             held = self._conn
             if held is None or held.broken or held.closed:
-                conn, alive = await trio.to_thread.run_sync(self._connect_again)
+                if trio.current_time() < self._connect_at:
+                    raise StorageError("the database is unreachable (tried again shortly)")
+                try:
+                    conn, alive = await trio.to_thread.run_sync(self._connect_again)
+                except UNREACHABLE:
+                    self._connect_after = min(self._connect_after * 2, RECONNECT_MAX)
+                    self._connect_at = trio.current_time() + self._connect_after
+                    raise
+                self._connect_after = RECONNECT_FIRST / 2
                 self._reconnected_at = trio.current_time()
                 log.warning("cluster_reconnected", worker=self.worker, alive=alive)
                 if alive:
