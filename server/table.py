@@ -17,6 +17,10 @@ waits for players, are the mixin `server.table_listing.TableListing`. What diffe
 table (the ladder's) is a `TablePolicy` the table is given. Each hand's seed comes from the policy
 (`secrets` for a lobby table); its SHA-256 commitment is persisted and told before the deal, the seed
 after it.
+
+While the store is down (`store.health`), play pauses: commands are still taken (an action then
+waits for its commit, as always), but no deadline passes; once the store is back each outage is
+given back to the decisions it interrupted (`clocks.pause`) and everyone gets a fresh `turn`.
 """
 
 from __future__ import annotations

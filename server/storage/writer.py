@@ -11,6 +11,12 @@ How far a commit survives is the `Durability` setting: `normal` (the default; fo
 survives the server process being killed, but an OS crash or power loss may lose the last commits)
 or `full` (`synchronous=FULL`: the WAL is fsynced at every commit, so a commit also survives power
 loss, at the cost of one fsync on every action's path).
+
+When the database cannot be reached (the engine raises `StoreUnavailable`: PostgreSQL stopped or
+cut off, a SQLite file that cannot be written), the writer keeps the batch and tries it again,
+with backoff, until it commits; `health` (`server.storage.health.StoreHealth`) says it is down
+meanwhile, so the tables stop their clocks and the server tells its connections. With nothing to
+commit it probes the database every `probe_every` seconds, so a quiet server notices too.
 """
 
 from __future__ import annotations
