@@ -41,6 +41,7 @@ const app = {
   reviewLast: false, // the last trick shown on demand
   summaryClosed: 0, // the hand number whose summary the player closed
   sheetOpen: false,
+  connected: false,
 };
 window.spadesApp = app; // for the browser tests and the curious
 
@@ -73,10 +74,15 @@ function seatInfo(tableId) {
   if (info) {
     for (const seat of info.seats) {
       bySeat[seat.seat] = seat;
-      if (seat.player) names[seat.seat] = seat.player;
+      if (seat.player) names[seat.seat] = playerName(seat);
     }
   }
   return { bySeat, names };
+}
+
+// A built-in bot by its kind ("heuristic bot"), not its account name ("bot:heuristic").
+function playerName(seat) {
+  return seat.bot ? `${String(seat.player).replace(/^bot:/, "")} bot` : seat.player;
 }
 
 function presetOptions(name) {
@@ -99,12 +105,16 @@ function connect() {
   }, storage);
   app.conn.start();
   window.addEventListener("online", () => app.conn.retryNow());
+  // The browser knows at once when the network goes; the socket may take a minute to notice.
+  window.addEventListener("offline", () => app.conn.drop("this device is offline"));
 }
 
 function status(text) {
   const el = $("status");
-  el.textContent = text;
+  app.connected = text === "connected";
+  el.textContent = !app.connected && !navigator.onLine ? "offline: reconnecting when the network is back" : text;
   el.classList.toggle("bad", text !== "connected");
+  render();
 }
 
 function welcomed(welcome) {
@@ -137,6 +147,18 @@ async function loggedIn(name) {
         notice(`Your seat at table ${mine.table} could not be taken back: ${back.message}`);
       } else if (back) app.takeovers += 1;
     } else session.removeItem("spades.seated");
+  }
+  // An invite link (#table=ID&code=CODE): sit at that table's open seat, or watch it when none is.
+  const invite = new URLSearchParams(location.hash.slice(1));
+  if (invite.get("table") && !app.table) {
+    history.replaceState(null, "", location.pathname + location.search);
+    const tableId = invite.get("table");
+    const code = invite.get("code") || undefined;
+    if (code) app.codes[tableId] = code;
+    const back = await app.conn.request({ t: "join", table: tableId, code });
+    if (!back || back.t === "error") await watch(tableId, code);
+    render();
+    return;
   }
   // A spectator is not resumed by the server (only seats are): watch again, after a reload or a
   // dropped connection alike.
@@ -190,6 +212,7 @@ function received(msg) {
       return;
     case "joined":
     case "table_created":
+      if (msg.code) app.codes[msg.table] = msg.code; // a private table's code, for the invite link
       if (msg.seat !== undefined && msg.seat !== null) seated(msg.table, msg.seat);
       return;
     case "seat_lost":
@@ -343,6 +366,12 @@ function openTable(tableId) {
   } catch {
     session.removeItem("spades.evidence");
   }
+  try {
+    const saved = JSON.parse(session.getItem("spades.log") || "null");
+    if (saved && saved.table === tableId && Array.isArray(saved.lines)) for (const line of saved.lines) state.say(String(line));
+  } catch {
+    session.removeItem("spades.log");
+  }
   app.table = state;
   app.queue = [];
   app.holdUntil = 0;
@@ -356,6 +385,8 @@ function openTable(tableId) {
 
 function saveEvidence(state) {
   if (state.evidence) session.setItem("spades.evidence", JSON.stringify(state.evidence));
+  // The table's log too: a reload shows what happened before it.
+  session.setItem("spades.log", JSON.stringify({ table: state.table, lines: state.log }));
 }
 
 function runChecks(state) {
@@ -465,6 +496,7 @@ function leaveScreen() {
   session.removeItem("spades.watching");
   session.removeItem("spades.seated");
   session.removeItem("spades.evidence");
+  session.removeItem("spades.log");
   show(app.user ? "lobby-screen" : "login-screen");
   render();
 }
@@ -542,9 +574,12 @@ function draw() {
     }
     $("table-title").textContent = `Table ${state.table} · ${info ? info.preset : state.game}${state.seat === null ? " · watching" : ""}`;
     $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
+    const link = inviteLink(state.table);
+    $("invite").href = link;
+    $("invite").dataset.link = link;
     renderTable(state, {
       names, seatInfo: bySeat, selected: app.selected, now: clockNow(), wall: performance.now(), gameOverDismissed: app.gameOverDismissed,
-      reviewLast: app.reviewLast, summaryShown: summaryShown(state), sheetOpen: app.sheetOpen,
+      reviewLast: app.reviewLast, summaryShown: summaryShown(state), sheetOpen: app.sheetOpen, connected: app.connected,
       options: { ...presetOptions(info?.preset), ...(info?.options || {}) },
       handlers: { act, card: cardChosen },
     });
@@ -588,7 +623,7 @@ function drawLobby() {
       optionChips(info),
       h("details", { class: "rules" }, h("summary", {}, "Rules"), optionList({ ...presetOptions(info.preset), ...info.options })),
       h("ul", { class: "seat-list" }, info.seats.map((seat) => h("li", {},
-        h("span", {}, `Seat ${seat.seat}: `, seat.player ? `${seat.player}${seat.bot ? " (bot)" : ""}${!seat.bot && !seat.connected ? " (disconnected)" : ""}` : h("em", { class: "empty" }, "open")),
+        h("span", {}, `Seat ${seat.seat}: `, seat.player ? `${playerName(seat)}${!seat.bot && !seat.connected ? " (disconnected)" : ""}` : h("em", { class: "empty" }, "open")),
         !seat.player && info.status === "waiting" ? h("button", { type: "button", dataset: { key: `sit-${info.table}-${seat.seat}` }, onclick: () => sit(info.table, seat.seat, code()) }, "Sit here") : null))),
       h("div", { class: "buttons" },
         h("button", { type: "button", class: "secondary", dataset: { key: `watch-${info.table}` }, onclick: () => watch(info.table, code()) }, "Watch")));
@@ -605,6 +640,12 @@ function optionList(options) {
   ]));
 }
 
+// Where a seat sits for the one who creates the table (seat 0): four-handed, seat 2 is the partner.
+function seatWords(seat, players) {
+  const where = players === 4 ? ["you", "on your left", "your partner, opposite", "on your right"][seat] : players === 3 ? ["you", "on your left", "on your right"][seat] : ["you", "opposite"][seat];
+  return `Seat ${seat} (${where})`;
+}
+
 function drawCreateForm() {
   const game = $("create-game").value;
   const select = $("create-preset");
@@ -618,7 +659,7 @@ function drawCreateForm() {
   $("create-target").value = String(preset.options.target_score ?? "");
   fill($("create-bots"), h("legend", {}, "Built-in bots in the other seats"),
     [...Array(preset.players).keys()].slice(1).map((seat) =>
-      h("label", { class: "check" }, h("input", { type: "checkbox", value: String(seat), checked: true, dataset: { key: `bot-${seat}` } }), `Seat ${seat}`)));
+      h("label", { class: "check" }, h("input", { type: "checkbox", value: String(seat), checked: true, dataset: { key: `bot-${seat}` } }), seatWords(seat, preset.players))));
 }
 
 // ---------------------------------------------------------------- wiring
@@ -669,6 +710,8 @@ function wire() {
     requestAnimationFrame(() => $("sheet-close").focus());
   });
   $("sheet-close").addEventListener("click", closeSheet);
+  $("invite").addEventListener("click", copyInvite);
+  $("play-again").addEventListener("click", playAgain);
   $("game-over-keep").addEventListener("click", () => {
     app.gameOverDismissed = true;
     render();
@@ -734,6 +777,37 @@ function wire() {
     }
     drain();
   });
+}
+
+// The address a friend opens to sit at this table (its join code in it, for a private table).
+function inviteLink(tableId) {
+  const params = new URLSearchParams({ table: tableId });
+  if (app.codes[tableId]) params.set("code", app.codes[tableId]);
+  return `${location.origin}${location.pathname}#${params}`;
+}
+
+async function copyInvite(event) {
+  event.preventDefault();
+  const link = $("invite").dataset.link;
+  try {
+    await navigator.clipboard.writeText(link);
+    notice(`Invite link copied: ${link}`);
+  } catch {
+    notice(`Invite link: ${link}`); // no clipboard (plain http from another machine): shown to copy
+  }
+}
+
+// Play again: a new table with this one's game, rules, options and bots; you sit where you sat.
+async function playAgain() {
+  const state = app.table;
+  const info = state && app.tables.get(state.table);
+  if (!info) return;
+  const bots = info.seats.filter((s) => s.bot).map((s) => s.seat);
+  const seat = state.seat ?? 0;
+  await app.conn.request({ t: "leave", table: state.table });
+  leaveScreen();
+  const reply = await ask({ t: "create_table", game: info.game, preset: info.preset, options: info.options || {}, bots, private: Boolean(info.private), sit: seat }, ["table_created"]);
+  if (reply && reply.code) app.codes[reply.table] = reply.code;
 }
 
 function closeSheet() {

@@ -84,8 +84,8 @@ function renderSeat(state, ctx, seat) {
   el.setAttribute("aria-label", `${state.place(seat)}${name && name !== "empty seat" ? `, ${name}` : ""}${acting ? ", to play" : ""}`);
   fill(
     el,
-    h("div", { class: "name" }, name, info && info.bot ? h("span", { class: "tag" }, "bot") : null),
-    h("div", { class: "place" }, state.place(seat), seat === v.dealer ? " · dealer" : ""),
+    h("div", { class: "name" }, name),
+    h("div", { class: "place" }, state.place(seat), seat === v.dealer ? " · dealer" : "", partnerOf(state, seat) ? h("span", { class: "partner" }, " · your partner") : null),
     h("div", { class: "facts" }, facts),
     h("div", { class: "facts" },
       acting ? h("span", { class: "clock", dataset: { clockSeat: String(seat) } }, clockText(clock)) : null,
@@ -97,6 +97,13 @@ function renderSeat(state, ctx, seat) {
 
 // The trick on the felt: the one being played; a completed one while the page holds it (its cards
 // slide to the winner at the end of the hold); or the last one, when the player asks for it.
+// Whether `seat` plays on our side (a partnership game, seen from a seat).
+function partnerOf(state, seat) {
+  if (state.seat === null || seat === state.seat) return false;
+  const side = state.sides().find((x) => x.includes(state.seat));
+  return Boolean(side && side.length > 1 && side.includes(seat));
+}
+
 function renderTrick(state, ctx) {
   const v = state.view;
   const el = $("trick");
@@ -165,10 +172,15 @@ function renderTurn(state, ctx) {
   );
   fitHand(handEl, cards.length);
   rovingTabStop(handEl);
-  const items = buttons.map((action) => ({
+  // *Look at my cards* first, the safe choice the focus lands on; blind bids last, marked risky;
+  // each nil with its stakes.
+  const rank = (a) => (a.kind === "look" ? 0 : a.kind === "bid" && a.blind ? 2 : 1);
+  const ordered = [...buttons].sort((a, b) => rank(a) - rank(b));
+  const items = ordered.map((action) => ({
     key: `action-${JSON.stringify(action)}`,
     create: () => {
-      const el = h("button", { type: "button", class: action.kind === "bid" ? "bid" : "secondary" }, actionLabel(action));
+      const cls = action.kind === "look" ? "primary" : action.kind !== "bid" ? "secondary" : action.blind ? "bid risky" : "bid";
+      const el = h("button", { type: "button", class: cls }, actionLabel(action), stakes(action, ctx.options || {}));
       el.addEventListener("click", () => ctx.handlers.act(action));
       return el;
     },
@@ -195,17 +207,25 @@ function renderTurn(state, ctx) {
   reconcile(actionsEl, items);
   let prompt = "";
   if (state.gameOver) prompt = "The game is over.";
+  else if (ctx.connected === false) prompt = "Not connected: the page reconnects by itself, and your seat is held meanwhile.";
   else if (turn) {
     if (choice) prompt = `Choose ${choice.sizes.join(" or ")} cards to ${choice.kind === "pass" ? "pass" : choice.kind === "exchange" ? "give your partner" : "set aside"}.`;
     else if (plays.size) prompt = "Your turn: play a highlighted card.";
     else if (buttons.some((a) => a.kind === "bid")) prompt = "Your turn: bid.";
     else prompt = "Your turn.";
   } else if (state.acting().length) {
-    prompt = `Waiting for ${state.acting().map((s) => ctx.names[s] || state.place(s)).join(", ")}…`;
+    prompt = `Waiting for ${state.acting().map((s) => (s === state.seat ? "you (the server's turn message)" : ctx.names[s] ? `${state.place(s)} (${ctx.names[s]})` : state.place(s))).join(", ")}…`;
   } else if (!seated) prompt = "Watching.";
   const myClock = turn ? h("span", { class: "clock", dataset: { clockTurn: "1" } }, clockText(secondsLeft(turn, ctx.now))) : null;
   fill(promptEl, prompt, " ", myClock);
   promptEl.dataset.yourTurn = turn ? "yes" : "no";
+}
+
+// A nil's stakes, as the table's rules score it: won if no trick is taken, lost otherwise.
+function stakes(action, options) {
+  if (action.kind !== "bid" || action.tricks !== 0 || action.moe || action.double_nil) return "";
+  const value = action.blind ? options.blind_nil_value ?? 100 : options.nil_value ?? 100;
+  return ` (±${value})`;
 }
 
 function renderScores(state, ctx) {

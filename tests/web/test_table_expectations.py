@@ -1,0 +1,171 @@
+"""Issue 39 item 4, in a real browser against a real server: what players of other card sites expect.
+Bots named by kind and the partner marked; *Look at my cards* the first (and focused) choice where a
+blind nil is offered, blind bids marked risky, each nil with its stakes; offline shown at once; the
+log kept across a reload; an invite link that seats a friend; *Play again*."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
+from tests.web.test_table_pacing import STATE_JS, WAIT_MS, set_pace
+
+pytestmark = pytest.mark.timeout(300)
+
+CREATE_JS = """(opts) => spadesApp.conn.request({ t: 'create_table', game: 'spades', preset: 'standard',
+  options: opts.options, bots: opts.bots, private: opts.private, sit: 0 })"""
+
+
+def test_what_players_expect(tmp_path: Path) -> None:
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with (
+        served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            host_context = browser.new_context(viewport={"width": 1280, "height": 800})
+            host = host_context.new_page()
+            host.on("pageerror", lambda error: errors.append(f"host: {error}"))
+            host.goto(url)
+            host.fill("#login-name", "host")
+            host.click("#register")
+            host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            # The form says where each bot sits for you.
+            assert "your partner" in host.inner_text("#create-bots")
+            # A private table, blind nil allowed, the partner's seat left for a friend.
+            reply = host.evaluate(
+                CREATE_JS,
+                {"options": {"blind_nil": True, "max_hands": 1}, "bots": [1, 3], "private": True},
+            )
+            assert reply["t"] == "table_created", reply
+            host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+            set_pace(host, "fast")
+            felt = host.inner_text("#felt")
+            assert "heuristic bot" in felt and "bot:" not in felt, felt
+
+            # The invite link carries the table and its code; a friend opens it and sits.
+            host.wait_for_function(
+                "() => document.getElementById('invite').dataset.link.includes('code=')",
+                timeout=WAIT_MS,
+            )
+            link = host.get_attribute("#invite", "href")
+            assert link is not None and reply["table"] in link and reply["code"] in link
+            friend = browser.new_context(
+                viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+            ).new_page()
+            friend.on("pageerror", lambda error: errors.append(f"friend: {error}"))
+            friend.goto(link)
+            friend.fill("#login-name", "friend")
+            friend.tap("#guest")
+            # Seated at the open seat (the partner's); blind nil is on, so the cards wait face down.
+            friend.wait_for_function(
+                "() => spadesApp.table && spadesApp.table.seat === 2"
+                " && spadesApp.table.view.hand_number === 1",
+                timeout=WAIT_MS,
+            )
+            assert friend.evaluate("spadesApp.table.seat") == 2
+            assert "#" not in friend.url  # the link is used once, not on every reload
+            # Each sees the other as partner.
+            host.wait_for_function(
+                "() => document.getElementById('seat-top').textContent.includes('your partner')"
+                " && document.getElementById('seat-top').textContent.includes('friend')",
+                timeout=WAIT_MS,
+            )
+
+            # The host's first choice: look at the cards (focused), blind nil last and marked.
+            host.wait_for_selector("#actions button", timeout=WAIT_MS)
+            first = host.locator("#actions button").first
+            assert first.inner_text() == "Look at my cards"
+            host.wait_for_function(
+                "() => document.activeElement && document.activeElement.textContent === 'Look at my cards'",
+                timeout=WAIT_MS,
+            )
+            blind = host.locator("#actions button", has_text="Blind nil")
+            assert blind.count() == 1 and "risky" in (blind.get_attribute("class") or "")
+            assert "(±100)" in blind.inner_text()
+            first.click()
+            host.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
+            nil = host.locator("#actions button.bid", has_text="Nil")
+            assert nil.first.inner_text() == "Nil (±100)"
+
+            # Offline: said at once, not "connected", and no "waiting for" ourselves.
+            host_context.set_offline(True)
+            host.wait_for_function(
+                "() => document.getElementById('status').textContent.includes('offline')",
+                timeout=3000,
+            )
+            host.wait_for_function(
+                "() => document.getElementById('prompt').textContent.startsWith('Not connected')",
+                timeout=3000,
+            )
+            host_context.set_offline(False)
+            host.wait_for_function(
+                "() => document.getElementById('status').textContent === 'connected'",
+                timeout=WAIT_MS,
+            )
+
+            # The log survives a reload.
+            host.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
+            before = host.inner_text("#table-log")
+            assert "looked at the cards" in before
+            host.reload()
+            host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+            host.wait_for_function(
+                "() => document.getElementById('table-log').textContent.includes('looked at the cards')",
+                timeout=WAIT_MS,
+            )
+
+            # Both play the hand out; then the host plays again at a new table like this one.
+            pages = [host, friend]
+            for _ in range(900):
+                over = 0
+                for page in pages:
+                    state = str(page.evaluate(STATE_JS))
+                    look = page.locator("#actions button", has_text="Look at my cards")
+                    if state != "over" and look.count():
+                        look.click()
+                        page.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
+                        state = "bid"
+                    if state == "over":
+                        over += 1
+                    elif state == "bid":
+                        page.locator("#actions button.bid").nth(2).click()
+                        page.wait_for_selector(
+                            "#actions button.bid", state="detached", timeout=WAIT_MS
+                        )
+                    elif state == "play":
+                        card = page.locator("#hand .card.legal").first
+                        name = card.get_attribute("data-card")
+                        card.click()
+                        page.wait_for_selector(
+                            f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS
+                        )
+                if over == 2:
+                    break
+                # Two players: look at each in turn; a short pause between looks (a poll, bounded).
+                host.wait_for_timeout(100)
+            else:  # pragma: no cover
+                raise AssertionError("the hand did not end")
+            old_table = host.evaluate("spadesApp.table.table")
+            host.click("#play-again")
+            host.wait_for_function(
+                "(old) => spadesApp.table && spadesApp.table.table !== old"
+                " && spadesApp.table.seat === 0 && spadesApp.tables.has(spadesApp.table.table)",
+                arg=old_table,
+                timeout=WAIT_MS,
+            )
+            bots = host.evaluate(
+                "() => spadesApp.tables.get(spadesApp.table.table).seats.filter((s) => s.bot).map((s) => s.seat)"
+            )
+            assert bots == [1, 3]  # the partner's seat open again, for the friend
+            info = host.evaluate("() => spadesApp.tables.get(spadesApp.table.table)")
+            assert info["private"] and info["options"].get("blind_nil") is True
+        finally:
+            browser.close()
+    assert errors == []
