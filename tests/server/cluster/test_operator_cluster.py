@@ -36,6 +36,8 @@ from server.storage import write_transaction
 from tests.server.wire_client import WireClient
 
 CLI = [sys.executable, "-m", "server.cli"]
+WORKERS = [*CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--no-web", "--no-ladder"]
+WORKERS += ["--workers", "2"]
 
 
 async def serve_at(host: str, url: str) -> tuple[trio.Process, int]:
@@ -142,3 +144,44 @@ async def test_the_operator_of_one_server_reaches_the_whole_cluster(pg_url: str)
                 if process.returncode is None:
                     process.terminate()
                     await process.wait()
+
+
+async def test_under_workers_every_connection_hears_the_operator(pg_url: str) -> None:
+    """`serve --workers 2`: the kernel hands each connection to either worker; the operator's
+    own lands on one, and still every connection hears the announcement and is listed."""
+    token, digest = new_token()
+    with write_transaction(pg_url) as tx:
+        tx.add_operator_token(digest)
+    with trio.fail_after(90):
+        process = await trio.lowlevel.open_process(
+            [*WORKERS, "--db", pg_url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        clients: list[WireClient] = []
+        try:
+            assert process.stdout is not None
+            line = b""
+            while not line.endswith(b"\n"):  # bounded by the fail_after
+                chunk = await process.stdout.receive_some(1)
+                assert chunk, "the supervisor exited before printing its address"
+                line += chunk
+            port = int(line.decode().strip().rsplit(":", 1)[1])
+            for _ in range(8):  # spread over both workers by the kernel (either may get any)
+                clients.append(await dial("127.0.0.1", port))
+            op = await dial("127.0.0.1", port)
+            clients.append(op)
+            assert isinstance(await op.request(OperatorLogin(token=token)), Ok)
+            listed = await op.request(ListSessions())
+            assert isinstance(listed, Sessions) and listed.total == 9, listed
+            workers = {info.server for info in listed.sessions}
+            assert None not in workers and 1 <= len(workers) <= 2
+            assert isinstance(await op.request(Announce(text="restart soon")), Ok)
+            for client in clients:
+                heard = await next_of(client, Announcement)
+                assert isinstance(heard, Announcement) and heard.text == "restart soon"
+        finally:
+            for client in clients:
+                await trio.aclose_forcefully(client.stream)
+            process.terminate()
+            await process.wait()
