@@ -22,10 +22,11 @@ import trio
 from protocol.messages import (
     Act,
     CreateTable,
-    Error,
     Joined,
     ListTables,
     Ok,
+    Reply,
+    ServicePaused,
     Snapshot,
     TableCreated,
     Tables,
@@ -240,40 +241,70 @@ def full_disk(tmp_path: Path) -> Iterator[Fault]:
 FAULTS = {"read-only": read_only_db, "disk-full": full_disk}
 
 
+async def _until_resumed_and_answered(peer: Peer, rid: int | None) -> tuple[ServicePaused, Reply]:
+    """Read on until play resumes and request `rid` is answered, in whichever order they come
+    (the caller bounds the wait)."""
+    resumed: ServicePaused | None = None
+    reply: Reply | None = None
+    for _ in range(10_000):
+        message = await peer.receive()
+        assert message is not None, "the server closed the connection"
+        if isinstance(message, ServicePaused) and not message.paused:
+            resumed = message
+        elif isinstance(message, Reply) and message.id == rid:
+            reply = message
+        if resumed is not None and reply is not None:
+            return resumed, reply
+    raise AssertionError("play never resumed, or the request was never answered")
+
+
 @pytest.mark.parametrize("kind", sorted(FAULTS))
-async def test_an_unwritable_database_refuses_new_games_with_a_clear_error(
+async def test_an_unwritable_database_pauses_new_games_and_they_open_once_it_is_writable(
     tmp_path: Path, kind: str
 ) -> None:
+    """A database that cannot be written (a full disk, a read-only file) is an outage (issue 38):
+    the server says play is paused, with a sentence, to everyone; nothing half-made appears; every
+    client is still served; and the game asked for opens once the disk is writable again."""
     with FAULTS[kind](tmp_path) as fault:
         server = ServerProcess(fault.db, workdir=tmp_path)
         with server, trio.fail_after(60):
             ada = await welcomed(server.port, "ada")
             bystander = await welcomed(server.port, "bystander")
             fault.inflict(server)
-            with trio.fail_after(10):
-                reply = await ada.request(
-                    CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
-                )
-            assert isinstance(reply, Error), reply
-            assert reply.code not in {"ok"} and len(reply.message) > 10, reply
+            rid = await ada.send(
+                CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], sit=0)
+            )
+            with trio.fail_after(10):  # said at once, not after some client timeout
+                paused = await ada.expect(ServicePaused)
+                told = await bystander.expect(ServicePaused)
+            assert paused.paused and told.paused, (paused, told)
+            assert paused.reason is not None and len(paused.reason) > 10, paused
             assert server.alive(), server.log_tail()
-            # Nothing half-made: no table appears; both clients are still served.
-            listing = await ada.request(ListTables())
-            assert isinstance(listing, Tables) and listing.tables == []
-            await round_trip(ada)
+            # Nothing half-made: no table appears, nothing answered the request; both clients
+            # are still served.
+            listing = await bystander.request(ListTables())
+            assert isinstance(listing, Tables) and listing.tables == [], listing
             await round_trip(bystander)
+            assert not any(isinstance(m, Reply) and m.id == rid for m in ada.received)
             fault.repair(server)
-            # Once the disk is writable again, so is the server.
-            again = await ada.request(
+            # Once the disk is writable again, so is the server: play resumes by itself and the
+            # request that waited is answered.
+            resumed, reply = await _until_resumed_and_answered(ada, rid)
+            assert resumed.paused_ms is not None and resumed.paused_ms > 0, resumed
+            assert isinstance(reply, TableCreated), reply
+            again = await bystander.request(
                 CreateTable(game=Game.SPADES, preset="standard", bots=[0, 1, 2, 3])
             )
             assert isinstance(again, TableCreated), again
 
 
 @pytest.mark.parametrize("kind", sorted(FAULTS))
-async def test_an_action_that_cannot_be_stored_is_refused_not_lost(
+async def test_an_action_that_cannot_be_stored_waits_and_is_never_told_before_it_is(
     tmp_path: Path, kind: str
 ) -> None:
+    """An act while the database cannot be written is neither refused nor lost (issue 38): play
+    pauses, nothing tells of the card (no `ok`, no event) while it is not on disk; once the disk is
+    writable the act is answered `ok`, and after a crash the game resumes from the disk with it."""
     with FAULTS[kind](tmp_path) as fault:
         server = ServerProcess(fault.db, workdir=tmp_path)
         with server, trio.fail_after(90):
@@ -291,29 +322,32 @@ async def test_an_action_that_cannot_be_stored_is_refused_not_lost(
             )
             assert isinstance(created, TableCreated), created
             turn = await ada.expect(YourTurn)
-            before = ada.received[:]
-            snapshot_before = [m for m in before if isinstance(m, Snapshot)][-1]
+            before = len(ada.received)
             fault.inflict(server)
-            with trio.fail_after(10):  # a reply is owed at once; do not wait the whole budget
-                reply = await ada.request(
-                    Act(table=created.table, version=turn.version, action=turn.legal[0])
-                )
-            # Not applied, and said so: no `ok`, and no event tells of a card that is not on disk.
-            assert isinstance(reply, Error) and not isinstance(reply, Ok), reply
+            rid = await ada.send(
+                Act(table=created.table, version=turn.version, action=turn.legal[0])
+            )
+            with trio.fail_after(10):
+                paused = await ada.expect(ServicePaused)
+            assert paused.paused, paused
             assert server.alive()
             await round_trip(ada)
-            assert [m for m in ada.received[len(before) :] if hasattr(m, "version")] == []
-            # After a repair and a crash, the game resumes where the disk says it was.
+            # Not told: no `ok`, and no event tells of a card that is not on disk.
+            waiting = ada.received[before:]
+            assert not any(isinstance(m, Reply) and m.id == rid for m in waiting), waiting
+            assert [m for m in waiting if hasattr(m, "version")] == []
             fault.repair(server)
+            _resumed, reply = await _until_resumed_and_answered(ada, rid)
+            assert isinstance(reply, Ok), reply
+            # After a crash, the game resumes where the disk says it was: past the act.
             server.kill9()
             server.start()
             back = await Peer.connect(server.port)
             await back.hello(token=token)
             assert isinstance(await back.expect(Joined), Joined)
             snapshot = await back.expect(Snapshot)
-            assert snapshot.version == turn.version
-            assert snapshot.view.get("hand") is not None
-            assert snapshot_before.table == snapshot.table
+            assert snapshot.table == created.table
+            assert snapshot.version > turn.version, (snapshot.version, turn.version)
 
 
 # ---------------------------------------------------------------- backups
