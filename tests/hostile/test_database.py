@@ -81,7 +81,9 @@ async def test_another_process_holding_it_is_named_and_a_killed_holder_lets_go(
 
 async def test_a_second_serve_is_refused_naming_the_first(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
-    serve = [*server_command(), "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db)]
+    # Ports of its own (0): a default port another program holds would add its warning line.
+    serve = [*server_command(), "serve", "--host", "127.0.0.1", "--port", "0", "--web-port", "0"]
+    serve += ["--db", str(db)]
     with ServerProcess(db).start() as first, trio.fail_after(120):
         second = await trio.run_process(
             serve, capture_stdout=True, capture_stderr=True, check=False
