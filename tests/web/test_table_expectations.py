@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
-from tests.web.test_table_pacing import STATE_JS, WAIT_MS, set_pace
+from tests.web.test_table_pacing import STATE_JS, WAIT_MS, register_and_open, set_pace
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -166,6 +166,67 @@ def test_what_players_expect(tmp_path: Path) -> None:
             assert bots == [1, 3]  # the partner's seat open again, for the friend
             info = host.evaluate("() => spadesApp.tables.get(spadesApp.table.table)")
             assert info["private"] and info["options"].get("blind_nil") is True
+        finally:
+            browser.close()
+    assert errors == []
+
+
+def test_a_forced_card_plays_itself_and_a_hidden_tab_blinks(tmp_path: Path) -> None:
+    """With *Play my only legal card for me*, the last trick's card (the only one left) is played
+    without a click; with the turn alert, a hidden tab's title blinks when the turn comes."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with (
+        served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            register_and_open(page, url, "auto", hands=1)
+            page.click("#settings summary")
+            page.select_option("#pace", "fast")
+            page.check("#autoplay")
+            page.check("#turn-alert")
+            page.click("#settings summary")
+            assert page.evaluate("localStorage.getItem('spades.autoplay')") == "yes"
+            # The tab is hidden (as the browser says when the player looks elsewhere).
+            page.evaluate(
+                "() => { Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });"
+                " document.dispatchEvent(new Event('visibilitychange')); }"
+            )
+            page.wait_for_function(
+                "() => document.title.startsWith('▶ Your turn')", timeout=WAIT_MS
+            )
+            page.evaluate(
+                "() => { Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });"
+                " document.dispatchEvent(new Event('visibilitychange')); }"
+            )
+            page.wait_for_function("() => document.title === 'Spades table'", timeout=WAIT_MS)
+
+            clicked = forced = 0
+            for _ in range(60):
+                state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+                if state == "over":
+                    break
+                if state == "bid":
+                    page.locator("#actions button.bid").nth(2).click()
+                    page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+                    continue
+                legal = page.locator("#hand .card.legal")
+                name = legal.first.get_attribute("data-card")
+                if legal.count() == 1:
+                    forced += 1  # not clicked: the page plays it
+                else:
+                    legal.first.click()
+                    clicked += 1
+                page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+            else:  # pragma: no cover
+                raise AssertionError("the hand did not end")
+            assert forced >= 1 and clicked + forced == 13
         finally:
             browser.close()
     assert errors == []

@@ -38,6 +38,9 @@ const app = {
   holdTimer: null,
   pace: PACES[storage.getItem("spades.pace")] ? storage.getItem("spades.pace") : "normal",
   fourColour: storage.getItem("spades.fourColour") === "yes",
+  autoplay: storage.getItem("spades.autoplay") === "yes", // a forced card played for the player
+  turnAlert: storage.getItem("spades.turnAlert") === "yes", // the title blinks on a hidden tab
+  blinkTimer: null,
   reviewLast: false, // the last trick shown on demand
   summaryClosed: 0, // the hand number whose summary the player closed
   sheetOpen: false,
@@ -287,7 +290,39 @@ function applyShown(state, msg, at) {
   saveEvidence(state);
   runChecks(state);
   render();
-  if (msg.t === "your_turn" && !hadTurn) requestAnimationFrame(focusTurn);
+  if (msg.t === "your_turn" && !hadTurn) {
+    requestAnimationFrame(focusTurn);
+    if (app.turnAlert && document.hidden) blinkTitle();
+    forcedCard(state);
+  }
+}
+
+// The one card the player may play, played for them a beat after it is shown (when they asked).
+function forcedCard(state) {
+  if (!app.autoplay || !state.turn || state.turn.legal.length !== 1 || state.turn.legal[0].kind !== "play") return;
+  const turn = state.turn;
+  setTimeout(() => {
+    if (app.table === state && state.turn === turn) act(turn.legal[0]);
+  }, PACES[app.pace].card * 2);
+}
+
+// The tab's title blinks until the player comes back to it.
+function blinkTitle() {
+  clearInterval(app.blinkTimer);
+  const title = "Spades table";
+  let on = false;
+  const tick = () => {
+    on = !on;
+    document.title = on ? "▶ Your turn · Spades" : title;
+  };
+  tick();
+  app.blinkTimer = setInterval(tick, 1000);
+}
+
+function stopBlinking() {
+  clearInterval(app.blinkTimer);
+  app.blinkTimer = null;
+  document.title = "Spades table";
 }
 
 // The server cannot store anything for now: play is paused and no clock runs, so the clocks are
@@ -770,7 +805,17 @@ function wire() {
     if (app.table) tickClocks(app.table, clockNow());
   }, 250);
   window.addEventListener("resize", render);
+  for (const [id, key, field] of [["autoplay", "spades.autoplay", "autoplay"], ["turn-alert", "spades.turnAlert", "turnAlert"]]) {
+    $(id).checked = app[field];
+    $(id).addEventListener("change", () => {
+      app[field] = $(id).checked;
+      storage.setItem(key, app[field] ? "yes" : "no");
+      if (field === "autoplay" && app.table) forcedCard(app.table);
+    });
+  }
   document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) stopBlinking();
+    else if (app.turnAlert && app.table && app.table.turn) blinkTitle(); // left while it is our turn
     if (document.hidden && app.table) {
       app.table.held = null; // a hidden tab draws nothing: let what waits through
       app.holdUntil = 0;
