@@ -111,11 +111,11 @@ function renderTrick(state, ctx) {
   let caption = "";
   let mode = "";
   const held = state.held && (state.held.until === null || ctx.wall < state.held.until) ? state.held : null; // wall time: a paused clock does not hold a trick
-  const who = (seat) => ctx.names[seat] && seat !== state.seat ? `${state.place(seat)} (${ctx.names[seat]})` : state.place(seat);
+  const who = (seat) => state.place(seat); // the seat's name is beside it; the middle is small on a phone
   if (ctx.reviewLast && (v.last_trick || []).length) {
     plays = v.last_trick;
     mode = "review";
-    caption = `Last trick: ${who(v.last_winner)} won it`;
+    caption = `Last trick: ${who(v.last_winner)} won`;
   } else if (held) {
     plays = held.plays;
     mode = `held to-${state.position(held.winner)}`;
