@@ -36,8 +36,16 @@ def test_what_players_expect(tmp_path: Path) -> None:
             host.fill("#login-name", "host")
             host.click("#register")
             host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
-            # The form says where each bot sits for you.
+            # The form says where each bot sits for you, and lists the rules of this game only,
+            # in words.
             assert "your partner" in host.inner_text("#create-bots")
+            host.click("#preset-rules summary")
+            rules = host.inner_text("#preset-options")
+            assert "nil value" in rules and "moon" not in rules and "True" not in rules, rules
+            host.select_option("#create-game", "hearts")
+            rules = host.inner_text("#preset-options")
+            assert "moon" in rules and "nil value" not in rules, rules
+            host.select_option("#create-game", "spades")
             # A private table, blind nil allowed, the partner's seat left for a friend.
             reply = host.evaluate(
                 CREATE_JS,
@@ -78,7 +86,21 @@ def test_what_players_expect(tmp_path: Path) -> None:
                 timeout=WAIT_MS,
             )
 
-            # The host's first choice: look at the cards (focused), blind nil last and marked.
+            # The host's first choice: look at the cards (focused), blind nil last and marked. (The
+            # first dealer is drawn: the friend may have to bid first, and does.)
+            for _ in range(300):
+                if host.locator("#actions button").count():
+                    break
+                look = friend.locator("#actions button", has_text="Look at my cards")
+                if look.count():
+                    look.click()
+                    friend.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
+                if friend.locator("#actions button.bid").count():
+                    friend.locator("#actions button.bid").nth(2).click()
+                    friend.wait_for_selector(
+                        "#actions button.bid", state="detached", timeout=WAIT_MS
+                    )
+                host.wait_for_timeout(100)  # a poll of two pages, bounded
             host.wait_for_selector("#actions button", timeout=WAIT_MS)
             first = host.locator("#actions button").first
             assert first.inner_text() == "Look at my cards"

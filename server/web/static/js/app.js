@@ -668,10 +668,28 @@ function drawLobby() {
   chat.scrollTop = chat.scrollHeight;
 }
 
+// The options that apply to this game, in words: a Spades table's list leaves out the engine's
+// `hearts_*` options, a Hearts table's keeps those and the game's length and seats (the engine's
+// ruleset carries every option for both games).
+const BOTH_GAMES = new Set(["game", "players", "target_score", "max_hands", "losing_floor_enabled", "losing_floor", "first_dealer"]);
+
+function applies(key, game) {
+  if (game === "hearts") return key.startsWith("hearts_") || BOTH_GAMES.has(key);
+  return !key.startsWith("hearts_");
+}
+
+function optionWords(value) {
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  if (Array.isArray(value)) return value.map((v) => String(v).replaceAll("_", " ")).join(", ") || "none";
+  return String(value).replaceAll("_", " ");
+}
+
 function optionList(options) {
-  return h("dl", {}, Object.entries(options).map(([key, value]) => [
-    h("dt", {}, key.replaceAll("_", " ")),
-    h("dd", {}, Array.isArray(value) ? value.join(", ") || "–" : String(value)),
+  const game = String(options.game || "spades");
+  return h("dl", {}, Object.entries(options).filter(([key]) => applies(key, game)).map(([key, value]) => [
+    h("dt", {}, key.replace(/^hearts_/, "").replaceAll("_", " ")),
+    h("dd", {}, optionWords(value)),
   ]));
 }
 
