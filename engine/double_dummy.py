@@ -276,9 +276,12 @@ class _Search:
         self.broken = broken
         self.break_on_play = break_on_play
         self.play_rule = play_rule
-        self.table: dict[tuple[int, ...], list[int]] = {}
+        # key -> [lower bound, upper bound, the lead that last settled it or -1]
+        self.table: dict[int, list[int]] = {}
         self.nodes = 0
         self._suit_keys: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
+        # The four hands -> (the transposition key's card part, side 0's and 1's sure tricks).
+        self._codes: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
 
     # -- the exact count from null-window searches ---------------------------------------------------
     def exact(self, low: int, high: int) -> int:
@@ -390,6 +393,10 @@ class _Search:
         no_trumping = rule == "nothing_but_spades"
         state = [self.leader, self.broken]
         nodes = 0
+        # The lead to try first at the trick starting now, and the lead that last cut off.
+        first = [-1]
+        cut = [-1]
+        codes = self._codes
 
         def suit_key(s: int) -> tuple[int, int, int]:
             """(relative-rank code, side 0's sure tricks, side 1's sure tricks) of suit s."""
@@ -419,32 +426,78 @@ class _Search:
                     cards = [hands[(leader + i) % 4] for i in range(4)]
                     cards = [c.bit_length() - 1 for c in cards]
                     return (leader + _winner_index(cards)) % 2 == 0
-                c0 = suit_key(0)
-                c1 = suit_key(1)
-                c2 = suit_key(2)
-                c3 = suit_key(3)
+                # The relative-rank code of the hands, memoised on the hands themselves (a
+                # position is reached by many orders of play).
+                raw = (hands[0], hands[1], hands[2], hands[3])
+                known = codes.get(raw)
+                if known is None:
+                    c0 = suit_key(0)
+                    c1 = suit_key(1)
+                    c2 = suit_key(2)
+                    c3 = suit_key(3)
+                    code = c0[0] | c1[0] << 32 | c2[0] << 64 | c3[0] << 96
+                    known = codes[raw] = (code << 3, c3[1], c3[2])
                 # A seat holding the top spades takes them whatever the others do.
-                if c3[1] >= target:
+                if known[1] >= target:
                     return True
-                if left - c3[2] < target:
+                if left - known[2] < target:
                     return False
-                key = (leader << 1 | state[1], c0[0], c1[0], c2[0], c3[0])
+                key = known[0] | leader << 1 | state[1]
                 bounds = table.get(key)
                 if bounds is not None:
                     if bounds[0] >= target:
                         return True
                     if bounds[1] < target:
                         return False
+                quick = quick_tricks(leader)
+                if leader % 2 == 0:
+                    if quick >= target:
+                        return True
+                elif left - quick < target:
+                    return False
                 nodes += 1
-                result = play_trick_card(0, target)
                 if bounds is None:
-                    table[key] = [target, left] if result else [0, target - 1]
-                elif result:
+                    bounds = table[key] = [0, left, -1]
+                # The lead that settled this position last time (a card of an equivalent
+                # position may be another's: it is tried only if this leader holds it).
+                first[0] = bounds[2]
+                result = play_trick_card(0, target)
+                if result:
                     bounds[0] = target
                 else:
                     bounds[1] = target - 1
+                bounds[2] = cut[0]
                 return result
             return play_trick_card(n, target)
+
+        def quick_tricks(leader: int) -> int:
+            """Tricks the leader surely takes by cashing, on lead, its cards above every other live
+            card of their suit: side suits first, each as many rounds as every opponent still
+            holding a spade can follow (so none of them can trump), then spades if it may lead them."""
+            hand = hands[leader]
+            left_opponent = hands[(leader + 1) % 4]
+            right_opponent = hands[(leader + 3) % 4]
+            others = left_opponent | right_opponent | hands[(leader + 2) % 4]
+            left_trumps = left_opponent & _TRUMPM
+            right_trumps = right_opponent & _TRUMPM
+            total = 0
+            for s in range(3):
+                suit_mask = _SUITM[s]
+                mine = hand & suit_mask
+                if not mine:
+                    continue
+                rest = others & suit_mask
+                run = (mine >> rest.bit_length()).bit_count() if rest else mine.bit_count()
+                if left_trumps:
+                    run = min(run, (left_opponent & suit_mask).bit_count())
+                if right_trumps:
+                    run = min(run, (right_opponent & suit_mask).bit_count())
+                total += run
+            if state[1] and not no_trumping:
+                mine = hand & _TRUMPM
+                rest = others & _TRUMPM
+                total += (mine >> rest.bit_length()).bit_count() if rest else mine.bit_count()
+            return total
 
         def play_trick_card(n: int, target: int) -> bool:
             leader = state[0]
@@ -466,6 +519,10 @@ class _Search:
                 legal = (hand & _NON_TRUMPM or hand) if not state[1] or no_trumping else hand
             maximizing = seat % 2 == 0
             moves = order_moves(seat, n, legal)
+            if n == 0:
+                hint = first[0]
+                if hint >= 0 and legal >> hint & 1 and moves[0] != hint:
+                    moves = [hint, *(m for m in moves if m != hint)]
             broken = state[1]
             for number in moves:
                 bit = 1 << number
@@ -491,7 +548,11 @@ class _Search:
                 state[1] = broken
                 hands[seat] = hand
                 if result == maximizing:
+                    if n == 0:
+                        cut[0] = number
                     return result
+            if n == 0:
+                cut[0] = -1
             return not maximizing
 
         def order_moves(seat: int, n: int, legal: int) -> list[int]:
@@ -520,18 +581,23 @@ class _Search:
             if len(reps) < 2:
                 return reps
             if n == 0:
-                # Lead the top card of a suit first when nobody else holds a higher one, then the
-                # lowest of each suit.
+                # Lead the top card of a suit first when nobody else holds a higher one, then
+                # low cards of suits whose top card the partner holds, then the rest, low first.
+                partner = hands[(seat + 2) % 4]
                 winners = []
+                to_partner = []
                 rest = []
-                for number in reversed(reps):
+                for number in reps:
                     s = _SUIT_OF[number]
-                    if not others & _SUITM[s] & ~((2 << number) - 1):
+                    live = others & _SUITM[s]
+                    if not live >> number:
                         winners.append(number)
+                    elif partner >> (live.bit_length() - 1) & 1:
+                        to_partner.append(number)
                     else:
                         rest.append(number)
-                rest.reverse()
-                return winners + rest
+                winners.reverse()
+                return winners + to_partner + rest
             # Who wins so far, and is it the partner?
             best_index = _winner_index(trick)
             best = trick[best_index]

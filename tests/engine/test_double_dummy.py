@@ -179,3 +179,21 @@ def test_unbroken_spades_change_some_results_so_it_is_no_bridge_solver() -> None
         closed = solve(Position.of_ruleset(PRESETS["standard"], hands, 0, spades_broken=False))
         differ += broken.tricks != closed.tricks
     assert differ > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_longer_endings_equal_dds_where_spades_is_bridge(seed: int) -> None:
+    # Eight tricks a hand: past what minimax can check, where the bounds and the table do the work.
+    endplay_types = pytest.importorskip("endplay.types", reason="endplay (DDS) is not installed")
+    endplay_dds = pytest.importorskip("endplay.dds", reason="endplay (DDS) is not installed")
+    rng = random.Random(1000 + seed)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[8 * s : 8 * s + 8]) for s in range(4)]
+    leader = seed % 4
+    deal = endplay_types.Deal.from_pbn(_pbn(hands))
+    deal.trump = endplay_types.Denom.spades
+    deal.first = endplay_types.Player(leader)
+    best = max(won for _, won in endplay_dds.solve_board(deal))
+    position = Position.of_ruleset(PRESETS["standard"], hands, leader, spades_broken=True)
+    assert solve(position, per_card=False).tricks[leader % 2] == best
