@@ -1,6 +1,6 @@
 """Speed of the double-dummy solver (engine/double_dummy.py) on whole deals, beside DDS's.
 
-    .venv/bin/python bench/double_dummy.py [--deals 12 --seed 1 --cap 60]
+    .venv/bin/python bench/double_dummy.py [--deals 12 --seed 1 --cap 60] [--bridge]
 
 Deals `--deals` seeded deals of the standard deck and solves each from its opening lead (seat 1,
 left of dealer 0, spades not broken: Spades' own rules), `solve(position, per_card=False)`: the most
@@ -8,7 +8,8 @@ tricks each side takes. Each deal is capped at `--cap` seconds (a deal cut off c
 cap, so the median and 95th percentile printed are then lower bounds, and `capped` says how many).
 In the same run, on the same deals, DDS (the `endplay` package, if installed) solves the same
 leader with spades trumps: bridge's rules, where spades may be led at once, so the ratio compares
-the two solvers' speed on the same cards, not identical problems. The time is the process's CPU
+the two solvers' speed on the same cards, not identical problems. With `--bridge` spades start
+broken, so both solve the identical problem (and the tricks are checked equal). The time is the process's CPU
 time (less disturbed by the shared machine's other work than the wall clock). The last line of
 stdout is one JSON object (bench/report.py). Goals (issue 42): median <= 1 s, p95 <= 5 s.
 """
@@ -47,7 +48,8 @@ def _pbn(hands: list[int]) -> str:
     )
 
 
-def _dds_seconds(hands: list[int], leader: int) -> float | None:
+def _dds(hands: list[int], leader: int) -> tuple[float, int] | None:
+    """DDS's CPU seconds for the deal and the most tricks the leader's side takes (None without it)."""
     try:
         from endplay.dds import solve_board
         from endplay.dds.solve import SolveMode
@@ -59,8 +61,8 @@ def _dds_seconds(hands: list[int], leader: int) -> float | None:
     deal.first = Player(leader)
     started = time.process_time()
     # One optimal card and its tricks: DDS's SolveBoard with solutions=1, like per_card=False.
-    list(solve_board(deal, SolveMode.OptimalOne))
-    return time.process_time() - started
+    best = max(won for _, won in solve_board(deal, SolveMode.OptimalOne))
+    return time.process_time() - started, best
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -73,6 +75,9 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cap", type=float, default=60.0, help="seconds a deal may take")
+    parser.add_argument(
+        "--bridge", action="store_true", help="spades broken from the start: DDS's very problem"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     ruleset = PRESETS["standard"]
@@ -85,12 +90,12 @@ def main() -> None:
         deck = list(range(52))
         rng.shuffle(deck)
         hands = [sum(1 << c for c in deck[13 * s : 13 * s + 13]) for s in range(4)]
-        position = Position.of_ruleset(ruleset, hands, 1)
+        position = Position.of_ruleset(ruleset, hands, 1, spades_broken=args.bridge)
         started = time.process_time()
         signal.setitimer(signal.ITIMER_VIRTUAL, args.cap)
         try:
             solution = solve(position, per_card=False)
-            tricks = str(solution.tricks)
+            tricks = f"{solution.tricks}, {solution.nodes} nodes"
             nodes += solution.nodes
         except _Capped:
             capped += 1
@@ -99,13 +104,16 @@ def main() -> None:
             signal.setitimer(signal.ITIMER_VIRTUAL, 0)
         took = min(time.process_time() - started, args.cap)
         ours.append(took)
-        peer = _dds_seconds(hands, 1)
+        peer = _dds(hands, 1)
         if peer is not None:
-            dds.append(peer)
+            dds.append(peer[0])
+            if args.bridge and tricks != "capped" and solution.tricks[1] != peer[1]:  # leader 1
+                raise SystemExit(f"deal {index}: {tricks} but DDS says {peer[1]} for the leader")
         print(f"deal {index}: {tricks} in {took:.2f} s (DDS {peer} s)", flush=True)
     figures: dict[str, object] = {
         "deals": args.deals,
         "seed": args.seed,
+        "bridge": args.bridge,
         "cap_s": args.cap,
         "capped": capped,
         "median_s": round(statistics.median(ours), 3),

@@ -581,23 +581,18 @@ class _Search:
             if len(reps) < 2:
                 return reps
             if n == 0:
-                # Lead the top card of a suit first when nobody else holds a higher one, then
-                # low cards of suits whose top card the partner holds, then the rest, low first.
-                partner = hands[(seat + 2) % 4]
+                # Lead the top card of a suit first when nobody else holds a higher one (highest
+                # first), then the rest, low first. (Leading low toward the partner's top cards
+                # early was tried: no fewer positions on whole deals, so it is not done.)
                 winners = []
-                to_partner = []
                 rest = []
                 for number in reps:
-                    s = _SUIT_OF[number]
-                    live = others & _SUITM[s]
-                    if not live >> number:
+                    if not others & _SUITM[_SUIT_OF[number]] & ~((2 << number) - 1):
                         winners.append(number)
-                    elif partner >> (live.bit_length() - 1) & 1:
-                        to_partner.append(number)
                     else:
                         rest.append(number)
                 winners.reverse()
-                return winners + to_partner + rest
+                return winners + rest
             # Who wins so far, and is it the partner?
             best_index = _winner_index(trick)
             best = trick[best_index]
