@@ -473,11 +473,14 @@ class _Search:
         def quick_tricks(leader: int) -> int:
             """Tricks the leader surely takes by cashing, on lead, its cards above every other live
             card of their suit: side suits first, each as many rounds as every opponent still
-            holding a spade can follow (so none of them can trump), then spades if it may lead them."""
+            holding a spade can follow (so none of them can trump; under pressure the partner too,
+            or it would have to trump and take the lead), then spades if it may lead them."""
             hand = hands[leader]
             left_opponent = hands[(leader + 1) % 4]
             right_opponent = hands[(leader + 3) % 4]
-            others = left_opponent | right_opponent | hands[(leader + 2) % 4]
+            partner_hand = hands[(leader + 2) % 4]
+            partner_trumps = partner_hand & _TRUMPM
+            others = left_opponent | right_opponent | partner_hand
             left_trumps = left_opponent & _TRUMPM
             right_trumps = right_opponent & _TRUMPM
             total = 0
@@ -492,6 +495,9 @@ class _Search:
                     run = min(run, (left_opponent & suit_mask).bit_count())
                 if right_trumps:
                     run = min(run, (right_opponent & suit_mask).bit_count())
+                if pressure and partner_trumps:
+                    # Under pressure a partner out of the suit must trump, and takes the lead.
+                    run = min(run, (partner_hand & suit_mask).bit_count())
                 total += run
             if state[1] and not no_trumping:
                 mine = hand & _TRUMPM

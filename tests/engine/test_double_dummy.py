@@ -199,3 +199,22 @@ def test_longer_endings_equal_dds_where_spades_is_bridge(seed: int) -> None:
     best = max(won for _, won in endplay_dds.solve_board(deal))
     position = Position.of_ruleset(PRESETS["standard"], hands, leader, spades_broken=True)
     assert solve(position, per_card=False).tricks[leader % 2] == best
+
+
+def test_under_pressure_a_partner_out_of_the_suit_trumps_and_takes_the_lead() -> None:
+    # Found by a random search: North's cashing of clubs is no sure trick under pressure when South
+    # is out of clubs and holds a spade, for South must trump and lead next (2 tricks, not 3).
+    ruleset = PRESETS["crazy"]
+    hand_number = 1 + ruleset.hand_schedule.index("pressure")
+    hands = [35253091566624, 60397977600, 551903567872, 2199027482632]
+    game = SpadesGame.position(
+        ruleset,
+        hands=hands,
+        dealer=0,
+        bids=[Bid(seat=s, tricks=1) for s in range(4)],
+        leader=1,
+        tricks_won=[9, 0, 0, 0],
+        hand_number=hand_number,
+    )
+    assert game.play_rule == "pressure"
+    assert solve(Position.of_game(game)).tricks == (minimax(game), 4 - minimax(game)) == (2, 2)
