@@ -13,6 +13,7 @@ same time.
 
 import math
 import multiprocessing
+import multiprocessing.pool
 import os
 import pickle
 import queue
@@ -82,6 +83,33 @@ class BatchSizer:
         return max(1, min(wanted, fair))
 
 
+#: Seconds an early stop (an error, or the caller leaving) waits for the tasks in flight to come
+#: back before the workers are killed.
+SETTLE_SECONDS = 5.0
+
+
+def _settle(
+    pool: multiprocessing.pool.Pool,
+    finished: queue.SimpleQueue[tuple[list[Result], float] | BaseException],
+    in_flight: int,
+) -> None:
+    """Let the pool end cleanly where it can. `Pool.terminate` kills workers wherever they are, and a
+    worker killed while it writes a result keeps the result queue's lock for ever: the pool's own
+    task thread then waits on it at shutdown, and the run hangs (seen under load in
+    tests/bots/test_pool.py). So the results in flight are awaited first (and dropped), for at most
+    `SETTLE_SECONDS`: then no worker is writing, and the pool is closed and joined. Tasks still
+    running after that (a long game) are killed as before."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while in_flight:
+        try:
+            finished.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return  # the `with` terminates the pool
+        in_flight -= 1
+    pool.close()
+    pool.join()
+
+
 def run_pool(
     work: Callable[[Job], Result],
     jobs: Iterable[Job],
@@ -109,23 +137,26 @@ def run_pool(
     with context.Pool(processes=processes, initializer=initializer) as pool:
         sent = 0
         in_flight = 0
-        while sent < len(todo) or in_flight:
-            # Two tasks per worker in flight: one running, one waiting, so no worker idles.
-            while sent < len(todo) and in_flight < 2 * processes:
-                size = sizer.size(len(todo) - sent)
-                batch = todo[sent : sent + size]
-                sent += size
-                in_flight += 1
-                pool.apply_async(
-                    run_batch,
-                    (work, batch),
-                    callback=finished.put,
-                    error_callback=finished.put,
-                )
-            outcome = finished.get()
-            in_flight -= 1
-            if isinstance(outcome, BaseException):
-                raise outcome
-            results, seconds = outcome
-            sizer.observe(len(results), seconds)
-            yield from results
+        try:
+            while sent < len(todo) or in_flight:
+                # Two tasks per worker in flight: one running, one waiting, so no worker idles.
+                while sent < len(todo) and in_flight < 2 * processes:
+                    size = sizer.size(len(todo) - sent)
+                    batch = todo[sent : sent + size]
+                    sent += size
+                    in_flight += 1
+                    pool.apply_async(
+                        run_batch,
+                        (work, batch),
+                        callback=finished.put,
+                        error_callback=finished.put,
+                    )
+                outcome = finished.get()
+                in_flight -= 1
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                results, seconds = outcome
+                sizer.observe(len(results), seconds)
+                yield from results
+        finally:
+            _settle(pool, finished, in_flight)
