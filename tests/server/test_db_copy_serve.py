@@ -67,32 +67,39 @@ async def resumed(db: Target, token: str, table_id: str) -> tuple[object, ...]:
     )
 
 
+async def a_game_into_its_second_hand(db: Path, name: str, seed: int) -> tuple[str, str]:
+    """A real server on `db`: account `name` plays a hand and into the next with three bots, until
+    its card is due; then the server stops. (token, table)."""
+    process, port = await start_server(db)
+    try:
+        client = await WireClient.connect(port)
+        await client.hello()
+        registered = await client.request(Register(name=name))
+        assert isinstance(registered, Registered)
+        created = await client.request(
+            CreateTable(
+                game=Game.SPADES,
+                preset="standard",
+                options={"target_score": 300},
+                bots=[1, 2, 3],
+                sit=0,
+            )
+        )
+        assert isinstance(created, TableCreated)
+        # A hand scored and recorded, then into the next until our card is due.
+        await play_into_second_hand(client, created.table, random_choice(seed))
+        await client.aclose()
+    finally:
+        await stop(process)
+    return registered.token, created.table
+
+
 async def test_a_server_on_the_postgresql_copy_resumes_the_game(
     tmp_path: Path, pg_url: str
 ) -> None:
     original = tmp_path / "club.db"
     with trio.fail_after(100):
-        process, port = await start_server(original)
-        try:
-            client = await WireClient.connect(port)
-            await client.hello()
-            registered = await client.request(Register(name="mover"))
-            assert isinstance(registered, Registered)
-            created = await client.request(
-                CreateTable(
-                    game=Game.SPADES,
-                    preset="standard",
-                    options={"target_score": 300},
-                    bots=[1, 2, 3],
-                    sit=0,
-                )
-            )
-            assert isinstance(created, TableCreated)
-            # A hand scored and recorded, then into the next until our card is due.
-            await play_into_second_hand(client, created.table, random_choice(11))
-            await client.aclose()
-        finally:
-            await stop(process)
+        token, table = await a_game_into_its_second_hand(original, "mover", 11)
 
     copied = run("db", "copy", "--from", str(original), "--to", pg_url)
     assert copied.returncode == 0, copied.stderr
@@ -120,6 +127,6 @@ async def test_a_server_on_the_postgresql_copy_resumes_the_game(
     assert again.returncode == 7 and len(again.stderr.splitlines()) == 1
 
     with trio.fail_after(100):
-        on_copy = await resumed(pg_url, registered.token, created.table)
-        on_original = await resumed(original, registered.token, created.table)
+        on_copy = await resumed(pg_url, token, table)
+        on_original = await resumed(original, token, table)
     assert on_copy == on_original

@@ -30,9 +30,8 @@ from server.storage.dbcopy_postgres import PostgresEnd
 from server.storage.postgres import MIGRATION_LOCK
 from server.storage.schema import SCHEMA_VERSION, tables
 from server.storage.target import Target, is_postgres
-from tests.server.players import play_into_second_hand, random_choice
 from tests.server.test_crash import start_server
-from tests.server.test_db_copy_serve import resumed, stop
+from tests.server.test_db_copy_serve import a_game_into_its_second_hand, resumed
 from tests.server.wire_client import WireClient
 
 CLI = [sys.executable, "-m", "server.cli"]
@@ -111,37 +110,12 @@ def serve_refused(db: Target, *flags: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def a_game_into_its_second_hand(db: Path) -> tuple[str, str]:
-    """A real server on `db` plays a hand and into the next with three bots; (token, table)."""
-    process, port = await start_server(db)
-    try:
-        client = await WireClient.connect(port)
-        await client.hello()
-        registered = await client.request(Register(name="upgrader"))
-        assert isinstance(registered, Registered)
-        created = await client.request(
-            CreateTable(
-                game=Game.SPADES,
-                preset="standard",
-                options={"target_score": 300},
-                bots=[1, 2, 3],
-                sit=0,
-            )
-        )
-        assert isinstance(created, TableCreated)
-        await play_into_second_hand(client, created.table, random_choice(5))
-        await client.aclose()
-    finally:
-        await stop(process)
-    return registered.token, created.table
-
-
 async def test_a_new_server_migrates_an_older_database_and_resumes_its_game(
     tmp_path: Path, pg_url: str
 ) -> None:
     current = tmp_path / "current.db"
     with trio.fail_after(100):
-        token, table = await a_game_into_its_second_hand(current)
+        token, table = await a_game_into_its_second_hand(current, "upgrader", 5)
     old_sqlite = tmp_path / "old.db"
     at_version(current, OLD, old_sqlite)
     at_version(current, OLD, pg_url)
