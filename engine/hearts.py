@@ -5,9 +5,9 @@ playout (`legal_play_mask` then `play_fast`, or `play_to_end`) allocates almost 
 winner is kept up to date as the cards fall, and actions and events are shared prebuilt values. The rules
 themselves are the pure functions of `engine.hearts_rules`; this class keeps the state and the order of
 things: deal, pass (a simultaneous phase), thirteen tricks, score, and again until someone reaches the
-target. Its mixins hold the rest: the deal and a built position (`engine.hearts_dealing`), the end of a
-hand (`engine.hearts_scoring`), the search path (`engine.hearts_search`) and the views
-(`engine.hearts_views`).
+target; a hand's points are the pure functions of `engine.hearts_scoring`. Its mixins hold the rest:
+the deal and a built position (`engine.hearts_dealing`), the search path (`engine.hearts_search`) and
+the views (`engine.hearts_views`).
 
 Every public method that can refuse raises `IllegalAction` (or `RulesetError` when built) before it
 changes anything: a refused action leaves the game exactly as it was.
@@ -32,13 +32,30 @@ from engine.cards import (
 )
 from engine.dealing import starting_dealer
 from engine.errors import IllegalAction, RulesetError
-from engine.events import CardPlayed, CardsGiven, CardsPassed, Event, SpadesBroken, TrickWon
+from engine.events import (
+    CardPlayed,
+    CardsGiven,
+    CardsPassed,
+    Event,
+    GameOver,
+    HandScored,
+    SpadesBroken,
+    TrickWon,
+)
 from engine.game import Outcome, Phase
 from engine.hearts_dealing import HeartsDealing
-from engine.hearts_rules import HEARTS_MASK, POINT_CARDS, QUEEN_MASK, TWO_OF_CLUBS_MASK, pass_offset
-from engine.hearts_scoring import HeartsScoring
+from engine.hearts_rules import (
+    HEARTS_MASK,
+    POINT_CARDS,
+    QUEEN_MASK,
+    TWO_OF_CLUBS_MASK,
+    pass_offset,
+    winners,
+)
+from engine.hearts_scoring import pass_transfers, score_hand
 from engine.hearts_search import (
     DEALING,
+    GAME_OVER,
     MAX_SEATS,
     PASSING,
     PLAY_ACTIONS,
@@ -55,7 +72,7 @@ _THREE_HANDED_DECK: Final[CardMask] = STANDARD_DECK & ~(1 << make_card(0, DIAMON
 _HEART_OR_QUEEN: Final = "a heart or the queen of spades"
 
 
-class HeartsGame(HeartsDealing, HeartsScoring, HeartsSearch, HeartsViews):
+class HeartsGame(HeartsDealing, HeartsSearch, HeartsViews):
     """Hearts for four players (three also works: the two of diamonds is set aside).
 
     Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)` (without a dealer,
@@ -455,6 +472,66 @@ class HeartsGame(HeartsDealing, HeartsScoring, HeartsSearch, HeartsViews):
         if phase is PLAYING:
             return "the cards are being played now: play a card"
         return "the game is over"
+
+    # -- the end of a hand ----------------------------------------------------------------------------
+    def _score_hand(self, events: list[Event] | None) -> None:
+        """Score the finished hand (engine.hearts_scoring), record it, and end the game or wait for the
+        next deal; `events` (None on the search path) receives HandScored and GameOver."""
+        n = self._n
+        before = tuple(self._scores)
+        score = score_hand(self._ruleset, self._taken, before, self._hand_number)
+        after = score.after
+        self._scores = list(after)
+        sides = self._sides
+        if events is not None:
+            events.append(
+                HandScored(
+                    hand_number=self._hand_number,
+                    sides=sides,
+                    tricks=tuple(self._tricks),
+                    before=before,
+                    delta=score.delta,
+                    after=after,
+                    bags_after=(0,) * n,
+                    seed=self._seed.hex(),
+                    notes=score.notes,
+                )
+            )
+        self._histories.append(
+            HandHistory(
+                hand_number=self._hand_number,
+                dealer=self._dealer,
+                seed=self._seed,
+                players=n,
+                hand_type="",
+                deal=self._dealt,
+                face_up=(0,) * n,
+                set_aside=self._set_aside,
+                bids=(),
+                transfers=pass_transfers(self._given, self._direction),
+                plays=tuple(self._plays),
+                trick_winners=tuple(self._trick_winners),
+                tricks=tuple(self._tricks),
+                sides=sides,
+                score_before=before,
+                score_delta=score.delta,
+                score_after=after,
+                bags_after=(0,) * n,
+                actions=tuple(self._actions),
+                notes=score.notes,
+            )
+        )
+        if score.end:
+            won = winners(after)
+            self._outcome = Outcome(
+                winners=won, scores=after, sides=sides, reason=score.end, lowest_wins=True
+            )
+            self._phase = GAME_OVER
+            if events is not None:
+                events.append(GameOver(winners=won, scores=after, reason=score.end))
+        else:
+            self._phase = DEALING
+            self._dealer = (self._dealer + 1) % n
 
     # -- copying ------------------------------------------------------------------------------------
     def copy(self) -> "HeartsGame":
