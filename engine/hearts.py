@@ -6,15 +6,16 @@ winner is kept up to date as the cards fall, and actions and events are shared p
 themselves are the pure functions of `engine.hearts_rules`; this class keeps the state and the order of
 things: deal, pass (a simultaneous phase), thirteen tricks, score, and again until someone reaches the
 target; a hand's points are the pure functions of `engine.hearts_scoring`. Its mixins hold the rest:
-the deal and a built position (`engine.hearts_dealing`), the search path (`engine.hearts_search`) and
-the views (`engine.hearts_views`).
+the deal and a built position (`engine.hearts_dealing`) and the search path (`engine.hearts_search`).
+The views are its own methods: a seat sees its own hand, the cards it passed and, once every seat has
+passed, the cards it received; a spectator sees no hand; the rest of a view is public.
 
 Every public method that can refuse raises `IllegalAction` (or `RulesetError` when built) before it
 changes anything: a refused action leaves the game exactly as it was.
 """
 
 from itertools import combinations
-from typing import Final
+from typing import Any, Final
 
 from engine.actions import Action, PassCards, PlayCard
 from engine.cards import (
@@ -50,6 +51,7 @@ from engine.hearts_rules import (
     QUEEN_MASK,
     TWO_OF_CLUBS_MASK,
     pass_offset,
+    penalty_points,
     winners,
 )
 from engine.hearts_scoring import pass_transfers, score_hand
@@ -63,16 +65,16 @@ from engine.hearts_search import (
     SEAT_CARDS,
     HeartsSearch,
 )
-from engine.hearts_views import HeartsViews
 from engine.history import HandHistory
 from engine.ruleset import Ruleset
+from engine.views import PublicView, SeatView
 
 # Three-handed Hearts sets the two of diamonds aside so that 51 cards deal evenly (17 each).
 _THREE_HANDED_DECK: Final[CardMask] = STANDARD_DECK & ~(1 << make_card(0, DIAMONDS))
 _HEART_OR_QUEEN: Final = "a heart or the queen of spades"
 
 
-class HeartsGame(HeartsDealing, HeartsSearch, HeartsViews):
+class HeartsGame(HeartsDealing, HeartsSearch):
     """Hearts for four players (three also works: the two of diamonds is set aside).
 
     Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)` (without a dealer,
@@ -472,6 +474,82 @@ class HeartsGame(HeartsDealing, HeartsSearch, HeartsViews):
         if phase is PLAYING:
             return "the cards are being played now: play a card"
         return "the game is over"
+
+    # -- views --------------------------------------------------------------------------------------
+    def spectator_view(self) -> PublicView:
+        """What anyone may know: scores, the trick, the cards played, who has passed; no hand."""
+        return PublicView(**self._public_fields())
+
+    def view(self, seat: int) -> SeatView:
+        """What `seat` may know: the public view plus its own hand, the cards it passed, the cards it
+        received (only once every seat has passed) and the cards it may play. Like the Spades views,
+        `legal` does not list the hundreds of ways to pass: while a seat is to pass, `choose_cards` is
+        `(hearts_pass_count,)` and it may pass any that many cards of `hand`. Raises
+        IllegalAction("bad_seat") for a seat that is not at the table; nothing changes."""
+        if not 0 <= seat < self._n:
+            raise IllegalAction("bad_seat", f"there is no seat {seat} at this table")
+        given = self._given[seat] or ()
+        hand = self._hands[seat]
+        if self._phase is PASSING:
+            # Passed cards lie face down, out of the hand, until everyone has passed.
+            hand &= ~mask_of(given)
+        received = self._received[seat]
+        passing = self._phase is PASSING
+        to_pass = passing and self._given[seat] is None
+        return SeatView(
+            **self._public_fields(),
+            seat=seat,
+            hand=hand,
+            given=given,
+            received=tuple(cards_in(received)),
+            legal=tuple(self.legal_actions(seat)) if not passing else (),
+            choose_cards=(self._ruleset.hearts_pass_count,) if to_pass else (),
+        )
+
+    def _public_fields(self) -> dict[str, Any]:
+        """The fields every view shares (all public)."""
+        n = self._n
+        passing = self._phase is PASSING
+        sizes = tuple(
+            self._hands[seat].bit_count() - (len(self._given[seat] or ()) if passing else 0)
+            for seat in range(n)
+        )
+        trick = self._trick
+        leader = self._leader
+        playing = self._phase is PLAYING
+        return {
+            "game": "hearts",
+            "players": n,
+            "phase": self._phase.value,
+            "version": self._version,
+            "hand_number": self._hand_number,
+            "dealer": self._dealer,
+            "hand_type": "",
+            "to_act": self.to_act(),
+            "sides": self._sides,
+            "scores": tuple(self._scores),
+            "bags": (0,) * n,
+            "bids": (None,) * n,
+            "hand_sizes": sizes,
+            "face_up": (0,) * n,
+            "exposed": (0,) * n,
+            "looked": (True,) * n,
+            # -1 unless a trick is being played (docs/protocol.md, "Game views").
+            "leader": leader if playing else -1,
+            "trick": tuple(((leader + i) % n, card) for i, card in enumerate(trick)),
+            "trick_number": self._trick_number,
+            "last_trick": self._last_trick,
+            "last_winner": self._last_winner,
+            "tricks": tuple(self._tricks),
+            "played": self._played,
+            "broken": self._broken,
+            "pass_direction": self._direction,
+            "points": tuple(
+                penalty_points(taken, self._ruleset.hearts_jack_of_diamonds)
+                for taken in self._taken
+            ),
+            "winners": () if self._outcome is None else self._outcome.winners,
+        }
 
     # -- the end of a hand ----------------------------------------------------------------------------
     def _score_hand(self, events: list[Event] | None) -> None:
