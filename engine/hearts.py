@@ -5,17 +5,18 @@ playout (`legal_play_mask` then `play_fast`, or `play_to_end`) allocates almost 
 winner is kept up to date as the cards fall, and actions and events are shared prebuilt values. The rules
 themselves are the pure functions of `engine.hearts_rules`; this class keeps the state and the order of
 things: deal, pass (a simultaneous phase), thirteen tricks, score, and again until someone reaches the
-target; a hand's points are the pure functions of `engine.hearts_scoring`. Its mixins hold the rest:
-the deal and a built position (`engine.hearts_dealing`) and the search path (`engine.hearts_search`).
-The views are its own methods: a seat sees its own hand, the cards it passed and, once every seat has
+target; a hand's points are the pure functions of `engine.hearts_scoring`. Its mixin holds the search
+path (`engine.hearts_search`); the deal, a position built for a search and the views are its own.
+A seat sees its own hand, the cards it passed and, once every seat has
 passed, the cards it received; a spectator sees no hand; the rest of a view is public.
 
 Every public method that can refuse raises `IllegalAction` (or `RulesetError` when built) before it
 changes anything: a refused action leaves the game exactly as it was.
 """
 
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, Final
+from typing import Any, Final, Self
 
 from engine.actions import Action, PassCards, PlayCard
 from engine.cards import (
@@ -31,7 +32,8 @@ from engine.cards import (
     make_card,
     mask_of,
 )
-from engine.dealing import starting_dealer
+from engine.deal import commitment, first_dealer, shuffled
+from engine.dealing import UNDRAWN, starting_dealer
 from engine.errors import IllegalAction, RulesetError
 from engine.events import (
     CardPlayed,
@@ -39,17 +41,21 @@ from engine.events import (
     CardsPassed,
     Event,
     GameOver,
+    HandDealt,
     HandScored,
     SpadesBroken,
     TrickWon,
 )
 from engine.game import Outcome, Phase
-from engine.hearts_dealing import HeartsDealing
 from engine.hearts_rules import (
     HEARTS_MASK,
     POINT_CARDS,
     QUEEN_MASK,
+    TWO_OF_CLUBS,
     TWO_OF_CLUBS_MASK,
+    deal_hands,
+    holder_of,
+    pass_direction,
     pass_offset,
     penalty_points,
     winners,
@@ -74,7 +80,7 @@ _THREE_HANDED_DECK: Final[CardMask] = STANDARD_DECK & ~(1 << make_card(0, DIAMON
 _HEART_OR_QUEEN: Final = "a heart or the queen of spades"
 
 
-class HeartsGame(HeartsDealing, HeartsSearch):
+class HeartsGame(HeartsSearch):
     """Hearts for four players (three also works: the two of diamonds is set aside).
 
     Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)` (without a dealer,
@@ -183,6 +189,170 @@ class HeartsGame(HeartsDealing, HeartsSearch):
         self._last_winner = -1
         self._played = 0
         self._actions: list[Action] = []
+
+    # -- dealing ------------------------------------------------------------------------------------
+    def deal(self, seed: bytes) -> list[Event]:
+        """Deal the next hand from `seed` (engine/deal.py). Raises IllegalAction("wrong_phase") unless
+        the phase is DEALING, IllegalAction("bad_seed") unless the seed is non-empty bytes; the state
+        is then unchanged."""
+        if self._phase is not DEALING:
+            raise IllegalAction("wrong_phase", self._phase_sentence())
+        if not isinstance(seed, bytes) or not seed:
+            raise IllegalAction("bad_seed", "a seed is a non-empty byte string")
+        if self._dealer == UNDRAWN:
+            self._dealer = first_dealer(seed, self._n)
+        return self._begin_hand(seed, deal_hands(shuffled(seed, self._deck), self._dealer, self._n))
+
+    def deal_cards(self, hands: Sequence[CardMask], seed: bytes = b"") -> list[Event]:
+        """Deal these hands instead of shuffling: for tests, puzzles and analysis. The hand's record
+        keeps `seed` as given, so replaying it from the seed will not give these cards. A first dealer
+        still to be drawn is seat 0 (these cards come from no seed to draw it from).
+
+        Raises IllegalAction("wrong_phase") outside DEALING and ValueError when the hands are not a
+        split of the deck into equal hands; the state is unchanged either way.
+        """
+        if self._phase is not DEALING:
+            raise IllegalAction("wrong_phase", self._phase_sentence())
+        hands = list(hands)
+        deck = mask_of(self._deck)
+        size = self._tricks_per_hand
+        if len(hands) != self._n or any(hand.bit_count() != size for hand in hands):
+            raise ValueError(f"deal {self._n} hands of {size} cards")
+        union = 0
+        for hand in hands:
+            union |= hand
+        if union != deck:
+            raise ValueError("the hands must hold every card of the deck exactly once")
+        if self._dealer == UNDRAWN:
+            self._dealer = 0
+        return self._begin_hand(bytes(seed), hands)
+
+    @classmethod
+    def position(
+        cls,
+        ruleset: Ruleset,
+        *,
+        hands: Sequence[CardMask],
+        dealer: int,
+        leader: int,
+        trick: Sequence[tuple[Seat, Card]] = (),
+        tricks_won: Sequence[int] | None = None,
+        winners: Sequence[Seat] | None = None,
+        history: Sequence[Sequence[tuple[Seat, Card]]] = (),
+        taken: Sequence[CardMask] | None = None,
+        played: CardMask | None = None,
+        broken: bool = False,
+        hand_number: int = 1,
+        scores: Sequence[int] | None = None,
+        pass_direction: str = "none",
+    ) -> Self:
+        """A game in the play phase at a given position, e.g. a bot's guess at the hidden hands
+        (determinization), to search with `copy()`, `legal_play_mask`, `play_fast` and `play_to_end`:
+        the Hearts twin of `SpadesGame.position`.
+
+        `hands` are the cards each seat still holds; `trick` the trick in progress led by `leader`;
+        `history` the finished tricks as (seat, card) plays (optional) and `winners` their winners in
+        order (else derived from `history`, else from `tricks_won` in seat order). `taken` is the cards
+        each seat has won (else those of `history` by `winners`: pass it when the history is incomplete,
+        since the hand's points come from it), `played` every card played this hand (else the cards
+        of `history` and `trick`). Raises IllegalAction("bad_position") when the counts do not add up.
+        """
+        game = cls(ruleset, dealer=dealer)
+        n = game._n
+        order_winners = list(winners) if winners is not None else []
+        if winners is None:
+            for plays in history:
+                led = SUIT_MASKS[plays[0][1] // 13]
+                order_winners.append(max((c, s) for s, c in plays if led >> c & 1)[1])
+        won = list(tricks_won) if tricks_won is not None else [0] * n
+        if tricks_won is None:
+            for winner in order_winners:
+                won[winner] += 1
+        if not order_winners:
+            order_winners = [seat for seat in range(n) for _ in range(won[seat])]
+        done = len(order_winners)
+        sizes = [hand.bit_count() for hand in hands]
+        left = game._tricks_per_hand - done
+        expected = [left - (1 if any(s == seat for s, _ in trick) else 0) for seat in range(n)]
+        if (
+            len(hands) != n
+            or sum(won) != done
+            or sizes != expected
+            or len(trick) >= n
+            or (taken is not None and len(taken) != n)
+        ):
+            raise IllegalAction("bad_position", "the hands, tricks and trick do not add up")
+        if taken is None:
+            won_cards = [0] * n
+            for plays, winner in zip(history, order_winners, strict=False):
+                for _, card in plays:
+                    won_cards[winner] |= 1 << card
+        else:
+            won_cards = list(taken)
+        if played is None:
+            played = 0
+            for _, card in [*(p for plays in history for p in plays), *trick]:
+                played |= 1 << card
+        game._hand_number = hand_number
+        game._seed = b"position"
+        game._scores = list(scores) if scores is not None else [0] * n
+        game._hands = list(hands)
+        dealt = list(hands)
+        for seat, card in [*(p for plays in history for p in plays), *trick]:
+            dealt[seat] |= 1 << card
+        game._dealt = tuple(dealt)
+        game._direction = pass_direction
+        game._trick = [card for _, card in trick]
+        game._trick_mask = mask_of(card for _, card in trick)
+        if trick:
+            led = SUIT_MASKS[trick[0][1] // 13]
+            game._led_mask = led
+            game._best, game._best_seat = max((c, s) for s, c in trick if led >> c & 1)
+        game._leader = leader
+        game._turn = (leader + len(trick)) % n
+        game._trick_number = done + 1
+        game._broken = broken
+        game._tricks = won
+        game._played = played
+        game._trick_winners = order_winners
+        game._taken = won_cards
+        game._plays = [p for plays in history for p in plays] + list(trick)
+        if history:
+            game._last_trick = tuple(history[-1])
+            game._last_winner = order_winners[len(history) - 1]
+        game._phase = PLAYING
+        return game
+
+    def _begin_hand(self, seed: bytes, hands: list[CardMask]) -> list[Event]:
+        self._clear_hand()
+        n = self._n
+        self._hand_number += 1
+        self._seed = seed
+        self._hands = hands
+        self._dealt = tuple(hands)
+        self._direction = pass_direction(self._hand_number - 1, self._ruleset.hearts_pass_cycle)
+        events: list[Event] = [
+            HandDealt(
+                hand_number=self._hand_number,
+                dealer=self._dealer,
+                hands=tuple(hands),
+                face_up=(0,) * n,
+                hidden=(),
+                hand_type="",
+                commitment=commitment(self._seed),
+                pass_direction=self._direction,
+            )
+        ]
+        if pass_offset(self._direction, n) == 0:
+            self._start_play()
+        else:
+            self._phase = PASSING
+        self._version += 1
+        return events
+
+    def _start_play(self) -> None:
+        self._phase = PLAYING
+        self._leader = self._turn = holder_of(self._hands, TWO_OF_CLUBS)
 
     # -- the Game protocol's properties ---------------------------------------------------------------
     @property
