@@ -5,16 +5,18 @@ playout (`legal_play_mask` then `play_fast`, or `play_to_end`) allocates almost 
 winner is kept up to date as the cards fall, and actions and events are shared prebuilt values. The rules
 themselves are the pure functions of `engine.hearts_rules`; this class keeps the state and the order of
 things: deal, pass (a simultaneous phase), thirteen tricks, score, and again until someone reaches the
-target; a hand's points are the pure functions of `engine.hearts_scoring`. Its mixin holds the search
-path (`engine.hearts_search`); the deal, a position built for a search and the views are its own.
-A seat sees its own hand, the cards it passed and, once every seat has
-passed, the cards it received; a spectator sees no hand; the rest of a view is public.
+target; a hand's points are the pure functions of `engine.hearts_scoring`. Everything that changes the
+state is here, in one class (docs/architecture.md): the deal and a position built for a search, the
+pass, the play, the end of a hand, and the search path bots spend their time in (`legal_play_mask`,
+`play_fast`, `play_to_end`: no checks, no events, trusting a card from the mask), besides the views
+(a seat sees its own hand, the cards it passed and, once every seat has passed, the cards it
+received; a spectator sees no hand; the rest of a view is public).
 
 Every public method that can refuse raises `IllegalAction` (or `RulesetError` when built) before it
 changes anything: a refused action leaves the game exactly as it was.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any, Final, Self
 
@@ -61,26 +63,29 @@ from engine.hearts_rules import (
     winners,
 )
 from engine.hearts_scoring import pass_transfers, score_hand
-from engine.hearts_search import (
-    DEALING,
-    GAME_OVER,
-    MAX_SEATS,
-    PASSING,
-    PLAY_ACTIONS,
-    PLAYING,
-    SEAT_CARDS,
-    HeartsSearch,
-)
 from engine.history import HandHistory
 from engine.ruleset import Ruleset
 from engine.views import PublicView, SeatView
+
+# The phases as module constants: a member read through its Enum class (Phase.PLAYING) costs about
+# 90 ns on CPython 3.11 (EnumType's __getattr__ hook), a global about 15.
+DEALING: Final = Phase.DEALING
+PASSING: Final = Phase.PASSING
+PLAYING: Final = Phase.PLAYING
+GAME_OVER: Final = Phase.GAME_OVER
+
+MAX_SEATS: Final = 4
+# The PlayCard actions and (seat, card) pairs the engine hands out instead of allocating one per card
+# (frozen values, safe to share between games).
+PLAY_ACTIONS: Final = tuple(tuple(PlayCard(s, c) for c in range(52)) for s in range(MAX_SEATS))
+SEAT_CARDS: Final = tuple(tuple((s, c) for c in range(52)) for s in range(MAX_SEATS))
 
 # Three-handed Hearts sets the two of diamonds aside so that 51 cards deal evenly (17 each).
 _THREE_HANDED_DECK: Final[CardMask] = STANDARD_DECK & ~(1 << make_card(0, DIAMONDS))
 _HEART_OR_QUEEN: Final = "a heart or the queen of spades"
 
 
-class HeartsGame(HeartsSearch):
+class HeartsGame:
     """Hearts for four players (three also works: the two of diamonds is set aside).
 
     Build it with `engine.game.new_game(ruleset)` or `HeartsGame(ruleset, dealer=0)` (without a dealer,
@@ -469,6 +474,125 @@ class HeartsGame(HeartsSearch):
             count = self._ruleset.hearts_pass_count
             return [PassCards(seat, cards) for cards in combinations(hand, count)]
         return []
+
+    # -- the search path: cards by bit mask, without checks or events ------------------------------
+    def legal_play_mask(self, seat: Seat) -> CardMask:
+        """The cards `seat` may play now as a mask (0 when it is not that seat's turn to play).
+
+        The lean form of `legal_actions` for searches: pair it with `play_fast`.
+        """
+        if self._phase is not PLAYING or seat != self._turn:
+            return 0
+        return self._legal_now(self._hands[seat])
+
+    def play_fast(self, card: Card) -> None:
+        """The seat to act plays `card` with no check and no event: the caller took it from
+        `legal_play_mask`. For searches; the hand is still scored and recorded when it ends.
+
+        A card that is not legal leaves the game in a state the rules cannot reach: do not.
+        """
+        seat = self._turn
+        self._actions.append(PLAY_ACTIONS[seat][card])
+        self._advance(seat, card)
+        if len(self._trick_winners) == self._tricks_per_hand:
+            self._score_hand(None)
+        self._version += 1
+
+    def play_to_end(self, choose: Callable[[CardMask], Card]) -> None:
+        """Play the rest of the hand, `choose(legal_mask)` picking each card, then score it: the
+        same result as `play_fast` card by card, in one tight loop over local variables (playouts
+        are where bots spend their time). `choose` must return a card of the mask it is given; if it
+        raises, the cards played before stay played and the game is consistent."""
+        if self._phase is not PLAYING:
+            return
+        n = self._n
+        hands = self._hands
+        plays = self._plays
+        actions = self._actions
+        taken = self._taken
+        tricks = self._tricks
+        winners = self._trick_winners
+        trick = self._trick
+        total = self._tricks_per_hand
+        must_break = self._must_break
+        no_points_first = self._no_points_first
+        breakers = self._breakers
+        played = self._played
+        trick_mask = self._trick_mask
+        led = self._led_mask
+        best = self._best
+        best_seat = self._best_seat
+        broken = self._broken
+        turn = self._turn
+        leader = self._leader
+        trick_number = self._trick_number
+        count = 0
+        try:
+            while True:
+                hand = hands[turn]
+                # The rules of _legal_now, inlined.
+                if not led:
+                    if trick_number == 1 and hand & TWO_OF_CLUBS_MASK:
+                        legal = TWO_OF_CLUBS_MASK
+                    elif must_break and not broken and hand & ~HEARTS_MASK:
+                        legal = hand & ~HEARTS_MASK
+                    else:
+                        legal = hand
+                else:
+                    legal = hand & led
+                    if not legal:
+                        legal = hand
+                        if trick_number == 1 and no_points_first and hand & ~POINT_CARDS:
+                            legal = hand & ~POINT_CARDS
+                card = choose(legal)
+                # The moves of _advance, inlined.
+                bit = 1 << card
+                hands[turn] = hand ^ bit
+                played |= bit
+                trick.append(card)
+                trick_mask |= bit
+                plays.append(SEAT_CARDS[turn][card])
+                actions.append(PLAY_ACTIONS[turn][card])
+                count += 1
+                if not broken and bit & breakers:
+                    broken = True
+                if not led:
+                    led = SUIT_MASKS[card // 13]
+                    best = card
+                    best_seat = turn
+                elif bit & led and card > best:
+                    best = card
+                    best_seat = turn
+                if len(trick) < n:
+                    turn += 1
+                    if turn == n:
+                        turn = 0
+                    continue
+                taken[best_seat] |= trick_mask
+                tricks[best_seat] += 1
+                winners.append(best_seat)
+                self._last_trick = tuple(plays[-n:])
+                self._last_winner = best_seat
+                trick = []
+                trick_mask = 0
+                led = 0
+                leader = turn = best_seat
+                if len(winners) == total:
+                    break
+                trick_number += 1
+        finally:
+            self._trick = trick
+            self._played = played
+            self._trick_mask = trick_mask
+            self._led_mask = led
+            self._best = best
+            self._best_seat = best_seat
+            self._broken = broken
+            self._turn = turn
+            self._leader = leader
+            self._trick_number = trick_number
+            self._version += count
+        self._score_hand(None)
 
     # -- applying actions ---------------------------------------------------------------------------
     def apply(self, action: Action) -> list[Event]:
