@@ -1,7 +1,7 @@
 """`SpadesGame`: the Spades state machine for every preset and option (docs/rules.md).
 
 The layers: `SpadesState` (engine/spades_state.py: the state, the hot path `legal_play_mask` /
-`play_fast` / `playout`, the end of a hand; its facts in engine/spades_facts.py), `SpadesBidding`
+`play_fast` / `playout`, the end of a hand, and its facts), `SpadesBidding`
 (dealing and bidding), `SpadesPhases` (exchanges, discards, draws, deficient hands, claims) and here
 the public surface: `legal_actions`, `apply` (validation, then the same hot path, then events) and the
 views. Bots searching the game should use `legal_play_mask` / `play_fast` / `playout` during play and

@@ -6,8 +6,8 @@ spades broken and the play rule), and `play_fast(card)` plays a card without che
 `playout(rng)` plays random legal cards to the end of the hand. The layers above add dealing and bidding
 (engine/spades_bidding.py), the variant phases (engine/spades_phases.py), and legality, events and views
 (engine/spades.py), python-chess style: each layer a subclass of the one below. The facts the layers
-read (whose turn, the trick, the bids) are the mixin `SpadesFacts` (engine/spades_facts.py), and the
-phases and prebuilt tables every layer shares are in engine/spades_tables.py.
+read (whose turn, the trick, the bids) are the state's own properties, and the phases and prebuilt
+tables every layer shares are in engine/spades_tables.py.
 """
 
 import random
@@ -18,16 +18,25 @@ from engine import scoring
 from engine.actions import Action, Bid
 from engine.cards import Card, CardMask, card_text
 from engine.dealing import starting_dealer
-from engine.errors import RulesetError
+from engine.errors import IllegalAction, RulesetError
 from engine.events import BidMade, Event, GameOver, HandScored
-from engine.game import Outcome
+from engine.game import Outcome, Phase
 from engine.hand_end import FinishedHand
 from engine.history import DeadDeal, HandHistory, Transfer
-from engine.ordering import ORDERS, TRUMP
+from engine.ordering import ORDERS, TRUMP, CardOrder
 from engine.playout import playout_four
 from engine.ruleset import Ruleset
-from engine.spades_facts import SpadesFacts
-from engine.spades_tables import DEALING, GAME_OVER, NOBODY, PLAYING
+from engine.spades_tables import (
+    BIDDING,
+    DEALING,
+    DISCARDING,
+    DRAWING,
+    EXCHANGING,
+    GAME_OVER,
+    NOBODY,
+    ONE_SEAT,
+    PLAYING,
+)
 
 # Legal ordinary bids, shared by every game of a ruleset (a pure cache, kept small).
 # A legal-bids entry: the bids, their ids (apply's membership test) and the BidMade events made so
@@ -53,8 +62,9 @@ def card_or_repr(card: object) -> str:
     return repr(card)
 
 
-class SpadesState(SpadesFacts):
-    """The state, the hot path and the end of a hand (the facts about the state: `SpadesFacts`)."""
+class SpadesState:
+    """The state, its facts (the Game protocol's properties, `to_act`, `_expect`), the hot path and
+    the end of a hand."""
 
     __slots__ = (
         "_actions",
@@ -303,6 +313,153 @@ class SpadesState(SpadesFacts):
             o._received = self._received.copy()
             o._transfers = self._transfers.copy()
         return o
+
+    # -- the Game protocol's facts, and the queries the layers make -----------------------------------
+    @property
+    def ruleset(self) -> Ruleset:
+        return self._ruleset
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    @property
+    def hand_number(self) -> int:
+        return self._hand_number
+
+    @property
+    def players(self) -> int:
+        return self._n
+
+    @property
+    def dealer(self) -> int:
+        return self._dealer
+
+    @property
+    def is_over(self) -> bool:
+        return self._outcome is not None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(self._scores)
+
+    @property
+    def bags(self) -> tuple[int, ...]:
+        """Bags per side (for last-digit bags: the last digit of the score)."""
+        return tuple(self._bags)
+
+    @property
+    def hand_type(self) -> str:
+        """The Crazy Spades hand type of the current hand ("" without a schedule)."""
+        return self._hand_type
+
+    @property
+    def turn(self) -> int:
+        """The seat whose turn it is in bidding and play."""
+        return self._turn
+
+    @property
+    def trick(self) -> tuple[tuple[int, Card], ...]:
+        """The trick in progress: (seat, card) in play order."""
+        n, lead = self._n, self._leader
+        return tuple(((lead + i) % n, card) for i, card in enumerate(self._trick))
+
+    @property
+    def tricks(self) -> tuple[int, ...]:
+        """Tricks won per seat this hand."""
+        return tuple(self._tricks)
+
+    @property
+    def bids(self) -> tuple[Bid | None, ...]:
+        """Bids per seat this hand (None until made)."""
+        return tuple(self._bids)
+
+    @property
+    def ruleset_order(self) -> CardOrder:
+        """The card-order tables of this game's deck."""
+        return self._order
+
+    @property
+    def play_rule(self) -> str:
+        """The play rule in force this hand: normal, pressure or nothing_but_spades."""
+        return self._play_rule
+
+    @property
+    def bid_rule(self) -> str:
+        """The bid rule in force this hand (ruleset.bid_rule, or the Crazy hand type's)."""
+        return self._bid_rule
+
+    @property
+    def forced_lead(self) -> Card | None:
+        """The card that must be led to the first trick (lowest club rule), until it is led."""
+        return self._forced_lead if self._forced_lead >= 0 else None
+
+    @property
+    def tricks_done(self) -> int:
+        """Tricks completed this hand."""
+        return len(self._winners)
+
+    @property
+    def last_trick_winner(self) -> int:
+        """The winner of the last completed trick (-1 before the first)."""
+        return self._winners[-1] if self._winners else -1
+
+    @property
+    def spades_broken(self) -> bool:
+        return self._broken
+
+    @property
+    def played(self) -> CardMask:
+        """Every card played this hand."""
+        return self._played
+
+    def hand(self, seat: int) -> CardMask:
+        """The cards `seat` holds now (the engine's truth: not redacted; use view() for players)."""
+        return self._hands[seat]
+
+    def side_of(self, seat: int) -> int:
+        """The index in `scores` of the side `seat` plays for."""
+        return seat % 2 if self._n == 4 else seat
+
+    def partner(self, seat: int) -> int | None:
+        """The partner's seat in four-handed play, else None."""
+        return self._partner_of[seat]
+
+    def to_act(self) -> tuple[int, ...]:
+        phase = self._phase
+        if phase is PLAYING or phase is BIDDING:
+            return ONE_SEAT[self._turn]
+        if phase is EXCHANGING:
+            return self._exchange_to_act()
+        if phase is DRAWING:
+            return (self._predraw[0],) if self._predraw else (self._turn,)
+        if phase is DISCARDING:
+            return (self._discard_turns[0],)
+        return ()
+
+    def _exchange_to_act(self) -> tuple[int, ...]:
+        if not self._exchanges:
+            return ()
+        nil_seat, partner = self._exchanges[0]
+        if self._ruleset.blind_nil_exchange_order == "nil_first":
+            return (partner,) if nil_seat in self._pending else (nil_seat,)
+        return tuple(s for s in (nil_seat, partner) if s not in self._pending)
+
+    def _expect(self, phase: Phase, seat: int, what: str) -> None:
+        if self._phase is not phase:
+            raise IllegalAction(
+                "wrong_phase", f"you cannot {what} now: the game is {self._phase.value}"
+            )
+        if seat not in self.to_act():
+            raise IllegalAction("not_your_turn", f"it is not your turn to {what}")
 
     # -- the Game protocol: the finished hands, as records -----------------------------------------
     @property

@@ -4,7 +4,7 @@ The phases as module globals (a global is faster to read than an Enum member); t
 engine hands out instead of allocating one each time (`PlayCard` actions, `CardPlayed` events), with
 the lookup tables `legal_actions` and the trick's events are built from; the opponents of each seat
 and the two-handed discard's size. Data only, no state and no rules: kept apart from
-`engine.spades_state` so that each layer (`engine.spades_facts`, `engine.spades_bidding`,
+`engine.spades_state` so that each layer (`engine.spades_bidding`,
 `engine.spades_phases`, `engine.spades`) imports them without importing the state class.
 """
 
