@@ -16,12 +16,12 @@ from engine.cards import Card, cards_in
 from engine.ordering import CardOrder
 
 if TYPE_CHECKING:
-    from engine.spades_state import SpadesState
+    from engine.spades import SpadesGame
 
 NODE_BUDGET = 20_000
 
 
-def quick_proof(game: "SpadesState", claimer: int) -> bool:
+def quick_proof(game: "SpadesGame", claimer: int) -> bool:
     """A sufficient condition checked in a few int ops: the claimer, on lead, holds trumps higher than
     every other trump and at least as many as any other seat (so leading them first draws every
     other trump), and each of its other cards is higher than every card of its suit held by the others
@@ -62,7 +62,7 @@ def _by_power(order: CardOrder) -> tuple[tuple[Card, ...], ...]:
     )
 
 
-def representatives(game: "SpadesState", seat: int, legal: int) -> list[Card]:
+def representatives(game: "SpadesGame", seat: int, legal: int) -> list[Card]:
     """One card from each run of interchangeable legal cards of `seat`."""
     order = game.ruleset_order
     live_other = 0
@@ -84,7 +84,7 @@ def representatives(game: "SpadesState", seat: int, legal: int) -> list[Card]:
     return reps
 
 
-def claim_holds(game: "SpadesState", claimer: int) -> bool:
+def claim_holds(game: "SpadesGame", claimer: int) -> bool:
     """True when the claimer's side surely wins every remaining trick. The game is not changed.
 
     If the search would exceed NODE_BUDGET positions the claim is judged not to hold (a claim that
@@ -101,7 +101,7 @@ def claim_holds(game: "SpadesState", claimer: int) -> bool:
     def ours(seat: int) -> bool:
         return game.side_of(seat) == side
 
-    def search(g: "SpadesState") -> bool:
+    def search(g: "SpadesGame") -> bool:
         done = g.tricks_done
         if done >= total - 1 and not g.trick:
             # The last trick: every seat has one card left, so it plays itself.

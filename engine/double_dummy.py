@@ -40,7 +40,7 @@ from engine.ruleset import PLAY_RULES, SPADES_BREAKS, Ruleset
 from engine.spades_tables import PLAYING
 
 if TYPE_CHECKING:
-    from engine.spades_state import SpadesState
+    from engine.spades import SpadesGame
 
 _WIDTH: Final = 17  # internal card numbers per suit: powers 0..16 (deuces high reaches 16)
 _SUIT_BITS: Final = (1 << _WIDTH) - 1
@@ -108,7 +108,7 @@ class Position:
         )
 
     @classmethod
-    def of_game(cls, game: "SpadesState") -> "Position":
+    def of_game(cls, game: "SpadesGame") -> "Position":
         """The position of a four-handed game in its play phase. Raises DoubleDummyError otherwise."""
         if game.phase is not PLAYING:
             raise DoubleDummyError("the game is not in its play phase")
@@ -509,7 +509,7 @@ class _Search:
             leader = state[0]
             seat = (leader + n) % 4
             hand = hands[seat]
-            # The legal plays (engine.spades_state.SpadesState.legal_play_mask's rules).
+            # The legal plays (engine.spades.SpadesGame.legal_play_mask's rules).
             if n:
                 led = _SUIT_OF[trick[0]]
                 legal = hand & _SUITM[led]

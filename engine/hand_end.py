@@ -11,7 +11,7 @@ from engine.history import HandHistory
 from engine.spades_tables import PLAY_ACTIONS
 
 if TYPE_CHECKING:
-    from engine.spades_state import SpadesState
+    from engine.spades import SpadesGame
 
 NO_SEATS: frozenset[int] = frozenset()
 
@@ -53,7 +53,7 @@ class FinishedHand:
 
     def __init__(
         self,
-        game: "SpadesState",
+        game: "SpadesGame",
         before: tuple[int, ...],
         bags_before: tuple[int, ...],
         spade_winners: frozenset[int],

@@ -195,7 +195,7 @@ class HeartsGame:
         self._played = 0
         self._actions: list[Action] = []
 
-    # -- dealing ------------------------------------------------------------------------------------
+    # -- dealing -----------------------------------------------------------------------------------
     def deal(self, seed: bytes) -> list[Event]:
         """Deal the next hand from `seed` (engine/deal.py). Raises IllegalAction("wrong_phase") unless
         the phase is DEALING, IllegalAction("bad_seed") unless the seed is non-empty bytes; the state
@@ -359,7 +359,7 @@ class HeartsGame:
         self._phase = PLAYING
         self._leader = self._turn = holder_of(self._hands, TWO_OF_CLUBS)
 
-    # -- the Game protocol's properties ---------------------------------------------------------------
+    # -- the Game protocol's properties ------------------------------------------------------------
     @property
     def ruleset(self) -> Ruleset:
         """The rules of this game (never changes)."""
@@ -433,7 +433,7 @@ class HeartsGame:
             return tuple(seat for seat in range(self._n) if self._given[seat] is None)
         return ()
 
-    # -- legal actions ------------------------------------------------------------------------------
+    # -- legal actions -----------------------------------------------------------------------------
     def _legal_now(self, hand: CardMask) -> CardMask:
         # Inlined copy of hearts_rules.legal_plays: this runs once a card in every playout.
         led = self._led_mask
@@ -594,7 +594,7 @@ class HeartsGame:
             self._version += count
         self._score_hand(None)
 
-    # -- applying actions ---------------------------------------------------------------------------
+    # -- applying actions --------------------------------------------------------------------------
     def apply(self, action: Action) -> list[Event]:
         """Apply a `PassCards` or `PlayCard` and return the events it caused.
 
@@ -769,7 +769,7 @@ class HeartsGame:
             return "the cards are being played now: play a card"
         return "the game is over"
 
-    # -- views --------------------------------------------------------------------------------------
+    # -- views -------------------------------------------------------------------------------------
     def spectator_view(self) -> PublicView:
         """What anyone may know: scores, the trick, the cards played, who has passed; no hand."""
         return PublicView(**self._public_fields())
@@ -845,7 +845,7 @@ class HeartsGame:
             "winners": () if self._outcome is None else self._outcome.winners,
         }
 
-    # -- the end of a hand ----------------------------------------------------------------------------
+    # -- the end of a hand -------------------------------------------------------------------------
     def _score_hand(self, events: list[Event] | None) -> None:
         """Score the finished hand (engine.hearts_scoring), record it, and end the game or wait for the
         next deal; `events` (None on the search path) receives HandScored and GameOver."""
@@ -905,7 +905,7 @@ class HeartsGame:
             self._phase = DEALING
             self._dealer = (self._dealer + 1) % n
 
-    # -- copying ------------------------------------------------------------------------------------
+    # -- copying -----------------------------------------------------------------------------------
     def copy(self) -> "HeartsGame":
         """An independent copy: lists are copied, immutable values shared (cheap enough for search)."""
         other = HeartsGame.__new__(HeartsGame)

@@ -1,4 +1,4 @@
-"""The four-handed playout loop: one pass per trick over local variables (SpadesState.playout).
+"""The four-handed playout loop: one pass per trick over local variables (SpadesGame.playout).
 
 It is `legal_play_mask` and `play_fast` unrolled for four seats and the normal play rule, drawing one
 `rand()` per card exactly as the card-by-card loop does (a test checks they agree card for card).
@@ -11,12 +11,12 @@ from engine.cards import Card
 from engine.ordering import TRUMP
 
 if TYPE_CHECKING:
-    from engine.spades_state import SpadesState
+    from engine.spades import SpadesGame
 
 CARD_OF_BIT: Final[dict[int, Card]] = {1 << card: card for card in range(54)}
 
 
-def playout_four(game: "SpadesState", rand: Callable[[], float]) -> None:
+def playout_four(game: "SpadesGame", rand: Callable[[], float]) -> None:
     """Four-handed playout from the start of a trick under the normal play rule: one loop pass
     per trick, everything in locals (the rules of legal_play_mask and play_fast, unrolled)."""
     card_of = CARD_OF_BIT

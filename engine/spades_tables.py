@@ -1,11 +1,11 @@
-"""The constants every layer of `SpadesGame` reads, made once at import and shared by every game.
+"""The constants `SpadesGame` (engine/spades.py) reads, made once at import and shared by every game.
 
 The phases as module globals (a global is faster to read than an Enum member); the frozen values the
 engine hands out instead of allocating one each time (`PlayCard` actions, `CardPlayed` events), with
 the lookup tables `legal_actions` and the trick's events are built from; the opponents of each seat
 and the two-handed discard's size. Data only, no state and no rules: kept apart from
-`engine.spades_state` so that each layer (`engine.spades_bidding`,
-`engine.spades_phases`, `engine.spades`) imports them without importing the state class.
+`engine.spades` so that the pure parts beside the state machine (`engine.hand_end`,
+`engine.double_dummy`) read them without importing it.
 """
 
 from collections.abc import Callable

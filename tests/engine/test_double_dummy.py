@@ -13,7 +13,6 @@ from engine.double_dummy import DoubleDummyError, Position, solve
 from engine.ordering import ORDERS
 from engine.ruleset import PRESETS, Ruleset
 from engine.spades import SpadesGame
-from engine.spades_state import SpadesState
 
 # Every four-handed preset, with the hand numbers of Crazy Spades that change the play rule.
 FOUR_HANDED = [name for name, r in PRESETS.items() if r.partnerships]
@@ -23,7 +22,7 @@ CASES = [(name, 1) for name in FOUR_HANDED] + [
 ]
 
 
-def minimax(game: SpadesState) -> int:
+def minimax(game: SpadesGame) -> int:
     """Side 0's tricks from here with perfect play, by trying every legal card (the engine's rules)."""
     if game.tricks_done == 13:
         return 0
