@@ -92,6 +92,7 @@ from protocol.messages import (
 from protocol.types import (
     Action,
     ActionKind,
+    BotKind,
     ChatScope,
     ClientKind,
     Clock,
@@ -134,6 +135,7 @@ __all__ = [
     "ActionKind",
     "BidInfo",
     "BidMade",
+    "BotKind",
     "Bye",
     "CardDrawn",
     "CardPlayed",

@@ -80,6 +80,7 @@ from protocol.operator_messages import (
 from protocol.schema import Doc, Length, Pattern, Range
 from protocol.types import (
     Action,
+    BotKind,
     ChatScope,
     ClientKind,
     Clock,
@@ -237,7 +238,8 @@ class Tables(Reply):
 @register("create_table", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CreateTable(Request):
-    """Open a table. ``sit`` seats the creator at once; ``bots`` fills seats with built-in bots."""
+    """Open a table. ``sit`` seats the creator at once; ``bots`` fills seats with built-in bots, of
+    the kind ``bot`` names."""
 
     game: Annotated[Game, Doc("the game")]
     preset: Annotated[Label, Doc("a ruleset preset's name (docs/rules.md)")]
@@ -253,6 +255,10 @@ class CreateTable(Request):
     clock: Annotated[Clock | None, Doc("the clock; nil for the server's default")] = None
     private: Annotated[bool, Doc("whether joining needs a join code")] = False
     sit: Annotated[Seat | None, Doc("a seat for the creator to take at once")] = None
+    bot: Annotated[
+        BotKind | None,
+        Doc("the kind of built-in bot in the `bots` seats; nil: the server's own (heuristic)"),
+    ] = None
 
 
 @register("table_created", S)

@@ -85,6 +85,16 @@ class Game(StrEnum):
     HEARTS = "hearts"
 
 
+class BotKind(StrEnum):
+    """The built-in bots a table can seat (`create_table.bot`), weakest first. The search bots think
+    for a fixed budget the server sets (about 50 ms and 200 ms a decision), never one a client names."""
+
+    RANDOM = "random"
+    HEURISTIC = "heuristic"
+    SEARCH_FAST = "search_fast"
+    SEARCH = "search"
+
+
 class TableStatus(StrEnum):
     """Where a table is in its life."""
 
@@ -224,6 +234,13 @@ class SeatInfo:
     player: Annotated[Name | None, Doc("the player's name; nil for an empty seat")] = None
     bot: Annotated[bool, Doc("whether the seat is played by a bot")] = False
     connected: Annotated[bool, Doc("whether the player is connected now")] = False
+    bot_kind: Annotated[
+        BotKind | None,
+        Doc(
+            "the kind of built-in bot playing the seat (`create_table.bot`); nil for a person, a"
+            " bot connected on its own, or a built-in bot of the operator's own choosing"
+        ),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -359,6 +376,7 @@ __all__ = [
     "NAMED_TYPES",
     "Action",
     "ActionKind",
+    "BotKind",
     "Card",
     "Cards",
     "ChatScope",

@@ -37,6 +37,7 @@ from server.quotas import JoinCodeGuard
 from server.seats import decide_inline, decide_off_loop
 from server.storage import StorageError, StoredGame, WaitingTable
 from server.table import Table
+from server.table_bots import BOT_SPECS, kind_of
 from server.table_commands import (
     CloseUnoccupiedCommand,
     Command,
@@ -400,6 +401,9 @@ class Lobby:
                 ErrorCode.BAD_OPTIONS, f"seat {request.sit} is not free to sit in", detail="sit"
             )
         cfg = self.config
+        # An old client names no kind: the server's own built-in bot (heuristic unless its operator
+        # chose another), listed by its kind when it is one.
+        kind = request.bot if request.bot is not None else kind_of(cfg.builtin_bot)
         turn_ms = request.clock.turn_ms if request.clock is not None else None
         return TableConfig(
             table_id=self._new_id(),
@@ -414,8 +418,9 @@ class Lobby:
             private=request.private,
             code=new_join_code() if request.private else None,
             grace_s=cfg.reconnect_grace,
-            builtin_bot=cfg.builtin_bot,
+            builtin_bot=BOT_SPECS[request.bot] if request.bot is not None else cfg.builtin_bot,
             fallback_bot=cfg.fallback_bot,
+            bot_kind=str(kind) if kind is not None else None,
         )
 
     async def adopt(self, table: Table, *, creator: int | None = None) -> None:

@@ -29,6 +29,7 @@ class SeatState:
     account: Account | None = None
     holder: Peer | None = None  # the connection that plays it now (None: dropped, or empty)
     bot: BuiltinBot | None = None  # set when the server plays the seat in-process
+    bot_kind: str | None = None  # the `BotKind` of a built-in bot the table was opened with
     dropped_at: float | None = None  # trio time the holder's connection dropped
     abandoned: bool = False  # its player is gone for good: the fallback bot plays it
     clock: SeatClock = field(default_factory=SeatClock)

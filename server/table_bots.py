@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
+from typing import Final
 
 import trio
 
 from engine.actions import Action as EngineAction
 from engine.game import Game
 from engine.views import SeatView
+from protocol.types import BotKind
 from server.accounts import Account
 from server.seating import SeatState
 from server.seats import BuiltinBot, Decider, Thinker, make_decider
@@ -23,6 +25,27 @@ from server.table_commands import ActCommand, TableConfig
 from server.table_policy import TablePolicy
 
 BotAccounts = Callable[[str], Awaitable[Account]]  # name -> the account of a built-in bot
+
+#: The bot each kind a client may ask for (`create_table.bot`) seats, as a `bots.registry` spec.
+#: The search budgets are the server's, never the client's: a decision costs at most what the
+#: search bot spends on it (`ms` a decision on average over the hand, a bid up to three times
+#: that), in a worker thread of `decide_off_loop`'s pool, abandoned at the seat's deadline.
+#: 50 ms keeps three search bots' hand at a few seconds of thinking; 200 ms (the search bot's own
+#: default) is about a point a hand stronger (docs/bots.md, "Twice the time") at four times that.
+BOT_SPECS: Final[dict[BotKind, str]] = {
+    BotKind.RANDOM: "random",
+    BotKind.HEURISTIC: "heuristic",
+    BotKind.SEARCH_FAST: "search,ms=50",
+    BotKind.SEARCH: "search,ms=200",
+}
+
+
+def kind_of(spec: str) -> BotKind | None:
+    """The kind a spec seats (the server's configured built-in bot may be one), or None."""
+    for kind, known in BOT_SPECS.items():
+        if spec in (known, kind.value):
+            return kind
+    return None
 
 
 class TableBots:
@@ -59,7 +82,8 @@ class TableBots:
         if house is not None:
             await self.seat(game, state, seat, house.spec, house.name)
         elif seat in self.config.bots:
-            await self.seat(game, state, seat, self.config.builtin_bot, None)
+            kind = self.config.bot_kind
+            await self.seat(game, state, seat, self.config.builtin_bot, None, kind=kind)
 
     async def seat_fallback(self, game: Callable[[], Game], state: SeatState, seat: int) -> None:
         """The fallback bot plays the seat from now on (its account stays: the results are its)."""
@@ -68,12 +92,24 @@ class TableBots:
         await self.seat(game, state, seat, self.config.fallback_bot, name)
 
     async def seat(
-        self, game: Callable[[], Game], state: SeatState, seat: int, spec: str, name: str | None
+        self,
+        game: Callable[[], Game],
+        state: SeatState,
+        seat: int,
+        spec: str,
+        name: str | None,
+        *,
+        kind: str | None = None,
     ) -> None:
-        """Seat the sample bot `spec` at `seat`, deciding on what that seat may see of `game()`."""
+        """Seat the sample bot `spec` at `seat`, deciding on what that seat may see of `game()`.
+        `kind`: the `BotKind` it was asked as, which names its account (`bot:search_fast`) and is
+        listed with the seat; None when `spec` did not load (the seat plays at random instead)."""
         used, decide = make_decider(spec, secrets.randbits(64), game().ruleset)
+        if used != spec:
+            kind = None
+        state.bot_kind = kind
         if state.account is None:
-            state.account = await self.bot_account(f"bot:{used}")
+            state.account = await self.bot_account(f"bot:{kind or used}")
 
         def view_of() -> tuple[SeatView, list[EngineAction]]:
             now = game()

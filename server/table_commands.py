@@ -47,6 +47,7 @@ class TableConfig:
     grace_s: float = 120.0
     builtin_bot: str = "heuristic"  # the sample bot (bots.registry name) in built-in seats
     fallback_bot: str = "heuristic"  # plays for a seat whose clock runs out
+    bot_kind: str | None = None  # the `BotKind` `builtin_bot` is (None: an operator's own spec)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +65,7 @@ class TableConfig:
             "grace_s": self.grace_s,
             "builtin_bot": self.builtin_bot,
             "fallback_bot": self.fallback_bot,
+            "bot_kind": self.bot_kind,
         }
 
     @classmethod

@@ -16,7 +16,7 @@ import trio
 
 from protocol.errors import ErrorCode
 from protocol.messages import Joined, Ok, SeatLost, SeatStatus
-from protocol.types import SeatInfo
+from protocol.types import BotKind, SeatInfo
 from server import broadcast, seating
 from server.accounts import Account
 from server.peers import Peer
@@ -126,6 +126,7 @@ class Membership:
                 player=s.account.name if s.account else None,
                 bot=s.is_bot,
                 connected=s.bot is not None or s.held_live,
+                bot_kind=BotKind(s.bot_kind) if s.bot is not None and s.bot_kind else None,
             )
             for i, s in enumerate(self.seats)
         ]
