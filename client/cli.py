@@ -26,6 +26,7 @@ from client.journal import JournalError, find_game, list_games, read_records
 from client.session import Mode, Seating, SessionError, UnfinishedGame
 from engine.errors import EngineError
 from engine.version import project_version
+from protocol.types import BotKind
 
 app = typer.Typer(
     name="spades",
@@ -246,6 +247,15 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
         list[str] | None, typer.Option(help="Override one option: name=value (repeatable).")
     ] = None,
     bots: Annotated[int, typer.Option(help="Seats to fill with built-in bots.")] = 0,
+    bot: Annotated[
+        BotKind | None,
+        typer.Option(
+            help="How the built-in bots play, weakest first: random, heuristic, search_fast"
+            " (the search bot at 50 ms a decision), search (200 ms). Default: the server's own"
+            " (heuristic).",
+            show_default=False,
+        ),
+    ] = None,
     private: Annotated[bool, typer.Option(help="Joining needs the join code.")] = False,
     seat: Annotated[
         int, typer.Option(help="Your seat (with --no-sit: the seat bots leave free).")
@@ -270,7 +280,9 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
     address = server_address(config)
     options = parse_options(opt or [])
     try:
-        request = lobby.create_request(preset, options, bots, private, seat, sit=sit, clock=clock)
+        request = lobby.create_request(
+            preset, options, bots, private, seat, sit=sit, clock=clock, bot=bot
+        )
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     if not sit:
@@ -399,6 +411,15 @@ def play(
         int,
         typer.Option(help="Seconds you have for each decision (the bots need none of theirs)."),
     ] = lobby.PLAY_CLOCK,
+    bot: Annotated[
+        BotKind | None,
+        typer.Option(
+            help="How the built-in bots play, weakest first: random, heuristic, search_fast"
+            " (the search bot at 50 ms a decision), search (200 ms). Default: the server's own"
+            " (heuristic).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play right now against three built-in bots, on a server run inside this program.
 
@@ -409,10 +430,12 @@ def play(
 
     options = parse_options(opt or [])
     try:
-        request = lobby.create_request(preset or "standard", options, -1, False, 0, clock=clock)
+        request = lobby.create_request(
+            preset or "standard", options, -1, False, 0, clock=clock, bot=bot
+        )
     except ValueError as exc:
         raise fail(str(exc), 2) from None
-    explicit = preset is not None or bool(opt)
+    explicit = preset is not None or bool(opt) or bot is not None
     kept = f"stopped; the game is kept: `{play_command()}` takes you back to it"
     try:
         message = run(

@@ -20,6 +20,7 @@ from engine.seat_names import seat_label, who
 from protocol import messages as m
 from protocol.schema import to_map
 from protocol.types import (
+    BotKind,
     Clock,
     Game,
     LadderMatch,
@@ -234,10 +235,12 @@ def create_request(
     *,
     sit: bool = True,
     clock: int | None = None,
+    bot: BotKind | None = None,
 ) -> m.CreateTable:
     """The `create_table` request. Bots take the seats other than `seat` (yours; with `sit` false,
-    the one they fill last); `bots` < 0 fills every other seat; `clock` is the seconds each
-    decision may take (None: the server's default). Raises ValueError with a sentence."""
+    the one they fill last); `bots` < 0 fills every other seat; `bot` is their kind (None: the
+    server's own); `clock` is the seconds each decision may take (None: the server's default).
+    Raises ValueError with a sentence."""
     if clock is not None and not CLOCK_RANGE[0] <= clock <= CLOCK_RANGE[1]:
         raise ValueError(f"--clock is {CLOCK_RANGE[0]}..{CLOCK_RANGE[1]} seconds a decision")
     if preset not in PRESETS:
@@ -263,6 +266,7 @@ def create_request(
         private=private,
         sit=seat if sit else None,
         clock=Clock(turn_ms=clock * 1000, bank_ms=0) if clock is not None else None,
+        bot=bot,
     )
 
 

@@ -76,7 +76,7 @@ class Seating:
     table: str | None = None
     seat: int | None = None
     code: str | None = None
-    explicit: bool = False  # spades play: the player named the rules (a preset or options)
+    explicit: bool = False  # spades play: the player named the rules (a preset, options, a bot)
     new_game: bool = False  # spades play --new: leave an unfinished game to the server's bot
 
 
@@ -84,7 +84,10 @@ def _same_game(info: TableInfo, wanted: m.CreateTable | None) -> bool:
     """Whether an unfinished table plays what `spades play` was asked for."""
     if wanted is None:
         return True
-    return (info.game, info.preset, dict(info.options)) == (
+    # `--bot` named: the table's built-in bots must be of that kind (an older server lists none).
+    kinds = {seat.bot_kind for seat in info.seats if seat.bot and seat.bot_kind is not None}
+    same_bots = wanted.bot is None or kinds <= {wanted.bot}
+    return same_bots and (info.game, info.preset, dict(info.options)) == (
         wanted.game,
         wanted.preset,
         dict(wanted.options),
@@ -94,7 +97,9 @@ def _same_game(info: TableInfo, wanted: m.CreateTable | None) -> bool:
 def unfinished_game(info: TableInfo, wanted: m.CreateTable) -> str:
     """The line `spades play --preset X` says when another game is unfinished."""
     asked = " ".join(
-        [f"--preset {wanted.preset}"] + [f"--opt {k}={v}" for k, v in dict(wanted.options).items()]
+        [f"--preset {wanted.preset}"]
+        + [f"--opt {k}={v}" for k, v in dict(wanted.options).items()]
+        + ([f"--bot {wanted.bot.value}"] if wanted.bot is not None else [])
     )
     return (
         f"your {info.game.value} game ({info.preset}) at table {info.table} is unfinished: "

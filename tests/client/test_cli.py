@@ -180,3 +180,18 @@ async def test_join_by_server_address_as_the_server_prints_it(server: Server) ->
     result = await spades("join", address, input="/quit\n")
     assert result.exit_code == 0, result.output
     assert "you are seat 2" in result.output
+
+
+async def test_create_chooses_the_bots_strength(server: Server) -> None:
+    await spades("connect", f"127.0.0.1:{server.port}")
+    opened = await spades(
+        "create", "--bots", "3", "--seat", "0", "--no-sit", "--bot", "search_fast"
+    )
+    assert opened.exit_code == 0, opened.output
+    listed = json.loads((await spades("tables", "--json")).output)
+    seats = listed[0]["seats"]
+    assert [s.get("bot_kind") for s in seats] == [None, "search_fast", "search_fast", "search_fast"]
+    assert [s.get("player") for s in seats][1:] == ["bot:search_fast"] * 3
+    # A kind the server does not offer is refused before anything is sent, naming the kinds.
+    refused = await spades("create", "--bots", "3", "--bot", "godlike")
+    assert refused.exit_code == 2 and "search_fast" in refused.output, refused.output

@@ -16,8 +16,8 @@ import pytest
 
 from client.lobby import PLAY_CLOCK, create_request
 from client.local import play_command
-from client.session import unfinished_game
-from protocol.types import Clock, Game, SeatInfo, TableInfo, TableStatus
+from client.session import _same_game, unfinished_game
+from protocol.types import BotKind, Clock, Game, SeatInfo, TableInfo, TableStatus
 
 ROOT = Path(__file__).resolve().parents[2]
 MAKE = shutil.which("make")
@@ -107,3 +107,25 @@ def test_the_clock_of_a_game_against_bots() -> None:
     assert create_request("standard", {}, 3, False, 0).clock is None  # the server's default
     with pytest.raises(ValueError, match=r"--clock is 5\.\.3600 seconds"):
         create_request("standard", {}, 3, False, 0, clock=2)
+
+
+def test_play_with_another_bot_is_another_game() -> None:
+    """`spades play --bot search` during a game against heuristic bots asks first, as another
+    preset would; the same kind (or none named) is the same game."""
+    bots = [SeatInfo(seat=0, player="me")] + [
+        SeatInfo(seat=s, player="bot:heuristic", bot=True, bot_kind=BotKind.HEURISTIC)
+        for s in (1, 2, 3)
+    ]
+    info = TableInfo(
+        table="wuTiMiba",
+        game=Game.SPADES,
+        preset="standard",
+        seats=bots,
+        clock=Clock(turn_ms=30000, bank_ms=0),
+        status=TableStatus.PLAYING,
+    )
+    assert _same_game(info, create_request("standard", {}, -1, False, 0))
+    assert _same_game(info, create_request("standard", {}, -1, False, 0, bot=BotKind.HEURISTIC))
+    search = create_request("standard", {}, -1, False, 0, bot=BotKind.SEARCH)
+    assert not _same_game(info, search)
+    assert "--preset standard --bot search --new" in unfinished_game(info, search)
