@@ -12,9 +12,10 @@ handled by its task in order. For each applied action the table keeps the write-
 
 The parts that need no task live beside it as plain modules: the clock arithmetic
 (`server.clocks`), who may see what (`server.broadcast`), crash recovery (`server.recovery`), the
-seating rules (`server.seating`); what the lobby reads of the table, and the upkeep of a table that
-waits for players, are the mixin `server.table_listing.TableListing`. What differs between kinds of
-table (the ladder's) is a `TablePolicy` the table is given. Each hand's seed comes from the policy
+seating rules (`server.seating`). What the lobby reads of the table (its listing) and the upkeep of
+a table that waits for players (its stored seats, its idle time, its close when nobody came) are the
+table's own methods: the close ends its lifecycle, which changes here alone. What differs between
+kinds of table (the ladder's) is a `TablePolicy` the table is given. Each hand's seed comes from the policy
 (`secrets` for a lobby table); its SHA-256 commitment is persisted and told before the deal, the seed
 after it.
 
@@ -47,7 +48,8 @@ from protocol.messages import (
     Ok,
     Snapshot,
 )
-from server import broadcast, clocks, recovery, turns
+from protocol.types import Clock, TableInfo, TableStatus
+from server import broadcast, clocks, recovery, seating, turns
 from server.broadcast import DealInPlay
 from server.peers import Peer
 from server.seating import SeatState
@@ -71,7 +73,6 @@ from server.table_commands import (
     answer_unserved,
     error_for,
 )
-from server.table_listing import TableListing
 from server.table_policy import LobbyPolicy, TablePolicy
 from server.table_records import GameRecorder, ResultRow, game_seats
 from server.table_seats import Membership
@@ -83,9 +84,9 @@ if TYPE_CHECKING:
 log = structlog.get_logger("server.table")
 
 
-class Table(TableListing):
-    """The state a table task owns. Build it, then `await table.run()` in the tables nursery (what
-    the lobby reads of it: `TableListing`)."""
+class Table:
+    """The state a table task owns. Build it, then `await table.run()` in the tables nursery; the
+    lobby reads its listing (`info`, `status`, `free_seats`, ...) between the task's steps."""
 
     def __init__(
         self,
@@ -130,6 +131,104 @@ class Table(TableListing):
         self.log = log.bind(table=config.table_id)
         self.bots = TableBots(config, self.policy, bot_account, self.send_inbox, think)
         self.bots.prepare_fallback(self.game)
+
+    # ---------------------------------------------------------------- facts for the lobby
+
+    @property
+    def table_id(self) -> str:
+        return self.config.table_id
+
+    @property
+    def game_id(self) -> int | None:
+        """The stored game's id, once the game has started."""
+        return self.records.game_id
+
+    @property
+    def status(self) -> TableStatus:
+        if self.lifecycle is Lifecycle.WAITING:
+            return TableStatus.WAITING
+        if self.lifecycle is Lifecycle.PLAYING:
+            return TableStatus.PLAYING
+        return TableStatus.FINISHED
+
+    @property
+    def seats(self) -> list[SeatState]:
+        return self.members.seats
+
+    @property
+    def spectators(self) -> set[Peer]:
+        return self.members.spectators
+
+    def info(self) -> TableInfo:
+        return TableInfo(
+            table=self.table_id,
+            game=self.config.game,  # type: ignore[arg-type]
+            preset=self.config.preset,
+            options=self.config.options,
+            seats=self.members.seat_infos(),
+            clock=Clock(turn_ms=self.config.human_turn_ms, bank_ms=self.config.bank_ms),
+            bot_clock=Clock(turn_ms=self.config.bot_turn_ms, bank_ms=self.config.bank_ms),
+            private=self.config.private,
+            status=self.status,
+            spectators=len(self.spectators),
+        )
+
+    def resumable_by(self, account_id: int) -> bool:
+        """Whether the account has a seat here with no live connection (a login gives it back)."""
+        seat = seating.account_seat(self.seats, account_id)
+        return seat is not None and not self.seats[seat].held_live
+
+    def free_seats(self) -> list[int]:
+        return seating.free_seats(self.seats) if self.lifecycle is Lifecycle.WAITING else []
+
+    def audience(self) -> list[tuple[int | None, Peer]]:
+        return self.members.audience()
+
+    # ---------------------------------------------------------------- waiting for players
+
+    def waiting_seats(self, taking: dict[int, int] | None = None) -> list[int | None]:
+        """The accounts seated while the table waits, as stored for a restart."""
+        return self.members.waiting_ids(self.config.bots, taking)
+
+    async def store_waiting_seats(self, taking: dict[int, int] | None = None) -> bool:
+        """Store who sits here while no game has started (a table that `reopens` only); False if
+        the store refused (logged)."""
+        if not self.policy.reopens or self.lifecycle is not Lifecycle.WAITING:
+            return True
+        try:
+            await self.records.store_waiting_seats(self.waiting_seats(taking))
+        except StorageError as exc:
+            self.log.error("seats_not_stored", error=str(exc))
+            return False
+        return True
+
+    def _note_occupancy(self) -> None:
+        self.members.note_occupancy(trio.current_time(), self.lifecycle is Lifecycle.WAITING)
+
+    def unoccupied_for(self, now: float) -> float:
+        """Seconds this lobby table has waited for players with nobody seated (0: someone is
+        seated, its game has started, or it is not a lobby table). Read by the lobby's sweep."""
+        if not self.policy.reopens or self.lifecycle is not Lifecycle.WAITING:
+            return 0.0
+        return self.members.unoccupied_for(now)
+
+    async def _close_unoccupied(self, ttl: float) -> None:
+        """Close this waiting table if it has still had nobody seated for `ttl` seconds: marked
+        closed in the store first (so a restart does not reopen it), then the task ends and the
+        lobby drops it from the listing and tells everyone `table_closed`."""
+        now = trio.current_time()
+        idle = self.unoccupied_for(now)
+        if self.lifecycle is not Lifecycle.WAITING or idle < ttl:
+            return  # someone sat down since the sweep looked
+        try:
+            await self.records.close_table()
+        except StorageError as exc:
+            # Left open (and listed) rather than closed here but reopened after a restart; the
+            # next sweep tries again.
+            self.log.error("waiting_table_not_closed", error=str(exc))
+            return
+        self.lifecycle = Lifecycle.CLOSED
+        self.log.info("waiting_table_closed", unoccupied_s=round(idle, 1), ttl_s=ttl)
 
     # ---------------------------------------------------------------- the task
 
