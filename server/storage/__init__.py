@@ -1,8 +1,10 @@
 """The store: the database behind one interface, whatever engine holds it.
 
 - `Tx` (`server.storage.tx`): what one transaction can do (accounts, tables, games, hand records,
-  ratings, the ladder's matches); its rows are the values of `server.storage.rows`. SQLite's is
-  `server.storage.sqlite_tx.SqliteTx`; no caller sees SQL or a driver.
+  ratings, the ladder's matches); its rows are the values of `server.storage.rows`. Each query is
+  written there once for both engines, spelt by a `server.storage.dialect.Dialect` and run by the
+  engine's driver (`server.storage.sqlite_driver`, `server.storage.postgres_driver`); no caller
+  sees SQL or a driver.
 - `Store` and `open_store` (`server.storage.writer`): the server's one writer task, with group
   commit: `await store.call(lambda tx: tx.insert_action(...))` returns once committed.
 - `read_transaction` / `write_transaction` (`server.storage.direct`): one transaction from a

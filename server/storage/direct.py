@@ -34,7 +34,7 @@ from server.storage.errors import (
 from server.storage.lock import DatabaseLock, lock_path_of, read_holder
 from server.storage.schema import SCHEMA_VERSION
 from server.storage.sqlite import connect, schema_version
-from server.storage.sqlite_tx import SqliteTx
+from server.storage.sqlite_driver import sqlite_tx
 from server.storage.target import Target, is_postgres
 from server.storage.tx import Tx
 
@@ -90,7 +90,7 @@ def read_transaction(path: Target) -> Iterator[Tx]:
         conn.execute("PRAGMA query_only=ON")
         conn.execute("BEGIN")  # deferred: one snapshot for the whole command, no write lock
         try:
-            yield SqliteTx(conn)
+            yield sqlite_tx(conn)
         except sqlite3.Error as exc:
             raise StorageError(f"cannot read database {path}: {exc}") from exc
         finally:
@@ -142,7 +142,7 @@ def write_transaction(path: Target) -> Iterator[Tx]:
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                yield SqliteTx(conn)
+                yield sqlite_tx(conn)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -30,10 +30,11 @@ import psycopg
 import structlog
 import trio
 
+from server.storage.dialect import POSTGRES
 from server.storage.engine import Durability, Job
 from server.storage.errors import PostgresInUse, SchemaTooNew, StorageError, StoreUnavailable
-from server.storage.postgres_tx import PostgresTx
-from server.storage.schema import POSTGRES, SCHEMA_VERSION, migrations, statements
+from server.storage.postgres_driver import postgres_tx
+from server.storage.schema import SCHEMA_VERSION, migrations, statements
 from server.storage.target import shown
 
 log = structlog.get_logger("server.storage")
@@ -262,7 +263,7 @@ class PostgresDatabase:
         self.fence = fence
         self.url = url
         self.durability = Durability(durability)
-        self.tx = PostgresTx(conn)
+        self.tx = postgres_tx(conn)
         self._configure()
         self.retried = 0  # batches run again job by job, for tests and stats
         # The transaction id of a batch whose connection was lost after it was sent (None: no
@@ -432,7 +433,7 @@ class PostgresDatabase:
         with contextlib.suppress(psycopg.Error):
             self.conn.close()
         self.conn = conn
-        self.tx = PostgresTx(conn)
+        self.tx = postgres_tx(conn)
         self.reconnected_at = time.monotonic()
         try:
             self._configure()

@@ -9,7 +9,7 @@ import psycopg
 
 from server.storage.errors import NoDatabase, SchemaTooNew, StorageError
 from server.storage.postgres import connect, migrate, schema_version
-from server.storage.postgres_tx import PostgresTx
+from server.storage.postgres_driver import postgres_tx
 from server.storage.schema import SCHEMA_VERSION
 from server.storage.target import shown
 from server.storage.tx import Tx
@@ -34,7 +34,7 @@ def read_transaction(url: str) -> Iterator[Tx]:
         try:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                yield PostgresTx(conn)
+                yield postgres_tx(conn)
             finally:
                 if not conn.broken:
                     conn.execute("ROLLBACK")
@@ -54,7 +54,7 @@ def write_transaction(url: str) -> Iterator[Tx]:
         try:
             conn.execute("BEGIN")
             try:
-                yield PostgresTx(conn)
+                yield postgres_tx(conn)
                 conn.execute("COMMIT")
             except BaseException:
                 if not conn.broken:

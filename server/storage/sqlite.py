@@ -30,7 +30,7 @@ from server.storage.errors import (
 )
 from server.storage.lock import DatabaseLock
 from server.storage.schema import MIGRATIONS, SCHEMA_VERSION
-from server.storage.sqlite_tx import SqliteTx
+from server.storage.sqlite_driver import sqlite_tx
 from server.storage.tx import Tx
 
 log = structlog.get_logger("server.storage")
@@ -166,7 +166,7 @@ class SqliteDatabase:
         lock: DatabaseLock | None = None,
     ) -> None:
         self.conn = conn
-        self.tx = SqliteTx(conn)
+        self.tx = sqlite_tx(conn)
         self.path = path
         self.lock = lock
         self.commits_inline = Durability(durability) is Durability.normal

@@ -32,20 +32,20 @@ def autocommit_tx(target: Target) -> Iterator[Tx]:
     if is_postgres(target):
         from server.storage.postgres import connect as pg_connect
         from server.storage.postgres import migrate
-        from server.storage.postgres_tx import PostgresTx
+        from server.storage.postgres_driver import postgres_tx
 
         pg = pg_connect(str(target))
         try:
             migrate(pg, str(target))
-            yield PostgresTx(pg)
+            yield postgres_tx(pg)
         finally:
             pg.close()
         return
     from server.storage.sqlite import connect
-    from server.storage.sqlite_tx import SqliteTx
+    from server.storage.sqlite_driver import sqlite_tx
 
     conn = connect(target)
     try:
-        yield SqliteTx(conn)
+        yield sqlite_tx(conn)
     finally:
         conn.close()

@@ -11,8 +11,7 @@ import trio
 from protocol.messages import Act, CreateTable, Error, Register, Registered, TableCreated, YourTurn
 from protocol.types import Game
 from server.app import local_config, running_server
-from server.storage import Durability
-from server.storage.sqlite_tx import SqliteTx
+from server.storage import Durability, Tx
 from tests.server.wire_client import WireClient
 
 TURN = 0.6  # seconds a person has for each decision here
@@ -37,14 +36,14 @@ async def test_a_commit_that_outlasts_the_deadline_is_counted_not_replayed(
                 turn = await client.expect(YourTurn)
             table = server.lobby.tables[created.table]
             version = table.game.version
-            real_insert = SqliteTx.insert_action
+            real_insert = Tx.insert_action
 
-            def slow_insert(self: SqliteTx, *args: Any, **kwargs: Any) -> None:
+            def slow_insert(self: Tx, *args: Any, **kwargs: Any) -> None:
                 if kwargs.get("source") == "player":
                     time.sleep(COMMIT)  # a slow disk: in the writer's worker thread (`full`)
                 real_insert(self, *args, **kwargs)
 
-            monkeypatch.setattr(SqliteTx, "insert_action", slow_insert)
+            monkeypatch.setattr(Tx, "insert_action", slow_insert)
             answer = await client.request(
                 Act(table=created.table, version=turn.version, action=turn.legal[0])
             )

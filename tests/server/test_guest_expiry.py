@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from server.storage import Tx
-from server.storage.postgres_tx import PostgresTx
-from server.storage.sqlite_tx import SqliteTx
 
 
 def made_at(tx: Tx, account_id: int, when: float) -> None:
     """Date an account's making back (the store dates it now; only a test needs otherwise)."""
-    if isinstance(tx, PostgresTx):
-        tx.conn.execute("UPDATE accounts SET created_at = %s WHERE id = %s", (when, account_id))
-        return
-    assert isinstance(tx, SqliteTx)
-    tx.conn.execute("UPDATE accounts SET created_at = ? WHERE id = ?", (when, account_id))
+    tx.driver.run("UPDATE accounts SET created_at = ? WHERE id = ?", (when, account_id))
 
 
 def guest(tx: Tx, name: str, when: float) -> int:

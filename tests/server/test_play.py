@@ -27,7 +27,7 @@ from protocol.messages import (
 from protocol.types import Action, ActionKind, Game
 from server.app import Server, local_config, running_server
 from server.config import Limits
-from server.storage.sqlite_tx import SqliteTx
+from server.storage import Tx
 from tests.server.players import heuristic_choice, play_until_over, random_choice
 from tests.server.wire_client import WireClient
 
@@ -222,7 +222,7 @@ async def test_an_action_that_cannot_be_stored_is_refused_and_not_applied(
         def failing_insert(*args: object, **kwargs: object) -> None:
             raise sqlite3.OperationalError("disk I/O error")
 
-        monkeypatch.setattr(SqliteTx, "insert_action", failing_insert)
+        monkeypatch.setattr(Tx, "insert_action", failing_insert)
         seen = len(client.received)
         refused = await client.request(
             Act(table=created.table, version=turn.version, action=turn.legal[0])

@@ -29,15 +29,15 @@ from server.storage.postgres import (
     migrate,
     schema_version,
 )
-from server.storage.postgres_tx import PostgresTx
+from server.storage.postgres_driver import PostgresDriver, postgres_tx
 from server.storage.sqlite import connect as sqlite_connect
-from server.storage.sqlite_tx import SqliteTx
+from server.storage.sqlite_driver import sqlite_tx
 from server.storage.target import shown
 
 
 def _pg(tx: Tx) -> psycopg.Connection[object]:
-    assert isinstance(tx, PostgresTx)
-    return tx.conn
+    assert isinstance(tx.driver, PostgresDriver)
+    return tx.driver.conn
 
 
 def test_both_engines_make_the_same_tables_and_columns(pg_url: str, tmp_path: Path) -> None:
@@ -185,11 +185,11 @@ def _names(tx: Tx) -> str | None:
 def test_sqlite_and_postgresql_compare_names_alike(pg_url: str) -> None:
     """Names compare without ASCII case in both; other letters are compared as they are."""
     lite = sqlite_connect(":memory:")
-    assert _names(SqliteTx(lite)) == "éva"
+    assert _names(sqlite_tx(lite)) == "éva"
     lite.close()
     conn = connect(pg_url)
     migrate(conn, pg_url)
-    assert _names(PostgresTx(conn)) == "éva"
+    assert _names(postgres_tx(conn)) == "éva"
     conn.close()
 
 

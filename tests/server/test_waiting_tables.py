@@ -35,8 +35,7 @@ from protocol.messages import (
 )
 from protocol.types import Clock, Game, TableInfo, TableStatus
 from server.app import local_config, running_server
-from server.storage import MIGRATIONS, SCHEMA_VERSION
-from server.storage.sqlite_tx import SqliteTx
+from server.storage import MIGRATIONS, SCHEMA_VERSION, Tx
 from tests.server.players import random_choice
 from tests.server.wire_client import WireClient
 
@@ -287,10 +286,10 @@ async def test_a_seat_that_cannot_be_stored_is_not_taken(
             created = await hank.request(CreateTable(game=Game.HEARTS, preset="hearts", bots=[1]))
             assert isinstance(created, TableCreated), created
 
-            def refuse(tx: SqliteTx, table_id: str, seats: object) -> None:
+            def refuse(tx: Tx, table_id: str, seats: object) -> None:
                 raise sqlite3.OperationalError("disk I/O error")
 
-            monkeypatch.setattr(SqliteTx, "update_table_seats", refuse)
+            monkeypatch.setattr(Tx, "update_table_seats", refuse)
             refused = await hank.request(Join(table=created.table, seat=0))
             assert isinstance(refused, Error) and refused.code == "internal", refused
             info = (await _listing(hank))[created.table]

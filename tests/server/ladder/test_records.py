@@ -34,7 +34,7 @@ from protocol.types import ClientKind
 from server.ladder import store as ladder_store
 from server.ladder.desk import LadderArchive
 from server.storage import Tx
-from server.storage.sqlite_tx import SqliteTx
+from server.storage.sqlite_driver import SqliteDriver
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.made import rated_match
 from tests.server.ladder.test_service import FAST, register_bot
@@ -176,18 +176,18 @@ def test_a_match_stored_before_the_reasons_were_kept_still_reads(tmp_path: Path)
     # Rows written before the reasons were kept hold a list of forfeiters' ids (SQLite's
     # `forfeits` column): they read with no reason, and rate as they did.
     with autocommit_tx(sqlite_target("sqlite-file", tmp_path)) as tx:
-        assert isinstance(tx, SqliteTx)
+        assert isinstance(tx.driver, SqliteDriver)
         match = rated_match(
             tx, ["a", "b", "c", "d"], [(10, 20)], forfeits=["b"], reasons={"b": "left"}
         )
         seq = ladder_store.match_seq(match)
         (kept,) = ladder_store.matches(tx)
         assert kept["forfeits"] == ["b"] and kept["forfeit_reasons"] == {"b": "left"}
-        (stored,) = tx.conn.execute(
+        (stored,) = tx.driver.conn.execute(
             "SELECT forfeits FROM ladder_matches WHERE seq = ?", (seq,)
         ).fetchone()
         account = next(iter(json.loads(stored)))
-        tx.conn.execute(
+        tx.driver.conn.execute(
             "UPDATE ladder_matches SET forfeits = ? WHERE seq = ?",
             (json.dumps([int(account)]), seq),
         )
