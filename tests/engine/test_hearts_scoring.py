@@ -11,6 +11,9 @@ from engine.errors import IllegalAction
 from engine.events import GameOver, HandScored
 from engine.game import Phase
 from engine.hearts_rules import POINT_CARDS, penalty_points
+from engine.hearts_scoring import HandScore, pass_transfers, score_hand
+from engine.history import Transfer
+from engine.ruleset import Ruleset
 from tests.engine.hearts_helpers import (
     MOON_DEAL,
     MOON_PREFERENCES,
@@ -146,3 +149,35 @@ def test_a_whole_game_to_100_finishes_and_records_every_hand() -> None:
     assert len(game.histories) == game.hand_number
     assert game.outcome is not None
     assert min(game.scores) == game.scores[game.outcome.winners[0]]
+
+
+# -- the end of a hand as values (engine.hearts_scoring, which HeartsGame calls) ---------------------
+
+
+def test_score_hand_is_a_function_of_the_cards_taken_and_the_scores_before() -> None:
+    house = Ruleset.from_preset("hearts-house", target_score=100)
+    # Seat 2 took every heart and the queen (a moon: 26 to each other seat), seat 1 the jack (no
+    # jack rule in this preset: it counts nothing).
+    taken = [m("2C 3C"), m("JD"), POINT_CARDS, 0]
+    score = score_hand(house, taken, (70, 10, 5, 80), hand_number=3)
+    assert score == HandScore(
+        delta=(26, 26, 0, 26),
+        after=(96, 36, 5, 106),
+        notes=("seat 2 shot the moon (add to others)", "seat 2 took 26 points"),
+        end="target",
+    )
+    plain = Ruleset.from_preset("hearts", max_hands=3)  # the moon "off": 26 for the shooter
+    assert score_hand(plain, taken, (0, 0, 0, 0), hand_number=3) == HandScore(
+        (0, 0, 26, 0), (0, 0, 26, 0), ("seat 2 took 26 points",), "hands"
+    )
+    assert score_hand(plain, taken, (0, 0, 0, 0), hand_number=2).end == ""
+
+
+def test_pass_transfers_follow_the_direction_and_skip_seats_that_did_not_pass() -> None:
+    given: list[tuple[int, ...] | None] = [(c("2C"),), (c("3C"),), None, (c("5C"),)]
+    assert pass_transfers(given, "right") == (
+        Transfer(0, 3, (c("2C"),)),
+        Transfer(1, 0, (c("3C"),)),
+        Transfer(3, 2, (c("5C"),)),
+    )
+    assert pass_transfers([None] * 4, "none") == ()
