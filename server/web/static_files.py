@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 
+from engine.option_docs import OPTION_DOCS
 from engine.ruleset import PRESETS, describe_preset
 
 CONTENT_TYPES = {
@@ -139,7 +140,8 @@ def _walk(folder: Traversable, prefix: str) -> dict[str, StaticFile]:
 
 def presets_document() -> bytes:
     """`/presets.json`: every ruleset preset the server offers with its game, seats and options,
-    so the lobby shows a table's rules before anyone sits (the engine's own values)."""
+    so the lobby shows a table's rules before anyone sits (the engine's own values), and every
+    option's description (`options`, in the engine's order `option_order`)."""
     presets = [
         {
             "name": name,
@@ -151,7 +153,11 @@ def presets_document() -> bytes:
         }
         for name, rules in PRESETS.items()
     ]
-    return json.dumps({"presets": presets}, separators=(",", ":"), sort_keys=True).encode()
+    # What each option means and when it matters, in words: the engine's one table of them, so
+    # the page's rules panels describe any table's options as the terminal client does.
+    option_docs = {name: doc.to_dict() for name, doc in OPTION_DOCS.items()}
+    document = {"presets": presets, "options": option_docs, "option_order": list(OPTION_DOCS)}
+    return json.dumps(document, separators=(",", ":"), sort_keys=True).encode()
 
 
 def load_site() -> dict[str, StaticFile]:

@@ -5,6 +5,7 @@ Skipped, with the reason, where Node is not installed: `make test` needs only Py
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -18,8 +19,10 @@ from client.verify import engine_deal
 from engine.cards import mask_of, parse_card
 from engine.deal import commitment
 from engine.hearts_rules import penalty_points
-from engine.ruleset import Ruleset
+from engine.option_docs import rule_lines
+from engine.ruleset import PRESETS, Ruleset
 from protocol.docs import EXAMPLE, parse_hex
+from server.web.static_files import presets_document
 from tests.protocol.test_docs import TEXT, sequence_entries
 
 JS_TESTS = sorted((Path(__file__).parent / "js").glob("*.test.mjs"))
@@ -68,7 +71,23 @@ def fixtures() -> dict[str, Any]:
         for card in CARDS
     ]  # fmt: skip
     walkthrough = [entry for who, entry in sequence_entries() if who == "S"]
+    # The rules panels: the page's lines (rules.js) for every preset, and a few tables' overrides,
+    # against the engine's `rule_lines`, from the document the page reads (`/presets.json`).
+    rulesets = [*PRESETS.values()] + [
+        PRESETS["standard"].with_options(**overrides)
+        for overrides in (
+            {"blind_nil": True, "target_score": 0, "max_hands": 3},
+            {"bags": "no_bags", "tram": True, "first_dealer": 2},
+            {"nil": False, "losing_floor_enabled": True, "deficient_hands": ["no_spades"]},
+        )
+    ]
+    rules = [
+        {"options": r.to_dict(), "lines": [dataclasses.asdict(line) for line in rule_lines(r)]}
+        for r in rulesets
+    ]
     return {
+        "presets": json.loads(presets_document()),
+        "rules": rules,
         "examples": examples,
         "integers": [[n, msgpack.packb(n).hex()] for n in integers],
         "deals": deals,

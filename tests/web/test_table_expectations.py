@@ -41,10 +41,10 @@ def test_what_players_expect(tmp_path: Path) -> None:
             assert "your partner" in host.inner_text("#create-bots")
             host.click("#preset-rules summary")
             rules = host.inner_text("#preset-options")
-            assert "nil value" in rules and "moon" not in rules and "True" not in rules, rules
+            assert "Nil is worth" in rules and "moon" not in rules and "True" not in rules, rules
             host.select_option("#create-game", "hearts")
             rules = host.inner_text("#preset-options")
-            assert "moon" in rules and "nil value" not in rules, rules
+            assert "moon" in rules and "Nil is worth" not in rules, rules
             host.select_option("#create-game", "spades")
             # A private table, blind nil allowed, the partner's seat left for a friend.
             reply = host.evaluate(

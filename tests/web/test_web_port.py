@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import fields
 
 import trio
 
+from engine.ruleset import Ruleset
 from server.web import WebLimits, serve_web
 
 HEADERS_END = b"\r\n\r\n"
@@ -94,6 +96,11 @@ async def test_the_page_and_its_files_are_served(web_server) -> None:  # type: i
         # Which preset follows which rules source shows before anyone sits (issue 17, item 5).
         assert "source 002" in presets["hearts"]["description"]
         assert "not in the sources" in presets["hearts-house"]["description"]
+        # And every option in words, from the engine's one table (issue 39 item 4).
+        document = json.loads(body)
+        assert document["option_order"] == [f.name for f in fields(Ruleset)]
+        assert document["options"]["nil_value"]["label"] == "Nil is worth"
+        assert document["options"]["blind_nil_value"]["when"] == {"blind_nil": [True]}
 
 
 async def test_unknown_paths_and_traversal_are_not_found(web_server) -> None:  # type: ignore[no-untyped-def]

@@ -8,6 +8,7 @@ import { $, fill, h } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { everyTable } from "./listing.js";
 import { TableState } from "./state.js";
+import { ruleLines, valueWords } from "./rules.js";
 import { renderTable, rovingTabStop, tickClocks } from "./table_view.js";
 import { checkHand } from "./verify.js";
 
@@ -22,6 +23,8 @@ const app = {
   user: null,
   tables: new Map(), // table id -> TableInfo, from list_tables and table_changed
   presets: [],
+  optionDocs: {}, // option -> its description (the engine's table, from presets.json)
+  optionOrder: [],
   table: null, // TableState of the table on screen
   codes: {}, // table id -> join code we were given or typed
   selected: new Set(), // cards chosen for a pass, exchange or discard
@@ -83,9 +86,13 @@ function seatInfo(tableId) {
   return { bySeat, names };
 }
 
-// A built-in bot by its kind ("heuristic bot"), not its account name ("bot:heuristic").
+// A built-in bot by its kind ("quick search bot"), not its account name ("bot:search_fast").
+const BOT_WORDS = { random: "random", heuristic: "heuristic", search_fast: "quick search", search: "search" };
+
 function playerName(seat) {
-  return seat.bot ? `${String(seat.player).replace(/^bot:/, "")} bot` : seat.player;
+  if (!seat.bot) return seat.player;
+  const kind = BOT_WORDS[seat.bot_kind] || String(seat.player).replace(/^bot:/, "");
+  return `${kind} bot`;
 }
 
 function presetOptions(name) {
@@ -496,13 +503,14 @@ async function createTable() {
   const preset = $("create-preset").value;
   const players = (app.presets.find((p) => p.name === preset) || { players: 4 }).players;
   const bots = [...document.querySelectorAll("#create-bots input:checked")].map((el) => Number(el.value)).filter((s) => s < players);
+  const bot = $("create-bot").value;
   const options = {};
   const target = $("create-target").value;
   const hands = $("create-hands").value;
   const defaults = presetOptions(preset);
   if (target !== "" && Number(target) !== defaults.target_score) options.target_score = Number(target);
   if (hands !== "" && Number(hands) > 0) options.max_hands = Number(hands);
-  const reply = await ask({ t: "create_table", game, preset, options, bots, private: $("create-private").checked, sit: 0 }, ["table_created"]);
+  const reply = await ask({ t: "create_table", game, preset, options, bots, bot, private: $("create-private").checked, sit: 0 }, ["table_created"]);
   if (reply && reply.code) app.codes[reply.table] = reply.code;
 }
 
@@ -642,9 +650,13 @@ function drawLog(el, state) {
 
 function optionChips(info) {
   const entries = Object.entries(info.options || {});
+  const chip = ([key, value]) => {
+    const doc = app.optionDocs[key];
+    return doc ? `${doc.label}: ${valueWords(doc, key, value)}` : `${key.replaceAll("_", " ")}: ${value}`;
+  };
   return h("div", { class: "chips" },
     h("span", { class: "chip" }, info.game), h("span", { class: "chip" }, info.preset),
-    entries.map(([key, value]) => h("span", { class: "chip" }, `${key.replaceAll("_", " ")}: ${Array.isArray(value) ? value.join(", ") : value}`)),
+    entries.map((entry) => h("span", { class: "chip" }, chip(entry))),
     h("span", { class: "chip" }, `${Math.round(info.clock.turn_ms / 1000)} s a turn`),
     info.private ? h("span", { class: "chip" }, "private") : null);
 }
@@ -668,28 +680,12 @@ function drawLobby() {
   chat.scrollTop = chat.scrollHeight;
 }
 
-// The options that apply to this game, in words: a Spades table's list leaves out the engine's
-// `hearts_*` options, a Hearts table's keeps those and the game's length and seats (the engine's
-// ruleset carries every option for both games).
-const BOTH_GAMES = new Set(["game", "players", "target_score", "max_hands", "losing_floor_enabled", "losing_floor", "first_dealer"]);
-
-function applies(key, game) {
-  if (game === "hearts") return key.startsWith("hearts_") || BOTH_GAMES.has(key);
-  return !key.startsWith("hearts_");
-}
-
-function optionWords(value) {
-  if (value === true) return "yes";
-  if (value === false) return "no";
-  if (Array.isArray(value)) return value.map((v) => String(v).replaceAll("_", " ")).join(", ") || "none";
-  return String(value).replaceAll("_", " ");
-}
-
+// The options that matter in this game, in words, as the engine describes them (rules.js): no
+// Hearts option at a Spades table, no blind nil's worth where blind nil is off.
 function optionList(options) {
-  const game = String(options.game || "spades");
-  return h("dl", {}, Object.entries(options).filter(([key]) => applies(key, game)).map(([key, value]) => [
-    h("dt", {}, key.replace(/^hearts_/, "").replaceAll("_", " ")),
-    h("dd", {}, optionWords(value)),
+  return h("dl", {}, ruleLines(options, app.optionDocs, app.optionOrder).map((line) => [
+    h("dt", {}, line.label),
+    h("dd", {}, line.value, h("span", { class: "about" }, line.about)),
   ]));
 }
 
@@ -866,10 +862,13 @@ async function playAgain() {
   const info = state && app.tables.get(state.table);
   if (!info) return;
   const bots = info.seats.filter((s) => s.bot).map((s) => s.seat);
+  const kind = (info.seats.find((s) => s.bot && s.bot_kind) || {}).bot_kind; // the same bots again
   const seat = state.seat ?? 0;
   await app.conn.request({ t: "leave", table: state.table });
   leaveScreen();
-  const reply = await ask({ t: "create_table", game: info.game, preset: info.preset, options: info.options || {}, bots, private: Boolean(info.private), sit: seat }, ["table_created"]);
+  const again = { t: "create_table", game: info.game, preset: info.preset, options: info.options || {}, bots, private: Boolean(info.private), sit: seat };
+  if (kind) again.bot = kind;
+  const reply = await ask(again, ["table_created"]);
   if (reply && reply.code) app.codes[reply.table] = reply.code;
 }
 
@@ -883,7 +882,10 @@ async function start() {
   wire();
   try {
     const response = await fetch("presets.json");
-    app.presets = (await response.json()).presets;
+    const served = await response.json();
+    app.presets = served.presets;
+    app.optionDocs = served.options || {};
+    app.optionOrder = served.option_order || [];
   } catch {
     app.presets = [{ name: "standard", game: "spades", players: 4, options: {} }, { name: "hearts", game: "hearts", players: 4, options: {} }];
   }

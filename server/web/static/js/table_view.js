@@ -288,12 +288,15 @@ function sideTitle(state, i, ctx) {
   return name === who ? name : `${name} (${who})`;
 }
 
+// A seat as the table names it: "You", or its place and its player ("West (heuristic bot)").
+function seatName(state, seat, ctx) {
+  if (seat === state.seat) return "You";
+  return ctx.names[seat] ? `${state.place(seat)} (${ctx.names[seat]})` : state.place(seat);
+}
+
 // The engine's notes name seats ("seat 2 nil made"): the page names them as the table does.
 function namedNote(state, note, ctx) {
-  return note.replace(/\bseat (\d+)\b/g, (_, seat) => {
-    const s = Number(seat);
-    return s === state.seat ? "You" : ctx.names[s] ? `${state.place(s)} (${ctx.names[s]})` : state.place(s);
-  });
+  return note.replace(/\bseat (\d+)\b/g, (_, seat) => seatName(state, Number(seat), ctx));
 }
 
 // Which side each of the engine's "contract N made|set with M" notes is about: it writes one, in side
@@ -385,10 +388,16 @@ function renderGameOver(state, ctx) {
   const wasHidden = el.hidden;
   el.hidden = !over || ctx.gameOverDismissed;
   if (!over) return;
-  const winners = over.winners.map((s) => (s === state.seat ? "You" : ctx.names[s] ? `${state.place(s)} (${ctx.names[s]})` : state.place(s)));
+  const winners = over.winners.map((s) => seatName(state, s, ctx));
+  const sides = state.sides();
   fill($("game-over-body"),
-    h("p", { class: "winners" }, `${winners.join(" and ")} ${winners.length === 1 && winners[0] === "You" ? "win" : winners.length > 1 ? "win" : "wins"}.`),
-    h("ul", {}, over.scores.map((score, i) => h("li", {}, `${sideTitle(state, i, ctx)}: ${score}`))),
+    h("p", { class: "winners" }, winners.length ? `${winners.join(" and ")} ${winners.length === 1 && winners[0] !== "You" ? "wins" : "win"}.` : "A draw."),
+    // Each side by its players, as the table names them ("You and North (heuristic bot)").
+    h("ul", { class: "finals" }, over.scores.map((score, i) => {
+      const name = state.sideName(i, ctx.names);
+      const players = (sides[i] || []).map((s) => seatName(state, s, ctx)).join(" and ");
+      return h("li", {}, name === players ? "" : h("strong", {}, `${name}: `), players, " · ", h("span", { class: "final-score" }, String(score).replace("-", "−")));
+    })),
     state.scored.length ? sheetTable(state, ctx) : null,
     state.scored.length ? verdictLine(state.checks[state.scored[state.scored.length - 1].hand_number]) : null);
   if (wasHidden && !el.hidden) $("game-over-close").focus();
