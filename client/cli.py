@@ -297,6 +297,23 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
 
 
 @app.command()
+def rules(
+    preset: Annotated[str, typer.Option(help="A ruleset preset: standard, hearts, yahoo, ...")] = (
+        "standard"
+    ),
+    opt: Annotated[
+        list[str] | None, typer.Option(help="Override one option: name=value (repeatable).")
+    ] = None,
+) -> None:
+    """Say a ruleset in words: the preset's description and each option that matters in its game
+    (the engine's descriptions, as the web page shows them). Needs no server."""
+    try:
+        typer.echo(lobby.rules_text(preset, parse_options(opt or [])))
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
+
+
+@app.command()
 def join(
     table: Annotated[
         str, typer.Argument(help="A table id (see `spades tables`), or a server's HOST:PORT.")

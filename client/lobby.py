@@ -15,7 +15,9 @@ from rich.text import Text
 from client.config import Credentials, ServerAddress
 from client.connection import Connection, ServerError, open_connection
 from client.journal import GameSummary
-from engine.ruleset import PRESETS, Ruleset
+from engine.errors import RulesetError
+from engine.option_docs import rule_lines
+from engine.ruleset import PRESETS, Ruleset, describe_preset
 from engine.seat_names import seat_label, who
 from protocol import messages as m
 from protocol.schema import to_map
@@ -268,6 +270,23 @@ def create_request(
         clock=Clock(turn_ms=clock * 1000, bank_ms=0) if clock is not None else None,
         bot=bot,
     )
+
+
+def rules_text(preset: str, options: dict[str, Any]) -> str:
+    """`spades rules`: the preset's description, then one line per option that matters in the game
+    (`label: value in words`) with what it does, from the engine's table (engine/option_docs.py).
+    Raises ValueError with a sentence for an unknown preset or a refused option."""
+    try:
+        ruleset = Ruleset.from_preset(preset, **options)
+        about = describe_preset(preset)
+    except RulesetError as exc:
+        raise ValueError(str(exc)) from None
+    changed = f" with {', '.join(sorted(options))} changed" if options else ""
+    lines = [f"{preset}{changed}: {about}", ""]
+    for line in rule_lines(ruleset):
+        lines.append(f"{line.label}: {line.value}")
+        lines.append(f"    {line.about}")
+    return "\n".join(lines)
 
 
 def free_seats_line(request: m.CreateTable, created: m.TableCreated) -> str:

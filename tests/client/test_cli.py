@@ -195,3 +195,17 @@ async def test_create_chooses_the_bots_strength(server: Server) -> None:
     # A kind the server does not offer is refused before anything is sent, naming the kinds.
     refused = await spades("create", "--bots", "3", "--bot", "godlike")
     assert refused.exit_code == 2 and "search_fast" in refused.output, refused.output
+
+
+async def test_rules_says_a_ruleset_in_the_engines_words() -> None:
+    shown = await spades("rules", "--preset", "hearts")
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.startswith("hearts: Hearts exactly as source 002 plays it")
+    assert "Shooting the moon: no bonus: the shooter takes 26" in shown.output
+    assert "Nil" not in shown.output and "_" not in shown.output
+    shown = await spades("rules", "--opt", "blind_nil=true")
+    assert "standard with blind_nil changed: Spades as pagat gives it" in shown.output
+    assert "Blind nil: yes" in shown.output and "Blind nil is worth: 100 points" in shown.output
+    assert "moon" not in shown.output
+    assert "unknown preset" in one_line_error(await spades("rules", "--preset", "nope"), code=2)
+    assert "nil_value" in one_line_error(await spades("rules", "--opt", "nil_value=-5"), code=2)
