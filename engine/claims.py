@@ -9,9 +9,11 @@ the same seat with no other live card between them are interchangeable, so only 
 positions are memoised. The search stops before the last trick, which is forced, and resolves it directly.
 """
 
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from engine.actions import Bid
 from engine.cards import Card, cards_in
 from engine.ordering import CardOrder
 
@@ -19,6 +21,27 @@ if TYPE_CHECKING:
     from engine.spades import SpadesGame
 
 NODE_BUDGET = 20_000
+
+
+def claim_award(
+    claimer: int,
+    held: bool,
+    penalty: str,
+    bids: Sequence[Bid | None],
+    sides: Sequence[Sequence[int]],
+) -> tuple[int, ...]:
+    """The seats the rest of the hand's tricks go to after a claim, in turn (the first remaining trick
+    to the first of them, the next to the next, round again): the claimer when the claim held; its
+    opponents that did not bid nil (all of them if each did) when it failed under "forfeit_tricks";
+    nobody otherwise (play goes on)."""
+    if held:
+        return (claimer,)
+    if penalty != "forfeit_tricks":
+        return ()
+    mine = next(side for side in sides if claimer in side)
+    opponents = [seat for seat in range(len(bids)) if seat not in mine]
+    not_nil = [seat for seat in opponents if not (bid := bids[seat]) or not bid.is_nil]
+    return tuple(not_nil or opponents)
 
 
 def quick_proof(game: "SpadesGame", claimer: int) -> bool:

@@ -35,6 +35,11 @@ def starting_dealer(ruleset: Ruleset, dealer: int | None) -> int:
     return dealer
 
 
+def next_dealer(dealer: int, players: int) -> int:
+    """The next hand's dealer after a hand is scored or declared dead: the deal passes to the left."""
+    return (dealer + 1) % players
+
+
 # Each deck's cards as bits (1 << card), in canonical order: shuffling these instead of the card
 # numbers applies the same permutation, and a hand is then the plain sum of its slice.
 _BIT_DECKS: Final[dict[str, tuple[CardMask, ...]]] = {}

@@ -1160,7 +1160,7 @@ class SpadesGame:
             if cards:
                 taken = self._redraw(seat, cards)
                 events.append(HandLooked(seat, self._hands[seat]))
-                self._received[seat] = taken
+                self._received[seat] = tuple(sorted(taken))  # in card order: a hand, not a draw
             if not self._discard_turns:
                 self._start_bidding()
             return events
@@ -1245,14 +1245,11 @@ class SpadesGame:
         hand = self._hands[seat]
         penalty = "" if held else r.tram_penalty
         events: list[Event] = [ClaimMade(seat, hand, held, penalty)]
-        if held:
-            self._award_rest([seat])
+        awarded = claims.claim_award(seat, held, penalty, self._bids, self._sides)
+        if awarded:
+            self._award_rest(list(awarded))
         elif penalty == "exposed":
             self._exposed[seat] = hand
-        elif penalty == "forfeit_tricks":
-            opponents = [s for s in range(self._n) if self.side_of(s) != self.side_of(seat)]
-            not_nil = [s for s in opponents if not (b := self._bids[s]) or not b.is_nil]
-            self._award_rest(not_nil or opponents)
         else:
             self._forfeit.add(self.side_of(seat))
         if self._phase is not PLAYING:
