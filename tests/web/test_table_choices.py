@@ -127,3 +127,123 @@ def test_bot_strength_rules_in_words_and_the_game_over_dialog(tmp_path: Path) ->
         finally:
             browser.close()
     assert errors == []
+
+
+BACKS_JS = """() => [0, 1, 2, 3].map((seat) => {
+  const el = document.querySelector(`.seat[data-seat='${seat}']`);
+  const backs = el && el.querySelector('.backs');
+  const minis = backs ? [...backs.querySelectorAll('.mini')] : [];
+  const shown = backs ? minis.filter((m) => m.getBoundingClientRect().width > 0).length : -1;
+  return [spadesApp.table.view.hand_sizes[seat], shown, backs ? backs.getAttribute('aria-label') : null];
+})"""
+HEARTS_STATE_JS = """() => {
+  const over = document.getElementById('game-over');
+  if (over && !over.hidden) return 'over';
+  if (document.querySelector('#choose')) return 'pass';
+  if (document.querySelector('#hand .card.legal')) return 'play';
+  return '';
+}"""
+RAW_CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
+
+
+def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path: Path) -> None:
+    """The issue's smaller points, seen by a phone watching a Hearts game a person plays: each
+    seat's cards face down (as many as it holds), no Bid or Bags column in Hearts, no raw card
+    codes in the log, the scores signed plainly, and the players named at the game's end."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with (
+        served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            host = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            host.on("pageerror", lambda error: errors.append(f"host: {error}"))
+            host.goto(url)
+            host.fill("#login-name", "player")
+            host.click("#register")
+            host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            host.select_option("#create-game", "hearts")
+            host.select_option("#create-bot", "random")
+            host.fill("#create-hands", "1")
+            host.click("#create-submit")
+            host.wait_for_selector("#choose", timeout=WAIT_MS)
+            set_pace(host, "fast")
+            table = host.evaluate("spadesApp.table.table")
+
+            phone = browser.new_context(
+                viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+            ).new_page()
+            phone.on("pageerror", lambda error: errors.append(f"phone: {error}"))
+            phone.goto(url)
+            phone.fill("#login-name", "watcher")
+            phone.tap("#guest")
+            phone.wait_for_selector(f"[data-key='watch-{table}']", timeout=WAIT_MS)
+            phone.tap(f"[data-key='watch-{table}']")
+            phone.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+            set_pace(phone, "fast")
+            # Every seat's cards face down, as many as it holds, on a phone too.
+            phone.wait_for_function(
+                "() => spadesApp.table && (spadesApp.table.view.hand_sizes || []).length === 4",
+                timeout=WAIT_MS,
+            )
+            for size, shown, label in phone.evaluate(BACKS_JS):
+                # (13, or 10 while a seat's pass is on its way)
+                assert size in (10, 13) and shown == size and label == f"{size} cards", (
+                    size,
+                    shown,
+                    label,
+                )
+            assert "Bid" not in phone.inner_text("#scores")
+            assert "Bags" not in phone.inner_text("#scores")
+
+            # The host passes three cards and plays the hand out by clicking.
+            checked_backs = False
+            for _ in range(60):  # a pass and 13 cards; the bound is generous
+                state = str(host.wait_for_function(HEARTS_STATE_JS, timeout=WAIT_MS).json_value())
+                if state == "over":
+                    break
+                if state == "pass":
+                    for card in host.locator("#hand .card:not(:disabled)").all()[:3]:
+                        card.click()
+                    host.wait_for_selector("#choose:not([disabled])", timeout=WAIT_MS)
+                    host.click("#choose")
+                    host.wait_for_selector("#choose", state="detached", timeout=WAIT_MS)
+                    continue
+                card = host.locator("#hand .card.legal").first
+                name = card.get_attribute("data-card")
+                card.click()
+                host.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+                if not checked_backs and phone.evaluate("spadesApp.table.view.played.length") > 6:
+                    # Mid-hand, the backs still count each hand.
+                    for size, shown, _ in phone.evaluate(BACKS_JS):
+                        assert shown == min(size, 18), (size, shown)
+                    checked_backs = True
+            else:  # pragma: no cover
+                raise AssertionError("the hand did not end")
+            assert checked_backs
+
+            phone.wait_for_selector("#game-over:not([hidden])", timeout=WAIT_MS)
+            log = phone.inner_text("#table-log")
+            assert "plays" in log and not RAW_CARD.search(log), log
+            assert re.search(r"[♣♦♥♠]", log), log
+            summary = (
+                phone.inner_text("#result")
+                if phone.locator("#result:not([hidden])").count()
+                else ""
+            )
+            for text in (log, summary, phone.inner_text("#game-over")):
+                assert "–+" not in text and "+-" not in text and "+−" not in text, text
+            dialog = phone.inner_text("#game-over")
+            assert "South (player)" in dialog and "West (random bot)" in dialog, dialog
+            finals = phone.locator("#game-over .finals li")
+            assert finals.count() == 4
+            # Each alone: the seat and its player, then the score; no side name repeated.
+            assert re.fullmatch(r"West \(random bot\) · −?\d+", finals.nth(1).inner_text())
+            assert "Bid" not in phone.inner_text("#game-over .sheet")
+        finally:
+            browser.close()
+    assert errors == []

@@ -394,9 +394,10 @@ function renderGameOver(state, ctx) {
     h("p", { class: "winners" }, winners.length ? `${winners.join(" and ")} ${winners.length === 1 && winners[0] !== "You" ? "wins" : "win"}.` : "A draw."),
     // Each side by its players, as the table names them ("You and North (heuristic bot)").
     h("ul", { class: "finals" }, over.scores.map((score, i) => {
-      const name = state.sideName(i, ctx.names);
-      const players = (sides[i] || []).map((s) => seatName(state, s, ctx)).join(" and ");
-      return h("li", {}, name === players ? "" : h("strong", {}, `${name}: `), players, " · ", h("span", { class: "final-score" }, String(score).replace("-", "−")));
+      const side = sides[i] || [];
+      const players = side.map((s) => seatName(state, s, ctx)).join(" and ");
+      const partners = state.seat !== null && side.length > 1; // "Us" or "Them" first
+      return h("li", {}, partners ? h("strong", {}, `${state.sideName(i, ctx.names)}: `) : null, players, " · ", h("span", { class: "final-score" }, String(score).replace("-", "−")));
     })),
     state.scored.length ? sheetTable(state, ctx) : null,
     state.scored.length ? verdictLine(state.checks[state.scored[state.scored.length - 1].hand_number]) : null);
