@@ -79,11 +79,12 @@ pytest: $(STAMP) $(AXE)
 test-web: $(STAMP) $(AXE)
 	SPADES_REQUIRE_BROWSER=1 $(BIN)/pytest -q tests/web
 
-# The web page's screenshots in docs/web.md (docs/images/web-*.png): taken by the layout test at
-# each screen size, then made small with pngquant (apt-get install pngquant), a few hundred KB in all.
-doc-images: $(STAMP)
+# The web page's screenshots in docs/web.md (docs/images/web-*.png): taken by the layout test and
+# the replay test at each screen size, then made small with pngquant (apt-get install pngquant), a few hundred KB in all.
+doc-images: $(STAMP) $(AXE)
 	mkdir -p docs/images
 	SPADES_REQUIRE_BROWSER=1 SPADES_DOC_IMAGES=1 $(BIN)/pytest -q tests/web/test_table_layout.py -k every
+	SPADES_REQUIRE_BROWSER=1 SPADES_DOC_IMAGES=1 $(BIN)/pytest -q tests/web/test_replays.py -k every_screen
 	pngquant --quality=60-85 --speed 1 --strip --force --ext .png docs/images/web-*-*x*.png
 
 bench: $(STAMP)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,9 +21,11 @@ from engine.cards import mask_of, parse_card
 from engine.deal import commitment
 from engine.hearts_rules import penalty_points
 from engine.option_docs import rule_lines
+from engine.records import game_records
 from engine.ruleset import PRESETS, Ruleset
 from protocol.docs import EXAMPLE, parse_hex
 from server.web.static_files import presets_document
+from tests.engine.helpers import play_random_game
 from tests.protocol.test_docs import TEXT, sequence_entries
 
 JS_TESTS = sorted((Path(__file__).parent / "js").glob("*.test.mjs"))
@@ -85,6 +88,16 @@ def fixtures() -> dict[str, Any]:
         {"options": r.to_dict(), "lines": [dataclasses.asdict(line) for line in rule_lines(r)]}
         for r in rulesets
     ]
+    # Whole games' hand records (spades-hand/1) as `spades-server export` writes them, for the
+    # replay: four-handed Spades (re-dealt by the page), Hearts (with passes), three-handed Spades
+    # (a card set aside: the page checks the seed only).
+    records = {
+        preset: game_records(
+            play_random_game(Ruleset.from_preset(preset), random.Random(preset), max_hands=hands),
+            game_id=f"g-{preset}",
+        )
+        for preset, hands in (("standard", 2), ("hearts", 1), ("three-player", 1))
+    }
     return {
         "presets": json.loads(presets_document()),
         "rules": rules,
@@ -93,6 +106,7 @@ def fixtures() -> dict[str, Any]:
         "deals": deals,
         "penalty": penalty,
         "walkthrough": walkthrough,
+        "records": records,
     }
 
 

@@ -6,7 +6,9 @@ import { classify } from "./actions.js";
 import { Connection } from "./connection.js";
 import { $, fill, h } from "./dom.js";
 import { cardFace } from "./cards.js";
+import { Journal } from "./journal.js";
 import { everyTable } from "./listing.js";
+import { openPastGames, setUpReplays } from "./replay_view.js";
 import { TableState } from "./state.js";
 import { ruleLines, valueWords } from "./rules.js";
 import { renderTable, rovingTabStop, tickClocks } from "./table_view.js";
@@ -17,6 +19,8 @@ const PACES = { fast: { trick: 800, card: 150 }, normal: { trick: 1600, card: 30
 
 const storage = window.localStorage; // the token: survives reloads and browser restarts
 const session = window.sessionStorage; // this tab's table being watched, and the deal evidence
+// Every hand this page sees, kept for its replays (journal.js; the Past games screen, replay_view.js).
+const journal = new Journal(storage, session, { server: location.host });
 
 const app = {
   conn: null,
@@ -60,7 +64,7 @@ function notice(text) {
 }
 
 function show(screen) {
-  for (const id of ["login-screen", "lobby-screen", "table-screen"]) $(id).hidden = id !== screen;
+  for (const id of ["login-screen", "lobby-screen", "table-screen", "replay-screen"]) $(id).hidden = id !== screen;
   document.body.dataset.screen = screen;
 }
 
@@ -239,6 +243,7 @@ function received(msg) {
     default:
       break;
   }
+  journal.observe(msg, app.tables.get(msg.table));
   const state = app.table;
   if (!state || msg.table !== state.table) return;
   if (msg.t === "snapshot") {
@@ -437,6 +442,7 @@ function runChecks(state) {
     checkHand(evidence, seed)
       .then((result) => {
         state.checks[hand] = result;
+        journal.checked(state.table, hand, result);
         if (result.verdict === "MISMATCH") notice(`DEAL CHECK FAILED for hand ${hand}: ${result.lines[result.lines.length - 1]}`);
         render();
       })
@@ -714,6 +720,11 @@ function drawCreateForm() {
 // ---------------------------------------------------------------- wiring
 
 function wire() {
+  setUpReplays(journal, () => show(app.table ? "table-screen" : app.user ? "lobby-screen" : "login-screen"));
+  $("past-games").addEventListener("click", () => {
+    show("replay-screen");
+    openPastGames();
+  });
   $("login-form").addEventListener("submit", (event) => {
     event.preventDefault();
     register($("login-name").value.trim());
