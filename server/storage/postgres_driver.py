@@ -49,11 +49,10 @@ class PostgresDriver:
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return self.conn.execute(self._sql[sql], params).fetchall()
 
-    def named(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def named(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[str], list[Row]]:
         cur = self.conn.execute(self._sql[sql], params)
         rows = cur.fetchall()
-        names = [column.name for column in cur.description or ()]
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        return [column.name for column in cur.description or ()], rows
 
     def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]:
         """The rows a chunk at a time, from a server-side cursor: an export of every game never

@@ -34,10 +34,9 @@ class SqliteDriver:
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return self.conn.execute(self._sql[sql], params).fetchall()
 
-    def named(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def named(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[str], list[Row]]:
         cur = self.conn.execute(self._sql[sql], params)
-        names = [column[0] for column in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur]
+        return [column[0] for column in cur.description], cur.fetchall()
 
     def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]:
         # sqlite3 steps the statement as the rows are asked for: none is held before.

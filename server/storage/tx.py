@@ -63,9 +63,9 @@ class Driver(Protocol):
         """Every row of a query."""
         ...
 
-    def named(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Every row of a query, by column name (for `SELECT *` of a table whose columns a file
-        not yet migrated may lack)."""
+    def named(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[str], list[Row]]:
+        """The names of a query's columns, and every row of it (for `SELECT *` of a table whose
+        columns a file not yet migrated may lack)."""
         ...
 
     def stream(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Row]:
@@ -159,16 +159,25 @@ def _rating(row: Row, at: int = 0) -> StoredRating:
     return StoredRating(float(row[at]), float(row[at + 1]), int(row[at + 2]))
 
 
-def _action(row: Mapping[str, Any]) -> StoredAction:
-    return StoredAction(
-        int(row["seq"]),
-        int(row["seat"]),
-        json.loads(row["action"]),
-        str(row["source"]),
-        # Absent from a SQLite file not yet migrated (commands read files as they are).
-        _int(row.get("bank_left_ms")),
-        float(row["created_at"]),
+def _actions(columns: list[str], rows: list[Row]) -> list[StoredAction]:
+    """`actions` rows of `SELECT *`: `bank_left_ms` is absent from a SQLite file not yet migrated
+    (commands read files as they are)."""
+    at = {name: i for i, name in enumerate(columns)}
+    seq, seat, action, source, created = (
+        at[name] for name in ("seq", "seat", "action", "source", "created_at")
     )
+    bank = at.get("bank_left_ms")
+    return [
+        StoredAction(
+            int(r[seq]),
+            int(r[seat]),
+            json.loads(r[action]),
+            str(r[source]),
+            None if bank is None else _int(r[bank]),
+            float(r[created]),
+        )
+        for r in rows
+    ]
 
 
 class Tx:
@@ -403,12 +412,9 @@ class Tx:
                 (game_id,),
             )
         ]
-        actions = [
-            _action(r)
-            for r in self.driver.named(
-                "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
-            )
-        ]
+        actions = _actions(
+            *self.driver.named("SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
+        )
         return StoredGame(
             id=int(row[0]),
             table_id=str(row[1]),

@@ -1,11 +1,21 @@
 """Every `Tx` method, on each engine (the `tx` fixture): what a caller of the store relies on."""
 
+import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from server.storage import HouseEntrant, StoredRating, Tx
+from server.storage import (
+    MIGRATIONS,
+    HouseEntrant,
+    StoredAction,
+    StoredRating,
+    Tx,
+    read_transaction,
+)
 from server.storage.dialect import POSTGRES, SQLITE
+from server.storage.schema import statements
 
 
 def test_accounts_are_found_by_id_and_by_name_without_case(tx: Tx) -> None:
@@ -289,3 +299,29 @@ def test_a_statement_is_refused_a_literal_percent_sign() -> None:
     assert SQLITE.render("SELECT ? WHERE {name_is}") == "SELECT ? WHERE name = ?"
     with pytest.raises(ValueError, match="literal '%'"):
         POSTGRES.render("SELECT 5 % 2")
+
+
+def test_a_file_not_yet_migrated_is_read_as_it_is(tmp_path: Path) -> None:
+    """A command reads a SQLite file without migrating it (`read_transaction`): a game stored
+    before actions kept the time bank left (schema version 2) loads, with no bank."""
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        for statement in statements("".join(MIGRATIONS[:2])):
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version = 2")
+        conn.execute("INSERT INTO tables (id, config, created_at) VALUES ('t', '{}', 1)")
+        conn.execute(
+            "INSERT INTO games (id, table_id, game, ruleset, seats, status, created_at)"
+            " VALUES (7, 't', 'spades', '{}', '[]', 'running', 2)"
+        )
+        conn.execute(
+            "INSERT INTO actions (game_id, seq, seat, action, source, created_at)"
+            " VALUES (7, 0, 1, '{\"bid\": 3}', 'player', 3)"
+        )
+    finally:
+        conn.close()
+    with read_transaction(db) as tx:
+        game = tx.load_game(7)
+    assert game is not None and game.created_at == 2.0
+    assert game.actions == [StoredAction(0, 1, {"bid": 3}, "player", None, 3.0)]
