@@ -382,7 +382,8 @@ class RuleLine:
 
 def value_words(option: str, value: Any) -> str:
     """`value` of `option` as a player reads it: yes/no, the option's words, a number with its
-    unit, a list's items in words ("none" for an empty list)."""
+    unit (every unit is a plural in s: "1 point"), a list's items in words ("none" for an empty
+    list)."""
     doc = OPTION_DOCS[option]
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -394,7 +395,8 @@ def value_words(option: str, value: Any) -> str:
     if option == "first_dealer":
         return f"seat {value}"
     if isinstance(value, int):
-        return f"{value} {doc.unit}".strip()
+        unit = doc.unit[:-1] if abs(value) == 1 else doc.unit  # 1 point, 2 points
+        return f"{value} {unit}".strip()
     return str(value).replace("_", " ")
 
 

@@ -47,6 +47,9 @@ def test_every_word_of_an_enumerated_option_has_its_words(option: str) -> None:
 def test_values_in_words() -> None:
     assert value_words("blind_nil", True) == "yes"
     assert value_words("nil_value", 100) == "100 points"
+    assert value_words("overtrick_points", 1) == "1 point"
+    assert value_words("overtrick_points", -10) == "-10 points"
+    assert all(doc.unit.endswith("s") for doc in OPTION_DOCS.values() if doc.unit)
     assert value_words("target_score", 0) == "no target"
     assert value_words("max_hands", 0) == "no limit"
     assert value_words("first_dealer", "random") == "drawn from the first deal's seed"

@@ -89,7 +89,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
             # The rules of a preset are on the lobby's form before anyone sits.
             page.select_option("#create-preset", "standard")
             page.click("#preset-rules summary")
-            assert "target score" in page.inner_text("#preset-options")
+            assert "Game to\n500 points" in page.inner_text("#preset-options")
             page.fill("#create-hands", "1")
             page.click("#create-submit")
             page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
@@ -111,7 +111,8 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
             phone.wait_for_selector(item, timeout=WAIT_MS)
             assert "standard" in phone.inner_text(item)  # the table's rules, before sitting
             phone.tap(f"{item} summary")
-            assert "target score" in phone.inner_text(item)
+            rules = phone.inner_text(f"{item} .rules")  # with the table's own override, in words
+            assert "Game to\n500 points" in rules and "Hands\n1 hand" in rules, rules
             phone.tap(f"{item} button:has-text('Watch')")
             phone.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
             # The felt is drawn on the next animation frame after the screen shows: wait for it.

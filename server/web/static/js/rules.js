@@ -11,7 +11,10 @@ export function valueWords(doc, option, value) {
   const said = (doc.words || {})[String(value)];
   if (said !== undefined) return said;
   if (option === "first_dealer") return `seat ${value}`;
-  if (Number.isInteger(value)) return `${value} ${doc.unit || ""}`.trim();
+  if (Number.isInteger(value)) {
+    const unit = Math.abs(value) === 1 ? (doc.unit || "").slice(0, -1) : doc.unit || ""; // 1 point
+    return `${value} ${unit}`.trim();
+  }
   return String(value).replaceAll("_", " ");
 }
 
