@@ -8,9 +8,10 @@ them, which do not depend on the load) and function calls (cProfile, builtins in
   `to_wire` + `pack_body` + `frame` for a reply; `game_event` (which validates the engine's map
   again), one `EventFrames` and a spliced frame per recipient for an event. "now": `Connection.send`
   (the phase table, no validation) and `Connection.send_event` (the same spliced frame, the seq
-  stamped by the connection), with `game_event(..., trusted=True)`. Cases: an `ok`; a `card_played`
-  from the engine's map to the four seats of a table (per action); a `your_turn` with 13 legal plays
-  (its `Action`s built once and reused, as `server/seats.py` does); a `turn` to the four seats; one
+  stamped by the connection), with `game_event_frames` (the engine's map straight to bytes). Cases:
+  an `ok`; a `card_played` from the engine's map to the four seats of a table (per action); a
+  `your_turn` with 13 legal plays (`your_turn_frames` from the engine's action maps, as
+  `server/turns.py` does); a `turn` to the four seats; one
   `card_played` alone; and their sum for one card (`one_card`);
 - server, receiving an `act`: today `MessageDecoder`; now `Connection.next_event` (the phase, too) and
   `answers_turn` (the rate limit's question, which the session asks today in its own code);
@@ -174,11 +175,14 @@ def _pair() -> tuple[Any, Any]:
 
 
 def now_cases() -> dict[str, Callable[[], object]]:
-    from protocol.messages import Act, Ok, Turn, YourTurn
+    from engine.actions import PlayCard, action_to_dict
+    from engine.cards import parse_card
+    from protocol.messages import Act, Ok, Turn
     from protocol.types import Action, ActionKind
-    from protocol.wire import EventFrames, encode, game_event
+    from protocol.wire import EventFrames, encode, game_event_frames, your_turn_frames
 
     legal = [Action(kind=ActionKind.PLAY, card=card) for card in HAND]
+    engine_legal = [PlayCard(0, parse_card(card)) for card in HAND]
     conns = [_pair()[0] for _ in range(SEATS)]
     ok = Ok(id=7)
 
@@ -187,18 +191,17 @@ def now_cases() -> dict[str, Callable[[], object]]:
         return data
 
     def played_to_4() -> list[bytes]:
-        frames = EventFrames(game_event("t7", 18, PLAYED, trusted=True))
+        frames = game_event_frames("t7", 18, PLAYED)
         return [conn.send_event(frames) for conn in conns]
 
     def your_turn() -> bytes:
-        message = YourTurn(
-            table="t7", version=17, seat=0, legal=list(legal), deadline_ms=30000, bank_ms=0
-        )
-        data: bytes = conns[0].send_event(EventFrames(message))
+        maps = [action_to_dict(action, with_seat=False) for action in engine_legal]
+        frames = your_turn_frames("t7", 17, seat=0, legal=maps, deadline_ms=30000, bank_ms=0)
+        data: bytes = conns[0].send_event(frames)
         return data
 
     def played_alone() -> bytes:
-        data: bytes = conns[0].send(game_event("t7", 18, PLAYED, trusted=True))
+        data: bytes = conns[0].send_event(game_event_frames("t7", 18, PLAYED))
         return data
 
     def turn_to_4() -> list[bytes]:
@@ -233,7 +236,7 @@ def card_rounds(rounds: int) -> tuple[Any, list[bytes]]:
     `card_played`, a `turn`, a `your_turn` and the `ok` to the client's own `act`."""
     from protocol.messages import Act, Ok, Turn, YourTurn
     from protocol.types import Action, ActionKind
-    from protocol.wire import EventFrames, encode, game_event
+    from protocol.wire import EventFrames, encode, game_event_frames
 
     legal = [Action(kind=ActionKind.PLAY, card=card) for card in HAND]
     server, client = _pair()
@@ -245,7 +248,7 @@ def card_rounds(rounds: int) -> tuple[Any, list[bytes]]:
         server.next_event()
         turn = Turn(table="t7", version=17, to_act=[0], deadline_ms=[30000], bank_ms=[0])
         mine = YourTurn(table="t7", version=17, seat=0, legal=legal, deadline_ms=30000)
-        played = EventFrames(game_event("t7", 18, PLAYED, trusted=True))
+        played = game_event_frames("t7", 18, PLAYED)
         chunks.append(
             b"".join(
                 [

@@ -84,11 +84,15 @@ class HandDealt(Event):
     def for_seat(self, seat: int | None) -> EventDict | None:
         out = self.to_dict()
         del out["hands"]
+        # `cards` before `pass_direction`: the wire message's order (its bytes are this map's).
+        direction = out.pop("pass_direction", None)
         out["cards"] = (
             None
             if seat is None or seat in self.hidden or seat >= len(self.hands)
             else mask_text(self.hands[seat])
         )
+        if direction is not None:
+            out["pass_direction"] = direction
         return out
 
 

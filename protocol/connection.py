@@ -362,7 +362,7 @@ class Connection:
             self._seq = seq
             if kind is YourTurn:
                 assert isinstance(message, YourTurn)
-                self._owe_turn(message)
+                self._owe_turn(message.table, message.version)
             return data
         if role is Role.REQUEST:
             assert isinstance(message, Request)
@@ -392,20 +392,19 @@ class Connection:
     def send_event(self, frames: EventFrames) -> bytes:
         """The frame of a shared, pre-encoded event with this connection's next ``seq`` spliced in
         (server side). Raises :class:`LocalProtocolError` as :meth:`send` does."""
-        message = frames.message
-        kind = type(message)
+        kind = frames.kind
         if kind not in self._ours:
-            raise self._not_now(message)
+            raise self._not_now_kind(kind)
         self._seq += 1
         if kind is YourTurn:
-            assert isinstance(message, YourTurn)
-            self._owe_turn(message)
+            assert frames.table is not None and frames.version is not None
+            self._owe_turn(frames.table, frames.version)
         return frames.frame(self._seq)
 
-    def _owe_turn(self, turn: YourTurn) -> None:
+    def _owe_turn(self, table: str, version: int) -> None:
         if self._turns_owed is None:
             self._turns_owed = {}
-        self._turns_owed[turn.table] = turn.version
+        self._turns_owed[table] = version
 
     def answers_turn(self, message: Message) -> bool:
         """Whether ``message`` is the first ``act`` for the version of the last ``your_turn`` this
@@ -421,7 +420,9 @@ class Connection:
         return True
 
     def _not_now(self, message: Message) -> LocalProtocolError:
-        kind = type(message)
+        return self._not_now_kind(type(message))
+
+    def _not_now_kind(self, kind: type[Message]) -> LocalProtocolError:
         if kind.SENDER not in (self.our_role, Sender.EITHER):
             why = f"a {kind.TYPE} is never sent by the {self.our_role}"
         elif not self._ours:

@@ -436,55 +436,8 @@ def from_map(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
     return obj
 
 
-def assemble(cls: type[T], data: dict[str, Any]) -> T:
-    """Build ``cls`` from a map this program made itself (the engine's event maps), without
-    checking it: fields whose value is already their wire form (numbers, strings, lists of them,
-    ``Any``) are taken as they are; only those that need converting (nested structures, enums,
-    tuples) go through their converter. Equal to :func:`from_map` on any map it accepts, at about
-    half the cost; unknown keys are ignored. A missing required field raises ``TypeError``.
-    """
-    kwargs: dict[str, Any] = {}
-    for spec in schema_of(cls).fields:
-        if spec.name in data:
-            value = data[spec.name]
-            kwargs[spec.name] = value if spec.encode is None else spec.convert(value, spec.name)
-    return cls(**kwargs)
-
-
-# The maps of instances of a few small, often repeated types (a server's `Action`s: every
-# `your_turn` lists up to hundreds, drawn from one cache of objects), by the identity of the object.
-# Holding the object keeps its id from being reused; bounded, cleared when full.
-_REMEMBERED_TYPES: set[type] = set()
-_REMEMBERED: dict[int, tuple[Any, dict[str, Any]]] = {}
-_REMEMBERED_LIMIT: Final = 4096
-
-
-def remember_maps(cls: type) -> None:
-    """Let :func:`to_map` keep the map of each instance of ``cls`` it makes, for when it is asked
-    again for the same object: for frozen types whose instances a program reuses (the wire
-    ``Action``: a server builds each one once and lists it in many turns)."""
-    _REMEMBERED_TYPES.add(cls)
-
-
 def to_map(obj: Any) -> dict[str, Any]:
-    """The plain map of a wire dataclass, keys in declaration order, optional ``None`` fields left out.
-
-    A new dict every time (the caller may change it), though of a remembered type (see
-    :func:`remember_maps`) its values are shared with the object's earlier maps.
-    """
-    if type(obj) in _REMEMBERED_TYPES:
-        found = _REMEMBERED.get(id(obj))
-        if found is not None and found[0] is obj:
-            return dict(found[1])
-        made = _to_map(obj)
-        if len(_REMEMBERED) >= _REMEMBERED_LIMIT:
-            _REMEMBERED.clear()
-        _REMEMBERED[id(obj)] = (obj, made)
-        return dict(made)
-    return _to_map(obj)
-
-
-def _to_map(obj: Any) -> dict[str, Any]:
+    """The plain map of a wire dataclass, keys in declaration order, optional ``None`` fields left out."""
     out: dict[str, Any] = {}
     for spec in schema_of(type(obj)).fields:
         value = getattr(obj, spec.name)

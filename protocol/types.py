@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
 
+from engine import actions as engine_actions
 from engine.cards import card_text
-from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range, remember_maps
+from protocol.schema import Doc, Length, Named, OneOf, Pattern, Range
 
 MAX_SAFE_INT: Final = 2**53 - 1  # the largest integer every language's msgpack reads exactly
 MAX_SEATS: Final = 4
 CARD_TEXTS: Final = frozenset(card_text(card) for card in range(54))
+_CARD_OF: Final = {card_text(card): card for card in range(54)}  # notation -> the engine's card
 
 RequestId = Annotated[int, Named("RequestId"), Range(0, 2**32 - 1)]
 Seq = Annotated[int, Named("Seq"), Range(0, MAX_SAFE_INT)]
@@ -165,10 +167,58 @@ class Action:
             return ("cards", "is required")
         return None
 
+    def engine_action(self, seat: int) -> engine_actions.Action:
+        """This action as the engine's, for ``seat`` (the sender's, which the server knows).
 
-_GIVING: Final = frozenset({ActionKind.EXCHANGE, ActionKind.PASS, ActionKind.DISCARD})
-# A server lists the same Action objects in turn after turn (`your_turn.legal`): encode each once.
-remember_maps(Action)
+        Nothing is checked again: a decoded ``Action`` has passed its schema (and ``invariant``)
+        once, at the edge, and what it means (a card held, a pass of the right size and of
+        different cards) is the rules' to judge. Never raises for an ``Action`` that decoded."""
+        kind = self.kind
+        if kind is ActionKind.PLAY:
+            assert self.card is not None
+            return engine_actions.PlayCard(seat, _CARD_OF[self.card])
+        if kind is ActionKind.BID:
+            assert self.tricks is not None
+            return engine_actions.Bid(
+                seat,
+                self.tricks,
+                bool(self.blind),
+                bool(self.no_trumps),
+                self.moe or "",
+                self.bemo or "",
+                bool(self.ten_for_200),
+                bool(self.double_nil),
+            )
+        if kind in _GIVING:
+            assert self.cards is not None
+            return _GIVING[kind](seat, tuple(_CARD_OF[card] for card in self.cards))
+        if kind is ActionKind.KEEP_DRAWN:
+            assert self.keep is not None
+            return engine_actions.KeepDrawn(seat, self.keep)
+        return _BARE[kind](seat)
+
+
+# The engine's action classes of the kinds that carry cards, and of those that carry nothing.
+_GIVING: Final[
+    dict[
+        ActionKind,
+        type[engine_actions.ExchangeCards | engine_actions.PassCards | engine_actions.Discard],
+    ]
+] = {
+    ActionKind.EXCHANGE: engine_actions.ExchangeCards,
+    ActionKind.PASS: engine_actions.PassCards,
+    ActionKind.DISCARD: engine_actions.Discard,
+}
+_BARE: Final[
+    dict[
+        ActionKind,
+        type[engine_actions.LookAtHand | engine_actions.Claim | engine_actions.DeclareDeficient],
+    ]
+] = {
+    ActionKind.LOOK: engine_actions.LookAtHand,
+    ActionKind.CLAIM: engine_actions.Claim,
+    ActionKind.DEFICIENT: engine_actions.DeclareDeficient,
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

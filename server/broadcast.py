@@ -3,8 +3,9 @@
 Pure (no trio, no clock): a table hands over the audience (who sits where, who watches) and what
 happened; this module decides who may see what and delivers. Every engine event redacts itself per
 recipient (`event.for_seat(seat)`, spectators `for_seat(None)`), so no seat and no spectator ever
-receives a card it may not know. Recipients who may see the same thing get the same `SharedEvent`,
-which the sessions encode once between them.
+receives a card it may not know. Recipients who may see the same thing get the same `SharedEvent`:
+the engine's map packed once into bytes (`protocol.wire.game_event_frames`), never built into a
+message object, each session splicing in its own `seq`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.events import Event as EngineEvent
-from protocol.messages import DealSeed, Message
-from protocol.wire import game_event
+from protocol.messages import DealSeed, Event
+from protocol.wire import game_event_frames
 from server.peers import Peer, SharedEvent
 
 # Who hears a table: (seat, peer) for seated connections, (None, peer) for spectators.
@@ -25,7 +26,7 @@ Audience = Sequence[tuple[int | None, Peer]]
 DEAL_OVER = frozenset({"hand_scored", "deal_declared_dead"})
 
 
-def tell_same(audience: Audience, message: Message) -> None:
+def tell_same(audience: Audience, message: Event) -> None:
     """The same message to everyone (encoded once)."""
     shared = SharedEvent(message)
     for _seat, peer in audience:
@@ -63,8 +64,8 @@ def tell_events(
                     shared = made
                     break
             if shared is None:
-                # The engine's own maps: built into messages without validating them again.
-                shared = SharedEvent(game_event(table_id, version, shown, trusted=True))
+                # The engine's own map, straight to bytes (no message object, no check again).
+                shared = SharedEvent(game_event_frames(table_id, version, shown))
                 built.append((shown, shared))
             peer.deliver_shared(shared)
         if event.kind in DEAL_OVER and deal.seed:

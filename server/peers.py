@@ -37,22 +37,37 @@ class Peer(Protocol):
 
 
 class SharedEvent:
-    """One event for several recipients: the message, and its encoding made on first need.
+    """One encoded event for one or several recipients: its frames, made once, each session
+    splicing in its own `seq` (`protocol.wire.EventFrames`).
 
-    A table sends the same event object to every recipient who may see the same thing; each
-    session then splices its own `seq` into the one encoding (`protocol.wire.EventFrames`) instead
-    of packing the message again. Built-in bots read `message` and never cause an encoding.
+    A table makes one for everyone who may see the same thing: from the engine's map for a game
+    event, from the seat's legal actions for a `your_turn` (neither ever becomes a message object on
+    the server), from a message for the table's other notices. Another server's event arrives as
+    its bytes (`EventFrames.from_body`) and passes through the same way. `kind` says which message
+    it is; `message` is the object itself, decoded on first need, for a peer that reads it (a
+    built-in bot reads its `your_turn`); a session never needs it.
     """
 
-    __slots__ = ("_frames", "message")
+    __slots__ = ("_frames", "_message")
 
-    def __init__(self, message: Message) -> None:
-        self.message = message
-        self._frames: EventFrames | None = None
+    def __init__(self, what: Event | EventFrames) -> None:
+        # A message is encoded on first need (a table of built-in bots alone never needs it).
+        self._frames: EventFrames | None = what if isinstance(what, EventFrames) else None
+        self._message: Event | None = None if isinstance(what, EventFrames) else what
 
     def frames(self) -> EventFrames:
-        """The shared encoding (made by the first session that sends it)."""
+        """The shared encoding (made by the first session that sends it, if made of a message)."""
         if self._frames is None:
-            assert isinstance(self.message, Event)
-            self._frames = EventFrames(self.message)
+            assert self._message is not None
+            self._frames = EventFrames(self._message)
         return self._frames
+
+    @property
+    def kind(self) -> type[Event]:
+        return type(self._message) if self._message is not None else self.frames().kind
+
+    @property
+    def message(self) -> Event:
+        if self._message is None:
+            self._message = self.frames().message
+        return self._message

@@ -52,7 +52,6 @@ from protocol.messages import (
     Tables,
     Unban,
 )
-from protocol.schema import to_map
 from protocol.types import ChatScope, ClientKind, Clock
 from server import accounts
 from server.accounts import Account
@@ -412,10 +411,10 @@ async def act(who: Requester, request: Act) -> None:
         # never cost the table a place in its inbox (docs/protocol.md, Which refusal wins).
         raise Refused(ErrorCode.NOT_SEATED, who.why_not_seated(request.table))
     # The table checks that this connection still holds the seat and that it is its turn: the
-    # map above is a cache, the table decides.
-    command = ActCommand(
-        peer=who, version=request.version, action=to_map(request.action), request_id=request.id
-    )
+    # map above is a cache, the table decides. The action was checked once, as it was decoded; it
+    # becomes the engine's here and is not checked again before the rules judge it.
+    action = request.action.engine_action(who.seats[request.table])
+    command = ActCommand(peer=who, version=request.version, action=action, request_id=request.id)
     await lobby.submit(table, command)
 
 

@@ -29,13 +29,10 @@ import structlog
 import trio
 
 from engine.actions import Action as EngineAction
-from engine.actions import action_to_dict
 from engine.game import Game
 from engine.ruleset import Ruleset
 from engine.views import SeatView
 from protocol.messages import Error, Message, YourTurn
-from protocol.schema import from_map
-from protocol.types import Action as WireAction
 from server.peers import SharedEvent
 from server.table_commands import ActCommand
 
@@ -53,28 +50,6 @@ def decision_limiter() -> trio.CapacityLimiter:
         limiter = trio.CapacityLimiter(max(1, os.cpu_count() or 1))
         _LIMITER.set(limiter)
         return limiter
-
-
-# Engine action -> its wire form, for `your_turn` lists: there are few distinct actions (52 cards,
-# a few dozen bids) and each turn lists many. Bounded: Hearts passes (286 per hand) come and go.
-_WIRE_ACTIONS: dict[EngineAction, WireAction] = {}
-_WIRE_ACTIONS_LIMIT = 4096
-
-
-def wire_action(action: EngineAction) -> WireAction:
-    """The protocol's `Action` for an engine action (the seat is implied by the recipient)."""
-    found = _WIRE_ACTIONS.get(action)
-    if found is None:
-        found = from_map(WireAction, action_to_dict(action, with_seat=False))
-        if len(_WIRE_ACTIONS) >= _WIRE_ACTIONS_LIMIT:
-            _WIRE_ACTIONS.clear()
-        _WIRE_ACTIONS[action] = found
-    return found
-
-
-def wire_legal(actions: list[EngineAction]) -> list[WireAction]:
-    """The `your_turn.legal` list: every legal action in full (a Hearts pass: 286 of them)."""
-    return [wire_action(action) for action in actions]
 
 
 # A decision from what the seat knows: its view and its legal actions (the engine's view may omit
@@ -230,7 +205,10 @@ class BuiltinBot:
             log.debug("bot_action_refused", bot=self.name, seat=self.seat, code=message.code)
 
     def deliver_shared(self, shared: SharedEvent) -> None:
-        self.deliver(shared.message)
+        # Only its `your_turn`s matter (decoded from their bytes: the table never builds one); the
+        # game's other events are not even looked at.
+        if shared.kind is YourTurn:
+            self.deliver(shared.message)
 
     def _latest(self, turn: YourTurn) -> YourTurn:
         """`turn`, or the newest `your_turn` buffered behind it."""
@@ -259,12 +237,7 @@ class BuiltinBot:
                 if action is None:
                     log.info("builtin_bot_late", bot=self.name, seat=self.seat)
                     continue  # the clock's fallback plays this turn
-                command = ActCommand(
-                    peer=self,
-                    version=view.version,
-                    action=action_to_dict(action, with_seat=False),
-                    source="bot",
-                )
+                command = ActCommand(peer=self, version=view.version, action=action, source="bot")
                 try:
                     await self.inbox.send(command)
                 except (trio.ClosedResourceError, trio.BrokenResourceError):

@@ -152,7 +152,7 @@ class Session:
         try:
             data = self.proto.send_event(shared.frames())
         except LocalProtocolError as exc:
-            self.log.error("not_sent", message=shared.message.TYPE, error=exc.message)
+            self.log.error("not_sent", message=shared.kind.TYPE, error=exc.message)
             return
         self.connection.send_frame(data)
 

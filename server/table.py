@@ -35,7 +35,7 @@ import structlog
 import trio
 
 from engine.actions import Action as EngineAction
-from engine.actions import action_from_dict, action_to_dict
+from engine.actions import action_to_dict
 from engine.deal import commitment
 from engine.errors import EngineError
 from engine.game import Game, Phase, new_game
@@ -44,7 +44,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import (
     ClockExpired,
     DealCommitment,
-    Message,
+    Event,
     Ok,
     Snapshot,
 )
@@ -126,7 +126,7 @@ class Table:
         # Told before the next action of a seat the fallback bot now plays (its player left).
         self._abandon_notice: dict[int, ClockExpired] = {}
         self._turn_told: tuple[int, tuple[int, ...]] | None = None
-        self._preface: Message | None = None
+        self._preface: Event | None = None
         self.send_inbox, self.receive_inbox = trio.open_memory_channel[Command](inbox_size)
         self.log = log.bind(table=config.table_id)
         self.bots = TableBots(config, self.policy, bot_account, self.send_inbox, think)
@@ -427,11 +427,9 @@ class Table:
                 )
             )
             return
-        try:
-            action = action_from_dict(command.action, seat=seat)
-        except EngineError as exc:
-            peer.deliver(error_for(ErrorCode.ILLEGAL_ACTION, exc.message, rid, detail=exc.code))
-            return
+        action = command.action
+        if action.seat != seat:  # the session's seat map is a cache: the seat is the table's word
+            action = dataclasses.replace(action, seat=seat)
         await self._apply(
             action, seat, command.source, peer=peer, request_id=rid, since=command.received
         )
@@ -609,7 +607,7 @@ class Table:
                 self._turn_told = told
                 broadcast.tell_same(self.audience(), turn)
         for holder, your_turn in due:
-            holder.deliver(your_turn)
+            holder.deliver_shared(your_turn)
 
     def _tell_turn_to(self, peer: Peer) -> None:
         """After a snapshot: who must act, so a (re)joining connection shows the clocks at once."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import trio
 
+from engine.actions import Action as EngineAction
 from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import ChatMessage, Error, Ok, TableCreated
@@ -83,7 +84,10 @@ class ActCommand:
 
     peer: Peer
     version: int
-    action: dict[str, Any]
+    # The engine's action: a player's, made from its `act` once the protocol had checked it
+    # (`protocol.types.Action.engine_action`), for the seat its session holds; the table judges
+    # the seat again (and the rules the rest).
+    action: EngineAction
     request_id: int | None = None
     source: str = "player"  # "player" or "bot" (a built-in seat), as the store records it
     # When it reached the server (trio time): the start of its act-to-delivered latency.

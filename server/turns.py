@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from engine.actions import action_to_dict
 from engine.game import Game
-from protocol.messages import Turn, YourTurn
+from protocol.messages import Turn
+from protocol.wire import your_turn_frames
 from server import clocks
-from server.peers import Peer
+from server.peers import Peer, SharedEvent
 from server.seating import SeatState
-from server.seats import wire_legal
 
 
 def begin_decisions(
@@ -26,12 +27,15 @@ def begin_decisions(
     seats: Sequence[SeatState],
     now: float,
     turn_ms: Callable[[SeatState], int],
-) -> list[tuple[Peer, YourTurn]]:
+) -> list[tuple[Peer, SharedEvent]]:
     """Begin (or carry on) the decision of every seat that must act, end the others', and return
-    the `your_turn`s due: one per holder whose decision just began or whose choices changed."""
+    the `your_turn`s due: one per holder whose decision just began or whose choices changed.
+
+    Each `your_turn` goes from the engine's legal actions to bytes (`your_turn_frames`): their maps
+    are the engine's own wire shape, never built into the protocol's `Action`s nor checked again."""
     version = game.version
     acting = set(game.to_act())
-    due: list[tuple[Peer, YourTurn]] = []
+    due: list[tuple[Peer, SharedEvent]] = []
     for seat, state in enumerate(seats):
         if seat not in acting:
             clocks.end(state.clock, now)
@@ -46,19 +50,11 @@ def begin_decisions(
             continue  # the same decision, still open: the your_turn it was sent stands
         state.told_legal = key
         deadline_ms, bank_ms = clocks.left_ms(state.clock, now)
-        due.append(
-            (
-                state.holder,
-                YourTurn(
-                    table=table_id,
-                    version=version,
-                    seat=seat,
-                    legal=wire_legal(legal),
-                    deadline_ms=deadline_ms,
-                    bank_ms=bank_ms,
-                ),
-            )
+        maps = [action_to_dict(action, with_seat=False) for action in legal]
+        frames = your_turn_frames(
+            table_id, version, seat=seat, legal=maps, deadline_ms=deadline_ms, bank_ms=bank_ms
         )
+        due.append((state.holder, SharedEvent(frames)))
     return due
 
 

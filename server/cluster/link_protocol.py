@@ -40,12 +40,16 @@ import enum
 import hashlib
 import hmac
 import secrets
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import msgpack
 
+from engine.actions import Action as EngineAction
+from engine.actions import action_from_dict, action_to_dict
+from engine.errors import EngineError
 from protocol.errors import ProtocolError
 from protocol.framing import FrameDecoder, frame
 from protocol.messages import (
@@ -60,8 +64,6 @@ from protocol.messages import (
     Sender,
     TableCreated,
 )
-from protocol.schema import FieldProblem, from_map
-from protocol.types import Action
 from protocol.wire import from_wire, to_wire
 from server.accounts import Account
 from server.table_commands import LeaveReason
@@ -185,16 +187,16 @@ def _wire_account(account: Account) -> list[Any]:
     return [account.id, account.name, account.is_bot, account.is_guest]
 
 
-def _action(value: Any, name: str) -> dict[str, Any]:
-    """An act's action: checked against the protocol's `Action` as the game port checks it (the
-    table then asks the rules), and kept as the map the table expects."""
+def _action(value: Any, name: str) -> EngineAction:
+    """An act's action, as the engine's wire map (with the seat the sender's session holds):
+    read by the engine's own parser (the game port checked it as the `act` came in; the table
+    then judges the seat again, and the rules the rest)."""
     if type(value) is not dict:
         raise LinkError(f"{name}: expected an action map")
     try:
-        from_map(Action, value, f"{name}.")
-    except FieldProblem as exc:
-        raise LinkError(f"{name}: {exc}") from None
-    return value
+        return action_from_dict(value)
+    except EngineError as exc:
+        raise LinkError(f"{name}: {exc.message}") from None
 
 
 def _message(kinds: tuple[type[Message], ...], sender: Sender) -> Callable[[Any, str], Any]:
@@ -258,7 +260,12 @@ def _to_wire(value: Any) -> Any:
         return value.value
     if isinstance(value, Message):
         return to_wire(value)
+    if isinstance(value, _ENGINE_ACTIONS):
+        return action_to_dict(typing.cast(EngineAction, value))
     return value
+
+
+_ENGINE_ACTIONS: tuple[type, ...] = typing.get_args(EngineAction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +329,7 @@ class ForwardAct(LinkMessage):
     peer: str
     rid: int | None
     version: int
-    action: dict[str, Any]
+    action: EngineAction
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,14 +38,13 @@ import trio
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
     ChatMessage,
-    Event,
     Message,
     Sender,
     TableChanged,
     TableClosed,
 )
 from protocol.types import TableInfo, TableStatus
-from protocol.wire import decode, encode_body, from_wire, to_wire
+from protocol.wire import EventFrames, decode, encode_body, from_wire, to_wire
 from server.accounts import Account
 from server.cluster import membership
 from server.cluster.ladder import ClusterLadder
@@ -749,39 +748,48 @@ class ClusterNode:
         key = (origin, local_id)
         peer = self._peers.get(key)
         if peer is None:
-            peer = RemotePeer(local_id, origin, self._deliver_back)
+            peer = RemotePeer(local_id, origin, self._deliver_back, self._deliver_shared_back)
             self._peers[key] = peer
         return peer
 
     def _deliver_back(self, peer: RemotePeer, message: Message) -> None:
-        # A table tells the same event to everyone who may see it, one after the other: it is
-        # encoded once for all of them (and decoded once by their server, `_delivered`).
+        # A table tells the same message to several peers, one after the other: it is encoded once
+        # for all of them (and decoded once by their server, `_delivered`).
         if message is not self._last_sent:
             self._last_sent = message
             self._last_body = encode_body(message)
         self.links.send(peer.origin, Deliver((peer.local_id,), self._last_body))
 
+    def _deliver_shared_back(self, peer: RemotePeer, shared: SharedEvent) -> None:
+        # An event's bytes as the table's own sessions get them (`seq` 0): the same bytes object
+        # for everyone it is told to, so the link's writer merges their deliveries (`merge`).
+        self.links.send(peer.origin, Deliver((peer.local_id,), shared.frames().body()))
+
     def _delivered(self, to: tuple[str, ...], body: bytes) -> None:
-        """What another server's table told some of our sessions: decoded once for all of them
-        (and for the next deliveries of the same bytes); an event is encoded once more for all of
-        them (`SharedEvent`), each session splicing in its own `seq`. Raises `LinkError` (the
-        link closes) for bytes that are no message a server sends."""
+        """What another server's table told some of our sessions. An event passes through: its
+        bytes, undecoded and unchecked (the link is authenticated: only a member of the cluster,
+        running this code, could have sent them), each session splicing in its own `seq`. Any
+        other message (a reply: `ok`, `error`, `joined`) is decoded once for all of them, and for
+        the next deliveries of the same bytes. Raises `LinkError` (the link closes) for bytes
+        that are no message a server sends."""
         if body != self._last_body_in:
+            received: SharedEvent | Message
             try:
-                message = decode(body, Sender.SERVER)
+                frames = EventFrames.from_body(body)
+                received = SharedEvent(frames) if frames else decode(body, Sender.SERVER)
             except ProtocolError as exc:
                 raise LinkError(f"deliver.body: {exc}") from None
             self._last_body_in = body
-            self._last_in = SharedEvent(message) if isinstance(message, Event) else message
-        received = self._last_in
+            self._last_in = received
+        received_now = self._last_in
         for local_id in to:
             entry = self._sessions.get(local_id)
             if entry is None:
                 continue
-            if isinstance(received, SharedEvent):
-                entry[0].deliver_shared(received)
-            elif received is not None:
-                entry[0].deliver(received)
+            if isinstance(received_now, SharedEvent):
+                entry[0].deliver_shared(received_now)
+            elif received_now is not None:
+                entry[0].deliver(received_now)
 
     def _drop(self, peer: RemotePeer | None) -> None:
         """A remote connection is gone: its tables hold its seats as for any dropped one."""

@@ -6,8 +6,9 @@ table another server runs (`RemoteTable`) crosses the link to that server as a p
 (`command_to_link`), where it is rebuilt around a `RemotePeer` standing for the session and put in
 the table's inbox as any other; whatever the table delivers to that peer crosses back and is
 delivered to the session (which numbers the events, keeps its seat map from `joined`, and so on,
-as for its own server's tables). The table still decides everything: which seat the connection
-holds, whether its act is for that seat.
+as for its own server's tables). An event crosses as the bytes the table's own sessions are sent
+(`EventFrames.body`) and passes through the other server undecoded. The table still decides
+everything: which seat the connection holds, whether its act is for that seat.
 """
 
 from __future__ import annotations
@@ -118,12 +119,19 @@ class RemotePeer:
     seats for the reconnect grace, as for a dropped connection).
     """
 
-    __slots__ = ("_send", "alive", "local_id", "origin")
+    __slots__ = ("_send", "_send_shared", "alive", "local_id", "origin")
 
-    def __init__(self, local_id: str, origin: str, send: Callable[[RemotePeer, Message], None]):
+    def __init__(
+        self,
+        local_id: str,
+        origin: str,
+        send: Callable[[RemotePeer, Message], None],
+        send_shared: Callable[[RemotePeer, SharedEvent], None],
+    ):
         self.local_id = local_id  # the session's id in its own server
         self.origin = origin
         self._send = send
+        self._send_shared = send_shared  # an event's bytes, as the table's sessions get them
         self.alive = True
 
     @property
@@ -140,7 +148,7 @@ class RemotePeer:
 
     def deliver_shared(self, shared: SharedEvent) -> None:
         if self.alive:
-            self._send(self, shared.message)
+            self._send_shared(self, shared)
 
     def __repr__(self) -> str:
         return f"RemotePeer({self.peer_id!r})"

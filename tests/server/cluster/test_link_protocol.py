@@ -8,6 +8,7 @@ import secrets
 import msgpack
 import pytest
 
+from engine.actions import Bid
 from protocol.framing import frame
 from server.accounts import Account
 from server.cluster.link_protocol import (
@@ -208,9 +209,7 @@ def act(**fields: object) -> bytes:
 
 def test_a_good_act_is_typed_once_at_the_edge() -> None:
     message = established().feed(act())
-    assert message == ForwardAct(
-        "t1", "p1", 3, 7, {"kind": "bid", "seat": 0, "tricks": 4, "blind": False}
-    )
+    assert message == ForwardAct("t1", "p1", 3, 7, Bid(seat=0, tricks=4, blind=False))
 
 
 @pytest.mark.parametrize(

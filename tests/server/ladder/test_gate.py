@@ -24,7 +24,6 @@ from protocol.messages import (
     Snapshot,
     YourTurn,
 )
-from protocol.schema import to_map
 from protocol.types import ChatScope
 from server import accounts
 from server.accounts import Account
@@ -119,7 +118,10 @@ async def play_deal(table: Table, player: RecordingPeer) -> None:
             return
         turn = player.last(YourTurn)
         await tell(
-            table, ActCommand(peer=player, version=turn.version, action=to_map(turn.legal[0]))
+            table,
+            ActCommand(
+                peer=player, version=turn.version, action=turn.legal[0].engine_action(turn.seat)
+            ),
         )
     raise AssertionError("the deal did not end")
 

@@ -17,7 +17,6 @@ from protocol.messages import (
     Turn,
     YourTurn,
 )
-from protocol.schema import to_map
 from protocol.types import ChatScope
 from server.table_commands import (
     ActCommand,
@@ -32,7 +31,9 @@ from tests.server.unit.tables import ADA, BOB, running_table, settle, table_conf
 
 
 def act_for(turn: YourTurn, peer: RecordingPeer, index: int = 0) -> ActCommand:
-    return ActCommand(peer=peer, version=turn.version, action=to_map(turn.legal[index]))
+    return ActCommand(
+        peer=peer, version=turn.version, action=turn.legal[index].engine_action(turn.seat)
+    )
 
 
 async def test_a_second_connection_takes_the_seat_only_when_it_asks(
