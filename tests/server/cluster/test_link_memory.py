@@ -10,22 +10,30 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import msgpack
 import structlog
 import trio
 import trio.testing
 
+from protocol.connection import Connection
 from protocol.messages import (
+    Act,
+    CardPlayed,
     CreateTable,
     Error,
     Joined,
     LadderStandings,
     Message,
+    Ok,
     Register,
+    Sender,
     Snapshot,
     TableChanged,
     TableCreated,
+    YourTurn,
 )
-from protocol.types import Game
+from protocol.types import Action, ActionKind, Game
+from protocol.wire import decode, encode, game_event_frames, your_turn_frames
 from server.app import running_server
 from server.cluster.link import (
     HANDSHAKE_TIMEOUT,
@@ -45,6 +53,7 @@ from server.config import Limits
 from server.peers import SharedEvent
 from server.ports import Client
 from server.table_commands import SpectateCommand
+from tests.protocol.test_connection import HELLO, WELCOME
 from tests.server.cluster.heard import Heard
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 
@@ -507,3 +516,112 @@ async def test_the_clusters_own_addresses_are_never_turned_away_for_want_of_room
             await heard_b.until(lambda: heard_b.messages == [("a", Gone("s1"))])
             assert b.refused == 0 and len(silent) > MAX_HANDSHAKES_PER_ADDRESS
             nursery.cancel_scope.cancel()
+
+
+class KeepingShared(Collecting):
+    """A connection that keeps each event as it was handed over (its bytes), never decoding it."""
+
+    def __init__(self, peer_id: str) -> None:
+        super().__init__(peer_id)
+        self.shared: list[SharedEvent] = []
+
+    def deliver_shared(self, shared: SharedEvent) -> None:
+        self.shared.append(shared)
+        self.changed.set()
+        self.changed = trio.Event()
+
+    async def until_shared(self, count: int) -> None:
+        while len(self.shared) < count:  # bounded by the test's fail_after
+            await self.changed.wait()
+
+
+def _never_decoded(body: bytes, *args: Any) -> Message:
+    raise AssertionError(f"an event was decoded at the receiving server: {body[:40]!r}")
+
+
+async def test_an_event_crosses_the_link_as_its_bytes_and_is_never_decoded(
+    autojump_clock: trio.abc.Clock, monkeypatch: Any
+) -> None:
+    """A's table tells B's sessions an event and a `your_turn`: the bytes A's own sessions would
+    get cross once for all of B's (one `Deliver` naming them all) and reach them undecoded, each
+    session splicing in its own `seq`; a reply (`ok`) is still decoded, once."""
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            node_a = MemoryNode("a", net, {"a", "b"})
+            node_b = MemoryNode("b", net, {"a", "b"})
+            first, second = KeepingShared("w1"), KeepingShared("w2")
+            node_b.remember(first)
+            node_b.remember(second)
+            sent: list[bytes] = []
+            send = node_a.links.send
+
+            def spy(worker: str, message: Any) -> None:
+                if isinstance(message, Deliver):
+                    sent.append(message.body)
+                send(worker, message)
+
+            monkeypatch.setattr(node_a.links, "send", spy)
+            played = game_event_frames(
+                "t1", 12, {"kind": "card_played", "seat": 2, "card": "QS", "trick_number": 3}
+            )
+            turn = your_turn_frames(
+                "t1",
+                12,
+                seat=3,
+                legal=[{"kind": "play", "card": "2C"}, {"kind": "play", "card": "AS"}],
+                deadline_ms=900,
+                bank_ms=0,
+            )
+            monkeypatch.setattr("server.cluster.node.decode", _never_decoded)
+            shared = SharedEvent(played)
+            for peer in (node_a.peer_at("b", "w1"), node_a.peer_at("b", "w2")):
+                peer.deliver_shared(shared)
+            node_a.peer_at("b", "w2").deliver_shared(SharedEvent(turn))
+            await first.until_shared(1)
+            await second.until_shared(2)
+            # One body for both sessions (the writer's `merge`), the very bytes of A's frames.
+            assert sent[0] is sent[1] and sent[0] == played.body()
+            for keeper in (first, second):
+                got = keeper.shared[0].frames()
+                assert got.kind is CardPlayed and (got.table, got.version) == ("t1", 12)
+                assert got.frame(41) == played.frame(41)
+            passed = second.shared[1].frames()
+            assert (passed.kind, passed.table, passed.version) == (YourTurn, "t1", 12)
+            assert passed.frame(5) == turn.frame(5)
+            # What a session does with it: its own `seq` spliced in, the turn owed for its act.
+            proto = Connection(Sender.SERVER)
+            proto.receive_data(encode(HELLO))
+            proto.next_event()
+            proto.send(WELCOME)
+            assert proto.send_event(passed) == turn.frame(1)
+            act = Act(id=2, table="t1", version=12, action=Action(kind=ActionKind.PLAY, card="AS"))
+            assert proto.answers_turn(act)
+            # A reply is decoded (once) and delivered as a message.
+            monkeypatch.setattr("server.cluster.node.decode", decode)
+            node_a.peer_at("b", "w1").deliver(Ok(id=4))
+            ok = await first.until(Ok)
+            assert ok.id == 4
+            nursery.cancel_scope.cancel()
+
+
+async def test_an_event_body_that_does_not_start_as_an_event_closes_the_link(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """Passed through undecoded, an event's body is still read as far as its envelope: bytes whose
+    `seq` is no number close the link (logged), and reach no session."""
+    with trio.fail_after(60), structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            net = Net(nursery)
+            MemoryNode("a", net, {"a", "b"})
+            node_b = MemoryNode("b", net, {"a", "b"})
+            watcher = KeepingShared("w1")
+            node_b.remember(watcher)
+            stream, conn = await established(net, "b")
+            bad = msgpack.packb({"t": "card_played", "seq": "one", "table": "t1", "version": 1})
+            await stream.send_all(conn.send(Deliver(("w1",), bad)))
+            assert await stream.receive_some() == b""
+            assert watcher.shared == [] and watcher.received == []
+            nursery.cancel_scope.cancel()
+    (closed,) = [e for e in logs if e["event"] == "link_closed"]
+    assert "deliver.body" in closed["reason"]
