@@ -11,12 +11,15 @@ worked examples. The order of work for a side:
    missed loses as much.
 3. Bemo / Big Bemo bonuses, then bags: counted, by the score's last digit (001), off (not tracked,
    overtricks still scored), or no_bags (003: overtricks neither scored nor tracked).
+
+Then, once every side is scored, `game_result` says whether the game ends and who won.
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.actions import Bid
+from engine.game import Outcome
 from engine.ruleset import Ruleset
 
 TWO_HANDED_DOUBLE_NIL_MADE = 200
@@ -164,3 +167,32 @@ def score_side(
 def _boston(r: Ruleset, seats: Sequence[int], tricks: Sequence[int], contract: int) -> bool:
     """A Boston made: the side bid every trick and took them all."""
     return r.boston and contract >= r.tricks_per_hand and sum(tricks[s] for s in seats) == contract
+
+
+def game_result(
+    r: Ruleset,
+    scores: Sequence[int],
+    sides: tuple[tuple[int, ...], ...],
+    hand_number: int,
+    bostons: Sequence[int],
+) -> Outcome | None:
+    """The game's result once hand `hand_number` is scored (`scores`: per side, after it; `bostons`:
+    the sides that made a Boston this hand), or None while the game goes on. A Boston ends it at once;
+    a game of `max_hands` hands ends after its last (level scores then are a draw); otherwise the one
+    side in the lead wins at the losing floor or the target, and a tie plays on."""
+    if bostons:
+        return Outcome(sides[bostons[0]], tuple(scores), sides, "boston")
+    best = max(scores)
+    alone = scores.count(best) == 1  # one side leads
+    if r.max_hands and hand_number >= r.max_hands:
+        # The game is that many hands long (Crazy Spades: 15); level scores then are a draw.
+        if not alone:
+            return Outcome((), tuple(scores), sides, "draw")
+        return Outcome(sides[scores.index(best)], tuple(scores), sides, "hands")
+    if not alone:
+        return None  # a true tie past the target (or at the floor) plays on
+    if r.losing_floor_enabled and min(scores) <= r.losing_floor:
+        return Outcome(sides[scores.index(best)], tuple(scores), sides, "floor")
+    if r.target_score and best >= r.target_score:
+        return Outcome(sides[scores.index(best)], tuple(scores), sides, "target")
+    return None

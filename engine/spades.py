@@ -10,11 +10,11 @@ nil exchanges, Joker and two-handed discards, the two-handed draw, deficient han
 position built for a search; and the public surface: `legal_actions`, `apply` (validation, then the
 same hot path, then events) and the views.
 
-The pure parts beside it: the bid rules (engine/bidding.py), a side's score (engine/scoring.py), the
-TRAM search (engine/claims.py), the four-handed playout loop (engine/playout.py), a finished hand's
-record (engine/hand_end.py), the phases and prebuilt tables (engine/spades_tables.py). Bots searching
-the game should use `legal_play_mask` / `play_fast` / `playout` during play and `legal_actions` /
-`apply` elsewhere.
+Beside it, parts that never change a game: the bid rules (engine/bidding.py) and a side's score and
+the game's end (engine/scoring.py), pure functions over values; the TRAM search, on copies
+(engine/claims.py); a finished hand's record, built when first asked for (engine/hand_end.py); the
+phases and prebuilt tables (engine/spades_tables.py). Bots searching the game should use
+`legal_play_mask` / `play_fast` / `playout` during play and `legal_actions` / `apply` elsewhere.
 """
 
 import random
@@ -61,7 +61,6 @@ from engine.game import Outcome, Phase
 from engine.hand_end import FinishedHand
 from engine.history import DeadDeal, HandHistory, Transfer
 from engine.ordering import FACE_CARDS, ORDERS, TRUMP, CardOrder
-from engine.playout import playout_four
 from engine.ruleset import Ruleset
 from engine.spades_tables import (
     BIDDING,
@@ -112,6 +111,9 @@ _SET_SEAT = vars(TrickWon)["seat"].__set__
 _SET_NUMBER = vars(TrickWon)["trick_number"].__set__
 _SET_PLAYS = vars(TrickWon)["plays"].__set__
 
+
+# The card of each one-bit mask (the playout loop picks cards as bits).
+CARD_OF_BIT: Final[dict[int, Card]] = {1 << card: card for card in range(54)}
 
 # SpadesBroken by seat, made once (events are frozen values).
 SPADES_BROKEN: Final = tuple(SpadesBroken(seat) for seat in range(4))
@@ -647,7 +649,7 @@ class SpadesGame:
         if self._phase is not PLAYING:
             return
         if self._n == 4 and self._play_rule == "normal":
-            playout_four(self, rand)
+            self._playout_four(rand)
             return
         while self._phase is PLAYING:
             mask = self.legal_play_mask(self._turn)
@@ -656,6 +658,116 @@ class SpadesGame:
                 mask &= mask - 1
                 k -= 1
             self.play_fast((mask & -mask).bit_length() - 1)
+
+    def _playout_four(self, rand: Callable[[], float]) -> None:
+        """Four-handed playout from the start of a trick under the normal play rule: one loop pass
+        per trick, everything in locals (the rules of legal_play_mask and play_fast, unrolled, drawing
+        one `rand()` per card exactly as the card-by-card loop does: a test checks they agree card for
+        card)."""
+        card_of = CARD_OF_BIT
+        hands = self._hands
+        plays = self._plays
+        winners = self._winners
+        tricks = self._tricks
+        suit = self._suit
+        suit_masks = self._suit_masks
+        trumps = self._trumps
+        others = ~trumps
+        keys_by_led = self._keys
+        total = self._tricks_per_hand
+        break_on_play = self._break_on_play
+        turn = self._turn
+        broken = self._broken
+        played = self._played
+        forced = self._forced_lead
+        version = self._version
+        while True:
+            s0 = turn
+            hand = hands[s0]
+            if forced >= 0:
+                m = 1 << forced
+                forced = -1
+            elif broken:
+                m = hand
+            else:
+                m = hand & others or hand
+            k = rand() * m.bit_count()
+            while k >= 1.0:
+                m &= m - 1
+                k -= 1.0
+            b0 = m & -m
+            hands[s0] = hand ^ b0
+            c0 = card_of[b0]
+            led = suit[c0]
+            follow = suit_masks[led]
+            s1 = (s0 + 1) & 3
+            hand = hands[s1]
+            m = hand & follow or hand
+            k = rand() * m.bit_count()
+            while k >= 1.0:
+                m &= m - 1
+                k -= 1.0
+            b1 = m & -m
+            hands[s1] = hand ^ b1
+            s2 = (s0 + 2) & 3
+            hand = hands[s2]
+            m = hand & follow or hand
+            k = rand() * m.bit_count()
+            while k >= 1.0:
+                m &= m - 1
+                k -= 1.0
+            b2 = m & -m
+            hands[s2] = hand ^ b2
+            s3 = (s0 + 3) & 3
+            hand = hands[s3]
+            m = hand & follow or hand
+            k = rand() * m.bit_count()
+            while k >= 1.0:
+                m &= m - 1
+                k -= 1.0
+            b3 = m & -m
+            hands[s3] = hand ^ b3
+            c1 = card_of[b1]
+            c2 = card_of[b2]
+            c3 = card_of[b3]
+            all_bits = b0 | b1 | b2 | b3
+            played |= all_bits
+            if not broken and all_bits & trumps and (break_on_play or led != TRUMP):
+                broken = (
+                    True  # a spade led unbroken (from a hand of only spades) breaks only "played"
+                )
+            keys = keys_by_led[led]
+            best = keys[c0]
+            w = s0
+            key = keys[c1]
+            if key > best:
+                best = key
+                w = s1
+            key = keys[c2]
+            if key > best:
+                best = key
+                w = s2
+            key = keys[c3]
+            if key > best:
+                best = key
+                w = s3
+            plays += (s0 << 6 | c0, s1 << 6 | c1, s2 << 6 | c2, s3 << 6 | c3)
+            version += 4
+            tricks[w] += 1
+            winners.append(w)
+            turn = w
+            if len(winners) == total:
+                break
+        self._version = version
+        self._trick = []
+        self._turn = self._leader = turn
+        self._led = led
+        self._broken = broken
+        self._played = played
+        self._forced_lead = forced
+        self._last_trick = [c0, c1, c2, c3]
+        self._last_leader = s0
+        self._finish_hand()
 
     # -- end of a hand -----------------------------------------------------------------------------
     def _finish_hand(self) -> None:
@@ -697,7 +809,9 @@ class SpadesGame:
             )
         )
         self._dead = []
-        outcome = self._outcome = self._game_result(bostons)
+        outcome = self._outcome = scoring.game_result(
+            r, scores, self._sides, self._hand_number, bostons
+        )
         if outcome is not None:
             self._phase = GAME_OVER
         else:
@@ -736,29 +850,6 @@ class SpadesGame:
             outcome = self._outcome
             events.append(GameOver(outcome.winners, outcome.scores, outcome.reason))
         return events
-
-    def _game_result(self, bostons: list[int]) -> Outcome | None:
-        r = self._ruleset
-        scores = self._scores
-        if bostons:
-            return self._outcome_for(bostons[0], "boston")
-        best = max(scores)
-        alone = scores.count(best) == 1  # one side leads
-        if r.max_hands and self._hand_number >= r.max_hands:
-            # The game is that many hands long (Crazy Spades: 15); level scores then are a draw.
-            if not alone:
-                return Outcome((), tuple(scores), self._sides, "draw")
-            return self._outcome_for(scores.index(best), "hands")
-        if not alone:
-            return None  # a true tie past the target (or at the floor) plays on
-        if r.losing_floor_enabled and min(scores) <= r.losing_floor:
-            return self._outcome_for(scores.index(best), "floor")
-        if r.target_score and best >= r.target_score:
-            return self._outcome_for(scores.index(best), "target")
-        return None
-
-    def _outcome_for(self, side: int, reason: str) -> Outcome:
-        return Outcome(self._sides[side], tuple(self._scores), self._sides, reason)
 
     # -- dealing -----------------------------------------------------------------------------------
     def deal(self, seed: bytes) -> list[Event]:

@@ -113,8 +113,8 @@ def _imports_of(path: Path, package: str) -> set[str]:
     return found
 
 
-# (engine/ is not in the list yet: hand_end, playout and claims name SpadesGame for their type hints
-# under TYPE_CHECKING, while engine.spades imports them; the server's rooms are the issue's.)
+# (engine/ is not in the list yet: hand_end and claims name SpadesGame for their type hints under
+# TYPE_CHECKING, while engine.spades imports them; the server's rooms are the issue's.)
 @pytest.mark.parametrize("package", ["server", "protocol", "client", "bots"])
 def test_no_import_cycles_not_even_behind_type_checking(package: str) -> None:
     modules = {_module_name(p): p for p in sorted((ROOT / package).rglob("*.py"))}

@@ -3,8 +3,9 @@
 import pytest
 
 from engine.actions import Bid
+from engine.game import Outcome
 from engine.ruleset import Ruleset
-from engine.scoring import score_side
+from engine.scoring import game_result, score_side
 
 STANDARD = Ruleset.from_preset("standard")
 YAHOO = Ruleset.from_preset("yahoo")
@@ -186,3 +187,29 @@ def test_two_handed_double_nil_is_plus_200_minus_100() -> None:
     bids = [Bid(0, 0, double_nil=True), Bid(1, 5)]
     assert score_side(ruleset, (0,), bids, [0, 13], [], score=0, bags=0).delta == 200
     assert score_side(ruleset, (0,), bids, [2, 11], [], score=0, bags=0).delta == -100 + 2
+
+
+# -- the end of the game (game_result, which SpadesGame asks once a hand is scored) ------------------
+
+SIDES = ((0, 2), (1, 3))
+
+
+def test_game_result_target_floor_boston_and_hands() -> None:
+    assert game_result(STANDARD, [420, 300], SIDES, 5, []) is None
+    assert game_result(STANDARD, [510, 300], SIDES, 5, []) == Outcome(
+        (0, 2), (510, 300), SIDES, "target"
+    )
+    # Past the target but level: the game plays on.
+    assert game_result(STANDARD, [520, 520], SIDES, 5, []) is None
+    # A Boston ends the game at once, whatever the scores.
+    assert game_result(STANDARD, [100, 300], SIDES, 2, [0]) == Outcome(
+        (0, 2), (100, 300), SIDES, "boston"
+    )
+    floor = Ruleset.from_preset("standard", losing_floor_enabled=True, losing_floor=-200)
+    assert game_result(floor, [-210, 50], SIDES, 4, []) == Outcome(
+        (1, 3), (-210, 50), SIDES, "floor"
+    )
+    hands = Ruleset.from_preset("standard", target_score=0, max_hands=3)
+    assert game_result(hands, [90, 80], SIDES, 2, []) is None
+    assert game_result(hands, [90, 80], SIDES, 3, []) == Outcome((0, 2), (90, 80), SIDES, "hands")
+    assert game_result(hands, [90, 90], SIDES, 3, []) == Outcome((), (90, 90), SIDES, "draw")

@@ -12,6 +12,7 @@ from engine.events import BidMade, CardPlayed, GameOver, HandDealt, HandScored, 
 from engine.game import Phase, new_game
 from engine.hand_end import FinishedHand
 from engine.ruleset import PRESETS, Ruleset
+from engine.scoring import game_result
 from engine.spades import SpadesGame
 from tests.engine.helpers import bid_all, cards, fill_deal, play_random_game, spades
 
@@ -173,15 +174,16 @@ def test_game_over_at_500_with_the_higher_score_winning() -> None:
 
 def test_a_true_tie_above_the_target_plays_on() -> None:
     game = spades(target_score=10)
-    game._scores = [20, 20]  # both sides passed the target, tied: only possible through scoring
-    game._outcome = game._game_result([])
-    assert game._outcome is None
+    r = game.ruleset
+    # Both sides passed the target, tied: only possible through scoring (engine.scoring.game_result,
+    # which the game asks once a hand is scored).
+    assert game_result(r, [20, 20], r.sides, game.hand_number, []) is None
 
 
 def test_losing_floor_ends_the_game() -> None:
     game = spades(losing_floor_enabled=True, losing_floor=-200)
-    game._scores = [-210, 40]
-    outcome = game._game_result([])
+    r = game.ruleset
+    outcome = game_result(r, [-210, 40], r.sides, game.hand_number, [])
     assert outcome is not None and outcome.winners == (1, 3) and outcome.reason == "floor"
 
 
