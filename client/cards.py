@@ -1,8 +1,8 @@
 """Cards as the play screen writes and sorts them: `QS` as `Q♠`, a hand in the engine's card order.
 
-Used by the table's picture as events arrive (client/table_events.py) and by the screen (render.py
-and panels.py, through client.state, which exports them): a module of their own, so that the event
-handlers use them without importing client/state.py.
+Used by the table's picture as events arrive (client/state.py: the log's lines and the hand's
+witness) and by the screen (render.py and panels.py, through client.state, which exports them), and
+by the other modules that write cards (results, commands), without importing client/state.py.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """The client's picture of one table: the last snapshot's view, kept current by the events that follow.
 
 Sans-IO: `TableState.apply(message, now)` takes any server message and updates the picture; the
-renderer draws it and the input parser reads `turn`. The view is the engine's `to_dict()` shape
-(docs/protocol.md, "Game views"); events move cards between the fields the way the event says (a
-`card_played` moves the card from the hand to the trick), never by a rule of our own: legal moves come
-from `your_turn`, Hearts points from the engine's `penalty_points`, deals from the engine (verify.py).
-The handlers of the deal's and the game's events are the mixin `TableEvents` (client/table_events.py);
-this module keeps the picture itself, the other messages and the hand's check and record.
+renderer draws it and the input parser reads `turn`. The picture is the engine's own typed view
+(`current`), moved on by the engine's fold of events (`engine.view_fold`, the one the bot SDK uses
+too, property-tested against the engine's views), and its plain map `view` (the engine's `to_dict()`
+shape, docs/protocol.md "Game views") that the screen reads. Nothing here follows a rule: legal moves
+come from `your_turn`, what an event changes from the fold, deals from the engine (verify.py). What
+is the client's own stays here: the table's log, the hand's check and record (the witness), the
+results, clocks and seats.
 """
 
 from __future__ import annotations
@@ -19,15 +20,25 @@ from typing import Any
 
 from client import carryover
 from client.cards import card_key, label, labels, sort_cards
-from client.results import HandResult, HandSummary, meanwhile, minutes
-from client.table_events import TableEvents
+from client.results import (
+    HandResult,
+    HandSummary,
+    hand_result,
+    meanwhile,
+    minutes,
+    notes_by_side,
+    said_of,
+)
 from client.verify import DealCheck, HandEvidence, Verdict, check_hand
 from engine.errors import EngineError
 from engine.hearts_rules import pass_target
 from engine.ruleset import Ruleset
 from engine.seat_names import who
+from engine.view_fold import fold, fold_turn, view_from_dict
+from engine.views import PublicView
 from protocol import messages as m
 from protocol.types import Action, TableInfo
+from protocol.wire import to_wire
 
 LOG_LINES = 60
 # Seats as seen from your chair: play goes clockwise, so the next seat sits on your left.
@@ -76,12 +87,18 @@ class SeatClock:
 
 
 @dataclass
-class TableState(TableEvents):
-    """Everything the play screen shows about one table (the events' handlers: `TableEvents`)."""
+class TableState:
+    """Everything the play screen shows about one table."""
 
     table: str = ""
     seat: int | None = None
-    view: dict[str, Any] = field(default_factory=dict)
+    view: dict[str, Any] = field(
+        default_factory=dict
+    )  # `current`'s plain map: what the screen reads
+    # The engine's view of our seat (a spectator's: PublicView), kept by the engine's fold; None
+    # before the first snapshot, or when a snapshot's view was not a whole one (then events change
+    # nothing until the next snapshot).
+    current: PublicView | None = None
     names: dict[int, str] = field(default_factory=dict)
     info: TableInfo | None = None
     ruleset: Ruleset | None = None
@@ -231,6 +248,10 @@ class TableState(TableEvents):
         self.table = msg.table
         self.seat = msg.seat
         self.view = copy.deepcopy(msg.view)
+        try:
+            self.current = view_from_dict(msg.view)
+        except (EngineError, KeyError, ValueError, TypeError):
+            self.current = None  # not a whole view: shown as it is, not followed
         if not still_open:
             self.turn = None
         self.clocks = {}
@@ -327,8 +348,7 @@ class TableState(TableEvents):
         return [(a, b) for a, b in pairs] + [(b, a) for a, b in pairs]
 
     def _turn_for_all(self, msg: m.Turn, now: float) -> None:
-        self.view["version"] = msg.version
-        self.view["to_act"] = list(msg.to_act)
+        self._moved_on(msg.version, list(msg.to_act))
         if self.turn is not None and self.seat not in msg.to_act:
             self.turn = None  # our decision is over: made, or played for us
             self.notice = ""
@@ -336,6 +356,14 @@ class TableState(TableEvents):
             seat: SeatClock(now + deadline / 1000, bank)
             for seat, deadline, bank in zip(msg.to_act, msg.deadline_ms, msg.bank_ms, strict=True)
         }
+
+    def _moved_on(self, version: int, to_act: list[int]) -> None:
+        """Who must act now, at which version (a `turn`, or a `your_turn` without one)."""
+        self.view["version"] = version
+        self.view["to_act"] = to_act
+        if self.current is not None:
+            self.current = fold_turn(self.current, version, to_act)
+            self.view["leader"] = self.current.leader  # before a trick's first card: its leader
 
     def _clock_expired(self, msg: m.ClockExpired, now: float) -> None:
         who = "Your" if msg.seat == self.seat else f"{self.name(msg.seat)}'s"
@@ -349,25 +377,137 @@ class TableState(TableEvents):
         if self.seat is not None and msg.seat != self.seat:
             return
         self.turn = Turn(msg.version, list(msg.legal), now + msg.deadline_ms / 1000, msg.bank_ms)
-        self.view["version"] = msg.version
         acting = self.acting()
-        if msg.seat not in acting:  # a server without `turn`: at least we are to act
-            self.view["to_act"] = [*acting, msg.seat]
+        # A server without `turn`: at least we are to act.
+        self._moved_on(msg.version, acting if msg.seat in acting else [*acting, msg.seat])
 
-    def _game_event(self, msg: m.GameEvent) -> None:
-        self.view["version"] = msg.version
-        # Events do not say who acts next: the `turn` that follows them does.
-        self.view["to_act"] = []
-        self.clocks = {}
+    # ---------------------------------------------------------------- the game's events
+
+    def _event(self, msg: m.GameEvent, now: float) -> None:
+        """A game event: the engine's fold moves the picture on; then what is the client's own (the
+        log, the hand's witness, the results) is kept by the event's handler in `_OWN`."""
+        # Events do not say who acts next (the `turn` that follows them does), so the clocks stop.
         # Our turn stays ours while we must act: in a simultaneous phase (a Hearts pass) another
         # seat's action raises the version, and the server does not send the same choices again.
         # The `turn` that follows says when our decision is over.
+        self.clocks = {}
+        if self.current is not None:
+            try:
+                self.current = fold(self.current, to_wire(msg), self._rules())
+            except (EngineError, KeyError, ValueError, TypeError) as exc:
+                self.current = None
+                self.say(
+                    f"(the table is shown as it was: {exc}; it is brought up to date on rejoining)"
+                )
+            else:
+                self._show()
+        if self.current is None:
+            self.view["version"] = msg.version
+            self.view["to_act"] = []
+        own = _OWN.get(type(msg))
+        if own is not None:
+            own(self, msg)
 
-    def _game_over(self, msg: m.GameOver, now: float) -> None:
-        self._game_event(msg)
+    def _show(self) -> None:
+        assert self.current is not None
+        self.view = self.current.to_dict()
+
+    def _rules(self) -> Ruleset:
+        """The table's rules (the lobby's listing says them); until it has, the default rules of
+        this game and number of seats."""
+        if self.ruleset is not None:
+            return self.ruleset
+        players = self.players
+        if self.game == "hearts":
+            base = Ruleset.from_preset("hearts")
+            return base if players == 4 else base.with_options(players=players)
+        return Ruleset.from_preset({3: "three-player", 2: "two-player"}.get(players, "standard"))
+
+    def _commitment(self, msg: m.DealCommitment, now: float) -> None:
+        self.witness.commitments[msg.hand_number] = msg.commitment
+
+    def _hand_dealt(self, msg: m.HandDealt) -> None:
+        cards = sort_cards(list(msg.cards)) if msg.cards is not None else None
+        self.witness.dealt(msg.hand_number, msg.dealer, self.seat, msg.commitment, cards)
+        self.say(f"Hand {msg.hand_number}: {self.name(msg.dealer)} dealt.")
+
+    def _hand_looked(self, msg: m.HandLooked) -> None:
+        if msg.seat == self.seat and msg.cards is not None:
+            self.witness.looked(list(msg.cards))
+        self.say(f"{self.name(msg.seat)} looked at the cards.")
+
+    def _bid_made(self, msg: m.BidMade) -> None:
+        self.witness.bid(msg.seat, msg.text)
+        self.say(f"{self.name(msg.seat)} bid {msg.text}.")
+
+    def _cards_given(self, msg: m.CardsGiven) -> None:
+        if msg.seat == self.seat and msg.cards is not None:
+            self.say(f"You passed {labels(msg.cards)} to {self.name(msg.receiver)}.")
+        else:
+            count = len(msg.cards) if msg.cards is not None else (msg.count or 0)
+            self.say(f"{self.name(msg.seat)} passed {count} cards.")
+
+    def _cards_moved(self, msg: m.CardsPassed | m.CardsExchanged) -> None:
+        self.witness.moved(msg.giver, msg.receiver, msg.cards)
+        if msg.receiver == self.seat and msg.cards is not None:
+            self.say(f"You received {labels(msg.cards)} from {self.name(msg.giver)}.")
+
+    def _card_played(self, msg: m.CardPlayed) -> None:
+        if self.result is not None and self.result.hand_number < int(
+            self.view.get("hand_number") or 0
+        ):
+            self.result = None  # the next hand is under way
+        self.witness.played(msg.seat, msg.card)
+
+    def _trick_won(self, msg: m.TrickWon) -> None:
+        self.witness.trick(msg.trick_number, [list(p) for p in msg.plays], msg.seat)
+        cards = " ".join(label(card) for _, card in msg.plays)
+        self.say(f"{self.name(msg.seat)} won trick {msg.trick_number} ({cards}).")
+
+    def _spades_broken(self, msg: m.SpadesBroken) -> None:
+        self.say("Hearts are broken." if self.game == "hearts" else "Spades are broken.")
+
+    def _claim(self, msg: m.ClaimMade) -> None:
+        held = "and it held" if msg.held else f"and it failed ({msg.penalty})"
+        self.say(f"{self.name(msg.seat)} claimed the rest with {' '.join(msg.cards)} {held}.")
+
+    def _dead_deal(self, msg: m.DealDeclaredDead) -> None:
+        self.say(f"{self.name(msg.seat)} showed a deficient hand ({msg.reason}); redeal.")
+
+    def _hand_scored(self, msg: m.HandScored) -> None:
+        summary = HandSummary(
+            msg.hand_number,
+            [list(s) for s in msg.sides],
+            list(msg.delta),
+            list(msg.after),
+            list(msg.bags_after),
+            list(msg.notes),
+        )
+        self.scored = [row for row in self.scored if row.hand_number != msg.hand_number]
+        self.scored.append(summary)
+        self.result = hand_result(
+            summary,
+            list(msg.tricks),
+            list(self.view.get("bids") or []),
+            game=self.game,
+            bags_shown=self.bags_shown,
+            name=self.name,
+            side_name=self.side_name,
+        )
+        parts = [f"{self.side_name(i)} {d:+d}" for i, d in enumerate(msg.delta)]
+        self.say(f"Hand {msg.hand_number} scored: {', '.join(parts)}.")
+        for index, notes in enumerate(notes_by_side(msg.notes, msg.sides)):
+            for note in notes[:3]:
+                self.say(f"  {said_of(note, self.side_name(index), self.name)}")
+        self._verify(msg.hand_number, msg.seed, msg)
+
+    def _deal_seed(self, msg: m.DealSeed, now: float) -> None:
+        if msg.hand_number not in self.checks:
+            self._verify(msg.hand_number, msg.seed, None)
+
+    def _game_over(self, msg: m.GameOver) -> None:
         self.game_over = msg
         self.turn = None
-        self.clocks = {}
         winners = ", ".join(self.name(s) for s in msg.winners)
         self.say(f"Game over: {winners} won ({msg.reason}).")
 
@@ -442,6 +582,7 @@ class TableState(TableEvents):
         )
 
 
+# The messages that are not the game's events.
 _HANDLERS: dict[type[m.Message], Any] = {
     m.Snapshot: TableState._snapshot,
     m.SeatStatus: TableState._seat_status,
@@ -450,6 +591,13 @@ _HANDLERS: dict[type[m.Message], Any] = {
     m.Turn: TableState._turn_for_all,
     m.ClockExpired: TableState._clock_expired,
     m.DealCommitment: TableState._commitment,
+    m.DealSeed: TableState._deal_seed,
+}
+
+# The game's events: the fold changes the view (TableState._event); these keep the client's own.
+# Every event the protocol carries is listed (tests/client/test_state_render.py checks it), the
+# ones the client keeps nothing of with None.
+_OWN: dict[type[m.GameEvent], Any] = {
     m.HandDealt: TableState._hand_dealt,
     m.HandLooked: TableState._hand_looked,
     m.BidMade: TableState._bid_made,
@@ -461,10 +609,11 @@ _HANDLERS: dict[type[m.Message], Any] = {
     m.SpadesBroken: TableState._spades_broken,
     m.ClaimMade: TableState._claim,
     m.DealDeclaredDead: TableState._dead_deal,
-    m.CardDrawn: TableState._drawn,
-    m.DrawResolved: TableState._drawn,
-    m.CardsDiscarded: TableState._drawn,
+    m.CardDrawn: None,
+    m.DrawResolved: None,
+    m.CardsDiscarded: None,
     m.HandScored: TableState._hand_scored,
-    m.DealSeed: TableState._deal_seed,
     m.GameOver: TableState._game_over,
 }
+for _kind in _OWN:
+    _HANDLERS[_kind] = TableState._event

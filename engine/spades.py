@@ -1251,7 +1251,7 @@ class SpadesGame:
             if cards:
                 taken = self._redraw(seat, cards)
                 events.append(HandLooked(seat, self._hands[seat]))
-                self._received[seat] = tuple(sorted(taken))  # in card order: a hand, not a draw
+                self._received[seat] = taken
             if not self._discard_turns:
                 self._start_bidding()
             return events

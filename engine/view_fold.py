@@ -42,10 +42,12 @@ EventMap = Mapping[str, Any]
 #: seat that declared double nil draws its cards unseen and is told each one (`draw_resolved`), and no
 #: event says when it may look at them (the draw's end), so the fold keeps them in `hand` meanwhile;
 #: and after a two-handed double nil redraw, which three cards left the face-up discard pile (the
-#: redrawing seat learns them; the other seat and spectators do not, until the next snapshot).
+#: redrawing seat learns them; the other seat and spectators do not, until the next snapshot), and
+#: in which order the redrawing seat drew them (its `received` is in card order here).
 UNTOLD: Final = (
     "hand: a two-handed double nil seat's cards drawn before it may look",
     "discards: after a two-handed double nil redraw, but for the redrawing seat",
+    "received: the order of a two-handed double nil redraw",
 )
 
 

@@ -48,6 +48,8 @@ def comparable(view: PublicView, truth: PublicView) -> PublicView:
         view = dataclasses.replace(view, legal=(), choose_cards=())
         if truth.players == 2 and not truth.looked[view.seat]:
             view = dataclasses.replace(view, hand=None)
+        if truth.players == 2:
+            view = dataclasses.replace(view, received=tuple(sorted(view.received)))
     if truth.players == 2 and any(bid is not None and bid.double_nil for bid in truth.bids):
         view = dataclasses.replace(view, discards=0)
     return view
