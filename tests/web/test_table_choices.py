@@ -16,6 +16,13 @@ from tests.web.test_table_pacing import STATE_JS, WAIT_MS, set_pace
 
 pytestmark = pytest.mark.timeout(300)
 
+ALIGNED_JS = """() => {
+  const dl = document.querySelector('#preset-options dl');
+  const pairs = [...dl.children];
+  if (!pairs.length || pairs.length % 2) return false;
+  return pairs.every((el, i) => i % 2 ? el.tagName === 'DD' : el.tagName === 'DT'
+    && Math.abs(el.getBoundingClientRect().top - el.nextElementSibling.getBoundingClientRect().top) < 2);
+}"""
 KINDS_JS = "() => [...document.querySelectorAll('#create-bot option')].map((o) => o.value)"
 
 
@@ -48,6 +55,9 @@ def test_bot_strength_rules_in_words_and_the_game_over_dialog(tmp_path: Path) ->
             assert "the player on the dealer's left" in rules, rules
             for word in ("_", "true", "false", "moon", "Passing", "hearts"):
                 assert word not in rules, (word, rules)
+            # Each label beside its value: the list holds only label and value pairs (the
+            # description before it once shifted every value into the next label's row).
+            assert page.evaluate(ALIGNED_JS), "a rules label is not beside its value"
             page.select_option("#create-preset", "yahoo")
             rules = page.inner_text("#preset-options")
             assert "Blind nil is worth" in rules and "200 points" in rules, rules

@@ -710,7 +710,7 @@ function drawCreateForm() {
   if (!preset) return;
   // Which rules source the preset plays (or that it plays house rules), before anyone sits.
   const about = preset.description ? [h("p", { class: "preset-about" }, preset.description)] : [];
-  fill($("preset-options"), [...about, ...optionList(preset.options).childNodes]);
+  fill($("preset-options"), [...about, optionList(preset.options)]); // a paragraph, then the list
   $("create-target").value = String(preset.options.target_score ?? "");
   fill($("create-bots"), h("legend", {}, "Built-in bots in the other seats"),
     [...Array(preset.players).keys()].slice(1).map((seat) =>
