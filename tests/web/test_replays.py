@@ -40,6 +40,7 @@ pytestmark = pytest.mark.timeout(300)
 WAIT_MS = 30_000
 SIZES = [(360, 740), (390, 844), (844, 390), (1280, 800)]
 DOC_IMAGES = ROOT / "docs" / "images"
+SPADES = "import sys; from client.cli import main; main(sys.argv[1:])"  # the `spades` command
 
 STATE_JS = """() => {
   const over = document.getElementById('game-over');
@@ -233,14 +234,62 @@ def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: P
             assert f"your side (North-South) {after[0]} · East-West {after[1]}" in item, item
             assert "deals verified" in item
 
+            # What the page kept is what the terminal client keeps: `spades replay` reads it (the
+            # page's *Save as .jsonl*), re-deals it with the engine and shows the same tricks.
+            kept = player.evaluate(
+                "() => { const [g] = JSON.parse(localStorage.getItem('spades.games'));"
+                " return localStorage.getItem('spades.game.' + g.id); }"
+            )
+            [mine] = json.loads(kept)
+            assert mine["format"] == "spades-client-hand/1"
+            assert (mine["plays"], mine["trick_winners"]) == (
+                record["plays"],
+                record["trick_winners"],
+            )
+            assert (mine["seed"], mine["commitment"], mine["dealer"]) == (
+                record["seed"],
+                record["commitment"],
+                record["dealer"],
+            )
+            assert mine["deal"] == record["deal"] and mine["score"] == record["score"]
+            assert mine["verified"] == "verified"
+            (tmp_path / "kept.jsonl").write_text(json.dumps(mine) + "\n", encoding="utf-8")
+            shown = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    SPADES,
+                    "replay",
+                    str(tmp_path / "kept.jsonl"),
+                    "--all",
+                ],
+                cwd=ROOT,
+                env={**os.environ, "COLUMNS": "200"},  # rich wraps at the terminal's width
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
+            ).stdout
+            assert (
+                "verified: seed matches the commitment and the engine re-deals these hands" in shown
+            )
+            assert "trick 13:" in shown and "You" in shown, shown
+
             # The watcher (no seat: compass points) replays the same tricks.
-            watcher.keyboard.press("Escape")  # the game-over dialog, if it is up
-            open_kept_replay(watcher)
+            # From the game-over dialog: *Replay this game* opens it at its first trick.
+            watcher.click("#game-over:not([hidden]) #game-over-replay", timeout=WAIT_MS)
+            watcher.wait_for_selector("#replay-screen:not([hidden]) #replay-trick", timeout=WAIT_MS)
+            assert f"Table {table}" in watcher.inner_text("#replay-title")
             check_every_trick(
                 watcher,
                 record,
                 ["South (replayer)", *(f"{d} (heuristic)" for d in ("West", "North", "East"))],
             )
+
+            # Back from the replay and its list: the table, as the game left it.
+            watcher.click("#replay-back")
+            watcher.click("#replay-back")
+            watcher.wait_for_selector("#table-screen:not([hidden]) #trick", timeout=WAIT_MS)
 
             # The server's own record, opened from the file picker (on the list, still open),
             # replays the same.

@@ -720,10 +720,18 @@ function drawCreateForm() {
 // ---------------------------------------------------------------- wiring
 
 function wire() {
-  setUpReplays(journal, () => show(app.table ? "table-screen" : app.user ? "lobby-screen" : "login-screen"));
+  setUpReplays(journal, () => {
+    show(app.table ? "table-screen" : app.user ? "lobby-screen" : "login-screen");
+    render(); // the table went on while the replays were on the screen
+  });
   $("past-games").addEventListener("click", () => {
     show("replay-screen");
     openPastGames();
+  });
+  $("game-over-replay").addEventListener("click", () => {
+    app.gameOverDismissed = true; // back from the replay, the table is as it was left
+    show("replay-screen");
+    openPastGames(app.table ? app.table.table : null);
   });
   $("login-form").addEventListener("submit", (event) => {
     event.preventDefault();

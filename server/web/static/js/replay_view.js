@@ -29,9 +29,16 @@ export function setUpReplays(journal, onClose) {
   document.addEventListener("keydown", keyPressed);
 }
 
-export function openPastGames() {
+// The list; or, given a table, the replay of this browser's latest game at it (the game-over
+// dialog's *Replay this game*), the list when it kept none.
+export function openPastGames(table = null) {
   view.replay = null;
   view.error = "";
+  const game = table ? view.journal.games().find((g) => g.table === table && g.server === view.journal.server) : null;
+  if (game) {
+    openReplay(`Table ${game.table} · ${dateText(game.started)}`, view.journal.records(game.id));
+    return;
+  }
   drawList();
   requestAnimationFrame(() => $("replay-back").focus());
 }
@@ -206,7 +213,7 @@ function handDetails(hand, check, cursorTrick) {
         class: i === cursorTrick ? "current" : "", dataset: { trick: String(trick.number), winner: String(trick.winner ?? "") },
         value: String(trick.number), "aria-current": i === cursorTrick ? "step" : undefined,
       }, h("button", { type: "button", class: "link-like", dataset: { key: `trick-${i}` }, onclick: () => { view.replay.cursor.goTrick(i); drawReplay(true); } },
-        trick.plays.map((p, j) => [j ? ", " : "", `${hand.names[p.seat]} `, h("span", { class: cardFace(p.card).red ? "red" : "" }, cardText(p.card)), p.note ? ` (${p.note})` : ""]),
+        trick.plays.map((p, j) => [j ? ", " : "", `${hand.names[p.seat]} `, h("span", { class: `suit-${cardFace(p.card).letter} ${cardFace(p.card).red ? "red" : ""}` }, cardText(p.card)), p.note ? ` (${p.note})` : ""]),
         trick.winner === null ? "" : ` → ${hand.names[trick.winner]}`)))),
       hand.claimed.length ? h("p", {}, `Then ${hand.claimed.length} trick${hand.claimed.length === 1 ? "" : "s"} by claim: ${hand.claimed.map((s) => hand.names[s]).join(", ")}.`) : null,
       hand.missed.length ? h("p", { class: "hint" }, `Not seen here (played while this page was away): trick ${hand.missed.join(", ")}.`) : null),
