@@ -8,6 +8,7 @@ import { test } from "node:test";
 import {
   checkRecord, checkRecordShape, Cursor, gameSummary, groupGames, handOf, parseJsonl, position, RecordError, trickText,
 } from "../../../server/web/static/js/replay.js";
+import { cardNumber } from "../../../server/web/static/js/cards.js";
 import { Verdict } from "../../../server/web/static/js/verify.js";
 
 const fixtures = JSON.parse(readFileSync(process.env.SPADES_FIXTURES, "utf8"));
@@ -138,4 +139,21 @@ test("an older ladder match's two halves are two games", () => {
   const named = handOf({ ...standard[0], names: ["ada", "bot:heuristic", "fallback:random", null], seat: 0 });
   assert.deepEqual(named.names, ["You", "West (heuristic)", "North (random, fallback)", "East"]);
   assert.deepEqual(named.sides.map((s) => s.name), ["your side (North-South)", "East-West"]);
+});
+
+test("a record of its own with no deal is re-dealt from its plays when every card was seen", async () => {
+  // As the page writes a hand whose check at the table did not finish: no deal, the reader's cards.
+  const server = standard[0];
+  const own = { ...structuredClone(server), format: "spades-client-hand/1", deal: null, seat: 2, my_cards: server.deal[2] };
+  const result = await checkRecord(own);
+  assert.equal(result.verdict, Verdict.VERIFIED, result.lines.join("\n"));
+  assert.match(result.lines.join("\n"), /the deck being the 52 cards seen played/);
+  assert.deepEqual(result.hands, server.deal.map((h) => [...h].sort((a, b) => cardNumber(a) - cardNumber(b))));
+  const wrongCards = { ...own, my_cards: server.deal[1] };
+  assert.equal((await checkRecord(wrongCards)).verdict, Verdict.MISMATCH);
+  const missed = { ...own, plays: own.plays.slice(4), trick_winners: own.trick_winners.slice(1), tricks_seen: [...Array(12).keys()].map((i) => i + 2), missed_tricks: [1] };
+  const partial = await checkRecord(missed);
+  assert.equal(partial.verdict, Verdict.SEED_MATCHES);
+  assert.match(partial.lines.join("\n"), /not every card of the hand was seen played/);
+  assert.deepEqual(handOf(missed).tricks.map((t) => t.number), [...Array(12).keys()].map((i) => i + 2));
 });

@@ -273,25 +273,32 @@ export class Cursor {
 
 // ---------------------------------------------------------------- the deal check
 
-// Why this page does not re-deal a hand (null: it can). The page's shuffle (verify.js) is the
-// engine's, tested against it for a whole deck dealt out four ways (four-handed Spades, Hearts);
-// variants that set cards aside, deal face up, give the dealer more, draw from a stock or deal by
-// hand type are re-dealt by the engine only (`spades replay FILE`).
-export function whyNotRedealt(record) {
+// The deck to re-deal and what to compare the deal with, or why this page does not re-deal the hand.
+// The page's shuffle (verify.js) is the engine's, tested against it for a whole deck dealt out four
+// ways (four-handed Spades, Hearts); variants that set cards aside, deal face up, give the dealer
+// more, draw from a stock or deal by hand type are re-dealt by the engine only (`spades replay`).
+// A record with no deal (the page's or the terminal client's own, when its check at the table did
+// not finish) is re-dealt from its plays when they are the whole deck: every card seen played.
+export function redealPlan(record) {
+  if (record.players !== 4) return { why: `a ${record.players}-handed deal` };
+  if (record.hand_type) return { why: `a ${record.hand_type} hand` };
+  for (const key of ["set_aside", "discarded"]) if (Array.isArray(record[key]) && record[key].length) return { why: `cards ${key.replace("_", " ")}` };
+  if (Array.isArray(record.face_up) && record.face_up.some((h) => Array.isArray(h) && h.length)) return { why: "cards dealt face up" };
   const dealt = record.deal;
-  if (!Array.isArray(dealt)) return "the record has no deal to compare";
-  if (record.players !== 4) return `a ${record.players}-handed deal`;
-  if (record.hand_type) return `a ${record.hand_type} hand`;
-  for (const key of ["set_aside", "discarded"]) if (Array.isArray(record[key]) && record[key].length) return `cards ${key.replace("_", " ")}`;
-  if (Array.isArray(record.face_up) && record.face_up.some((h) => Array.isArray(h) && h.length)) return "cards dealt face up";
-  const cards = dealt.flat();
-  if (new Set(cards).size !== cards.length || !dealt.every((h) => h.length === dealt[0].length)) return "hands of different sizes";
-  return null;
+  if (Array.isArray(dealt)) {
+    const cards = dealt.flat();
+    if (new Set(cards).size !== cards.length || !dealt.every((h) => h.length === dealt[0].length)) return { why: "hands of different sizes" };
+    return { deck: cards, dealt };
+  }
+  const played = (record.plays || []).map((p) => p[1]);
+  if ((record.missed_tricks || []).length || played.length !== 52 || new Set(played).size !== 52) return { why: "not every card of the hand was seen played" };
+  return { deck: played, dealt: null };
 }
 
-// { verdict, lines } for one record: SHA-256 of the seed against the commitment, then (where the
-// page can) the deal re-dealt from the seed and compared with the record's, and every card played
-// found in the hand of the seat that played it (or passed to it).
+// { verdict, lines, hands } for one record: SHA-256 of the seed against the commitment, then (where
+// the page can) the deal re-dealt from the seed and compared with the record's (and with the
+// reader's own cards as dealt), and every card played found in the hand of the seat that played it
+// (or passed to it). `hands`: every seat's cards as re-dealt.
 export async function checkRecord(record) {
   const lines = [];
   if (!isHex(record.seed)) {
@@ -303,20 +310,26 @@ export async function checkRecord(record) {
     return { verdict: Verdict.MISMATCH, lines: [`SHA-256 of the seed is ${digest.slice(0, 16)}…, not the commitment ${record.commitment.slice(0, 16)}…`] };
   }
   lines.push(`seed matches the commitment ${digest.slice(0, 16)}…`);
-  const why = whyNotRedealt(record);
-  if (why) {
-    lines.push(`the deal is not re-dealt on this page (${why}): \`spades replay\` re-deals it with the engine`);
+  const plan = redealPlan(record);
+  if (plan.why) {
+    lines.push(`the deal is not re-dealt on this page (${plan.why}): \`spades replay\` re-deals it with the engine`);
     return { verdict: Verdict.SEED_MATCHES, lines };
   }
   const dealer = Number.isInteger(record.dealer) ? record.dealer : 0;
-  const hands = await deal(hexToBytes(record.seed), record.deal.flat(), dealer, record.players);
+  const hands = await deal(hexToBytes(record.seed), plan.deck, dealer, record.players);
   const problems = [];
-  hands.forEach((hand, s) => {
-    const recorded = sortCards(record.deal[s]);
-    if (recorded.join(" ") !== hand.join(" ")) problems.push(`the seed deals seat ${s} ${hand.map(cardText).join(" ")}, the record says ${recorded.map(cardText).join(" ")}`);
-  });
-  if (problems.length) return { verdict: Verdict.MISMATCH, lines: [...lines, ...problems] };
-  lines.push(`re-dealt from the seed: the ${hands.length} hands are the record's`);
+  if (plan.dealt) {
+    hands.forEach((hand, s) => {
+      const recorded = sortCards(plan.dealt[s]);
+      if (recorded.join(" ") !== hand.join(" ")) problems.push(`the seed deals seat ${s} ${hand.map(cardText).join(" ")}, the record says ${recorded.map(cardText).join(" ")}`);
+    });
+  }
+  const seat = record.seat;
+  if (Array.isArray(record.my_cards) && Number.isInteger(seat) && sortCards(record.my_cards).join(" ") !== hands[seat].join(" ")) {
+    problems.push(`the cards dealt to this seat were ${sortCards(record.my_cards).map(cardText).join(" ")}, the seed deals ${hands[seat].map(cardText).join(" ")}`);
+  }
+  if (problems.length) return { verdict: Verdict.MISMATCH, lines: [...lines, ...problems], hands };
+  lines.push(plan.dealt ? `re-dealt from the seed: the ${hands.length} hands are the record's` : "re-dealt from the seed, the deck being the 52 cards seen played");
   // A card played must have been dealt to its player, or passed (exchanged) to it.
   const sources = hands.map((_, s) => new Set([s]));
   for (const t of [...(record.passes || []), ...(record.exchanges || [])]) sources[t.receiver].add(t.giver);
@@ -324,7 +337,7 @@ export async function checkRecord(record) {
   for (const [player, card] of plays) {
     if (![...sources[player]].some((s) => hands[s].includes(card))) problems.push(`seat ${player} played ${cardText(card)}, which the seed did not deal to it`);
   }
-  if (problems.length) return { verdict: Verdict.MISMATCH, lines: [...lines, ...problems] };
+  if (problems.length) return { verdict: Verdict.MISMATCH, lines: [...lines, ...problems], hands };
   if (plays.length) lines.push(`all ${plays.length} cards played were dealt to the seats that played them`);
-  return { verdict: Verdict.VERIFIED, lines };
+  return { verdict: Verdict.VERIFIED, lines, hands };
 }

@@ -202,6 +202,8 @@ function verdictText(check) {
 
 function handDetails(hand, check, cursorTrick) {
   const sign = (d) => (d === null ? "?" : d >= 0 ? `+${d}` : `−${-d}`);
+  // The record's deal, or the one the check re-dealt from the seed (a record of this page's own).
+  const dealt = hand.deal || (check && check.verdict === Verdict.VERIFIED ? check.hands : null);
   return [
     h("section", { class: "replay-panel", "aria-labelledby": "replay-bids-title" },
       h("h2", { id: "replay-bids-title" }, `Hand ${hand.number} · ${hand.names[hand.dealer]} dealt`),
@@ -226,8 +228,8 @@ function handDetails(hand, check, cursorTrick) {
       h("h2", { id: "replay-check-title" }, "Deal check: ", h("span", { id: "replay-verdict", dataset: { verdict: check ? check.verdict : "" } }, verdictText(check))),
       check ? h("ul", {}, check.lines.map((line) => h("li", {}, line))) : null,
       hand.checkedAtTable ? h("p", { class: "hint" }, `When the hand ended, at the table: ${hand.checkedAtTable}.`) : null),
-    hand.deal ? h("details", { class: "replay-panel" }, h("summary", {}, "Hands as dealt"),
-      h("ul", {}, hand.deal.map((cards, s) => h("li", {}, `${hand.names[s]}: `, displayOrder(cards).map(cardText).join(" "))))) : null,
+    dealt ? h("details", { class: "replay-panel" }, h("summary", {}, "Hands as dealt"),
+      h("ul", {}, dealt.map((cards, s) => h("li", {}, `${hand.names[s]}: `, displayOrder(cards).map(cardText).join(" "))))) : null,
   ];
 }
 
