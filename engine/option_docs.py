@@ -28,7 +28,7 @@ class OptionDoc:
     belongs to; `when`: other options and the values under which it matters (all must hold; an
     option absent from `when` does not matter); `words`: the words for particular values (every
     value of a word option, or a number's special values such as 0); `unit`: after a number
-    ("points")."""
+    ("points"); `omit_empty`: a list option that matters only when it lists something."""
 
     label: str
     about: str
@@ -36,6 +36,7 @@ class OptionDoc:
     when: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     words: Mapping[str, str] = field(default_factory=dict)
     unit: str = ""
+    omit_empty: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: how `/presets.json` carries it to the page."""
@@ -46,6 +47,7 @@ class OptionDoc:
             "when": {name: list(values) for name, values in self.when.items()},
             "words": dict(self.words),
             "unit": self.unit,
+            "omit_empty": self.omit_empty,
         }
 
 
@@ -282,6 +284,7 @@ OPTION_DOCS: Final[dict[str, OptionDoc]] = {
         "Hand by hand",
         "Each hand's bidding and playing rule, in turn, over and over.",
         words={name: _HAND_TYPE_WORDS[name] for name in HAND_TYPES},
+        omit_empty=True,
     ),
     "tram": OptionDoc("Claims", 'A player may claim the rest of the tricks ("the rest are mine").'),
     "tram_penalty": OptionDoc(
@@ -404,6 +407,8 @@ def applies(option: str, options: Mapping[str, Any]) -> bool:
     """Whether `option` matters in a game of these `options` (a `Ruleset.to_dict()`)."""
     doc = OPTION_DOCS[option]
     if str(options.get("game", "spades")) not in doc.games:
+        return False
+    if doc.omit_empty and not options.get(option):
         return False
     return all(options.get(name) in values for name, values in doc.when.items())
 

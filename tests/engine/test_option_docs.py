@@ -77,6 +77,8 @@ def test_an_option_that_does_not_matter_is_left_out() -> None:
     standard = {line.option for line in rule_lines(PRESETS["standard"])}
     assert "blind_nil" in standard and "blind_nil_value" not in standard
     assert "tram_penalty" not in standard and "losing_floor" not in standard
+    assert "hand_schedule" not in standard  # only a Crazy game's schedule is worth a line
+    assert "hand_schedule" in {line.option for line in rule_lines(PRESETS["crazy"])}
     yahoo = {line.option: line.value for line in rule_lines(PRESETS["yahoo"])}
     assert yahoo["blind_nil_value"] == "200 points"
     assert yahoo["blind_nil_behind"] == "100 points"

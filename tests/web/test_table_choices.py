@@ -83,6 +83,12 @@ def test_bot_strength_rules_in_words_and_the_game_over_dialog(tmp_path: Path) ->
                 timeout=WAIT_MS,
             )
             assert "bot:" not in page.inner_text("#felt")
+            # At the table too, the rules in words: the preset's, with the table's own changes.
+            page.click("#table-rules summary")
+            rules = page.inner_text("#table-rules")
+            assert "Spades as pagat gives it" in rules and "Hands\n1 hand" in rules, rules
+            assert "Hand by hand" not in rules  # no Crazy schedule here: not listed as "none"
+            page.click("#table-rules summary")
             table = page.evaluate("spadesApp.table.table")
             kinds = page.evaluate(
                 "(t) => spadesApp.tables.get(t).seats.map((s) => s.bot_kind ?? null)", table

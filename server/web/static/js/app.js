@@ -622,6 +622,7 @@ function draw() {
       app.holdTimer = setTimeout(drain, state.held.ms);
     }
     $("table-title").textContent = `Table ${state.table} · ${info ? info.preset : state.game}${state.seat === null ? " · watching" : ""}`;
+    drawTableRules(info);
     $("table-code").textContent = app.codes[state.table] ? `code ${app.codes[state.table]}` : "";
     const link = inviteLink(state.table);
     $("invite").href = link;
@@ -693,6 +694,19 @@ function optionList(options) {
     h("dt", {}, line.label),
     h("dd", {}, line.value, h("span", { class: "about" }, line.about)),
   ]));
+}
+
+// The table's rules in words (its preset's with its own changes), drawn again only when they change.
+function drawTableRules(info) {
+  const el = $("table-rules-body");
+  const key = info ? JSON.stringify([info.preset, info.options || {}]) : "";
+  if (el.dataset.key === key) return;
+  el.dataset.key = key;
+  const preset = info && app.presets.find((p) => p.name === info.preset);
+  fill(el, info ? [
+    preset && preset.description ? h("p", { class: "preset-about" }, preset.description) : null,
+    optionList({ ...presetOptions(info.preset), ...(info.options || {}) }),
+  ] : []);
 }
 
 // Where a seat sits for the one who creates the table (seat 0): four-handed, seat 2 is the partner.

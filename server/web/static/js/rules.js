@@ -18,10 +18,12 @@ export function valueWords(doc, option, value) {
   return String(value).replaceAll("_", " ");
 }
 
-// Whether an option matters in a game of `options` (every option by name): its game, and the
-// other options it needs (`when`: each of them one of the values listed).
-export function applies(doc, options) {
+// Whether `option` matters in a game of `options` (every option by name): its game, the other
+// options it needs (`when`: each of them one of the values listed), and a list that lists something
+// where it must (`omit_empty`).
+export function applies(doc, options, option) {
   if (!doc.games.includes(String(options.game ?? "spades"))) return false;
+  if (doc.omit_empty && !(options[option] || []).length) return false;
   return Object.entries(doc.when || {}).every(([name, values]) => values.some((v) => v === options[name]));
 }
 
@@ -31,7 +33,7 @@ export function ruleLines(options, docs, order) {
   const lines = [];
   for (const option of order || []) {
     const doc = docs[option];
-    if (!doc || !(option in options) || !applies(doc, options)) continue;
+    if (!doc || !(option in options) || !applies(doc, options, option)) continue;
     lines.push({ option, label: doc.label, value: valueWords(doc, option, options[option]), about: doc.about });
   }
   return lines;
