@@ -291,6 +291,20 @@ def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: P
             watcher.click("#replay-back")
             watcher.wait_for_selector("#table-screen:not([hidden]) #trick", timeout=WAIT_MS)
 
+            # A kept game this browser's storage no longer holds whole: a sentence, no error.
+            watcher.click("#past-games")
+            watcher.evaluate(
+                "() => { const [g] = JSON.parse(localStorage.getItem('spades.games'));"
+                " localStorage.setItem('spades.game.' + g.id, '[{\"format\": \"spades-client-hand/1\"}]'); }"
+            )
+            watcher.click("#replay-kept .replay-open")
+            watcher.wait_for_selector(".replay-error", timeout=WAIT_MS)
+            assert "cannot be replayed: hand 1: `players` is not 2, 3 or 4" in watcher.inner_text(
+                ".replay-error"
+            )
+            watcher.click("#replay-back")
+            watcher.wait_for_selector("#table-screen:not([hidden]) #trick", timeout=WAIT_MS)
+
             # The server's own record, opened from the file picker (on the list, still open),
             # replays the same.
             player.set_input_files("#replay-file", str(tmp_path / "game.jsonl"))

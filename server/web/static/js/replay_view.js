@@ -6,7 +6,7 @@
 import { cardFace, cardText, displayOrder } from "./cards.js";
 import { $, fill, h } from "./dom.js";
 import { cardElement } from "./table_view.js";
-import { checkRecord, Cursor, gameSummary, groupGames, handOf, MAX_FILE_BYTES, parseJsonl, position, RecordError, trickText } from "./replay.js";
+import { checkRecord, checkRecordShape, Cursor, gameSummary, groupGames, handOf, MAX_FILE_BYTES, parseJsonl, position, RecordError, trickText } from "./replay.js";
 import { Verdict } from "./verify.js";
 import { MAX_GAMES } from "./journal.js";
 
@@ -143,8 +143,18 @@ async function fileChosen(event) {
 // ---------------------------------------------------------------- the replay
 
 function openReplay(title, records) {
-  if (!records.length) return;
-  const hands = records.map(handOf);
+  let hands;
+  try {
+    // A file's records were checked as they were read; this browser's own are checked here (its
+    // storage may have been edited, or written by another version of the page).
+    if (!records.length) throw new RecordError("no hands were kept");
+    records.forEach((record, i) => checkRecordShape(record, `hand ${i + 1}`));
+    hands = records.map(handOf);
+  } catch (error) {
+    view.error = `${title} cannot be replayed: ${error.message}`;
+    drawList();
+    return;
+  }
   view.replay = { title, hands, cursor: new Cursor(hands), checks: new Map() };
   const replay = view.replay;
   // Each hand's deal, re-checked from its seed (async: the line says "checking" until then).
