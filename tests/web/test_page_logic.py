@@ -23,10 +23,12 @@ from engine.hearts_rules import penalty_points
 from engine.option_docs import rule_lines
 from engine.records import game_records
 from engine.ruleset import PRESETS, Ruleset
+from engine.view_fold import HANDLED
 from protocol.docs import EXAMPLE, parse_hex
 from server.web.static_files import presets_document
 from tests.engine.helpers import play_random_game
 from tests.protocol.test_docs import TEXT, sequence_entries
+from tests.web.view_streams import event_streams
 
 JS_TESTS = sorted((Path(__file__).parent / "js").glob("*.test.mjs"))
 CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"] + ["LJ", "BJ"]
@@ -107,6 +109,9 @@ def fixtures() -> dict[str, Any]:
         "penalty": penalty,
         "walkthrough": walkthrough,
         "records": records,
+        # The engine's event streams and views, for the page's reducer (view_fold.test.mjs).
+        "streams": event_streams(),
+        "event_kinds": sorted(HANDLED),
     }
 
 

@@ -407,6 +407,7 @@ function openTable(tableId) {
   const state = new TableState(tableId);
   const options = { ...presetOptions(app.tables.get(tableId)?.preset), ...(app.tables.get(tableId)?.options || {}) };
   state.jackOfDiamonds = Boolean(options.hearts_jack_of_diamonds);
+  state.rules = options; // what the view fold needs of the rules (view_fold.js)
   try {
     const saved = JSON.parse(session.getItem("spades.evidence") || "null");
     if (saved && saved.table === tableId) state.evidence = saved;

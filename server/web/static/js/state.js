@@ -1,10 +1,12 @@
 // The page's picture of one table: the last snapshot's view, kept current by the events that
-// follow (the same reducer as the terminal client's client/state.py, in JavaScript). Pure: no DOM,
-// no socket; `now` is a millisecond clock passed in. Events move cards between the view's fields
-// the way the event says; legal moves come from `your_turn`, scores from `hand_scored`, never from
-// a rule of our own.
+// follow. What an event changes in the view is the engine's fold (view_fold.js, the port of
+// engine/view_fold.py, tested against the engine on generated event streams); the rest is the
+// page's own: the log, the deal check's evidence, the hand's result, clocks and seats. Pure: no
+// DOM, no socket; `now` is a millisecond clock passed in. Legal moves come from `your_turn`, scores
+// from `hand_scored`, never from a rule of our own.
 
-import { cardText, penaltyPoints, sortCards } from "./cards.js";
+import { cardText, sortCards } from "./cards.js";
+import { foldable, foldEvent, foldTurn } from "./view_fold.js";
 
 export const LOG_LINES = 80;
 const PLACES = { 4: ["You", "West", "North", "East"], 3: ["You", "Left", "Right"], 2: ["You", "Opponent"] };
@@ -28,6 +30,7 @@ export class TableState {
     this.evidence = null;
     this.commitments = {};
     this.jackOfDiamonds = false;
+    this.rules = null; // the table's ruleset options (/presets.json's with the table's), for the fold
   }
 
   // ------------------------------------------------------------ facts for the screen
@@ -83,30 +86,25 @@ export class TableState {
     return true;
   }
 
+  // The ruleset the fold reads: the table's, or this game's defaults until the page has it.
+  foldRules() {
+    const defaults = { game: this.game, players: this.players, deck: "standard", blind_nil_exchange: 0 };
+    return { ...defaults, ...(this.rules || {}), hearts_jack_of_diamonds: Boolean((this.rules || {}).hearts_jack_of_diamonds ?? this.jackOfDiamonds) };
+  }
+
   gameEvent(msg) {
-    this.view.version = msg.version;
-    // Events do not say who acts next: the `turn` that follows them does.
-    this.view.to_act = [];
+    if (foldable(this.view)) foldEvent(this.view, msg, this.foldRules(), this.seat);
+    else {
+      this.view.version = msg.version;
+      // Events do not say who acts next: the `turn` that follows them does.
+      this.view.to_act = [];
+    }
     this.clocks = {};
     // Our turn is spent once the game moves on, except while others pass at the same time as we
     // do (a Hearts pass): their passes move the version, and the server sends our `your_turn`
     // again for the new one, so the choice on the screen stays where it is.
     const othersPass = msg.t === "cards_given" && msg.seat !== this.seat;
     if (this.turn && msg.version > this.turn.version && !othersPass) this.turn = null;
-  }
-
-  resize(seat, delta) {
-    const sizes = this.view.hand_sizes;
-    if (Array.isArray(sizes) && seat >= 0 && seat < sizes.length) sizes[seat] = Math.max(0, sizes[seat] + delta);
-  }
-
-  remove(cards) {
-    const hand = [...this.hand()];
-    for (const card of cards) {
-      const i = hand.indexOf(card);
-      if (i >= 0) hand.splice(i, 1);
-    }
-    this.view.hand = hand;
   }
 
   newEvidence(handNumber, commitment, myCards, midway) {
@@ -176,8 +174,7 @@ const HANDLERS = {
   },
 
   turn(msg, now) {
-    this.view.version = msg.version;
-    this.view.to_act = [...msg.to_act];
+    foldTurn(this.view, msg.version, msg.to_act);
     this.clocks = {};
     msg.to_act.forEach((seat, i) => {
       this.clocks[seat] = { deadline: now + msg.deadline_ms[i], bank: msg.bank_ms[i] };
@@ -187,8 +184,8 @@ const HANDLERS = {
   your_turn(msg, now) {
     if (this.seat !== null && msg.seat !== this.seat) return;
     this.turn = { version: msg.version, legal: msg.legal, deadline: now + msg.deadline_ms, bank: msg.bank_ms || 0 };
-    this.view.version = msg.version;
-    if (!this.acting().includes(msg.seat)) this.view.to_act = [...this.acting(), msg.seat];
+    // A server without `turn`: at least we are to act.
+    foldTurn(this.view, msg.version, this.acting().includes(msg.seat) ? this.acting() : [...this.acting(), msg.seat]);
   },
 
   clock_expired(msg) {
@@ -210,19 +207,7 @@ const HANDLERS = {
 
   hand_dealt(msg) {
     this.gameEvent(msg);
-    const n = this.players;
     const cards = msg.cards ? sortCards(msg.cards) : null;
-    Object.assign(this.view, {
-      hand_number: msg.hand_number, dealer: msg.dealer, hand_type: msg.hand_type,
-      face_up: msg.face_up.map((x) => [...x]),
-      looked: [...Array(n).keys()].map((s) => !msg.hidden.includes(s)),
-      trick: [], last_trick: [], last_winner: -1, leader: -1, trick_number: 1,
-      tricks: Array(n).fill(0), played: [], bids: Array(n).fill(null), points: Array(n).fill(0),
-      broken: false, given: [], received: [],
-    });
-    if (msg.pass_direction) this.view.pass_direction = msg.pass_direction;
-    if (this.seat !== null) this.view.hand = cards;
-    if (cards) this.view.hand_sizes = Array(n).fill(cards.length);
     this.commitments[msg.hand_number] = this.commitments[msg.hand_number] || msg.commitment;
     this.newEvidence(msg.hand_number, this.commitments[msg.hand_number], cards, false);
     this.say(`Hand ${msg.hand_number}: ${this.place(msg.dealer)} dealt.`);
@@ -230,31 +215,19 @@ const HANDLERS = {
 
   hand_looked(msg) {
     this.gameEvent(msg);
-    const looked = this.view.looked || (this.view.looked = Array(this.players).fill(true));
-    looked[msg.seat] = true;
-    if (msg.seat === this.seat && msg.cards) {
-      this.view.hand = sortCards(msg.cards);
-      if (this.evidence && !this.evidence.myCards) this.evidence.myCards = [...msg.cards];
-    }
+    if (msg.seat === this.seat && msg.cards && this.evidence && !this.evidence.myCards) this.evidence.myCards = [...msg.cards];
     this.say(`${this.place(msg.seat)} looked at the cards.`);
   },
 
   bid_made(msg) {
     this.gameEvent(msg);
-    const bids = this.view.bids || (this.view.bids = Array(this.players).fill(null));
-    bids[msg.seat] = { ...msg.bid, text: msg.text };
     this.say(`${this.place(msg.seat)} bid ${msg.text}.`);
   },
 
   cards_given(msg) {
     this.gameEvent(msg);
-    const count = msg.cards ? msg.cards.length : (msg.count || 0);
-    this.resize(msg.seat, -count);
-    if (msg.seat === this.seat && msg.cards) {
-      this.remove(msg.cards);
-      this.view.given = [...msg.cards];
-      this.say(`You passed ${msg.cards.map(cardText).join(" ")} to ${this.place(msg.receiver)}.`);
-    } else this.say(`${this.place(msg.seat)} passed ${count} cards.`);
+    if (msg.seat === this.seat && msg.cards) this.say(`You passed ${msg.cards.map(cardText).join(" ")} to ${this.place(msg.receiver)}.`);
+    else this.say(`${this.place(msg.seat)} passed ${msg.cards ? msg.cards.length : (msg.count || 0)} cards.`);
   },
 
   cards_passed(msg) { moved.call(this, msg); },
@@ -262,27 +235,11 @@ const HANDLERS = {
 
   card_played(msg) {
     this.gameEvent(msg);
-    (this.view.trick || (this.view.trick = [])).push([msg.seat, msg.card]);
-    (this.view.played || (this.view.played = [])).push(msg.card);
-    this.view.trick_number = msg.trick_number;
-    this.resize(msg.seat, -1);
-    if (msg.seat === this.seat) this.remove([msg.card]);
     this.say(`${this.place(msg.seat)} ${msg.seat === this.seat ? "play" : "plays"} ${cardText(msg.card)}.`);
   },
 
   trick_won(msg) {
     this.gameEvent(msg);
-    const v = this.view;
-    v.last_trick = msg.plays.map((p) => [...p]);
-    v.last_winner = msg.seat;
-    v.trick = [];
-    v.leader = msg.seat;
-    const tricks = v.tricks || (v.tricks = Array(this.players).fill(0));
-    tricks[msg.seat] += 1;
-    if (this.game === "hearts") {
-      const points = v.points || (v.points = Array(this.players).fill(0));
-      points[msg.seat] += penaltyPoints(msg.plays.map((p) => p[1]), this.jackOfDiamonds);
-    }
     const e = this.evidence;
     if (e && !e.tricksSeen.includes(msg.trick_number)) {
       e.tricksSeen.push(msg.trick_number);
@@ -293,7 +250,6 @@ const HANDLERS = {
 
   spades_broken(msg) {
     this.gameEvent(msg);
-    this.view.broken = true;
     this.say(this.game === "hearts" ? "Hearts are broken." : "Spades are broken.");
   },
 
@@ -307,30 +263,14 @@ const HANDLERS = {
     this.say(`${this.place(msg.seat)} showed a deficient hand (${msg.reason}); redeal.`);
   },
 
-  card_drawn(msg) {
-    this.gameEvent(msg);
-    if (msg.seat === this.seat) this.view.drawn = msg.card ?? null;
-  },
-
-  draw_resolved(msg) {
-    this.gameEvent(msg);
-    this.resize(msg.seat, 1);
-    if (msg.seat === this.seat && msg.taken) this.view.hand = sortCards([...this.hand(), msg.taken]);
-    (this.view.discards || (this.view.discards = [])).push(msg.discarded);
-    this.view.drawn = null;
-  },
-
-  cards_discarded(msg) {
-    this.gameEvent(msg);
-    if (msg.seat === this.seat && msg.cards) this.remove(msg.cards);
-  },
+  card_drawn(msg) { this.gameEvent(msg); },
+  draw_resolved(msg) { this.gameEvent(msg); },
+  cards_discarded(msg) { this.gameEvent(msg); },
 
   hand_scored(msg) {
-    this.gameEvent(msg);
-    this.view.scores = [...msg.after];
-    this.view.bags = [...msg.bags_after];
     // The hand's bids go with its result: the next deal clears the view's.
     const scored = { ...msg, bids: structuredClone(this.view.bids || []) };
+    this.gameEvent(msg);
     this.scored.push(scored);
     this.lastScored = scored;
     const sign = (d) => (d >= 0 ? `+${d}` : `−${-d}`);
@@ -343,7 +283,6 @@ const HANDLERS = {
   game_over(msg) {
     this.gameEvent(msg);
     this.gameOver = msg;
-    this.view.phase = "game_over";
     this.turn = null;
     this.clocks = {};
     this.say("Game over.");
@@ -352,12 +291,6 @@ const HANDLERS = {
 
 function moved(msg) {
   this.gameEvent(msg);
-  const count = msg.cards ? msg.cards.length : (msg.count || 0);
-  this.resize(msg.receiver, count);
   if (this.evidence) this.evidence.transfers.push([msg.giver, msg.receiver]);
-  if (msg.receiver === this.seat && msg.cards) {
-    this.view.hand = sortCards([...this.hand(), ...msg.cards]);
-    this.view.received = [...msg.cards];
-    this.say(`You received ${msg.cards.map(cardText).join(" ")} from ${this.place(msg.giver)}.`);
-  }
+  if (msg.receiver === this.seat && msg.cards) this.say(`You received ${msg.cards.map(cardText).join(" ")} from ${this.place(msg.giver)}.`);
 }
