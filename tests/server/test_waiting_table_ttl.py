@@ -50,12 +50,12 @@ async def _create(client: WireClient, *, sit: int | None, bots: list[int]) -> st
     return created.table
 
 
-async def _until_unlisted(client: WireClient, table_id: str, *, tries: int = 200) -> None:
-    for _ in range(tries):  # polled every 50 ms; the caller's fail_after bounds it too
-        if table_id not in await _listed(client):
-            return
-        await trio.sleep(0.05)
-    raise AssertionError(f"table {table_id} was never closed")
+async def _until_closed(client: WireClient, table_id: str) -> None:
+    """Wait for the lobby's notice that a table closed (the client has listed, so it is told; the
+    caller's fail_after bounds the wait): it is `table_id`'s, and the listing agrees."""
+    notice = await client.expect(TableClosed)
+    assert notice.table == table_id, notice
+    assert table_id not in await _listed(client)
 
 
 def _closed_at(db: Path, table_id: str) -> float | None:
@@ -79,10 +79,8 @@ async def test_an_empty_waiting_table_closes_and_an_occupied_one_stays(tmp_path:
             occupied = await _create(ada, sit=0, bots=[1])
             watcher = await _registered(server.port, "watcher")
             assert {empty, occupied} <= await _listed(watcher)  # table notices from now on
-            await _until_unlisted(watcher, empty)
+            await _until_closed(watcher, empty)
             assert trio.current_time() - started >= TTL
-            notice = await watcher.expect(TableClosed)
-            assert notice.table == empty
             assert server.lobby.tables.get(empty) is None
             # Several ttls later the table ada sits at is still there, waiting.
             await trio.sleep(6 * TTL)
@@ -112,7 +110,7 @@ async def test_a_seat_held_within_the_grace_keeps_its_table(tmp_path: Path) -> N
             assert table_id in await _listed(watcher)
             await bea.aclose()
             dropped = trio.current_time()
-            await _until_unlisted(watcher, table_id)
+            await _until_closed(watcher, table_id)
             # Held for bea through the grace, then free, then closed once the ttl passed too.
             assert trio.current_time() - dropped >= grace + TTL
             await watcher.aclose()
@@ -134,7 +132,8 @@ async def test_the_serve_flag_sets_the_ttl(tmp_path: Path) -> None:
     with server, trio.fail_after(60):
         client = await _registered(server.port, "dora")
         table_id = await _create(client, sit=None, bots=[])
-        await _until_unlisted(client, table_id)
+        assert table_id in await _listed(client)  # told of the listing's changes from now on
+        await _until_closed(client, table_id)
         await client.aclose()
         for _ in range(100):  # the log line is written by the server process: bounded poll
             if "waiting_table_closed" in server.logs():
