@@ -134,8 +134,11 @@ async def test_a_guest_gets_its_seat_back_by_itself(server: Server, tmp_path: Pa
             session.quit()
 
 
-async def test_a_resized_terminal_is_redrawn_without_waiting_for_an_event() -> None:
+async def test_a_resized_terminal_is_redrawn_without_waiting_for_an_event(
+    autojump_clock: trio.abc.Clock,
+) -> None:
     # No table and no clock: before this, nothing but a server event would redraw the screen.
+    # The ticker's looks are trio time: the autojump clock runs them in no time.
     display = FakeDisplay()
     session = PlaySession(
         address=ServerAddress("127.0.0.1", 1),
