@@ -7,6 +7,7 @@ after unpacking (bounded by the frame size, since every value costs at least one
 Whatever the bytes, :func:`unpack_body` returns a ``dict[str, Any]`` or raises :class:`ProtocolError`.
 """
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -105,13 +106,27 @@ def unpack_body(body: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
     return value
 
 
+# One packer per thread, reused: `msgpack.packb` makes a new `Packer` on every call, which costs
+# several times the packing of a small value (a server packs a `seq` for every frame it sends). A
+# packer holds a buffer while it packs, so threads do not share one.
+_PACKERS = threading.local()
+
+
+def _packer() -> msgpack.Packer:
+    try:
+        packer: msgpack.Packer = _PACKERS.packer
+    except AttributeError:
+        packer = _PACKERS.packer = msgpack.Packer(use_bin_type=True, strict_types=False)
+    return packer
+
+
 def pack_body(value: dict[str, Any]) -> bytes:
     """Encode a map canonically: keys in the order given, strings as str, bytes as bin."""
-    packed: bytes = msgpack.packb(value, use_bin_type=True, strict_types=False)
+    packed: bytes = _packer().pack(value)
     return packed
 
 
 def pack_value(value: Any) -> bytes:
     """Any one value, packed as it is inside a :func:`pack_body` map (same options)."""
-    packed: bytes = msgpack.packb(value, use_bin_type=True, strict_types=False)
+    packed: bytes = _packer().pack(value)
     return packed
