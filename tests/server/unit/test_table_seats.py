@@ -17,7 +17,7 @@ from protocol.messages import (
     Turn,
     YourTurn,
 )
-from protocol.types import ChatScope
+from protocol.types import Action, ActionKind, ChatScope
 from server.table_commands import (
     ActCommand,
     ChatCommand,
@@ -159,3 +159,31 @@ async def test_requests_queued_behind_the_last_leave_are_answered(
         assert answers == {3: "no_such_table", 4: "no_such_table"}, late.got
         with trio.fail_after(1):
             await table.ended.wait()
+
+
+async def test_an_act_listing_a_card_twice_is_the_rules_to_refuse(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """The action was checked once, as it was decoded; a pass naming one card twice reaches the
+    rules, which refuse it (`illegal_action` with their code), and nothing is applied."""
+    async with running_table(table_config()) as table:
+        ada = RecordingPeer("ada")
+        await tell(table, JoinCommand(peer=ada, account=ADA, seat=0))
+        turn = ada.last(YourTurn)  # the Hearts pass
+        cards = turn.legal[0].cards
+        assert cards is not None
+        twice = Action(kind=ActionKind.PASS, cards=[cards[0], cards[0], cards[1]])
+        before = table.game.version
+        command = ActCommand(
+            peer=ada, version=turn.version, action=twice.engine_action(0), request_id=8
+        )
+        await tell(table, command)
+        refused = ada.last(Error)
+        assert (refused.code, refused.detail, refused.id) == (
+            "illegal_action",
+            "wrong_pass_count",
+            8,
+        )
+        assert table.game.version == before
+        await tell(table, act_for(turn, ada))  # the decision is still open
+        assert ada.last(Ok) and table.game.version > before
