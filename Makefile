@@ -13,7 +13,7 @@ ARGS   ?=
 BINDIR ?= $(HOME)/.local/bin
 COMMANDS := spades spades-server spades-bot
 
-.PHONY: play install uninstall test test-web doc-images axe lint typecheck pytest bench clean
+.PHONY: play install uninstall test test-fast test-web doc-images axe lint typecheck pytest bench clean
 
 $(BIN)/python:
 	@echo "making a Python environment in $(VENV) (once) ..."
@@ -73,6 +73,11 @@ axe: $(AXE)
 
 pytest: $(STAMP) $(AXE)
 	$(BIN)/pytest -q
+
+# What a developer runs between changes: ruff, mypy and every test but the `slow` ones (browsers,
+# tmux, several server processes; tests/conftest.py lists them). `make test` (CI) runs them all.
+test-fast: lint typecheck $(STAMP)
+	$(BIN)/pytest -q -m "not slow"
 
 # The web page and its transport alone (tests/web/), with the browser required: a missing Chromium
 # fails here instead of skipping (install it with: apt-get install chromium chromium-driver).

@@ -1,11 +1,47 @@
-"""Fixtures every suite may use: a throwaway PostgreSQL cluster (tests/postgres.py)."""
+"""Fixtures every suite may use: a throwaway PostgreSQL cluster (tests/postgres.py); and the `slow`
+marker on the modules that take seconds a test."""
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.postgres import Cluster, started, unavailable
+
+# The modules whose tests take seconds each (`pytest --durations`): a browser, tmux, several server
+# processes, a PostgreSQL restart, a server killed and upgraded. They are the end-to-end, hostile
+# and deployment tests and stay real; `make test` (and so CI) runs them, `make test-fast` leaves
+# them out. Marked here, in one list, so that a module's own imports and marks stay its own.
+SLOW_MODULES = frozenset(
+    {
+        "tests/client/test_tmux_e2e.py",
+        "tests/client/test_tmux_newcomer.py",
+        "tests/conformance/test_bot_kit.py",
+        "tests/hostile/test_faults.py",
+        "tests/server/cluster/test_supervisor.py",
+        "tests/server/cluster/test_workers.py",
+        "tests/server/cluster/test_workers_metrics.py",
+        "tests/server/outage/test_cluster_outage.py",
+        "tests/server/test_db_copy_serve.py",
+        "tests/server/test_postgres_serve.py",
+        "tests/server/test_upgrade.py",
+        "tests/web/test_accessibility.py",
+        "tests/web/test_browser.py",
+        "tests/web/test_browser_pause.py",
+        "tests/web/test_operator_page.py",
+        "tests/web/test_table_expectations.py",
+        "tests/web/test_table_layout.py",
+        "tests/web/test_table_pacing.py",
+    }
+)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.relative_to(ROOT).as_posix() in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
