@@ -130,13 +130,22 @@ async def make_legacy_account(db: Path, name: str) -> str:
         return f"{await store.call(write)}.{secret}"
 
 
-async def flood(port: int, token: str, until: float, tally: dict[str, int]) -> None:
-    """One connection sending `login` with `token` as fast as it is answered, until `until`."""
+async def flood(
+    port: int,
+    token: str,
+    until: float,
+    tally: dict[str, int],
+    limited: trio.Event | None = None,
+) -> None:
+    """One connection sending `login` with `token` as fast as it is answered, until `until`;
+    `limited` is set at the first `rate_limited` answer (the address's burst is spent)."""
     async with await welcomed(port, source=ATTACKER) as peer:
         while trio.current_time() < until:  # bounded by the clock
             reply = await peer.request(Login(token=token))
             key = reply.code if isinstance(reply, Error) else reply.TYPE
             tally[key] = tally.get(key, 0) + 1
+            if key == "rate_limited" and limited is not None:
+                limited.set()
             peer.received.clear()
 
 
@@ -154,9 +163,12 @@ async def test_a_login_flood_costs_few_hashes_and_another_address_logs_in_meanwh
         waits: list[float] = []
         async with trio.open_nursery() as nursery:
             until = trio.current_time() + FLOOD_S
+            limited = trio.Event()
             for _ in range(FLOODERS):
-                nursery.start_soon(flood, server.port, wrong_secret_of(victim), until, tally)
-            await trio.sleep(0.5)  # the flood is under way
+                nursery.start_soon(
+                    flood, server.port, wrong_secret_of(victim), until, tally, limited
+                )
+            await limited.wait()  # the flood is under way: the address's burst is spent
             for _ in range(5):
                 async with await welcomed(server.port, source=OWNER) as peer:
                     start = trio.current_time()
