@@ -195,6 +195,8 @@ async def test_create_chooses_the_bots_strength(server: Server) -> None:
     # A kind the server does not offer is refused before anything is sent, naming the kinds.
     refused = await spades("create", "--bots", "3", "--bot", "godlike")
     assert refused.exit_code == 2 and "search_fast" in refused.output, refused.output
+    refused = await spades("play", "--bot", "godlike")  # the same choice, the same refusal
+    assert refused.exit_code == 2 and "search_fast" in refused.output, refused.output
 
 
 async def test_rules_says_a_ruleset_in_the_engines_words() -> None:
