@@ -650,6 +650,33 @@ def ladder_leave() -> None:
     typer.echo(f"{name} leaves the ladder of {address.key} (after any match in progress)")
 
 
+# ---------------------------------------------------------------- statistics
+
+
+@app.command()
+def stats(
+    name: Annotated[
+        str | None, typer.Argument(help="The account (a person's or a bot's); yours if left out.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """An account's statistics on the server: games, bids made and set, bags, nils, time a
+    decision."""
+    from client.stats import fetch_stats, stats_dict, stats_lines
+
+    config = ClientConfig()
+    address = server_address(config)
+    token = token_for(config, address)
+    if name is None and token is None:
+        raise fail(f"not logged in on {address.key}: name the account (`spades stats NAME`)")
+    found = run(lambda: fetch_stats(address, token, name))
+    if as_json:
+        typer.echo(json.dumps(stats_dict(found), indent=2))
+        return
+    for line in stats_lines(found):
+        typer.echo(line)
+
+
 # ---------------------------------------------------------------- history
 
 

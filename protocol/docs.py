@@ -88,6 +88,7 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "match_started",
         "match_ended",
     ),
+    "Player statistics": ("stats", "player_stats"),
     "Operator": (
         "operator_login",
         "announce",

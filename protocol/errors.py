@@ -56,6 +56,8 @@ class ErrorCode(StrEnum):
     LADDER_LIMIT = "ladder_limit"
     NO_SUCH_ENTRANT = "no_such_entrant"
     NO_SUCH_MATCH = "no_such_match"
+    # Player statistics.
+    NO_SUCH_ACCOUNT = "no_such_account"
     # The server itself.
     TIMEOUT = "timeout"
     SLOW_CONSUMER = "slow_consumer"
@@ -163,6 +165,7 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False, "This network address already has as many entrants on the ladder as it may."
     ),
     ErrorCode.NO_SUCH_ENTRANT: ErrorInfo(False, "No account has this name."),
+    ErrorCode.NO_SUCH_ACCOUNT: ErrorInfo(False, "No account has this name (`stats`)."),
     ErrorCode.NO_SUCH_MATCH: ErrorInfo(
         False,
         "No ladder match has this id, or it is still being played (its records are sent once it"

@@ -78,6 +78,7 @@ from protocol.operator_messages import (
     Unban,
 )
 from protocol.schema import Doc, Length, Pattern, Range
+from protocol.stats_messages import PlayerStats, Stats
 from protocol.types import (
     Action,
     BotKind,
@@ -617,6 +618,7 @@ __all__ = [
     "Ok",
     "OperatorLogin",
     "Ping",
+    "PlayerStats",
     "Pong",
     "Register",
     "Registered",
@@ -633,6 +635,7 @@ __all__ = [
     "SpadesBroken",
     "Spectate",
     "Standings",
+    "Stats",
     "TableChanged",
     "TableClosed",
     "TableCreated",

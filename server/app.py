@@ -44,6 +44,7 @@ from server.peers import SharedEvent
 from server.ports import LadderDesk
 from server.quotas import AddressQuotas, TokenGuard, network_of
 from server.session import Session, SessionServices, service_notice
+from server.stats import StatsJob
 from server.storage import StorageError, Store, open_store
 from server.storage.target import shown
 from server.tls import link_client_context, server_context
@@ -97,6 +98,9 @@ class Server:
         self.bans = BanList()
         self.operator = Operator(store, self.lobby, self.sessions, self.bans)
         self.operator.guard = self.tokens
+        # Player statistics, counted after each hand off the tables' tasks (server.stats).
+        self.stats = StatsJob(store)
+        self.lobby.on_hand = self.stats.post
 
     def tell_service(self, available: bool) -> None:
         """The store went down or came back: every connection is told (`service_paused`), the
@@ -341,6 +345,7 @@ async def _serve(
             server.ladder_desk = node.ladder.desk(NoLadder(store))
         async with trio.open_nursery() as tables_nursery:
             await server.operator.load_bans()  # refused from the first connection on
+            await tables_nursery.start(server.stats.run)
             await server.lobby.start(tables_nursery)
             if node is not None:
                 await tables_nursery.start(node.run)

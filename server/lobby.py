@@ -16,7 +16,7 @@ import collections
 import contextlib
 import hmac
 import secrets
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 import structlog
@@ -111,6 +111,9 @@ class Lobby:
         self.cluster: LobbyCluster | None = None
         # What every table counts of its actions (the server's metrics); None: nothing counted.
         self.meter: ActionMeter | None = None
+        # Told (game id, hand number) by every table once it stored a finished hand: the player
+        # statistics' job (`server.stats.StatsJob.post`, which never waits). None: not counted.
+        self.on_hand: Callable[[int, int], None] | None = None
 
     # ---------------------------------------------------------------- life
 
@@ -234,7 +237,7 @@ class Lobby:
     def new_table(self, config: TableConfig, policy: TablePolicy | None = None) -> Table:
         """A table of this server (not yet open: `adopt` opens it)."""
         limits = self.config.limits
-        return Table(
+        table = Table(
             config,
             self.store,
             self.bot_account,
@@ -244,6 +247,8 @@ class Lobby:
             think=decide_off_loop if self.config.bots_in_threads else decide_inline,
             meter=self.meter,
         )
+        table.records.on_hand = self.on_hand
+        return table
 
     def free_table_slots(self) -> int:
         return self.config.limits.max_tables - len(self.tables)

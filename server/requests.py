@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
@@ -48,6 +48,7 @@ from protocol.messages import (
     Register,
     Registered,
     Spectate,
+    Stats,
     TableCreated,
     Tables,
     Unban,
@@ -63,6 +64,7 @@ from server.lobby import normal_code
 from server.peers import Peer
 from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk, OperatorDesk
 from server.quotas import AddressQuotas, TokenGuard, network_of
+from server.stats import player_stats
 from server.table_commands import (
     ActCommand,
     ChatCommand,
@@ -427,6 +429,16 @@ async def ladder(who: Requester, request: LadderRequest) -> None:
     who.deliver(await who.services.ladder.handle(client, request))
 
 
+async def stats(who: Requester, request: Stats) -> None:
+    """An account's statistics (server.stats): read in one store call, from the counters the
+    statistics' job keeps and the games' results."""
+    name = need_account(who).name if request.name is None else request.name
+    found = await who.services.store.call(lambda tx: player_stats(tx, name))
+    if found is None:
+        raise Refused(ErrorCode.NO_SUCH_ACCOUNT, f"no account is named {name!r}")
+    who.deliver(replace(found, id=request.id))
+
+
 async def operator(who: Requester, request: Message) -> None:
     # The operator's requests (server.operator) judge whether this connection is the operator's.
     desk = who.services.operator
@@ -463,6 +475,7 @@ HANDLERS: dict[type[Message], Handler] = {
     LadderMatches: ladder,
     LadderShow: ladder,
     LadderRecords: ladder,
+    Stats: stats,
     OperatorLogin: operator,
     Announce: operator,
     ListSessions: operator,

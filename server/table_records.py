@@ -8,7 +8,7 @@ its write-ahead order: nothing is told before it is on disk.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,9 @@ class GameRecorder:
     game_id: int | None = None
     actions: int = 0  # actions persisted: the next one's `seq`
     deals: int = 0  # deals persisted: the next one's number
+    #: Told (game id, hand number) once a finished hand's record is stored: the statistics' job
+    #: (`server.stats.StatsJob.post`), which never waits, so the table never waits for it.
+    on_hand: Callable[[int, int], None] | None = None
 
     async def start_game(self, game: str, ruleset: Any, seats: list[dict[str, Any]]) -> int:
         table_id = self.table_id
@@ -95,6 +98,9 @@ class GameRecorder:
 
         await self.store.call(persist)
         self.actions += 1
+        if self.on_hand is not None:
+            for hand_no, _record in records:
+                self.on_hand(game_id, hand_no)
 
     async def store_seats(self, seats: list[dict[str, Any]]) -> None:
         """Who plays each seat of the game in play (an abandoned seat is marked)."""

@@ -195,6 +195,33 @@ _MIGRATIONS: tuple[str, ...] = (
         UNIQUE (kind, target)
     )
     """,
+    # Player statistics (server/stats.py, engine/hand_stats.py): each account's counters, summed
+    # over the hands counted so far, and which hands are counted (`stats_hands`, one row a hand
+    # record), written in the same transaction as the counters they added to, so a hand is never
+    # counted twice; emptying both and counting every stored hand again rebuilds them.
+    """
+    CREATE TABLE player_stats (
+        account_id      {int} PRIMARY KEY REFERENCES accounts(id),
+        hands           {int} NOT NULL DEFAULT 0,
+        contracts       {int} NOT NULL DEFAULT 0,
+        contracts_made  {int} NOT NULL DEFAULT 0,
+        contracts_set   {int} NOT NULL DEFAULT 0,
+        bags            {int} NOT NULL DEFAULT 0,
+        nil_tried       {int} NOT NULL DEFAULT 0,
+        nil_made        {int} NOT NULL DEFAULT 0,
+        blind_nil_tried {int} NOT NULL DEFAULT 0,
+        blind_nil_made  {int} NOT NULL DEFAULT 0,
+        decisions       {int} NOT NULL DEFAULT 0,
+        decision_ms     {int} NOT NULL DEFAULT 0,
+        updated_at      {real} NOT NULL
+    );
+    CREATE TABLE stats_hands (
+        game_id     {int} NOT NULL REFERENCES games(id),
+        hand_no     {int} NOT NULL,
+        counted_at  {real} NOT NULL,
+        PRIMARY KEY (game_id, hand_no)
+    )
+    """,
 )
 
 

@@ -24,6 +24,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
+from engine.hand_stats import TALLY_FIELDS
 from server.storage.dialect import Dialect
 from server.storage.rows import (
     AccountRow,
@@ -97,6 +98,22 @@ _ACCOUNT = "id, name, token_salt, token_hash, is_bot, is_guest"
 _MATCH = (
     "seq, status, preset, options, hands, teams, points, forfeits, halves, changes, rated_seq,"
     " created_at, finished_at"
+)
+#: The guests `Tx.expire_guests` deletes (given the cutoff).
+_EXPIRED = (
+    "is_guest = 1 AND COALESCE(last_seen_at, created_at) < ?"
+    " AND id < (SELECT MAX(id) FROM accounts)"
+    " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.account_id = accounts.id)"
+    " AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.account_id = accounts.id)"
+    " AND NOT EXISTS (SELECT 1 FROM ladder_entrants e WHERE e.account_id = accounts.id)"
+)
+#: Player statistics' counters, as `engine.hand_stats.Tally` names them: a column each.
+STATS_COLUMNS = TALLY_FIELDS
+_ADD_STATS = (
+    f"INSERT INTO player_stats (account_id, {', '.join(STATS_COLUMNS)}, updated_at)"
+    f" VALUES (?, {', '.join('?' for _ in STATS_COLUMNS)}, ?) ON CONFLICT (account_id) DO UPDATE SET "
+    + ", ".join(f"{c} = player_stats.{c} + excluded.{c}" for c in STATS_COLUMNS)
+    + ", updated_at = excluded.updated_at"
 )
 _RATED_ACCOUNT = (
     "SELECT r.account_id, a.name, a.is_bot, r.mu, r.sigma, r.games FROM ratings r"
@@ -257,15 +274,12 @@ class Tx:
         # SQLite gives a new row the largest rowid plus one: keeping the largest keeps every
         # deleted id unused for good (PostgreSQL's identity never reuses a number anyway: the
         # same rule on both engines).
-        return self.driver.count(
-            "DELETE FROM accounts WHERE is_guest = 1"
-            " AND COALESCE(last_seen_at, created_at) < ?"
-            " AND id < (SELECT MAX(id) FROM accounts)"
-            " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.account_id = accounts.id)"
-            " AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.account_id = accounts.id)"
-            " AND NOT EXISTS (SELECT 1 FROM ladder_entrants e WHERE e.account_id = accounts.id)",
+        # An expired guest's statistics (hands of games it never finished) go with it.
+        self.driver.run(
+            f"DELETE FROM player_stats WHERE account_id IN (SELECT id FROM accounts WHERE {_EXPIRED})",
             (cutoff,),
         )
+        return self.driver.count(f"DELETE FROM accounts WHERE {_EXPIRED}", (cutoff,))
 
     # ---------------------------------------------------------------- tables
 
@@ -641,6 +655,79 @@ class Tx:
                 (match,),
             )
         ]
+
+    # ---------------------------------------------------------------- player statistics
+
+    def count_stats_hand(
+        self, game_id: int, hand_no: int, tallies: Mapping[int, Sequence[int]]
+    ) -> bool:
+        """Mark a stored hand counted and add each account's counters (`STATS_COLUMNS` order) to
+        its statistics, once: False, and nothing written, if the hand was counted already."""
+        fresh = self.driver.count(
+            "INSERT INTO stats_hands (game_id, hand_no, counted_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (game_id, hand_no) DO NOTHING",
+            (game_id, hand_no, stamp()),
+        )
+        if fresh != 1:
+            return False
+        self.driver.many(_ADD_STATS, [(a, *values, stamp()) for a, values in tallies.items()])
+        return True
+
+    def player_stats(self, account_id: int) -> list[int] | None:
+        """An account's counters (`STATS_COLUMNS` order); None if no hand of it is counted."""
+        if not storable(account_id):
+            return None
+        row = self.driver.one(
+            f"SELECT {', '.join(STATS_COLUMNS)} FROM player_stats WHERE account_id = ?",
+            (account_id,),
+        )
+        return None if row is None else [int(v) for v in row]
+
+    def games_finished(self, account_id: int) -> tuple[int, int]:
+        """(finished games an account had a seat in at the end, the ones it placed first in)."""
+        row = self.driver.one(
+            # DISTINCT: a built-in bot's account may hold several seats of one game.
+            "SELECT COUNT(DISTINCT game_id), COUNT(DISTINCT CASE WHEN place = 1 THEN game_id END)"
+            " FROM results WHERE account_id = ?",
+            (account_id,),
+        )
+        assert row is not None  # an aggregate has one row
+        return int(row[0]), int(row[1])
+
+    def uncounted_hands(self, limit: int) -> list[tuple[int, int]]:
+        """Stored hand records not yet counted in the statistics, oldest first: (game, hand)."""
+        return [
+            (int(r[0]), int(r[1]))
+            for r in self.driver.all(
+                "SELECT h.game_id, h.hand_no FROM hand_records h LEFT JOIN stats_hands s"
+                " ON s.game_id = h.game_id AND s.hand_no = h.hand_no WHERE s.game_id IS NULL"
+                " ORDER BY h.game_id, h.hand_no LIMIT ?",
+                (limit,),
+            )
+        ]
+
+    def stats_hand_input(self, game_id: int, hand_no: int) -> tuple[StoredGame, list[Any]] | None:
+        """What counting one hand needs: its game as stored (seats, actions with their times) and
+        the game's hand records up to this one, in order; None if the hand has no record."""
+        game = self.load_game(game_id)
+        if game is None:
+            return None
+        records = [
+            json.loads(r[0])
+            for r in self.driver.all(
+                "SELECT record FROM hand_records WHERE game_id = ? AND hand_no <= ?"
+                " ORDER BY hand_no",
+                (game_id, hand_no),
+            )
+        ]
+        if not records or records[-1].get("hand_number") != hand_no:
+            return None
+        return game, records
+
+    def forget_stats(self) -> None:
+        """Empty the statistics and the note of what they counted (before a rebuild)."""
+        self.driver.run("DELETE FROM player_stats")
+        self.driver.run("DELETE FROM stats_hands")
 
     # ---------------------------------------------------------------- house entrants
 

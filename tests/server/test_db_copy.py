@@ -86,6 +86,15 @@ FILL: dict[str, list[str]] = {
         "INSERT INTO bans VALUES (2, 'account', 'Zoë', NULL, 101)",
         "INSERT INTO bans VALUES (6, 'address', '198.51.100.0/24', 'flood', 102.25)",
     ],
+    "player_stats": [
+        "INSERT INTO player_stats VALUES (1, 40, 36, 29, 7, 41, 3, 2, 1, 0, 560,"
+        " 9007199254740993, 110.5)",
+        "INSERT INTO player_stats VALUES (7, 1, 1, 0, 1, 0, 0, 0, 0, 0, 14, 2400, 111)",
+    ],
+    "stats_hands": [
+        "INSERT INTO stats_hands VALUES (9, 2, 112.25)",
+        "INSERT INTO stats_hands VALUES (3, 1, 113)",
+    ],
 }
 
 #: Columns the migrations after the second add (FILL's rows naming them are left out of an older file).

@@ -277,6 +277,14 @@ def _every_query(tx: Tx) -> dict[str, Callable[[], object]]:
         "set_ban": lambda: tx.set_ban("account", "q", None),
         "remove_ban": lambda: tx.remove_ban("account", "q"),
         "bans": tx.bans,
+        "count_stats_hand": lambda: tx.count_stats_hand(
+            made["game"], 0, {made["account"]: [1] * 11}
+        ),
+        "player_stats": lambda: tx.player_stats(made["account"]),
+        "games_finished": lambda: tx.games_finished(made["account"]),
+        "uncounted_hands": lambda: tx.uncounted_hands(5),
+        "stats_hand_input": lambda: tx.stats_hand_input(made["game"], 0),
+        "forget_stats": tx.forget_stats,
     }
 
 
