@@ -15,7 +15,6 @@ Nothing here decides a rule: the engine deals, we compare.
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -65,16 +64,6 @@ def engine_deal(ruleset: Ruleset, seed: bytes, dealer: int) -> tuple[tuple[str, 
         if data.get("kind") == "hand_dealt":
             return tuple(tuple(hand) for hand in data["hands"])
     raise EngineError("the engine dealt no hand")  # pragma: no cover - every deal has one
-
-
-@functools.lru_cache(maxsize=64)
-def dealt_sizes(ruleset: Ruleset, dealer: int) -> tuple[int, ...] | None:
-    """How many cards each seat holds once the engine has dealt a hand of these rules (the count
-    does not depend on the seed: any seed deals the same sizes); None if the engine cannot deal."""
-    try:
-        return tuple(len(hand) for hand in engine_deal(ruleset, bytes(32), dealer))
-    except EngineError:
-        return None
 
 
 def check_hand(evidence: HandEvidence, seed_hex: str, ruleset: Ruleset | None) -> DealCheck:

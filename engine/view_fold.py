@@ -94,8 +94,10 @@ def fold_all(view: View, events: Iterable[EventMap], ruleset: Ruleset) -> View:
 
 
 def fold_turn(view: View, version: int, to_act: Sequence[int]) -> View:
-    """The view after a `turn`: who must act now, at which version. In play, before a trick's first
-    card, the one seat to act is the trick's leader (which no event names before the first lead)."""
+    """The view after a `turn`: who must act now, at which version (in the order given: the server's
+    `turn` lists them in seat order, where the engine's own view may order a simultaneous phase's
+    seats otherwise). In play, before a trick's first card, the one seat to act is the trick's
+    leader (which no event names before the first lead)."""
     changes: dict[str, Any] = {"version": version, "to_act": tuple(to_act)}
     if view.phase == "playing" and not view.trick and len(to_act) == 1:
         changes["leader"] = to_act[0]

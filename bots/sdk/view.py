@@ -26,7 +26,9 @@ from engine.actions import (
     PlayCard,
     action_from_dict,
 )
-from engine.cards import SPADES, Card, CardMask, card_text, mask_of, parse_card
+from engine.cards import Card, CardMask, card_text, mask_of, parse_card
+from engine.hearts_rules import PASS_OFFSETS, pass_offset, pass_target
+from engine.hearts_rules import trick_winner as hearts_trick_winner
 from engine.ordering import CardOrder, card_order
 from engine.ruleset import Ruleset
 from engine.views import SeatView
@@ -358,13 +360,9 @@ class BotView:
     def beats(self, card: Card, other: Card) -> bool:
         """Whether `card`, played after `other`, would beat it (spades trump, except in Hearts).
 
-        Compare against the trick's current winner: it follows the suit led or is a trump.
-        """
-        order = self.order
-        suit, other_suit = order.suit[card], order.suit[other]
-        if suit == other_suit:
-            return order.power[card] > order.power[other]
-        return not self.is_hearts and suit == SPADES
+        Compare against the trick's current winner: it follows the suit led or is a trump. The
+        engine's own trick rule says (`_winning_index`)."""
+        return self._winning_index((other, card)) == 1
 
     @property
     def legal_cards(self) -> list[Card]:
@@ -382,27 +380,19 @@ class BotView:
         return self.suit_of(self.trick[0][1]) if self.trick else None
 
     def trick_winner(self, plays: Sequence[Play] | None = None) -> Play | None:
-        """The (seat, card) currently winning a trick (the one in progress by default)."""
+        """The (seat, card) currently winning a trick (the one in progress by default), by the
+        engine's own trick rule."""
         plays = self.trick if plays is None else plays
         if not plays:
             return None
-        order = self.order
-        led = order.suit[plays[0][1]]
-        trumps = not self.is_hearts
-        best, best_key = plays[0], -1
-        for play in plays:
-            card = play[1]
-            suit = order.suit[card]
-            key = (
-                100 + order.power[card]
-                if trumps and suit == SPADES
-                else order.power[card]
-                if suit == led
-                else -1
-            )
-            if key > best_key:
-                best, best_key = play, key
-        return best
+        return plays[self._winning_index(tuple(card for _, card in plays))]
+
+    def _winning_index(self, cards: tuple[Card, ...]) -> int:
+        """The position of the winning card of `cards` (led first): the engine's rule, Hearts' (no
+        trumps: `hearts_rules.trick_winner`) or this deck's (`CardOrder.trick_winner_index`)."""
+        if self.is_hearts:
+            return hearts_trick_winner(cards, 0)
+        return self.order.trick_winner_index(cards)
 
     @property
     def unseen_mask(self) -> CardMask:
@@ -454,9 +444,10 @@ class BotView:
 
     def _given_to(self) -> int | None:
         if self.is_hearts:
-            offsets = {"left": 1, "right": -1, "across": 2}
-            offset = offsets.get(self.pass_direction)
-            return None if offset is None else (self.seat + offset) % self.players
+            direction = self.pass_direction
+            if direction not in PASS_OFFSETS or not pass_offset(direction, self.players):
+                return None  # no pass this hand (or none known)
+            return pass_target(self.seat, direction, self.players)
         return self.partner
 
     @property

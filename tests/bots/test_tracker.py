@@ -20,6 +20,7 @@ def comparable(view: dict[str, Any]) -> dict[str, Any]:
     and the order of a redraw's cards (which three cards a redraw took, and in which order, is not
     told: engine.view_fold.UNTOLD)."""
     out = {key: value for key, value in view.items() if key not in ("legal", "choose_cards")}
+    out["to_act"] = sorted(view["to_act"])  # the server's `turn` lists them in seat order
     if view["players"] == 2 and any(bid and bid.get("double_nil") for bid in view["bids"]):
         out["discards"] = None
         out["received"] = sorted(view["received"], key=parse_card)  # the redraw's order: untold
@@ -51,7 +52,7 @@ def test_tracker_follows_the_engine(preset: str) -> None:
             checked += 1
             view = BotView.from_dict(tracked, ruleset)
             events = game.apply(bots[seat].decide(view))
-        turn = {"t": "turn", "version": game.version, "to_act": list(game.to_act())}
+        turn = {"t": "turn", "version": game.version, "to_act": sorted(set(game.to_act()))}
         for seat, tracker in enumerate(trackers):
             for event in events:
                 shown = event.for_seat(seat)

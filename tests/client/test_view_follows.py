@@ -23,6 +23,7 @@ from tests.client.engine_table import EngineTable
 def comparable(view: PublicView | None, truth: PublicView) -> PublicView | None:
     if view is None:
         return None
+    view = dataclasses.replace(view, to_act=tuple(sorted(view.to_act)))  # `turn`'s order
     if isinstance(view, SeatView):
         view = dataclasses.replace(view, legal=(), choose_cards=())
         if truth.players == 2 and not truth.looked[view.seat]:

@@ -8,13 +8,13 @@ says those). The snapshot goes through its plain map (`view_from_dict`) as a wir
 import dataclasses
 import inspect
 import random
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import events as ev
+from engine.actions import Action, Bid, Claim, DeclareDeficient
 from engine.errors import EngineError
 from engine.game import Game, Phase, new_game
 from engine.ruleset import PRESETS, Ruleset
@@ -34,7 +34,11 @@ RULESETS: dict[str, Ruleset] = {
     "deficient": PRESETS["standard"].with_options(
         deficient_hands=["no_face_cards", "one_spade", "no_spades"]
     ),
-    "exchange-simultaneous": PRESETS["yahoo"].with_options(blind_nil_exchange_order="simultaneous"),
+    # Blind nil at any score, so that random games exchange often, in both orders.
+    "exchange-nil-first": PRESETS["yahoo"].with_options(blind_nil_behind=0),
+    "exchange-simultaneous": PRESETS["yahoo"].with_options(
+        blind_nil_behind=0, blind_nil_exchange_order="simultaneous"
+    ),
     "hearts+three": PRESETS["hearts"].with_options(players=3, hearts_pass_cycle=["left", "right"]),
 }
 MAX_HANDS = 3
@@ -43,7 +47,10 @@ MAX_STEPS = 1_500
 
 def comparable(view: PublicView, truth: PublicView) -> PublicView:
     """The view without what only `your_turn` tells (the legal actions), and without what
-    `view_fold.UNTOLD` says no event tells (two-handed double nil's unseen draw and redraw)."""
+    `view_fold.UNTOLD` says no event tells (two-handed double nil's unseen draw and redraw), with
+    the seats to act in seat order (as the server's `turn` lists them; the engine's own order may
+    differ in a simultaneous phase)."""
+    view = dataclasses.replace(view, to_act=tuple(sorted(view.to_act)))
     if isinstance(view, SeatView):
         view = dataclasses.replace(view, legal=(), choose_cards=())
         if truth.players == 2 and not truth.looked[view.seat]:
@@ -55,9 +62,20 @@ def comparable(view: PublicView, truth: PublicView) -> PublicView:
     return view
 
 
-def choose(game: Game, rng: random.Random) -> Any:
+def choose(game: Game, rng: random.Random) -> Action:
+    """A random legal action of a random seat to act; half the time, when there is one, an action that
+    leads somewhere rare (a blind bid and its exchange, a deficient hand, a claim), so that random
+    games reach every event."""
     seat = game.to_act()[rng.randrange(len(game.to_act()))]
     legal = game.legal_actions(seat)
+    rare = [
+        action
+        for action in legal
+        if isinstance(action, DeclareDeficient | Claim)
+        or (isinstance(action, Bid) and action.blind)
+    ]
+    if rare and rng.random() < 0.5:
+        return rare[rng.randrange(len(rare))]
     return legal[rng.randrange(len(legal))]
 
 
@@ -93,7 +111,7 @@ def follow(name: str, seed: int, snapshot_at: int) -> int:
                 shown = event.for_seat(seat)
                 if shown is not None:
                     view = fold(view, shown, ruleset)
-            view = fold_turn(view, game.version, game.to_act())
+            view = fold_turn(view, game.version, sorted(set(game.to_act())))  # as `turn` lists them
             truth = game.view(seat) if seat is not None else game.spectator_view()
             assert comparable(view, truth) == comparable(truth, truth), (
                 name,

@@ -1,5 +1,6 @@
 """Event streams the engine generates, for the page's reducer (tests/web/js/view_fold.test.mjs): for
-every preset and a few option mixes, a random game told to one seat and to a spectator as the server
+every preset and the option mixes of the Python fold's test (tests/engine/test_view_fold.py, whose
+random choice reaches every event), a random game told to one seat and to a spectator as the server
 tells them (a snapshot, each event's wire map, `turn`), with the engine's own view after each action,
 which the page's picture must equal (but for `legal` and `choose_cards`, which `your_turn` gives,
 and what `engine.view_fold.UNTOLD` lists)."""
@@ -11,15 +12,11 @@ from typing import Any
 
 from engine.game import Phase, new_game
 from engine.ruleset import PRESETS, Ruleset
+from tests.engine.test_view_fold import RULESETS, choose
 
 TABLE = "t1"
 MIXES: dict[str, Ruleset] = {
-    **PRESETS,
-    "tram-exposed": PRESETS["standard"].with_options(tram=True, tram_penalty="exposed"),
-    "tram-forfeit": PRESETS["standard"].with_options(tram=True, tram_penalty="forfeit_tricks"),
-    "deficient": PRESETS["standard"].with_options(
-        deficient_hands=["no_face_cards", "one_spade", "no_spades"]
-    ),
+    **RULESETS,
     "hearts-jack": PRESETS["hearts"].with_options(hearts_jack_of_diamonds=True),
 }
 
@@ -48,12 +45,8 @@ def stream(name: str, seat: int | None, seed: int) -> dict[str, Any]:
     for _ in range(1000):  # a bound: a game of two hands takes far fewer
         if game.is_over:
             break
-        if game.phase is Phase.DEALING:
-            events = game.deal(rng.randbytes(16))
-        else:
-            acting = game.to_act()[rng.randrange(len(game.to_act()))]
-            legal = game.legal_actions(acting)
-            events = game.apply(legal[rng.randrange(len(legal))])
+        dealing = game.phase is Phase.DEALING
+        events = game.deal(rng.randbytes(16)) if dealing else game.apply(choose(game, rng))
         messages = []
         for event in events:
             shown = event.for_seat(seat)

@@ -289,6 +289,9 @@ const HANDLERS = {
   },
 };
 
+// Every message kind the picture takes (a test checks it covers every kind of engine event).
+export const HANDLED_MESSAGES = Object.freeze(Object.keys(HANDLERS));
+
 function moved(msg) {
   this.gameEvent(msg);
   if (this.evidence) this.evidence.transfers.push([msg.giver, msg.receiver]);
