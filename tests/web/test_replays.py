@@ -40,6 +40,7 @@ pytestmark = pytest.mark.timeout(300)
 WAIT_MS = 30_000
 SIZES = [(360, 740), (390, 844), (844, 390), (1280, 800)]
 DOC_IMAGES = ROOT / "docs" / "images"
+COMPASS = ["South", "West", "North", "East"]
 SPADES = "import sys; from client.cli import main; main(sys.argv[1:])"  # the `spades` command
 
 STATE_JS = """() => {
@@ -376,6 +377,12 @@ def test_a_file_steps_across_hands_by_keyboard_and_swipe_on_every_screen(tmp_pat
             page.wait_for_function(
                 "() => document.getElementById('replay-where').textContent.startsWith('Hand 2 (2 of 2) · trick 1 ')"
             )
+            # Each step is said once to a screen reader: where, the cards in order, who won.
+            said = str(page.text_content("#replay-announce"))
+            first = records[1]["plays"][:4]
+            assert said.startswith("Hand 2 (2 of 2) · trick 1 of 13. "), said
+            assert ", ".join(f"{COMPASS[s]} {card_text(c)}" for s, c in first) in said
+            assert said.endswith(f"; won by {COMPASS[records[1]['trick_winners'][0]]}."), said
             page.keyboard.press("ArrowLeft")
             page.wait_for_function(
                 "() => document.getElementById('replay-where').textContent.startsWith('Hand 1 (1 of 2) · trick 13 ')"

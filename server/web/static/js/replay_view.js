@@ -18,9 +18,22 @@ const view = {
   replay: null, // { title, hands, cursor, checks: Map(hand index -> { verdict, lines }) }
 };
 
-// The screen's root, made once: `<section id="replay-screen">` in index.html.
+// What is drawn: the screen (`<section id="replay-screen">` in index.html) holds it and, made once
+// and kept, the live region that says each step (a live region made afresh with its text in it is
+// not read out).
 function root() {
-  return $("replay-screen");
+  const screen = $("replay-screen");
+  let body = $("replay-body");
+  if (!body) {
+    body = h("div", { id: "replay-body" });
+    screen.replaceChildren(body, h("div", { id: "replay-announce", class: "sr-only", "aria-live": "polite", "aria-atomic": "true" }));
+  }
+  return body;
+}
+
+function say(text) {
+  root();
+  $("replay-announce").textContent = text;
 }
 
 export function setUpReplays(journal, onClose) {
@@ -260,9 +273,8 @@ function drawReplay(announce) {
         trickGrid(hand, trick),
         h("p", { id: "replay-winner", class: "replay-winner" }, winner),
         nav()),
-      h("div", { class: "replay-details" }, handDetails(hand, replay.checks.get(c.hand), c.trick))),
-    h("div", { id: "replay-announce", class: "sr-only", "aria-live": "polite", "aria-atomic": "true" },
-      announce && trick ? `${where}. ${trickText(hand, trick).replace("→", "; won by")}.` : ""));
+      h("div", { class: "replay-details" }, handDetails(hand, replay.checks.get(c.hand), c.trick))));
+  if (announce) say(trick ? `${where}. ${trickText(hand, trick).replace("→", "; won by")}.` : where);
   // Keyboard focus stays on the button that was pressed (fill keeps it by data-key); a button
   // that became disabled hands it to the next one along.
   const active = document.activeElement;
@@ -285,7 +297,7 @@ function wireSwipe(el) {
 }
 
 function keyPressed(event) {
-  if (root().hidden || !view.replay) return;
+  if ($("replay-screen").hidden || !view.replay) return;
   const target = event.target;
   if (target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA")) return;
   const moves = { ArrowRight: "nextTrick", ArrowLeft: "previousTrick", PageDown: "nextHand", PageUp: "previousHand" };
