@@ -153,5 +153,7 @@ class HeldPeer:
 
 
 def _is_chat(what: Message | SharedEvent) -> bool:
-    message = what.message if isinstance(what, SharedEvent) else what
-    return isinstance(message, ChatMessage)
+    # A shared event's kind, not its message: a game event's frames hold no message object, and
+    # decoding one to ask would cost a check per event per held spectator.
+    kind = what.kind if isinstance(what, SharedEvent) else type(what)
+    return issubclass(kind, ChatMessage)

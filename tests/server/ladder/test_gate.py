@@ -25,6 +25,7 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ChatScope
+from protocol.wire import game_event_frames
 from server import accounts
 from server.accounts import Account
 from server.ladder.duplicate import BoardSet
@@ -213,6 +214,22 @@ def test_a_held_peer_stands_for_its_connection_among_the_spectators() -> None:
     assert held.peer_id == "p" and held.connected
     gate.gone(0, peer)
     assert gate.watcher(0, peer) is not held
+
+
+def test_held_game_events_are_held_as_bytes() -> None:
+    """A game event reaches a held spectator as frames with no message object; holding it (and
+    asking whether it is chat) never decodes it."""
+    gate = DealGate(2)
+    peer = RecordingPeer("p")
+    held = gate.watcher(0, peer)
+    gate.dealing(0, 0)
+    played = {"kind": "card_played", "seat": 1, "card": "QS", "trick_number": 2}
+    shared = SharedEvent(game_event_frames("L0", 3, played))
+    held.deliver_shared(shared)
+    assert gate.held(0) == 1 and peer.shared == []
+    assert shared.frames()._message is None  # not decoded to be held
+    gate.dealing(1, 1)  # the twin has played deal 0
+    assert peer.shared == [shared]
 
 
 def test_held_chat_is_bounded_and_deals_are_released_in_order() -> None:
