@@ -276,12 +276,14 @@ class _Search:
         self.broken = broken
         self.break_on_play = break_on_play
         self.play_rule = play_rule
-        # key -> [lower bound, upper bound, the lead that last settled it or -1]
-        self.table: dict[int, list[int]] = {}
+        # The transposition table: (the suit lengths of each hand, the leader, spades broken) ->
+        # entries [holders mask, holders, lower bound, upper bound, the cards counted in each suit
+        # (5 bits a suit), the lead that last settled it or -1], one per set of deciding cards.
+        self.table: dict[int, list[list[int]]] = {}
         self.nodes = 0
-        self._suit_keys: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
+        self._suit_keys: dict[tuple[int, int, int, int], tuple[int, int, int, int]] = {}
         # The four hands -> (the transposition key's card part, side 0's and 1's sure tricks).
-        self._codes: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
+        self._codes: dict[tuple[int, int, int, int], tuple[int, int, int, int, int]] = {}
 
     # -- the exact count from null-window searches ---------------------------------------------------
     def exact(self, low: int, high: int) -> int:
@@ -383,6 +385,12 @@ class _Search:
     # -- the null-window search ----------------------------------------------------------------------
     def reach(self, target: int) -> bool:
         """Can side 0 take at least `target` of the remaining tricks (from the current state)?"""
+        return self._reach(target)[0]
+
+    def _reach(self, target: int) -> tuple[bool, int]:
+        """`reach`, with the cards whose holders decided the answer (DDS's winning ranks): the answer
+        holds for every position with the same suit lengths in each hand whose cards at or above
+        the lowest of these, in each suit, have the same holders."""
         hands = self.hands
         trick = self.trick
         table = self.table
@@ -398,8 +406,8 @@ class _Search:
         cut = [-1]
         codes = self._codes
 
-        def suit_key(s: int) -> tuple[int, int, int]:
-            """(relative-rank code, side 0's sure tricks, side 1's sure tricks) of suit s."""
+        def suit_key(s: int) -> tuple[int, int, int, int]:
+            """(relative-rank code, side 0's and side 1's sure tricks, the top run) of suit s."""
             shift = _WIDTH * s
             holdings = (
                 hands[0] >> shift & _SUIT_BITS,
@@ -412,69 +420,123 @@ class _Search:
                 known = suit_keys[holdings] = _suit_code(holdings)
             return known
 
-        def search(target: int) -> bool:
+        def describe(raw: tuple[int, int, int, int]) -> tuple[int, int, int, int, int]:
+            """(the relative-rank code of the four suits, the suit lengths of each hand, side 0's
+            and side 1's sure spade tricks, the cards those sure tricks rest on)."""
+            c0 = suit_key(0)
+            c1 = suit_key(1)
+            c2 = suit_key(2)
+            c3 = suit_key(3)
+            code = c0[0] | c1[0] << 32 | c2[0] << 64 | c3[0] << 96
+            lengths = 0
+            for h in raw:
+                for m in _SUITM:
+                    lengths = lengths << 4 | (h & m).bit_count()
+            # The sure tricks rest on the holders of the whole run of the side's top spades.
+            return code, lengths, c3[1], c3[2], top(raw[0] | raw[1] | raw[2] | raw[3], 3, c3[3])
+
+        def top(live: int, s: int, count: int) -> int:
+            """The `count` highest live cards of suit s."""
+            rest = live & _SUITM[s]
+            for _ in range(count):
+                rest ^= 1 << (rest.bit_length() - 1)
+            return live & _SUITM[s] & ~rest
+
+        def close(live: int, relevant: int) -> tuple[int, int, int]:
+            """Widen `relevant` to every live card at or above its lowest card in each suit; with the
+            mask of those cards' holders in the relative-rank code (a suit's top card is its lowest
+            two bits) and how many they are in each suit."""
+            closed = 0
+            counts = 0
+            mask = 0
+            for s in range(4):
+                mine = relevant & _SUITM[s]
+                if mine:
+                    prefix = live & _SUITM[s] & ~((mine & -mine) - 1)
+                    closed |= prefix
+                    k = prefix.bit_count()
+                    counts |= k << 5 * s
+                    mask |= ((1 << 2 * k) - 1) << 32 * s
+            return closed, mask, counts
+
+        def search(target: int) -> tuple[bool, int]:
             nonlocal nodes
             n = len(trick)
             leader = state[0]
             if n == 0:
                 left = hands[leader].bit_count()
                 if target <= 0:
-                    return True
+                    return True, 0
                 if target > left:
-                    return False
+                    return False, 0
                 if left == 1:
                     cards = [hands[(leader + i) % 4] for i in range(4)]
                     cards = [c.bit_length() - 1 for c in cards]
-                    return (leader + _winner_index(cards)) % 2 == 0
-                # The relative-rank code of the hands, memoised on the hands themselves (a
-                # position is reached by many orders of play).
+                    index = _winner_index(cards)
+                    return (leader + index) % 2 == 0, _deciding(cards, index)
+                # The position's description, memoised on the hands themselves (a position is
+                # reached by many orders of play).
                 raw = (hands[0], hands[1], hands[2], hands[3])
                 known = codes.get(raw)
                 if known is None:
-                    c0 = suit_key(0)
-                    c1 = suit_key(1)
-                    c2 = suit_key(2)
-                    c3 = suit_key(3)
-                    code = c0[0] | c1[0] << 32 | c2[0] << 64 | c3[0] << 96
-                    known = codes[raw] = (code << 3, c3[1], c3[2])
+                    known = codes[raw] = describe(raw)
                 # A seat holding the top spades takes them whatever the others do.
-                if known[1] >= target:
-                    return True
-                if left - known[2] < target:
-                    return False
-                key = known[0] | leader << 1 | state[1]
-                bounds = table.get(key)
-                if bounds is not None:
-                    if bounds[0] >= target:
-                        return True
-                    if bounds[1] < target:
-                        return False
-                quick = quick_tricks(leader)
+                if known[2] >= target:
+                    return True, known[4]
+                if left - known[3] < target:
+                    return False, known[4]
+                code = known[0]
+                key = known[1] << 3 | leader << 1 | state[1]
+                bucket = table.get(key)
+                hint = -1
+                if bucket is not None:
+                    live = raw[0] | raw[1] | raw[2] | raw[3]
+                    for entry in bucket:
+                        if code & entry[0] == entry[1]:
+                            if entry[2] >= target or entry[3] < target:
+                                counts = entry[4]
+                                relevant = 0
+                                for s in range(4):
+                                    if counts >> 5 * s & 31:
+                                        relevant |= top(live, s, counts >> 5 * s & 31)
+                                return entry[2] >= target, relevant
+                            if hint < 0:
+                                hint = entry[5]
+                quick, quick_relevant = quick_tricks(leader)
                 if leader % 2 == 0:
                     if quick >= target:
-                        return True
+                        return True, quick_relevant
                 elif left - quick < target:
-                    return False
+                    return False, quick_relevant
                 nodes += 1
-                if bounds is None:
-                    bounds = table[key] = [0, left, -1]
-                # The lead that settled this position last time (a card of an equivalent
-                # position may be another's: it is tried only if this leader holds it).
-                first[0] = bounds[2]
-                result = play_trick_card(0, target)
-                if result:
-                    bounds[0] = target
+                first[0] = hint
+                result, relevant = play_trick_card(0, target)
+                live = raw[0] | raw[1] | raw[2] | raw[3]
+                relevant, mask, counts = close(live, relevant)
+                value = code & mask
+                if bucket is None:
+                    bucket = table[key] = []
+                for entry in bucket:
+                    if entry[0] == mask and entry[1] == value:
+                        break
                 else:
-                    bounds[1] = target - 1
-                bounds[2] = cut[0]
-                return result
+                    entry = [mask, value, 0, left, counts, -1]
+                    bucket.append(entry)
+                if result:
+                    entry[2] = max(entry[2], target)
+                else:
+                    entry[3] = min(entry[3], target - 1)
+                entry[5] = cut[0]
+                return result, relevant
             return play_trick_card(n, target)
 
-        def quick_tricks(leader: int) -> int:
+        def quick_tricks(leader: int) -> tuple[int, int]:
             """Tricks the leader surely takes by cashing, on lead, its cards above every other live
             card of their suit: side suits first, each as many rounds as every opponent still
             holding a spade can follow (so none of them can trump; under pressure the partner too,
-            or it would have to trump and take the lead), then spades if it may lead them."""
+            or it would have to trump and take the lead), then spades if it may lead them. With the
+            cards counted (a position where the leader holds at least these wins at least as
+            many)."""
             hand = hands[leader]
             left_opponent = hands[(leader + 1) % 4]
             right_opponent = hands[(leader + 3) % 4]
@@ -484,13 +546,20 @@ class _Search:
             left_trumps = left_opponent & _TRUMPM
             right_trumps = right_opponent & _TRUMPM
             total = 0
+            relevant = 0
             for s in range(3):
                 suit_mask = _SUITM[s]
                 mine = hand & suit_mask
                 if not mine:
                     continue
                 rest = others & suit_mask
-                run = (mine >> rest.bit_length()).bit_count() if rest else mine.bit_count()
+                if rest:
+                    cut_at = rest.bit_length()
+                    run = (mine >> cut_at).bit_count()
+                    if run:
+                        relevant |= mine >> cut_at << cut_at
+                else:
+                    run = mine.bit_count()
                 if left_trumps:
                     run = min(run, (left_opponent & suit_mask).bit_count())
                 if right_trumps:
@@ -502,10 +571,15 @@ class _Search:
             if state[1] and not no_trumping:
                 mine = hand & _TRUMPM
                 rest = others & _TRUMPM
-                total += (mine >> rest.bit_length()).bit_count() if rest else mine.bit_count()
-            return total
+                if rest:
+                    cut_at = rest.bit_length()
+                    total += (mine >> cut_at).bit_count()
+                    relevant |= mine >> cut_at << cut_at
+                else:
+                    total += mine.bit_count()
+            return total, relevant
 
-        def play_trick_card(n: int, target: int) -> bool:
+        def play_trick_card(n: int, target: int) -> tuple[bool, int]:
             leader = state[0]
             seat = (leader + n) % 4
             hand = hands[seat]
@@ -524,12 +598,16 @@ class _Search:
                 led = -1
                 legal = (hand & _NON_TRUMPM or hand) if not state[1] or no_trumping else hand
             maximizing = seat % 2 == 0
-            moves = order_moves(seat, n, legal)
+            moves, lowest = order_moves(seat, n, legal)
             if n == 0:
                 hint = first[0]
                 if hint >= 0 and legal >> hint & 1 and moves[0] != hint:
-                    moves = [hint, *(m for m in moves if m != hint)]
+                    at = moves.index(hint) if hint in moves else -1
+                    if at > 0:
+                        moves.insert(0, moves.pop(at))
+                        lowest.insert(0, lowest.pop(at))
             broken = state[1]
+            relevant = 0
             for number in moves:
                 bit = 1 << number
                 hands[seat] = hand ^ bit
@@ -539,15 +617,18 @@ class _Search:
                     state[1] = True
                 if n < 3:
                     trick.append(number)
-                    result = search(target) if n < 2 else play_trick_card(3, target)
+                    result, found = search(target) if n < 2 else play_trick_card(3, target)
                     trick.pop()
                 else:
                     trick.append(number)
-                    winner = (leader + _winner_index(trick)) % 4
+                    index = _winner_index(trick)
+                    winner = (leader + index) % 4
+                    deciding = _deciding(trick, index)
                     played = trick[:]
                     trick.clear()
                     state[0] = winner
-                    result = search(target - 1 if winner % 2 == 0 else target)
+                    result, found = search(target - 1 if winner % 2 == 0 else target)
+                    found |= deciding
                     state[0] = leader
                     trick[:] = played
                     trick.pop()
@@ -556,18 +637,27 @@ class _Search:
                 if result == maximizing:
                     if n == 0:
                         cut[0] = number
-                    return result
+                    return result, found
+                relevant |= found
             if n == 0:
                 cut[0] = -1
-            return not maximizing
+            # Every card was refuted, one card of each run of equivalent cards standing for the
+            # run: where a card the answer rests on lies in or below a run, the whole run must
+            # keep its holder for the others to stay equivalent.
+            for number, low in zip(moves, lowest, strict=True):
+                if low != number and relevant & _SUITM[_SUIT_OF[number]] & ((2 << number) - 1):
+                    relevant |= 1 << low
+            return not maximizing, relevant
 
-        def order_moves(seat: int, n: int, legal: int) -> list[int]:
-            """One card per run of equivalent cards, the likeliest to cut off first."""
+        def order_moves(seat: int, n: int, legal: int) -> tuple[list[int], list[int]]:
+            """One card per run of equivalent cards (its highest), the likeliest to cut off first;
+            and the lowest card of each one's run."""
             others = hands[0] | hands[1] | hands[2] | hands[3]
             others &= ~hands[seat]
             for number in trick:
                 others |= 1 << number
             reps: list[int] = []
+            lows: list[int] = []
             previous = -1
             mask = legal
             # The highest card of each run (ascending by run).
@@ -583,42 +673,57 @@ class _Search:
                     reps[-1] = number
                 else:
                     reps.append(number)
+                    lows.append(number)
                 previous = number
             if len(reps) < 2:
-                return reps
+                return reps, lows
+            pairs = list(zip(reps, lows, strict=True))
             if n == 0:
                 # Lead the top card of a suit first when nobody else holds a higher one (highest
                 # first), then the rest, low first. (Leading low toward the partner's top cards
                 # early was tried: no fewer positions on whole deals, so it is not done.)
                 winners = []
                 rest = []
-                for number in reps:
+                for pair in pairs:
+                    number = pair[0]
                     if not others & _SUITM[_SUIT_OF[number]] & ~((2 << number) - 1):
-                        winners.append(number)
+                        winners.append(pair)
                     else:
-                        rest.append(number)
+                        rest.append(pair)
                 winners.reverse()
-                return winners + rest
-            # Who wins so far, and is it the partner?
-            best_index = _winner_index(trick)
-            best = trick[best_index]
-            partner_wins = best_index == n - 2
-            beat: list[int] = []
-            lose: list[int] = []
-            best_suit = _SUIT_OF[best]
-            for number in reps:
-                s = _SUIT_OF[number]
-                if (s == best_suit and number > best) or (s == TRUMP and best_suit != TRUMP):
-                    beat.append(number)
-                else:
-                    lose.append(number)
-            if partner_wins:
-                return lose + beat
-            return beat + lose
+                ordered = winners + rest
+            else:
+                # Who wins so far, and is it the partner?
+                best_index = _winner_index(trick)
+                best = trick[best_index]
+                partner_wins = best_index == n - 2
+                beat = []
+                lose = []
+                best_suit = _SUIT_OF[best]
+                for pair in pairs:
+                    number = pair[0]
+                    s = _SUIT_OF[number]
+                    if (s == best_suit and number > best) or (s == TRUMP and best_suit != TRUMP):
+                        beat.append(pair)
+                    else:
+                        lose.append(pair)
+                ordered = lose + beat if partner_wins else beat + lose
+            return [p[0] for p in ordered], [p[1] for p in ordered]
 
         result = search(target)
         self.nodes += nodes
         return result
+
+
+def _deciding(trick: list[int], index: int) -> int:
+    """The winning card of a whole trick as a card the result rests on, when it beat another card
+    of its suit by rank (a card that won alone in its suit would win whatever its rank)."""
+    card = trick[index]
+    suit = _SUIT_OF[card]
+    for i, other in enumerate(trick):
+        if i != index and _SUIT_OF[other] == suit:
+            return 1 << card
+    return 0
 
 
 def _winner_index(trick: list[int]) -> int:
@@ -637,10 +742,11 @@ def _winner_index(trick: list[int]) -> int:
     return index
 
 
-def _suit_code(holdings: tuple[int, int, int, int]) -> tuple[int, int, int]:
+def _suit_code(holdings: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """A suit's holdings by relative rank: two bits (the seat) per remaining card, from the lowest,
-    after a leading 1; and, for the spade suit's sure tricks, how many tricks each side surely takes
-    from the run of top cards it holds (meaningful for spades only, the callers read it only there).
+    after a leading 1 (so the top card is the lowest two bits); and, for the spade suit's sure
+    tricks, how many tricks each side surely takes from the run of top cards it holds and how long
+    that run is (meaningful for spades only, the callers read them only there).
     """
     h0, h1, h2, h3 = holdings
     everything = h0 | h1 | h2 | h3
@@ -654,6 +760,7 @@ def _suit_code(holdings: tuple[int, int, int, int]) -> tuple[int, int, int]:
         code = code << 2 | seat
         seats.append(seat)
     sure = [0, 0]
+    run = 0
     if seats:
         side = seats[-1] % 2
         shares = [0, 0, 0, 0]
@@ -661,5 +768,6 @@ def _suit_code(holdings: tuple[int, int, int, int]) -> tuple[int, int, int]:
             if seat % 2 != side:
                 break
             shares[seat] += 1
+            run += 1
         sure[side] = max(shares[side], shares[side + 2])
-    return code, sure[0], sure[1]
+    return code, sure[0], sure[1], run
