@@ -257,6 +257,20 @@ def solve(position: Position, *, per_card: bool = True) -> Solution:
     return Solution((ours, left - ours), to_play, card_tricks, search.nodes)
 
 
+# A suit's holdings by relative rank: two bits (the seat) per remaining card, from the lowest,
+# after a leading 1 (so the top card is the lowest two bits); for the spade suit's sure tricks,
+# how many tricks side 0 and side 1 surely take from the run of top cards one of them holds and
+# how long that run is (meaningful for spades only, the callers read them only there); the four
+# seats' lengths in the suit (4 bits each); and its k highest cards for each k (engine's numbers).
+_SuitCode = tuple[int, int, int, int, int, tuple[int, ...]]
+# A position at a trick's start: its relative-rank code (32 bits a suit), the suit lengths of each
+# hand (16 bits a suit), side 0's and side 1's sure spade tricks and the cards they rest on, and
+# each suit's k highest cards for each k.
+_Described = tuple[
+    int, int, int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]
+]
+
+
 class _Search:
     """The search over one position: its state is mutated and restored as it goes."""
 
@@ -281,9 +295,11 @@ class _Search:
         # (5 bits a suit), the lead that last settled it or -1], one per set of deciding cards.
         self.table: dict[int, list[list[int]]] = {}
         self.nodes = 0
-        self._suit_keys: dict[tuple[int, int, int, int], tuple[int, int, int, int]] = {}
+        self._suit_keys: dict[tuple[int, int, int, int, int], _SuitCode] = {}
         # The four hands -> (the transposition key's card part, side 0's and 1's sure tricks).
-        self._codes: dict[tuple[int, int, int, int], tuple[int, int, int, int, int]] = {}
+        self._codes: dict[tuple[int, int, int, int], _Described] = {}
+        # (legal cards, other live cards) -> `_runs` of them.
+        self._runs_of: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
     # -- the exact count from null-window searches ---------------------------------------------------
     def exact(self, low: int, high: int) -> int:
@@ -405,42 +421,42 @@ class _Search:
         first = [-1]
         cut = [-1]
         codes = self._codes
+        runs = self._runs_of
 
-        def suit_key(s: int) -> tuple[int, int, int, int]:
-            """(relative-rank code, side 0's and side 1's sure tricks, the top run) of suit s."""
-            shift = _WIDTH * s
-            holdings = (
-                hands[0] >> shift & _SUIT_BITS,
-                hands[1] >> shift & _SUIT_BITS,
-                hands[2] >> shift & _SUIT_BITS,
-                hands[3] >> shift & _SUIT_BITS,
-            )
-            known = suit_keys.get(holdings)
-            if known is None:
-                known = suit_keys[holdings] = _suit_code(holdings)
-            return known
-
-        def describe(raw: tuple[int, int, int, int]) -> tuple[int, int, int, int, int]:
-            """(the relative-rank code of the four suits, the suit lengths of each hand, side 0's
-            and side 1's sure spade tricks, the cards those sure tricks rest on)."""
-            c0 = suit_key(0)
-            c1 = suit_key(1)
-            c2 = suit_key(2)
-            c3 = suit_key(3)
-            code = c0[0] | c1[0] << 32 | c2[0] << 64 | c3[0] << 96
+        def describe(raw: tuple[int, int, int, int]) -> _Described:
+            """The position's relative-rank code, lengths, sure tricks and top cards (`_Described`)."""
+            code = 0
             lengths = 0
-            for h in raw:
-                for m in _SUITM:
-                    lengths = lengths << 4 | (h & m).bit_count()
-            # The sure tricks rest on the holders of the whole run of the side's top spades.
-            return code, lengths, c3[1], c3[2], top(raw[0] | raw[1] | raw[2] | raw[3], 3, c3[3])
-
-        def top(live: int, s: int, count: int) -> int:
-            """The `count` highest live cards of suit s."""
-            rest = live & _SUITM[s]
-            for _ in range(count):
-                rest ^= 1 << (rest.bit_length() - 1)
-            return live & _SUITM[s] & ~rest
+            tops: list[tuple[int, ...]] = []
+            suit: _SuitCode = (0, 0, 0, 0, 0, ())
+            for s in range(4):
+                shift = _WIDTH * s
+                holdings = (
+                    raw[0] >> shift & _SUIT_BITS,
+                    raw[1] >> shift & _SUIT_BITS,
+                    raw[2] >> shift & _SUIT_BITS,
+                    raw[3] >> shift & _SUIT_BITS,
+                    s,
+                )
+                known = suit_keys.get(holdings)
+                if known is None:
+                    known = suit_keys[holdings] = _suit_code(holdings)
+                suit = known
+                code |= suit[0] << 32 * s
+                lengths |= suit[4] << 16 * s
+                tops.append(suit[5])
+            # `suit` is the spade suit's: the sure tricks rest on the holders of its top run.
+            return (
+                code,
+                lengths,
+                suit[1],
+                suit[2],
+                suit[5][suit[3]],
+                tops[0],
+                tops[1],
+                tops[2],
+                tops[3],
+            )
 
         def close(live: int, relevant: int) -> tuple[int, int, int]:
             """Widen `relevant` to every live card at or above its lowest card in each suit; with the
@@ -490,15 +506,16 @@ class _Search:
                 bucket = table.get(key)
                 hint = -1
                 if bucket is not None:
-                    live = raw[0] | raw[1] | raw[2] | raw[3]
                     for entry in bucket:
                         if code & entry[0] == entry[1]:
                             if entry[2] >= target or entry[3] < target:
                                 counts = entry[4]
-                                relevant = 0
-                                for s in range(4):
-                                    if counts >> 5 * s & 31:
-                                        relevant |= top(live, s, counts >> 5 * s & 31)
+                                relevant = (
+                                    known[5][counts & 31]
+                                    | known[6][counts >> 5 & 31]
+                                    | known[7][counts >> 10 & 31]
+                                    | known[8][counts >> 15]
+                                )
                                 return entry[2] >= target, relevant
                             if hint < 0:
                                 hint = entry[5]
@@ -656,27 +673,14 @@ class _Search:
             others &= ~hands[seat]
             for number in trick:
                 others |= 1 << number
-            reps: list[int] = []
-            lows: list[int] = []
-            previous = -1
-            mask = legal
-            # The highest card of each run (ascending by run).
-            while mask:
-                low = mask & -mask
-                number = low.bit_length() - 1
-                mask ^= low
-                if (
-                    reps
-                    and _SUIT_OF[previous] == _SUIT_OF[number]
-                    and not others & ((1 << number) - (1 << (previous + 1)))
-                ):
-                    reps[-1] = number
-                else:
-                    reps.append(number)
-                    lows.append(number)
-                previous = number
+            # The runs depend on the legal cards and the other live cards alone, and the same
+            # pair comes back in many orders of play.
+            known = runs.get((legal, others))
+            if known is None:
+                known = runs[legal, others] = _runs(legal, others)
+            reps, lows = known
             if len(reps) < 2:
-                return reps, lows
+                return list(reps), list(lows)
             pairs = list(zip(reps, lows, strict=True))
             if n == 0:
                 # Lead the top card of a suit first when nobody else holds a higher one (highest
@@ -715,6 +719,30 @@ class _Search:
         return result
 
 
+def _runs(legal: int, others: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The runs of equivalent cards among `legal` (no card of `others` between them, one suit),
+    ascending: the highest card of each and the lowest."""
+    reps: list[int] = []
+    lows: list[int] = []
+    previous = -1
+    mask = legal
+    while mask:
+        low = mask & -mask
+        number = low.bit_length() - 1
+        mask ^= low
+        if (
+            reps
+            and _SUIT_OF[previous] == _SUIT_OF[number]
+            and not others & ((1 << number) - (1 << (previous + 1)))
+        ):
+            reps[-1] = number
+        else:
+            reps.append(number)
+            lows.append(number)
+        previous = number
+    return tuple(reps), tuple(lows)
+
+
 def _deciding(trick: list[int], index: int) -> int:
     """The winning card of a whole trick as a card the result rests on, when it beat another card
     of its suit by rank (a card that won alone in its suit would win whatever its rank)."""
@@ -742,13 +770,9 @@ def _winner_index(trick: list[int]) -> int:
     return index
 
 
-def _suit_code(holdings: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """A suit's holdings by relative rank: two bits (the seat) per remaining card, from the lowest,
-    after a leading 1 (so the top card is the lowest two bits); and, for the spade suit's sure
-    tricks, how many tricks each side surely takes from the run of top cards it holds and how long
-    that run is (meaningful for spades only, the callers read them only there).
-    """
-    h0, h1, h2, h3 = holdings
+def _suit_code(holdings: tuple[int, int, int, int, int]) -> _SuitCode:
+    """Suit `holdings[4]`'s `_SuitCode` from the four seats' holdings in it (bits 0..16)."""
+    h0, h1, h2, h3, suit = holdings
     everything = h0 | h1 | h2 | h3
     code = 1
     seats: list[int] = []
@@ -770,4 +794,10 @@ def _suit_code(holdings: tuple[int, int, int, int]) -> tuple[int, int, int, int]
             shares[seat] += 1
             run += 1
         sure[side] = max(shares[side], shares[side + 2])
-    return code, sure[0], sure[1], run
+    lengths = h0.bit_count() | h1.bit_count() << 4 | h2.bit_count() << 8 | h3.bit_count() << 12
+    tops = [0]
+    rest = everything
+    while rest:
+        rest ^= 1 << (rest.bit_length() - 1)
+        tops.append((everything & ~rest) << _WIDTH * suit)
+    return code, sure[0], sure[1], run, lengths, tuple(tops)
