@@ -51,6 +51,8 @@ _NON_TRUMPM: Final = _SUITM[0] | _SUITM[1] | _SUITM[2]
 _SUIT_OF: Final = tuple(i // _WIDTH for i in range(4 * _WIDTH))
 #: Tricks of a four-handed hand; a position holds at most this many cards a seat.
 MAX_TRICKS: Final = 13
+# A budget no search reaches (the largest whole deals search about a million positions).
+MAX_NODES: Final = 1 << 62
 
 
 class DoubleDummyError(EngineError, ValueError):
@@ -222,39 +224,88 @@ def _check(position: Position) -> None:
 def solve(position: Position, *, per_card: bool = True) -> Solution:
     """Solve `position` exactly (see `Solution`); with `per_card=False` only the tricks each side
     takes, which is faster. Raises DoubleDummyError for a position that cannot occur."""
-    _check(position)
-    tables = _TABLES[position.deck]
-    inside = tables.inside
-    hands = [0, 0, 0, 0]
-    for seat in range(4):
-        mask = position.hands[seat]
-        while mask:
-            low = mask & -mask
-            hands[seat] |= 1 << inside[low.bit_length() - 1]
-            mask ^= low
-    trick = [inside[card] for card in position.trick]
-    search = _Search(
-        hands,
-        leader=position.leader,
-        trick=trick,
-        broken=position.spades_broken,
-        break_on_play=position.spades_break == "played",
-        play_rule=position.play_rule,
-    )
-    to_play = position.to_play
-    side = to_play % 2
-    left = position.tricks_left
-    ours = search.exact(0, left)  # side 0's tricks
-    card_tricks: dict[Card, int] = {}
-    if per_card:
-        target = ours if side == 0 else left - ours
-        for number, equals in search.root_moves():
-            won0 = search.exact_after(number, ours, side)
-            won = won0 if side == 0 else left - won0
-            for card in equals:
-                card_tricks[tables.outside[card]] = won
-        assert max(card_tricks.values()) == target
-    return Solution((ours, left - ours), to_play, card_tricks, search.nodes)
+    return Solver().solve(position, per_card=per_card)
+
+
+class BudgetExceeded(Exception):
+    """`Solver.solve` searched its `budget` of positions without an answer. The solver is still
+    usable (what it learnt is kept)."""
+
+
+class Solver:
+    """Solves many positions under the same rules, keeping what it learns between them: its table's
+    answers are facts about every position of the same shape (suit lengths, the holders of the
+    cards that mattered), so the positions of one hand, solved one after another, share most of
+    their work. Memory grows with the positions searched: use one per hand or game."""
+
+    def __init__(self) -> None:
+        # (spades_break, play_rule) -> that rule's memo (results differ between rules).
+        self._memos: dict[tuple[str, str], _Memo] = {}
+
+    def solve(
+        self,
+        position: Position,
+        *,
+        per_card: bool = True,
+        guess: int | None = None,
+        budget: int | None = None,
+    ) -> Solution:
+        """`solve(position)`, with the tables of the positions solved before. `guess` (side 0's
+        tricks, when known roughly: the last position's answer) is asked first; `budget` caps the
+        positions searched (`Solution.nodes`), raising BudgetExceeded past it. Raises
+        DoubleDummyError for a position that cannot occur."""
+        _check(position)
+        tables = _TABLES[position.deck]
+        inside = tables.inside
+        hands = [0, 0, 0, 0]
+        for seat in range(4):
+            mask = position.hands[seat]
+            while mask:
+                low = mask & -mask
+                hands[seat] |= 1 << inside[low.bit_length() - 1]
+                mask ^= low
+        trick = [inside[card] for card in position.trick]
+        memo = self._memos.setdefault((position.spades_break, position.play_rule), _Memo())
+        search = _Search(
+            hands,
+            leader=position.leader,
+            trick=trick,
+            broken=position.spades_broken,
+            break_on_play=position.spades_break == "played",
+            play_rule=position.play_rule,
+            memo=memo,
+            budget=budget,
+        )
+        to_play = position.to_play
+        side = to_play % 2
+        left = position.tricks_left
+        ours = search.exact(0, left, guess)  # side 0's tricks
+        card_tricks: dict[Card, int] = {}
+        if per_card:
+            target = ours if side == 0 else left - ours
+            for number, equals in search.root_moves():
+                won0 = search.exact_after(number, ours, side)
+                won = won0 if side == 0 else left - won0
+                for card in equals:
+                    card_tricks[tables.outside[card]] = won
+            assert max(card_tricks.values()) == target
+        return Solution((ours, left - ours), to_play, card_tricks, search.nodes)
+
+
+class _Memo:
+    """What searches under one rule share: the transposition table and the memos of codes and runs
+    (pure functions of the cards, kept because positions come back)."""
+
+    def __init__(self) -> None:
+        # The transposition table: (the suit lengths of each hand, the leader, spades broken) ->
+        # entries [holders mask, holders, lower bound, upper bound, the cards counted in each suit
+        # (5 bits a suit), the lead that last settled it or -1], one per set of deciding cards.
+        self.table: dict[int, list[list[int]]] = {}
+        self.suit_keys: dict[tuple[int, int, int, int, int], _SuitCode] = {}
+        # The four hands at a trick's start -> `_Described`.
+        self.codes: dict[tuple[int, int, int, int], _Described] = {}
+        # (legal cards, other live cards) -> `_runs` of them.
+        self.runs_of: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
 
 # A suit's holdings by relative rank: two bits (the seat) per remaining card, from the lowest,
@@ -283,6 +334,8 @@ class _Search:
         broken: bool,
         break_on_play: bool,
         play_rule: str,
+        memo: "_Memo",
+        budget: int | None = None,
     ) -> None:
         self.hands = hands
         self.leader = leader
@@ -290,20 +343,27 @@ class _Search:
         self.broken = broken
         self.break_on_play = break_on_play
         self.play_rule = play_rule
-        # The transposition table: (the suit lengths of each hand, the leader, spades broken) ->
-        # entries [holders mask, holders, lower bound, upper bound, the cards counted in each suit
-        # (5 bits a suit), the lead that last settled it or -1], one per set of deciding cards.
-        self.table: dict[int, list[list[int]]] = {}
+        self.table = memo.table
         self.nodes = 0
-        self._suit_keys: dict[tuple[int, int, int, int, int], _SuitCode] = {}
-        # The four hands -> (the transposition key's card part, side 0's and 1's sure tricks).
-        self._codes: dict[tuple[int, int, int, int], _Described] = {}
-        # (legal cards, other live cards) -> `_runs` of them.
-        self._runs_of: dict[tuple[int, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self.budget = budget
+        self._suit_keys = memo.suit_keys
+        self._codes = memo.codes
+        self._runs_of = memo.runs_of
 
     # -- the exact count from null-window searches ---------------------------------------------------
-    def exact(self, low: int, high: int) -> int:
-        """Side 0's tricks from the current state, known to lie in [low, high]."""
+    def exact(self, low: int, high: int, guess: int | None = None) -> int:
+        """Side 0's tricks from the current state, known to lie in [low, high]; `guess`, if given,
+        is asked first and then its neighbour (a right guess settles it in two searches)."""
+        if guess is not None and low < high:
+            guess = min(max(guess, low), high)
+            if guess > low and not self.reach(guess):
+                high = guess - 1
+                if low < high and self.reach(high):
+                    low = high
+            else:
+                low = guess
+                if low < high and not self.reach(low + 1):
+                    high = low
         while low < high:
             target = (low + high + 1) // 2
             if self.reach(target):
@@ -422,6 +482,7 @@ class _Search:
         cut = [-1]
         codes = self._codes
         runs = self._runs_of
+        limit = MAX_NODES if self.budget is None else self.budget - self.nodes
 
         def describe(raw: tuple[int, int, int, int]) -> _Described:
             """The position's relative-rank code, lengths, sure tricks and top cards (`_Described`)."""
@@ -526,6 +587,8 @@ class _Search:
                 elif left - quick < target:
                     return False, quick_relevant
                 nodes += 1
+                if nodes > limit:
+                    raise BudgetExceeded(f"more than {self.budget} positions searched")
                 first[0] = hint
                 result, relevant = play_trick_card(0, target)
                 live = raw[0] | raw[1] | raw[2] | raw[3]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.actions import Bid
-from engine.double_dummy import DoubleDummyError, Position, solve
+from engine.double_dummy import BudgetExceeded, DoubleDummyError, Position, Solver, solve
 from engine.ordering import ORDERS
 from engine.ruleset import PRESETS, Ruleset
 from engine.spades import SpadesGame
@@ -217,3 +217,38 @@ def test_under_pressure_a_partner_out_of_the_suit_trumps_and_takes_the_lead() ->
     )
     assert game.play_rule == "pressure"
     assert solve(Position.of_game(game)).tricks == (minimax(game), 4 - minimax(game)) == (2, 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=st.sampled_from(CASES), seed=st.integers(0, 2**32), size=st.integers(3, 6))
+def test_one_solver_along_a_hand_answers_as_a_fresh_one_at_every_card(
+    case: tuple[str, int], seed: int, size: int
+) -> None:
+    # The table's entries are facts about every position of the same shape, so a solver that kept
+    # them from the earlier positions of the hand (and from a wrong guess) answers the same.
+    name, hand_number = case
+    rng = random.Random(seed)
+    game = random_ending(PRESETS[name], hand_number, rng, size)
+    solver = Solver()
+    while game.tricks_done < 13:
+        position = Position.of_game(game)
+        fresh = solve(position)
+        kept = solver.solve(position, guess=rng.randrange(14))
+        assert (kept.tricks, kept.card_tricks) == (fresh.tricks, fresh.card_tricks)
+        legal = game.legal_play_mask(game.turn)
+        game.play_fast(rng.choice([c for c in range(54) if legal >> c & 1]))
+
+
+def test_a_search_past_its_budget_stops_and_the_solver_goes_on() -> None:
+    rng = random.Random(5)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[9 * s : 9 * s + 9]) for s in range(4)]
+    position = Position.of_ruleset(PRESETS["standard"], hands, 0)
+    solver = Solver()
+    with pytest.raises(BudgetExceeded):
+        solver.solve(position, budget=5)
+    whole = solve(position)
+    assert whole.nodes > 5
+    again = solver.solve(position, budget=whole.nodes)
+    assert (again.tricks, again.card_tricks) == (whole.tricks, whole.card_tricks)
