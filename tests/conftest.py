@@ -30,6 +30,7 @@ SLOW_MODULES = frozenset(
         "tests/web/test_browser.py",
         "tests/web/test_browser_pause.py",
         "tests/web/test_operator_page.py",
+        "tests/web/test_replays.py",
         "tests/web/test_table_expectations.py",
         "tests/web/test_table_layout.py",
         "tests/web/test_table_pacing.py",
