@@ -34,7 +34,7 @@ from engine.errors import EngineError
 from engine.hearts_rules import pass_target
 from engine.ruleset import Ruleset
 from engine.seat_names import who
-from engine.view_fold import fold, fold_turn, view_from_dict
+from engine.view_fold import HANDLED, fold, fold_turn, view_from_dict
 from engine.views import PublicView
 from protocol import messages as m
 from protocol.types import Action, TableInfo
@@ -230,7 +230,7 @@ class TableState:
             return
         if isinstance(table, str) and self.table and table != self.table:
             return
-        handler = _HANDLERS.get(type(message))
+        handler = _handler(type(message))
         if handler is not None:
             handler(self, message, now)
 
@@ -595,8 +595,8 @@ _HANDLERS: dict[type[m.Message], Any] = {
 }
 
 # The game's events: the fold changes the view (TableState._event); these keep the client's own.
-# Every event the protocol carries is listed (tests/client/test_state_render.py checks it), the
-# ones the client keeps nothing of with None.
+# An event of which the client keeps nothing needs no entry: every event the fold knows is routed to
+# `_event` (`_handler`), so a new event needs nothing here.
 _OWN: dict[type[m.GameEvent], Any] = {
     m.HandDealt: TableState._hand_dealt,
     m.HandLooked: TableState._hand_looked,
@@ -609,11 +609,14 @@ _OWN: dict[type[m.GameEvent], Any] = {
     m.SpadesBroken: TableState._spades_broken,
     m.ClaimMade: TableState._claim,
     m.DealDeclaredDead: TableState._dead_deal,
-    m.CardDrawn: None,
-    m.DrawResolved: None,
-    m.CardsDiscarded: None,
     m.HandScored: TableState._hand_scored,
     m.GameOver: TableState._game_over,
 }
-for _kind in _OWN:
-    _HANDLERS[_kind] = TableState._event
+
+
+def _handler(kind: type[m.Message]) -> Any:
+    """The handler of a message type: its own, or `_event` for a game event the fold knows."""
+    handler = _HANDLERS.get(kind)
+    if handler is None and issubclass(kind, m.GameEvent) and getattr(kind, "TYPE", "") in HANDLED:
+        return TableState._event
+    return handler

@@ -6,7 +6,7 @@
 // from `hand_scored`, never from a rule of our own.
 
 import { cardText, sortCards } from "./cards.js";
-import { foldable, foldEvent, foldTurn } from "./view_fold.js";
+import { foldable, foldEvent, foldTurn, HANDLED } from "./view_fold.js";
 
 export const LOG_LINES = 80;
 const PLACES = { 4: ["You", "West", "North", "East"], 3: ["You", "Left", "Right"], 2: ["You", "Opponent"] };
@@ -80,7 +80,8 @@ export class TableState {
 
   apply(msg, now) {
     if (msg.table !== undefined && typeof msg.table === "string" && msg.table !== this.table) return false;
-    const handler = HANDLERS[msg.t];
+    // A game event the fold knows and the page keeps nothing of needs no handler of its own.
+    const handler = HANDLERS[msg.t] || (HANDLED.includes(msg.t) ? this.gameEvent : null);
     if (!handler) return false;
     handler.call(this, msg, now);
     return true;
@@ -263,10 +264,6 @@ const HANDLERS = {
     this.say(`${this.place(msg.seat)} showed a deficient hand (${msg.reason}); redeal.`);
   },
 
-  card_drawn(msg) { this.gameEvent(msg); },
-  draw_resolved(msg) { this.gameEvent(msg); },
-  cards_discarded(msg) { this.gameEvent(msg); },
-
   hand_scored(msg) {
     // The hand's bids go with its result: the next deal clears the view's.
     const scored = { ...msg, bids: structuredClone(this.view.bids || []) };
@@ -289,8 +286,8 @@ const HANDLERS = {
   },
 };
 
-// Every message kind the picture takes (a test checks it covers every kind of engine event).
-export const HANDLED_MESSAGES = Object.freeze(Object.keys(HANDLERS));
+// Every message kind the picture takes: its own handlers' and every event the fold knows.
+export const HANDLED_MESSAGES = Object.freeze([...new Set([...Object.keys(HANDLERS), ...HANDLED])]);
 
 function moved(msg) {
   this.gameEvent(msg);
