@@ -12,7 +12,8 @@ from tests.postgres import Cluster, started, unavailable
 # The modules whose tests take seconds each (`pytest --durations`): a browser, tmux, several server
 # processes, a PostgreSQL restart, a server killed and upgraded. They are the end-to-end, hostile
 # and deployment tests and stay real; `make test` (and so CI) runs them, `make test-fast` leaves
-# them out. Marked here, in one list, so that a module's own imports and marks stay its own.
+# them out. Marked here, in one list, so that a module's own imports and marks stay its own: a new
+# module that drives a browser (tests/web/browser.py), tmux or server processes belongs in it.
 SLOW_MODULES = frozenset(
     {
         "tests/client/test_tmux_e2e.py",
@@ -31,6 +32,7 @@ SLOW_MODULES = frozenset(
         "tests/web/test_browser_pause.py",
         "tests/web/test_operator_page.py",
         "tests/web/test_replays.py",
+        "tests/web/test_table_choices.py",
         "tests/web/test_table_expectations.py",
         "tests/web/test_table_layout.py",
         "tests/web/test_table_pacing.py",
