@@ -238,14 +238,25 @@ def test_a_forced_card_plays_itself_and_a_hidden_tab_blinks(tmp_path: Path) -> N
                     page.locator("#actions button.bid").nth(2).click()
                     page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
                     continue
-                legal = page.locator("#hand .card.legal")
-                name = legal.first.get_attribute("data-card")
-                if legal.count() == 1:
+                # The legal cards read in one step: the page may play a forced card a beat after
+                # showing it, so a count and then a click could each see another moment.
+                legal = page.evaluate(
+                    "() => [...document.querySelectorAll('#hand .card.legal')].map(c => c.dataset.card)"
+                )
+                if not legal:
+                    # Gone between the two reads: nothing was clicked, so the page played the
+                    # turn's only card (the clock is two minutes: no fallback played it).
+                    forced += 1
+                    continue
+                name = legal[0]
+                if len(legal) == 1:
                     forced += 1  # not clicked: the page plays it
                 else:
-                    legal.first.click()
+                    page.click(f"#hand [data-card='{name}']")
                     clicked += 1
-                page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+                page.wait_for_selector(
+                    f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS
+                )
             else:  # pragma: no cover
                 raise AssertionError("the hand did not end")
             assert forced >= 1 and clicked + forced == 13
