@@ -7,7 +7,9 @@ client speaking the real protocol over one. No sockets: trio's autojump clock ru
 
 On trio's autojump clock, mind the server's worker threads (opening the store, hashing a token):
 while one runs, the clock jumps to the next deadline. Keep deadlines (a `fail_after`, the idle and
-write sweeps) out of those moments, or use real time.
+write sweeps) out of those moments, or use real time. In particular, open a test's `fail_after`
+inside `running_server`, not around it: around it, the clock jumps to its deadline while the store
+opens, and the run never comes back (pytest-timeout ends it, with a trio internal error).
 """
 
 from __future__ import annotations
