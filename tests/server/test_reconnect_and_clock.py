@@ -1,7 +1,7 @@
 """Dropped connections keep their seat and resume from a snapshot; clocks play the fallback."""
 
 from collections.abc import AsyncIterator
-from pathlib import Path
+from dataclasses import dataclass
 
 import pytest
 import trio
@@ -23,8 +23,9 @@ from protocol.messages import (
     YourTurn,
 )
 from protocol.types import ActionKind, Clock, Game
-from server.app import Server, local_config, running_server
+from server.app import Server, running_server
 from tests.server.players import play_until_over, random_choice
+from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 from tests.server.wire_client import WireClient
 
 
@@ -85,27 +86,27 @@ async def test_disconnect_mid_hand_then_reconnect_with_snapshot(server: Server) 
         await back.aclose()
 
 
-@pytest.fixture
-def lazy_autojump_clock() -> trio.testing.MockClock:
-    # Jump virtual time only after 200 ms of real idleness, so loopback I/O and the store's
-    # thread finish first; the 30 s turn clock then expires in a moment of real time.
-    return trio.testing.MockClock(autojump_threshold=0.2)
+@dataclass(frozen=True)
+class MemoryServer:
+    server: Server
+    listener: MemoryListener
 
 
 @pytest.fixture
-async def clocked_server(
-    tmp_path: Path, lazy_autojump_clock: trio.testing.MockClock
-) -> AsyncIterator[Server]:
-    async with running_server(local_config(tmp_path / "server.db")) as srv:
-        yield srv
+async def clocked_server() -> AsyncIterator[MemoryServer]:
+    """The whole server over memory streams, its bots thinking in the event loop: on trio's
+    autojump clock (the test asks for `autojump_clock`), a 30 s turn clock runs out at once."""
+    listener = MemoryListener()
+    async with running_server(memory_config(), listeners=[listener]) as server:
+        yield MemoryServer(server, listener)
 
 
 async def test_clock_expiry_plays_the_fallback_and_says_so(
-    clocked_server: Server, lazy_autojump_clock: trio.testing.MockClock
+    clocked_server: MemoryServer, autojump_clock: trio.abc.Clock
 ) -> None:
-    server = clocked_server
+    server = clocked_server.server
     with trio.fail_after(3600):
-        client = await WireClient.connect(server.port)
+        client = await MemoryClient.connect(clocked_server.listener)
         await client.hello()
         await client.request(Register(name="sleepy"))
         created = await client.request(
@@ -136,11 +137,10 @@ async def test_clock_expiry_plays_the_fallback_and_says_so(
 
 
 async def test_the_bank_drains_after_the_turn_time(
-    clocked_server: Server, lazy_autojump_clock: trio.testing.MockClock
+    clocked_server: MemoryServer, autojump_clock: trio.abc.Clock
 ) -> None:
-    server = clocked_server
     with trio.fail_after(3600):
-        client = await WireClient.connect(server.port)
+        client = await MemoryClient.connect(clocked_server.listener)
         await client.hello()
         await client.request(Register(name="banker"))
         created = await client.request(
