@@ -4,6 +4,7 @@ Every command that fails prints one line, `error: ...`, on stderr and exits non-
 mistake, 1 for a failure), as `spades` does; no traceback and no box reaches the user.
 """
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -377,6 +378,51 @@ def conformance(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     raise typer.Exit(code)
+
+
+@app.command()
+def analyze(
+    records: Annotated[
+        Path,
+        typer.Argument(
+            help="hand records, one JSON object a line (`spades-bot arena --record`,"
+            " `spades ladder records`)",
+            dir_okay=False,
+        ),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the analysis as one JSON object")
+    ] = False,
+    budget: Annotated[
+        int,
+        typer.Option(
+            help="positions a card's search may visit before it is left 'not analysed (budget)'",
+            min=1,
+        ),
+    ] = 60_000,
+) -> None:
+    """Review every hand double-dummy: the cards that cost their side tricks, and the tricks each
+    seat's play lost, per hand and in total (Ctrl-C stops and reports what was analysed)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from bots.analyze import RecordsError, jobs_of, read_records, report, run, text_lines
+
+    try:
+        jobs = jobs_of(read_records(records), budget)
+    except RecordsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    total = sum(job.reviewer.positions for job in jobs if job.reviewer is not None)
+    bar = (TextColumn("analysing"), BarColumn(), MofNCompleteColumn(), TextColumn("positions"))
+    with Progress(*bar, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("analysing", total=total)
+        finished = run(jobs, lambda: progress.advance(task))
+    if as_json:
+        typer.echo(json.dumps(report(jobs, finished, budget)))
+    else:
+        for line in text_lines(jobs, finished):
+            typer.echo(line)
 
 
 def _from_environment(ctx: typer.Context, name: str) -> bool:

@@ -25,6 +25,7 @@ from client.connection import ConnectionLost, ServerError, lone_errors
 from client.journal import JournalError, find_game, list_games, read_records
 from client.session import Mode, Seating, SessionError, UnfinishedGame
 from engine.errors import EngineError
+from engine.review import DEFAULT_BUDGET as DEFAULT_REVIEW_BUDGET
 from engine.version import project_version
 from protocol.types import BotKind
 
@@ -703,9 +704,25 @@ def replay(
     show_all: Annotated[
         bool, typer.Option("--all", help="Print the whole game without pausing.")
     ] = False,
+    analyze: Annotated[
+        bool,
+        typer.Option(
+            "--analyze",
+            help="Review every hand double-dummy: what each side could make, the cards that"
+            " cost tricks (Ctrl-C stops the analysis and shows what was done).",
+        ),
+    ] = False,
+    budget: Annotated[
+        int,
+        typer.Option(
+            help="--analyze: positions a card's search may visit before it is left"
+            " 'not analysed (budget)'",
+            min=1,
+        ),
+    ] = DEFAULT_REVIEW_BUDGET,
 ) -> None:
     """Step through a recorded game, hand by hand, trick by trick."""
-    from client.replay import ReplayHand, run_replay, to_hand
+    from client.replay import ReplayHand, record_ruleset, run_replay, to_hand
     from client.terminal import read_key
 
     try:
@@ -716,6 +733,15 @@ def replay(
     except (EngineError, KeyError, ValueError, TypeError, IndexError) as exc:
         raise fail(f"a hand record in {game} is malformed: {exc}") from None
     console = Console(highlight=False)
+    if analyze:
+        from client.review import analyze_with_bar, reviewers
+
+        jobs = reviewers(records, [record_ruleset(r) for r in records], budget)
+        reviews, finished = analyze_with_bar(jobs, Console(stderr=True))
+        for hand, review in zip(hands, reviews, strict=True):
+            hand.review, hand.budget = review, budget
+        if not finished:
+            console.print("analysis stopped (Ctrl-C): the hands show what was analysed")
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not show_all
     ask = read_key if interactive else None  # one key: `q` stops without Enter
     try:

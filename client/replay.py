@@ -17,10 +17,12 @@ from rich.text import Text
 
 from client.render import card_text
 from client.results import bags_text, name_seats, notes_by_side, said_of
+from client.review import cost_mark, review_lines
 from client.verify import engine_deal
 from engine.actions import Bid, action_from_dict
 from engine.deal import commitment
 from engine.errors import EngineError
+from engine.review import HandReview
 from engine.ruleset import Ruleset
 from engine.seat_names import seat_label, side_word
 
@@ -57,9 +59,12 @@ class ReplayHand:
     fallback_bids: frozenset[int] = frozenset()  # indices of `bids` the clock's fallback chose
     fallback_plays: frozenset[int] = frozenset()  # indices into the plays, in order
     clock: list[str] = field(default_factory=list)  # how long each seat took, for people
+    # `--analyze`: the hand's double-dummy review, or why it is not analysed (client/review.py).
+    review: HandReview | str | None = None
+    budget: int | None = None  # the review's budget of searched positions a position
 
 
-def _ruleset(record: dict[str, Any]) -> Ruleset | None:
+def record_ruleset(record: dict[str, Any]) -> Ruleset | None:
     try:
         if isinstance(record.get("ruleset"), dict):
             # As it was when the hand was played: options added since take their old rule.
@@ -82,7 +87,7 @@ def check_record(record: dict[str, Any]) -> str:
         return "MISMATCH: the seed is not hex"
     if isinstance(promised, str) and commitment(seed) != promised:
         return "MISMATCH: SHA-256 of the seed is not the commitment"
-    ruleset = _ruleset(record)
+    ruleset = record_ruleset(record)
     deal = record.get("deal")
     if ruleset is None or not isinstance(deal, list):
         return "seed matches the commitment; deal not re-checked"
@@ -310,6 +315,7 @@ def trick_line(hand: ReplayHand, index: int) -> Text:
             line.append(", ")
         line.append(f"{hand.names[seat]} ")
         line.append_text(card_text(card, bold=seat == winner))
+        line.append_text(cost_mark(hand.review, first + position))
         if first + position in hand.fallback_plays:
             line.append(" (fallback)", style="yellow")
     if winner is not None:
@@ -340,6 +346,7 @@ def score_lines(hand: ReplayHand) -> list[Text]:
     lines = [Text(f"   score: {'; '.join(parts)}", style="bold")]
     lines.extend(Text(f"   {note}", style="dim") for note in said_notes(hand))
     lines.extend(Text(f"   {line}", style="dim") for line in hand.clock)
+    lines.extend(review_lines(hand.review, hand.names, hand.side_names, hand.bids, hand.budget))
     return lines
 
 
