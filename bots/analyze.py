@@ -144,7 +144,7 @@ def hand_dict(job: Job) -> dict[str, object]:
 
 
 def summarize(jobs: Sequence[Job]) -> dict[str, SeatSummary]:
-    """Per player (by name), over the hands analysed."""
+    """Per player (by name: a bot at two seats is one player), over the hands analysed."""
     seats: dict[str, SeatSummary] = {}
     for job in jobs:
         if job.review is None:
@@ -154,12 +154,17 @@ def summarize(jobs: Sequence[Job]) -> dict[str, SeatSummary]:
         for card in job.review.cards:
             if card.cost is None:
                 missing[card.seat] += 1
+        # A bot holding both seats of a side (the arena's two-bot runs) plays one hand, not two.
+        by_name: dict[str, tuple[int, int]] = {}
         for seat, name in enumerate(job.names):
+            was_lost, was_missing = by_name.get(name, (0, 0))
+            by_name[name] = (was_lost + lost[seat], was_missing + missing[seat])
+        for name, (name_lost, name_missing) in by_name.items():
             summary = seats.setdefault(name, SeatSummary())
             summary.hands += 1
-            summary.tricks_lost += lost[seat]
-            summary.per_hand.append(lost[seat])
-            summary.not_analysed += missing[seat]
+            summary.tricks_lost += name_lost
+            summary.per_hand.append(name_lost)
+            summary.not_analysed += name_missing
     return seats
 
 
