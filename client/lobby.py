@@ -342,9 +342,26 @@ def tables_view(infos: list[TableInfo], codes: dict[str, str] | None = None) -> 
 
 def standings_view(entries: list[Standing]) -> Table:
     view = Table(title="Ladder", title_justify="left")
-    for column in ("rank", "entrant", "kind", "rating", "μ", "σ", "games"):
+    columns = (
+        "rank",
+        "entrant",
+        "kind",
+        "rating",
+        "μ",
+        "σ",
+        "games",
+        "hands",
+        "made",
+        "bags",
+        "nil",
+    )
+    for column in columns:
         view.add_column(column, justify="left" if column in ("entrant", "kind") else "right")
     for entry in entries:
+        # Its player statistics beside the rating: contracts made, bags a contract, nils made.
+        made = f"{100 * entry.contracts_made / entry.contracts:.0f}%" if entry.contracts else "-"
+        bags = f"{entry.bags / entry.contracts:.2f}" if entry.contracts else "-"
+        nil = f"{entry.nil_made}/{entry.nil_tried}" if entry.nil_tried else "-"
         view.add_row(
             str(entry.rank),
             entry.name,
@@ -353,6 +370,10 @@ def standings_view(entries: list[Standing]) -> Table:
             f"{entry.mu:.1f}",
             f"{entry.sigma:.2f}",
             str(entry.games),
+            str(entry.hands),
+            made,
+            bags,
+            nil,
         )
     return view
 

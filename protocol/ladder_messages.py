@@ -52,7 +52,7 @@ class LadderStandings(Request):
 
     limit: Annotated[
         Annotated[int, Range(1, 1000)],
-        Doc("at most this many lines (the server sends at most 500: they fit one frame)"),
+        Doc("at most this many lines (the server sends at most 300: they fit one frame)"),
     ] = 100
 
 

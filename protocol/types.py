@@ -332,6 +332,13 @@ class Standing:
     sigma: Annotated[float, Doc("the rating model's uncertainty")]
     games: Annotated[Count, Doc("rated games played")]
     bot: Annotated[bool, Doc("whether it is a bot account (else a person's)")] = False
+    # Its player statistics beside the rating (all its hands on the server, `stats` has the rest).
+    hands: Annotated[Count, Doc("hands played on this server (its player statistics)")] = 0
+    contracts: Annotated[Count, Doc("of those, hands it made an ordinary bid")] = 0
+    contracts_made: Annotated[Count, Doc("of those, its side's contract made")] = 0
+    bags: Annotated[Count, Doc("overtricks of its side's contracts made")] = 0
+    nil_tried: Annotated[Count, Doc("nil and blind nil bids")] = 0
+    nil_made: Annotated[Count, Doc("nil and blind nil bids made")] = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

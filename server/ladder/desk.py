@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from engine.hand_stats import Tally
 from protocol.codec import pack_value
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -35,8 +36,9 @@ from server.ports import Client, LadderRequest
 if TYPE_CHECKING:
     from server.storage import Store, Tx
 
-#: The most standings lines sent at once: 500 of the longest fit one 64 KiB frame, 1000 do not.
-MAX_STANDINGS = 500
+#: The most standings lines sent at once: 300 of the longest (with the player statistics beside
+#: the rating, 190 bytes a line) fit one 64 KiB frame, 500 do not.
+MAX_STANDINGS = 300
 #: The hand records of one `match_records` page, encoded, take at most this many bytes: with the
 #: envelope that is well inside the default 64 KiB frame (a ladder hand's record is about 4 KiB).
 RECORDS_PAGE_BYTES = 56 * 1024
@@ -184,15 +186,26 @@ def wire_match(row: dict[str, Any]) -> LadderMatch:
 
 
 def _stored_standings(tx: Tx, limit: int) -> list[Standing]:
-    return [
-        Standing(
-            rank=r.rank,
-            name=r.name[:32],
-            rating=r.rating.conservative,
-            mu=r.rating.mu,
-            sigma=r.rating.sigma,
-            games=r.rating.matches,
-            bot=r.bot,
+    counters = tx.rated_player_stats(ladder_store.RATING_KEY)
+    lines = []
+    for r in ladder_store.standings(tx, limit):
+        found = counters.get(r.account_id)
+        stats = Tally() if found is None else Tally.from_values(found)
+        lines.append(
+            Standing(
+                rank=r.rank,
+                name=r.name[:32],
+                rating=r.rating.conservative,
+                mu=r.rating.mu,
+                sigma=r.rating.sigma,
+                games=r.rating.matches,
+                bot=r.bot,
+                hands=stats.hands,
+                contracts=stats.contracts,
+                contracts_made=stats.contracts_made,
+                bags=stats.bags,
+                nil_tried=stats.nil_tried + stats.blind_nil_tried,
+                nil_made=stats.nil_made + stats.blind_nil_made,
+            )
         )
-        for r in ladder_store.standings(tx, limit)
-    ]
+    return lines

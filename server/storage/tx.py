@@ -683,6 +683,19 @@ class Tx:
         )
         return None if row is None else [int(v) for v in row]
 
+    def rated_player_stats(self, game: str) -> dict[int, list[int]]:
+        """The counters (`STATS_COLUMNS` order) of every account rated under `game` that has any,
+        by account id (the ladder's standings show them beside the rating)."""
+        return {
+            int(r[0]): [int(v) for v in r[1:]]
+            for r in self.driver.all(
+                f"SELECT s.account_id, {', '.join('s.' + c for c in STATS_COLUMNS)}"
+                " FROM player_stats s JOIN ratings r ON r.account_id = s.account_id"
+                " WHERE r.game = ?",
+                (game,),
+            )
+        }
+
     def games_finished(self, account_id: int) -> tuple[int, int]:
         """(finished games an account had a seat in at the end, the ones it placed first in)."""
         row = self.driver.one(

@@ -72,6 +72,15 @@ def test_the_longest_entrant_reply_fits() -> None:
 
 def test_the_longest_standings_the_server_sends_fit() -> None:
     line = Standing(
-        rank=2**31 - 1, name=NAME, rating=-1.0 / 3, mu=1.0 / 3, sigma=1.0 / 7, games=1, bot=True
+        rank=2**31 - 1,
+        name=NAME,
+        rating=-1.0 / 3,
+        mu=1.0 / 3,
+        sigma=1.0 / 7,
+        games=1,
+        bot=True,
+        **dict.fromkeys(
+            ("hands", "contracts", "contracts_made", "bags", "nil_tried", "nil_made"), 2**31 - 1
+        ),
     )
-    fits(Standings(id=2**32 - 1, entries=[line] * 500))
+    fits(Standings(id=2**32 - 1, entries=[line] * 300))

@@ -64,7 +64,18 @@ def worst_match() -> LadderMatch:
 
 
 def test_the_longest_standings_fit_a_frame() -> None:
-    line = Standing(rank=2**31 - 1, name=NAME, rating=HUGE, mu=HUGE, sigma=HUGE, games=2**31 - 1)
+    line = Standing(
+        rank=2**31 - 1,
+        name=NAME,
+        rating=HUGE,
+        mu=HUGE,
+        sigma=HUGE,
+        games=2**31 - 1,
+        bot=True,
+        **dict.fromkeys(
+            ("hands", "contracts", "contracts_made", "bags", "nil_tried", "nil_made"), 2**31 - 1
+        ),
+    )
     reply = Standings(id=2**32 - 1, entries=[line] * MAX_STANDINGS)
     assert len(encode_body(reply)) <= FRAME
 

@@ -37,6 +37,17 @@ def _store_game(tx: Tx, seed: int, names: list[str]) -> tuple[int, list[dict[str
             tx.insert_action(game_id, seq, seat=action["seat"], action=action, source="player")
             seq += 1
         tx.insert_hand_record(game_id, record["hand_number"], record)
+    # Finished (a running game would be resumed by a server opening the file), its side ahead
+    # placed first.
+    score = records[-1]["score"]
+    best = max(score["after"])
+    results = [
+        (seat, ids[seat], after, 1 if after == best else 2)
+        for side, after in zip(score["sides"], score["after"], strict=True)
+        for seat in side
+    ]
+    tx.finish_game(game_id, "finished", results)
+    tx.close_table(table)
     return game_id, records, ids
 
 
@@ -83,6 +94,8 @@ def test_each_hand_counts_once_and_a_rebuild_gives_the_same_counters(tx: Tx) -> 
             if a["seat"] == seat
         )
         assert got["decisions"] == actions
+    ada = player_stats(tx, "ada")
+    assert ada is not None and ada.games == 2 and 0 <= ada.wins <= 2
     assert rebuild(tx) == len(hands)
     assert _counters(tx, names) == counted
 
@@ -143,3 +156,22 @@ async def test_posting_never_waits_and_the_sweep_counts_what_the_queue_left(
             again = await store.call(lambda tx: player_stats(tx, "ada"))
             assert again == ada
             nursery.cancel_scope.cancel()
+
+
+def test_the_ladder_standings_carry_the_statistics_beside_the_rating(tx: Tx) -> None:
+    from server.ladder.desk import _stored_standings
+    from server.ladder.store import RATING_KEY
+
+    ada = tx.insert_account("ada", None, None, is_bot=False, is_guest=False)
+    bot = tx.insert_account("bot-b", None, None, is_bot=True, is_guest=False)
+    tx.set_rating(ada, RATING_KEY, mu=30.0, sigma=2.0, games=3)
+    tx.set_rating(bot, RATING_KEY, mu=20.0, sigma=2.0, games=3)
+    tx.insert_table("t", {})
+    game = tx.insert_game("t", "spades", {}, [])
+    tx.insert_hand_record(game, 1, {})
+    counts = Tally(hands=5, contracts=4, contracts_made=3, bags=2, nil_tried=1, blind_nil_tried=1)
+    assert tx.count_stats_hand(game, 1, {ada: list(counts.as_dict().values())})
+    first, second = _stored_standings(tx, 10)
+    assert (first.name, first.hands, first.contracts, first.contracts_made) == ("ada", 5, 4, 3)
+    assert (first.bags, first.nil_tried, first.nil_made) == (2, 2, 0)
+    assert (second.name, second.hands, second.contracts) == ("bot-b", 0, 0)  # none counted yet

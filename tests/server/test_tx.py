@@ -281,6 +281,7 @@ def _every_query(tx: Tx) -> dict[str, Callable[[], object]]:
             made["game"], 0, {made["account"]: [1] * 11}
         ),
         "player_stats": lambda: tx.player_stats(made["account"]),
+        "rated_player_stats": lambda: tx.rated_player_stats("ladder"),
         "games_finished": lambda: tx.games_finished(made["account"]),
         "uncounted_hands": lambda: tx.uncounted_hands(5),
         "stats_hand_input": lambda: tx.stats_hand_input(made["game"], 0),

@@ -9,6 +9,7 @@ import { cardFace } from "./cards.js";
 import { Journal } from "./journal.js";
 import { everyTable } from "./listing.js";
 import { openPastGames, setUpReplays } from "./replay_view.js";
+import { setUpProfile } from "./profile.js";
 import { TableState } from "./state.js";
 import { ruleLines, valueWords } from "./rules.js";
 import { renderTable, rovingTabStop, tickClocks } from "./table_view.js";
@@ -739,6 +740,7 @@ function wire() {
     show(app.table ? "table-screen" : app.user ? "lobby-screen" : "login-screen");
     render(); // the table went on while the replays were on the screen
   });
+  setUpProfile((message) => app.conn.request(message)); // the lobby's player statistics (profile.js)
   $("past-games").addEventListener("click", () => {
     show("replay-screen");
     openPastGames();

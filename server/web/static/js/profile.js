@@ -1,0 +1,55 @@
+// A player's profile: the statistics the server counted from the hands it stored (the `stats`
+// request, docs/protocol.md "Player statistics"), looked up by name from the lobby (or your own),
+// and drawn in the lobby's profile panel. The numbers are the server's; this module only words
+// them (`profileLines`, which the unit tests call without a page).
+
+import { $, fill, h } from "./dom.js";
+
+function share(part, whole) {
+  return whole ? `${part} of ${whole} (${Math.round((100 * part) / whole)}%)` : "none";
+}
+
+// The statistics in words: [label, value] rows, in the order the panel shows them.
+export function profileLines(stats) {
+  const s = stats;
+  const bags = s.contracts ? (s.bags / s.contracts).toFixed(2) : "-";
+  const mean = s.decisions ? `${(s.decision_ms / s.decisions / 1000).toFixed(2)} s` : "-";
+  return [
+    ["Games", `${s.games} (${s.wins} won)`],
+    ["Hands", String(s.hands)],
+    ["Contracts made", share(s.contracts_made, s.contracts)],
+    ["Contracts set", String(s.contracts_set)],
+    ["Average bags", bags],
+    ["Nil made", share(s.nil_made, s.nil_tried)],
+    ["Blind nil made", share(s.blind_nil_made, s.blind_nil_tried)],
+    ["Time a decision", `${mean} (${s.decisions} decisions)`],
+  ];
+}
+
+// Ask for `name`'s statistics (null: your own) and draw them, or the server's refusal.
+export async function showProfile(request, name) {
+  const panel = $("profile");
+  panel.hidden = false;
+  fill(panel, h("p", {}, "Looking up…"));
+  const reply = await request(name ? { t: "stats", name } : { t: "stats" });
+  if (!reply) {
+    fill(panel, h("p", { class: "error" }, "Not connected: try again once the page is back."));
+  } else if (reply.t === "error") {
+    fill(panel, h("p", { class: "error", role: "alert" }, reply.message || reply.code));
+  } else {
+    fill(
+      panel,
+      h("h3", { id: "profile-title" }, `${reply.name} (${reply.kind === "bot" ? "bot" : "person"})`),
+      h("dl", { class: "profile-stats" }, profileLines(reply).map(([label, value]) => [h("dt", {}, label), h("dd", {}, value)])),
+    );
+  }
+}
+
+// Wire the lobby's profile form: `request` sends a request and resolves with its reply.
+export function setUpProfile(request) {
+  $("profile-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    showProfile(request, $("profile-name").value.trim());
+  });
+  $("profile-mine").addEventListener("click", () => showProfile(request, null));
+}
