@@ -31,6 +31,7 @@ SLOW_MODULES = frozenset(
         "tests/web/test_browser.py",
         "tests/web/test_browser_pause.py",
         "tests/web/test_operator_page.py",
+        "tests/web/test_profile.py",
         "tests/web/test_replays.py",
         "tests/web/test_table_choices.py",
         "tests/web/test_table_expectations.py",
