@@ -2,8 +2,9 @@
 gone from the listing, closed in the store, and not reopened by a restart. A table with a player
 seated (connected, or dropped and within the reconnect grace) stays.
 
-Each test runs a real server on 127.0.0.1 (port 0) on a SQLite file in tmp_path; every wait is
-bounded by `trio.fail_after`, every loop by a count too.
+The tests that read the store's file or restart run a real server on 127.0.0.1 (port 0) on a SQLite
+file in tmp_path; the others the whole server over memory streams on trio's autojump clock. Every
+wait is bounded by `trio.fail_after`, every loop by a count too.
 """
 
 import sqlite3
@@ -23,13 +24,18 @@ from protocol.messages import (
 from protocol.types import Game
 from server.app import local_config, running_server
 from tests.hostile.proc import ServerProcess
+from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 from tests.server.wire_client import WireClient
 
 TTL = 0.5  # seconds; the sweep then looks four times a ttl
 
 
-async def _registered(port: int, name: str) -> WireClient:
-    client = await WireClient.connect(port)
+async def _registered(port: int | MemoryListener, name: str) -> WireClient:
+    """An account over TCP to 127.0.0.1 at `port`, or over a memory stream of a `MemoryListener`."""
+    if isinstance(port, MemoryListener):
+        client: WireClient = await MemoryClient.connect(port)
+    else:
+        client = await WireClient.connect(port)
     await client.hello()
     registered = await client.request(Register(name=name))
     assert isinstance(registered, Registered), registered
@@ -99,14 +105,20 @@ async def test_an_empty_waiting_table_closes_and_an_occupied_one_stays(tmp_path:
             await eve.aclose()
 
 
-async def test_a_seat_held_within_the_grace_keeps_its_table(tmp_path: Path) -> None:
+async def test_a_seat_held_within_the_grace_keeps_its_table(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    # Over memory streams on trio's autojump clock: the grace and the ttl pass in no time. The
+    # clock may jump further while the store works in a thread, never less far: what is checked is
+    # that the table outlived the grace and the ttl, a lower bound.
     grace = 2.0
-    config = local_config(tmp_path / "grace.db", waiting_table_ttl=TTL, reconnect_grace=grace)
-    with trio.fail_after(60):
-        async with running_server(config) as server:
-            bea = await _registered(server.port, "bea")
+    listener = MemoryListener()
+    config = memory_config(waiting_table_ttl=TTL, reconnect_grace=grace)
+    async with running_server(config, listeners=[listener]):
+        with trio.fail_after(60):
+            bea = await _registered(listener, "bea")
             table_id = await _create(bea, sit=2, bots=[])
-            watcher = await _registered(server.port, "watcher")
+            watcher = await _registered(listener, "watcher")
             assert table_id in await _listed(watcher)
             await bea.aclose()
             dropped = trio.current_time()
@@ -116,12 +128,13 @@ async def test_a_seat_held_within_the_grace_keeps_its_table(tmp_path: Path) -> N
             await watcher.aclose()
 
 
-async def test_zero_keeps_waiting_tables_open(tmp_path: Path) -> None:
-    with trio.fail_after(30):
-        async with running_server(local_config(tmp_path / "z.db", waiting_table_ttl=0)) as srv:
-            cleo = await _registered(srv.port, "cleo")
+async def test_zero_keeps_waiting_tables_open(autojump_clock: trio.abc.Clock) -> None:
+    listener = MemoryListener()
+    async with running_server(memory_config(waiting_table_ttl=0), listeners=[listener]):
+        with trio.fail_after(30):
+            cleo = await _registered(listener, "cleo")
             table_id = await _create(cleo, sit=None, bots=[])
-            await trio.sleep(2.5)  # more than two sweeps
+            await trio.sleep(2.5)  # trio time: more than two sweeps
             assert table_id in await _listed(cleo)
             await cleo.aclose()
 
