@@ -258,6 +258,16 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = None,
     private: Annotated[bool, typer.Option(help="Joining needs the join code.")] = False,
+    no_watching: Annotated[
+        bool, typer.Option("--no-watching", help="Take no spectators (`spectate` is refused).")
+    ] = False,
+    spectator_delay: Annotated[
+        int,
+        typer.Option(
+            help="Hold spectators this many tricks (0..13) behind the play; they see each hand's"
+            " deal once it is over. 0: live.",
+        ),
+    ] = 0,
     seat: Annotated[
         int, typer.Option(help="Your seat (with --no-sit: the seat bots leave free).")
     ] = 0,
@@ -282,7 +292,16 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
     options = parse_options(opt or [])
     try:
         request = lobby.create_request(
-            preset, options, bots, private, seat, sit=sit, clock=clock, bot=bot
+            preset,
+            options,
+            bots,
+            private,
+            seat,
+            sit=sit,
+            clock=clock,
+            bot=bot,
+            no_watching=no_watching,
+            spectator_delay=spectator_delay,
         )
     except ValueError as exc:
         raise fail(str(exc), 2) from None

@@ -22,6 +22,7 @@ from engine.seat_names import seat_label, who
 from protocol import messages as m
 from protocol.schema import to_map
 from protocol.types import (
+    MAX_SPECTATOR_DELAY,
     BotKind,
     Clock,
     Game,
@@ -238,13 +239,22 @@ def create_request(
     sit: bool = True,
     clock: int | None = None,
     bot: BotKind | None = None,
+    no_watching: bool = False,
+    spectator_delay: int = 0,
 ) -> m.CreateTable:
     """The `create_table` request. Bots take the seats other than `seat` (yours; with `sit` false,
     the one they fill last); `bots` < 0 fills every other seat; `bot` is their kind (None: the
-    server's own); `clock` is the seconds each decision may take (None: the server's default).
+    server's own); `clock` is the seconds each decision may take (None: the server's default);
+    `no_watching` refuses spectators, `spectator_delay` holds them that many tricks behind.
     Raises ValueError with a sentence."""
     if clock is not None and not CLOCK_RANGE[0] <= clock <= CLOCK_RANGE[1]:
         raise ValueError(f"--clock is {CLOCK_RANGE[0]}..{CLOCK_RANGE[1]} seconds a decision")
+    if not 0 <= spectator_delay <= MAX_SPECTATOR_DELAY:
+        raise ValueError(f"--spectator-delay is 0..{MAX_SPECTATOR_DELAY} tricks")
+    if no_watching and spectator_delay:
+        raise ValueError(
+            "--no-watching takes no spectators: a --spectator-delay has no one to hold"
+        )
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
     try:
@@ -269,6 +279,9 @@ def create_request(
         sit=seat if sit else None,
         clock=Clock(turn_ms=clock * 1000, bank_ms=0) if clock is not None else None,
         bot=bot,
+        # Sent only when set: a table as before is asked for in the same bytes.
+        no_watching=True if no_watching else None,
+        spectator_delay=spectator_delay or None,
     )
 
 
@@ -334,10 +347,21 @@ def tables_view(infos: list[TableInfo], codes: dict[str, str] | None = None) -> 
             info.preset,
             info.status.value,
             seats,
-            str(info.spectators),
+            watching_text(info),
         )
     view.caption = "* a bot · join with `spades join TABLE`, watch with `spades watch TABLE`"
     return view
+
+
+def watching_text(info: TableInfo) -> str:
+    """The listing's watching column: how many watch, and what the table lets them see."""
+    if info.no_watching:
+        return "no spectators"
+    delay = info.spectator_delay
+    if delay:
+        tricks = "trick" if delay == 1 else "tricks"
+        return f"{info.spectators}, spectators {delay} {tricks} behind"
+    return str(info.spectators)
 
 
 def standings_view(entries: list[Standing]) -> Table:

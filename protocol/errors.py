@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     ALREADY_SEATED = "already_seated"
     NOT_SEATED = "not_seated"
     SEAT_HELD = "seat_held"
+    NO_WATCHING = "no_watching"
     # Game actions.
     NOT_YOUR_TURN = "not_your_turn"
     STALE_VERSION = "stale_version"
@@ -144,6 +145,9 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False,
         "Another live connection of this account holds the seat; `join` with `takeover` to move it"
         " to this connection.",
+    ),
+    ErrorCode.NO_WATCHING: ErrorInfo(
+        False, "The table was opened with `no_watching`: it takes no spectators."
     ),
     ErrorCode.NOT_YOUR_TURN: ErrorInfo(False, "It is not this seat's turn to act."),
     ErrorCode.STALE_VERSION: ErrorInfo(

@@ -96,6 +96,7 @@ from protocol.types import (
     ProtocolVersion,
     Seat,
     ServerLimits,
+    SpectatorDelay,
     TableId,
     TableInfo,
     TableStatus,
@@ -259,6 +260,17 @@ class CreateTable(Request):
     bot: Annotated[
         BotKind | None,
         Doc("the kind of built-in bot in the `bots` seats; nil: the server's own (heuristic)"),
+    ] = None
+    # Left out unless set (nil is the default), so a request as before is the same bytes.
+    no_watching: Annotated[
+        bool | None, Doc("true: refuse spectators (`spectate` answers `no_watching`); nil: welcome")
+    ] = None
+    spectator_delay: Annotated[
+        SpectatorDelay | None,
+        Doc(
+            "hold spectators this many tricks (0 to 13) behind the play, and show them a hand's"
+            " deal only once the hand is over; nil or 0: live"
+        ),
     ] = None
 
 

@@ -34,6 +34,10 @@ Millis = Annotated[int, Named("Millis"), Range(0, 2**31 - 1)]
 Count = Annotated[int, Range(0, 2**31 - 1)]
 HandNumber = Annotated[int, Named("HandNumber"), Range(1, 2**31 - 1)]
 Tricks = Annotated[int, Range(0, 18)]  # 3-handed and joker decks: up to 18
+# How many tricks a table's spectators are held behind its play (0: live). A hand has at most 13
+# tricks in every four-handed game; a larger delay would only ever mean "at the hand's end".
+MAX_SPECTATOR_DELAY = 13
+SpectatorDelay = Annotated[int, Range(0, MAX_SPECTATOR_DELAY)]
 Digest = Annotated[str, Named("Digest"), Pattern(r"[0-9a-f]{64}", "64 lowercase hex digits")]
 Seed = Annotated[
     str, Named("Seed"), Pattern(r"(?:[0-9a-f]{2}){1,64}", "2..128 lowercase hex digits")
@@ -312,6 +316,18 @@ class TableInfo:
     private: Annotated[bool, Doc("whether joining needs the join code")] = False
     status: Annotated[TableStatus, Doc("waiting for players, playing, or finished")]
     spectators: Annotated[Count, Doc("how many are watching")] = 0
+    # Left out unless set, so a table as before is listed in the same bytes.
+    no_watching: Annotated[
+        bool | None,
+        Doc("true: the table takes no spectators (`spectate` is refused); nil: it does"),
+    ] = None
+    spectator_delay: Annotated[
+        Annotated[int, Range(1, MAX_SPECTATOR_DELAY)] | None,
+        Doc(
+            "spectators see the play this many tricks late, and each hand's deal once the hand is"
+            " over; nil: live"
+        ),
+    ] = None
     options_omitted: Annotated[
         Annotated[list[Label], Length(1, 64)] | None,
         Doc(
@@ -430,6 +446,7 @@ __all__ = [
     "CARD_TEXTS",
     "MAX_SAFE_INT",
     "MAX_SEATS",
+    "MAX_SPECTATOR_DELAY",
     "NAMED_TYPES",
     "Action",
     "ActionKind",
@@ -462,6 +479,7 @@ __all__ = [
     "Seed",
     "Seq",
     "ServerLimits",
+    "SpectatorDelay",
     "Standing",
     "TableId",
     "TableInfo",

@@ -283,6 +283,7 @@ class Lobby:
             for _seat, peer in table.audience():
                 peer.deliver(closed)
                 told.add(peer)
+            told.update(table.spectators)  # a delayed table tells them through one peer
             self._notify(closed, table.config.game, skip=told)
 
     # ---------------------------------------------------------------- requests
@@ -426,6 +427,8 @@ class Lobby:
             builtin_bot=BOT_SPECS[request.bot] if request.bot is not None else cfg.builtin_bot,
             fallback_bot=cfg.fallback_bot,
             bot_kind=str(kind) if kind is not None else None,
+            no_watching=bool(request.no_watching),
+            spectator_delay=request.spectator_delay or 0,
         )
 
     async def adopt(self, table: Table, *, creator: int | None = None) -> None:

@@ -9,8 +9,10 @@ still in play stays secret until that deal ends, as if nothing had happened.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine.actions import action_from_dict
+from engine.events import Event
 from engine.game import Game, Phase
 from server.storage.rows import StoredGame
 
@@ -27,21 +29,44 @@ class Recovered:
     banks: dict[int, int] = field(default_factory=dict)  # seat -> bank left after its last action
 
 
-def replay(game: Game, stored: StoredGame) -> Recovered:
-    """Replay `stored` into `game` (fresh, from `new_game` with the table's ruleset).
+class ReplayObserver(Protocol):
+    """Who follows a replay step by step (a delayed table's spectators, `server.table`)."""
+
+    def dealing(self, seed: bytes) -> None:
+        """A deal is about to be dealt from `seed` (the game is as it was before it)."""
+        ...
+
+    def told(self, events: list[Event]) -> None:
+        """A deal or an action has been replayed: its events (the game is as it is after it)."""
+        ...
+
+
+def replay(game: Game, stored: StoredGame, observer: ReplayObserver | None = None) -> Recovered:
+    """Replay `stored` into `game` (fresh, from `new_game` with the table's ruleset), telling
+    `observer` (if any) each step as the table told it when it was played.
 
     Raises `EngineError` (or `ValueError`/`KeyError` for a malformed record) if the record does
     not replay; the table is then not opened and the game stays as the store has it.
     """
     deals = sorted(stored.hands, key=lambda h: h.hand_no)
     dealt = 0
+
+    def deal(seed: bytes) -> None:
+        if observer is not None:
+            observer.dealing(seed)
+        events = game.deal(seed)
+        if observer is not None:
+            observer.told(events)
+
     for action in stored.actions:
         while dealt < len(deals) and deals[dealt].first_seq <= action.seq:
-            game.deal(bytes.fromhex(deals[dealt].seed))
+            deal(bytes.fromhex(deals[dealt].seed))
             dealt += 1
-        game.apply(action_from_dict(action.action))
+        events = game.apply(action_from_dict(action.action))
+        if observer is not None:
+            observer.told(events)
     while dealt < len(deals):
-        game.deal(bytes.fromhex(deals[dealt].seed))
+        deal(bytes.fromhex(deals[dealt].seed))
         dealt += 1
     recovered = Recovered(game_id=stored.id, actions=len(stored.actions), deals=len(stored.hands))
     if deals and game.phase not in (Phase.DEALING, Phase.GAME_OVER):

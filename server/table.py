@@ -38,6 +38,7 @@ from engine.actions import Action as EngineAction
 from engine.actions import action_to_dict
 from engine.deal import commitment
 from engine.errors import EngineError
+from engine.events import Event as EngineEvent
 from engine.game import Game, Phase, new_game
 from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
@@ -58,6 +59,7 @@ from server.seats import (
     decide_off_loop,
     fallback_action,
 )
+from server.spectator_delay import SpectatorDelay
 from server.storage import StorageError, StoredGame
 from server.table_bots import BotAccounts, TableBots
 from server.table_commands import (
@@ -107,6 +109,9 @@ class Table:
         self.max_spectators = max_spectators
         self.game: Game = new_game(config.ruleset())
         self.members = Membership(config.table_id, config.players, config.bank_ms, config.grace_s)
+        self.members.no_watching = config.no_watching
+        if config.spectator_delay > 0:
+            self.members.delay = SpectatorDelay(config.spectator_delay, self.members.spectators)
         for seat in range(config.players):
             house = self.policy.house_seat(seat)
             if house is not None:
@@ -171,6 +176,8 @@ class Table:
             private=self.config.private,
             status=self.status,
             spectators=len(self.spectators),
+            no_watching=self.config.no_watching or None,
+            spectator_delay=self.config.spectator_delay or None,
         )
 
     def resumable_by(self, account_id: int) -> bool:
@@ -390,7 +397,15 @@ class Table:
     # What the membership handlers (`server.table_seats`) need of the table.
 
     def welcome(self, peer: Peer, seat: int | None) -> None:
-        """A connection just sat or began to watch: the table as it may see it, and who acts."""
+        """A connection just sat or began to watch: the table as it may see it, and who acts. A
+        spectator of a delayed table is shown the position the others watching have reached (who
+        acts now would tell it where the play is: it learns that as the held `turn`s come)."""
+        delay = self.members.delay
+        if seat is None and delay is not None:
+            peer.deliver(delay.snapshot(lambda: self._snapshot(None)))
+            if not delay.holding:
+                self._tell_turn_to(peer)
+            return
         peer.deliver(self._snapshot(seat))
         self._tell_turn_to(peer)
 
@@ -505,6 +520,7 @@ class Table:
             audience,
             deal=self.deal,
         )
+        self._spectators_follow()
         if self.meter is not None:
             self.meter.applied(source, since)
         if self.game.is_over:
@@ -578,6 +594,8 @@ class Table:
             hand_number=self.game.hand_number + 1,
             commitment=digest,
         )
+        if self.members.delay is not None:
+            self.members.delay.hand_starts(self._snapshot(None))
         audience = self.audience()
         broadcast.tell_same(audience, notice)
         self.deal = DealInPlay(seed, notice.hand_number)
@@ -589,7 +607,13 @@ class Table:
             audience,
             deal=self.deal,
         )
+        self._spectators_follow()
         self.log.info("hand_dealt", hand=self.game.hand_number, commitment=digest[:12])
+
+    def _spectators_follow(self) -> None:
+        """After a step's events: a delayed table's spectators are given what the delay allows."""
+        if self.members.delay is not None:
+            self.members.delay.follow(self.game, lambda: self._snapshot(None))
 
     def _turn_ms(self, state: SeatState) -> int:
         return self.config.bot_turn_ms if state.is_bot else self.config.human_turn_ms
@@ -681,7 +705,10 @@ class Table:
         # and options added since take the value that was the rule before them).
         self.game = new_game(Ruleset.from_stored(stored.ruleset))
         self.bots.prepare_fallback(self.game)
-        found = recovery.replay(self.game, stored)
+        delay = self.members.delay
+        found = recovery.replay(
+            self.game, stored, observer=None if delay is None else _DelayRebuilt(self, delay)
+        )
         self.records.game_id = found.game_id
         self.records.actions = found.actions
         self.records.deals = found.deals
@@ -690,6 +717,36 @@ class Table:
         self.deal = DealInPlay(found.seed_in_play, found.hand_in_play)
         for seat, bank in found.banks.items():
             self.seats[seat].clock.bank_left_ms = bank
+
+
+class _DelayRebuilt:
+    """Rebuilds a delayed table's held segments as its game is replayed after a restart, so a
+    spectator of a hand resumed midway is held behind as before (never shown the live position)."""
+
+    def __init__(self, table: Table, delay: SpectatorDelay) -> None:
+        self.table = table
+        self.delay = delay
+
+    def dealing(self, seed: bytes) -> None:
+        table = self.table
+        self.delay.hand_starts(table._snapshot(None))
+        digest = commitment(seed)
+        hand = table.game.hand_number + 1
+        self.delay.deliver(
+            DealCommitment(
+                table=table.table_id,
+                version=table.game.version,
+                hand_number=hand,
+                commitment=digest,
+            )
+        )
+        table.deal = DealInPlay(seed, hand)
+
+    def told(self, events: list[EngineEvent]) -> None:
+        table = self.table
+        audience: broadcast.Audience = [(None, self.delay)]
+        broadcast.tell_events(table.table_id, table.game.version, events, audience, deal=table.deal)
+        table._spectators_follow()
 
 
 async def _cancel_when_set(event: trio.Event, scope: trio.CancelScope) -> None:

@@ -49,6 +49,8 @@ class TableConfig:
     builtin_bot: str = "heuristic"  # the sample bot (bots.registry name) in built-in seats
     fallback_bot: str = "heuristic"  # plays for a seat whose clock runs out
     bot_kind: str | None = None  # the `BotKind` `builtin_bot` is (None: an operator's own spec)
+    no_watching: bool = False  # spectators refused
+    spectator_delay: int = 0  # spectators held this many tricks behind (server.spectator_delay)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +69,8 @@ class TableConfig:
             "builtin_bot": self.builtin_bot,
             "fallback_bot": self.fallback_bot,
             "bot_kind": self.bot_kind,
+            "no_watching": self.no_watching,
+            "spectator_delay": self.spectator_delay,
         }
 
     @classmethod

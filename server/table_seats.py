@@ -21,6 +21,7 @@ from server import broadcast, seating
 from server.accounts import Account
 from server.peers import Peer
 from server.seating import How, NothingToResume, Refusal, SeatState
+from server.spectator_delay import SpectatorDelay
 from server.table_commands import (
     ChatCommand,
     JoinCommand,
@@ -92,6 +93,9 @@ class Membership:
         self.grace_s = grace_s
         self.seats = [self._empty() for _ in range(players)]
         self.spectators: set[Peer] = set()
+        # A table whose spectators are held behind the play tells them all through this one peer.
+        self.delay: SpectatorDelay | None = None
+        self.no_watching = False  # `spectate` refused
         self._lost: dict[str, str] = {}  # peer id -> why it no longer holds its seat here
         # Trio time since which nobody has been seated while the table waits for players (None:
         # someone is, or the game has started); the lobby's sweep closes it once that lasts the TTL.
@@ -109,7 +113,11 @@ class Membership:
         out: list[tuple[int | None, Peer]] = [
             (i, s.holder) for i, s in enumerate(self.seats) if s.holder is not None
         ]
-        out.extend((None, spectator) for spectator in self.spectators)
+        if self.delay is not None:
+            # Always there, watched or not: a spectator who comes later starts where it stands.
+            out.append((None, self.delay))
+        else:
+            out.extend((None, spectator) for spectator in self.spectators)
         return out
 
     def seat_of(self, peer: Peer) -> int | None:
@@ -216,6 +224,13 @@ class Membership:
         peer, rid = command.peer, command.request_id
         if self.seat_of(peer) is not None:
             peer.deliver(error_for(ErrorCode.ALREADY_SEATED, "you are seated at this table", rid))
+            return
+        if self.no_watching:
+            peer.deliver(
+                error_for(
+                    ErrorCode.NO_WATCHING, "this table takes no spectators (no_watching)", rid
+                )
+            )
             return
         if peer not in self.spectators and len(self.spectators) >= room:
             peer.deliver(
