@@ -55,7 +55,9 @@ async def test_the_create_options_the_listing_and_a_refused_spectator(server: Se
     client = await a_guest(server)
     with trio.fail_after(30):
         bad = await client.request(
-            CreateTable(game=Game.SPADES, preset="standard", spectator_delay=14)  # type: ignore[arg-type]
+            CreateTable(
+                game=Game.SPADES, preset="standard", spectator_delay=14
+            )  # out of range: sent as is
         )
     assert isinstance(bad, Error) and (bad.code, bad.detail) == ("invalid_field", "spectator_delay")
     with trio.fail_after(30):
