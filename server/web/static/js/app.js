@@ -518,8 +518,22 @@ async function createTable() {
   const defaults = presetOptions(preset);
   if (target !== "" && Number(target) !== defaults.target_score) options.target_score = Number(target);
   if (hands !== "" && Number(hands) > 0) options.max_hands = Number(hands);
-  const reply = await ask({ t: "create_table", game, preset, options, bots, bot, private: $("create-private").checked, sit: 0 }, ["table_created"]);
+  const request = { t: "create_table", game, preset, options, bots, bot, private: $("create-private").checked, sit: 0 };
+  Object.assign(request, watchingOptions({ no_watching: $("create-no-watching").checked, spectator_delay: Number($("create-delay").value) }));
+  const reply = await ask(request, ["table_created"]);
   if (reply && reply.code) app.codes[reply.table] = reply.code;
+}
+
+// What spectators may see (docs/protocol.md, `spectate`): sent only when set, as the listing shows it.
+function watchingOptions(info) {
+  if (info.no_watching) return { no_watching: true };
+  return info.spectator_delay ? { spectator_delay: info.spectator_delay } : {};
+}
+
+function watchingWords(info) {
+  if (info.no_watching) return "no spectators";
+  const n = info.spectator_delay;
+  return n ? `spectators ${n} ${n === 1 ? "trick" : "tricks"} behind` : null;
 }
 
 async function sit(tableId, seat, code) {
@@ -667,7 +681,8 @@ function optionChips(info) {
     h("span", { class: "chip" }, info.game), h("span", { class: "chip" }, info.preset),
     entries.map((entry) => h("span", { class: "chip" }, chip(entry))),
     h("span", { class: "chip" }, `${Math.round(info.clock.turn_ms / 1000)} s a turn`),
-    info.private ? h("span", { class: "chip" }, "private") : null);
+    info.private ? h("span", { class: "chip" }, "private") : null,
+    watchingWords(info) ? h("span", { class: "chip" }, watchingWords(info)) : null);
 }
 
 function drawLobby() {
@@ -682,7 +697,7 @@ function drawLobby() {
         h("span", {}, `Seat ${seat.seat}: `, seat.player ? `${playerName(seat)}${!seat.bot && !seat.connected ? " (disconnected)" : ""}` : h("em", { class: "empty" }, "open")),
         !seat.player && info.status === "waiting" ? h("button", { type: "button", dataset: { key: `sit-${info.table}-${seat.seat}` }, onclick: () => sit(info.table, seat.seat, code()) }, "Sit here") : null))),
       h("div", { class: "buttons" },
-        h("button", { type: "button", class: "secondary", dataset: { key: `watch-${info.table}` }, onclick: () => watch(info.table, code()) }, "Watch")));
+        info.no_watching ? null : h("button", { type: "button", class: "secondary", dataset: { key: `watch-${info.table}` }, onclick: () => watch(info.table, code()) }, "Watch")));
   }) : h("p", { class: "empty" }, "No tables yet: open one."));
   const chat = $("lobby-chat");
   fill(chat, app.lobbyChat.map((line) => h("p", {}, line)));
@@ -902,7 +917,7 @@ async function playAgain() {
   const seat = state.seat ?? 0;
   await app.conn.request({ t: "leave", table: state.table });
   leaveScreen();
-  const again = { t: "create_table", game: info.game, preset: info.preset, options: info.options || {}, bots, private: Boolean(info.private), sit: seat };
+  const again = { t: "create_table", game: info.game, preset: info.preset, options: info.options || {}, bots, private: Boolean(info.private), sit: seat, ...watchingOptions(info) };
   if (kind) again.bot = kind;
   const reply = await ask(again, ["table_created"]);
   if (reply && reply.code) app.codes[reply.table] = reply.code;
