@@ -44,6 +44,9 @@ async def test_the_create_options_the_listing_and_a_refused_spectator(server: Se
     assert "no spectators" in shown
     # (The column wraps at 80 columns.)
     assert f"spectators {DELAY}" in shown and "tricks behind" in shown, shown
+    # `spades watch` there: the server's sentence, on one line.
+    line = one_line_error(await spades("watch", by_kind[True, None]))
+    assert "takes no spectators" in line, line
     # Out of range, or both at once: one line, nothing opened.
     line = one_line_error(await spades("create", "--no-sit", "--spectator-delay", "14"), 2)
     assert "--spectator-delay is 0..13 tricks" in line
