@@ -404,6 +404,15 @@ class TableState:
         if self.current is None:
             self.view["version"] = msg.version
             self.view["to_act"] = []
+        if (
+            self.turn is not None
+            and isinstance(msg, _OUR_ACTS)
+            and msg.seat == self.seat
+            and msg.version > self.turn.version
+        ):
+            # The event of our own action: our decision is over, even if the reader got here before
+            # the task that sent the action read its `ok` (no "YOUR TURN" over a hand it has left).
+            self.turn = None
         own = _OWN.get(type(msg))
         if own is not None:
             own(self, msg)
@@ -612,6 +621,18 @@ _OWN: dict[type[m.GameEvent], Any] = {
     m.HandScored: TableState._hand_scored,
     m.GameOver: TableState._game_over,
 }
+
+
+# The events an action of a seat causes, naming that seat.
+_OUR_ACTS = (
+    m.BidMade,
+    m.CardPlayed,
+    m.CardsGiven,
+    m.ClaimMade,
+    m.CardsDiscarded,
+    m.DrawResolved,
+    m.DealDeclaredDead,
+)
 
 
 def _handler(kind: type[m.Message]) -> Any:

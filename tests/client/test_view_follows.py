@@ -89,3 +89,28 @@ def test_every_game_event_of_the_protocol_is_handled() -> None:
     assert {cls.TYPE for cls in events} == HANDLED
     assert set(client_state._OWN) <= events
     assert all(client_state._handler(cls) is TableState._event for cls in events)
+
+
+def test_our_own_actions_event_ends_our_turn_and_anothers_does_not() -> None:
+    """The reader may apply the events of our action before the task that sent it reads its `ok`:
+    our own event ends the turn then; another seat's pass in the same simultaneous phase does not."""
+    ruleset = PRESETS["hearts"]
+    table = EngineTable(ruleset)
+    state = TableState(ruleset=ruleset)
+    table.deal(b"our-own-turn")
+    for message in table.take():
+        state.apply(message, 0.0)
+    assert table.others_until_mine()
+    for message in table.take():
+        state.apply(message, 0.0)
+    assert state.turn is not None and "pass" in state.turn.kinds()
+    other = next(seat for seat in table.game.to_act() if seat != 0)
+    table._tell(table.game.apply(table.game.legal_actions(other)[0]))
+    for message in table.take():
+        state.apply(message, 0.0)
+    assert state.turn is not None  # another seat passed: ours is still to make
+    table.act(action_to_dict(table.game.legal_actions(0)[0], with_seat=False))
+    mine = [msg for msg in table.take() if isinstance(msg, m.CardsGiven) and msg.seat == 0]
+    assert mine
+    state.apply(mine[0], 0.0)
+    assert state.turn is None
