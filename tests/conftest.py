@@ -33,6 +33,7 @@ SLOW_MODULES = frozenset(
         "tests/web/test_operator_page.py",
         "tests/web/test_profile.py",
         "tests/web/test_replays.py",
+        "tests/web/test_spectator_choices.py",
         "tests/web/test_table_choices.py",
         "tests/web/test_table_expectations.py",
         "tests/web/test_table_layout.py",
