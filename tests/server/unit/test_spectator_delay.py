@@ -18,18 +18,29 @@ import trio
 from engine.game import Phase
 from protocol.envelope import GameEvent
 from protocol.messages import (
+    CreateTable,
     Error,
+    Guest,
     Joined,
+    ListTables,
+    LoggedIn,
     Message,
     Snapshot,
+    Spectate,
+    TableChanged,
+    TableCreated,
+    Tables,
     YourTurn,
 )
+from protocol.types import Game
 from server.accounts import Account
+from server.app import running_server
 from server.peers import SharedEvent
 from server.spectator_delay import SpectatorDelay
 from server.table import Table
 from server.table_commands import ActCommand, JoinCommand, LeaveCommand, SpectateCommand
 from server.table_policy import LobbyPolicy
+from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 from tests.server.unit.peers import RecordingPeer
 from tests.server.unit.tables import ADA, running_table, settle, table_config, tell
 
@@ -266,3 +277,51 @@ async def test_a_delayed_table_restored_mid_hand_still_holds_its_spectators_back
         assert delay is not None and table.members.delay is not None
         # The same held, but the `turn`s (who acts when is not stored: the next one comes live).
         assert delay.held() == [m for m in table.members.delay.held() if m.TYPE != "turn"]
+
+
+async def test_the_options_over_memory_streams_a_whole_server() -> None:
+    # The request's edge: a delay out of range is the field's error and opens nothing; the
+    # listing and `table_changed` carry both options; `spectate` at a no_watching table is refused.
+    config = memory_config(human_clock=3600.0)
+    listener = MemoryListener()
+    with trio.fail_after(60):
+        async with running_server(config, listeners=[listener]) as server:
+            host = await MemoryClient.connect(listener)
+            await host.hello()
+            assert isinstance(await host.request(Guest()), LoggedIn)
+            await host.request(ListTables())  # and so hears `table_changed`
+            bad = await host.request(
+                CreateTable(game=Game.SPADES, preset="standard", spectator_delay=14)
+            )
+            assert isinstance(bad, Error) and (bad.code, bad.detail) == (
+                "invalid_field",
+                "spectator_delay",
+            )
+            assert not server.lobby.tables
+            shut = await host.request(
+                CreateTable(game=Game.SPADES, preset="standard", bots=[1, 2, 3], no_watching=True)
+            )
+            held = await host.request(
+                CreateTable(game=Game.HEARTS, preset="hearts", bots=[1, 2, 3], spectator_delay=4)
+            )
+            assert isinstance(shut, TableCreated) and isinstance(held, TableCreated)
+            listed = await host.request(ListTables())
+            assert isinstance(listed, Tables)
+            seen = {t.table: (t.no_watching, t.spectator_delay) for t in listed.tables}
+            assert seen == {shut.table: (True, None), held.table: (None, 4)}
+            changed = [m for m in host.received if isinstance(m, TableChanged)]
+            assert {(m.table.no_watching, m.table.spectator_delay) for m in changed} == {
+                (True, None),
+                (None, 4),
+            }
+            watcher = await MemoryClient.connect(listener)
+            await watcher.hello()
+            assert isinstance(await watcher.request(Guest()), LoggedIn)
+            refused = await watcher.request(Spectate(table=shut.table, id=9))
+            assert isinstance(refused, Error) and (refused.code, refused.id) == ("no_watching", 9)
+            joined = await watcher.request(Spectate(table=held.table))
+            assert isinstance(joined, Joined)
+            snap = await watcher.expect(Snapshot)  # nobody sits yet: no hand, nothing held
+            assert snap.view["hand_number"] == 0
+            for client in (host, watcher):
+                await client.aclose()
