@@ -72,6 +72,7 @@ from bots.sdk.bot import Decision
 from bots.sdk.view import BotView
 from engine.actions import Action, Bid
 from engine.cards import DIAMONDS, SPADES, Card, CardMask, make_card
+from engine.double_dummy import Position, Solver
 from engine.ordering import CardOrder
 
 #: Always finish at least this many worlds when there is time at all, so tiny budgets still search.
@@ -111,6 +112,7 @@ class SearchBot(HeuristicBot):
         bid_model: float | str = "even",
         set_margin: int = SET_MARGIN,
         pace: str = "hand",
+        dd_tricks: int = 0,
     ) -> None:
         super().__init__(seed)
         if clock not in ("wall", "cpu"):
@@ -146,6 +148,18 @@ class SearchBot(HeuristicBot):
             )
         if isinstance(bid_factor, bool) or not isinstance(bid_factor, int) or bid_factor < 1:
             raise ValueError(f"bid_factor is a whole number of at least 1, not {bid_factor!r}")
+        if (
+            isinstance(dd_tricks, bool)
+            or not isinstance(dd_tricks, int)
+            or not 0 <= dd_tricks <= 13
+        ):
+            raise ValueError(
+                f"dd_tricks is a whole number of tricks from 0 to 13, not {dd_tricks!r}"
+            )
+        # Issue 42 item 4, an experiment (off by default: it measured weaker, docs/bots.md): with
+        # at most this many cards in my hand, no nil bid, four-handed Spades, each world scores
+        # every card by the double-dummy solver's tricks for my side instead of playouts.
+        self.dd_tricks = dd_tricks
         # A fixed count of worlds replaces the time budget: `ms` is then unused.
         self.fixed_worlds = worlds
         # "cpu" is for benchmarks on a shared machine: the same thinking whatever else runs.
@@ -259,6 +273,7 @@ class SearchBot(HeuristicBot):
         voids = view.voids
         self.shown_voids = tuple(sum(1 << s for s in voids.get(p, ())) for p in range(view.players))
         worlds = 0
+        solver = Solver() if self._double_dummy(view) else None
         while worlds < limit and (worlds < MIN_WORLDS or self.now() < deadline):
             drawn = self._draw(view, chain)
             if drawn is None:
@@ -267,6 +282,13 @@ class SearchBot(HeuristicBot):
             base = build_world(view, hands)
             if base is None:
                 break
+            if solver is not None:
+                # Every card's tricks for my side in this world, from one solve.
+                solved = solver.solve(Position.of_game(base), per_card=True).card_tricks
+                for card in candidates:
+                    values[card].append(float(solved[card]))
+                worlds += 1
+                continue
             # The same random choices for every candidate card: the comparison stays paired.
             seed = self.random.getrandbits(32)
             for card in candidates:
@@ -410,6 +432,20 @@ class SearchBot(HeuristicBot):
             if number in plain and (offset is None or number > 0):
                 gains[number] = gain
         return gains
+
+    def _double_dummy(self, view: BotView) -> bool:
+        """Whether this card decision scores its worlds double-dummy (`dd_tricks`)."""
+        return (
+            0 < view.hand_mask.bit_count() <= self.dd_tricks
+            and not view.is_hearts
+            and view.ruleset.partnerships
+            # Plain bids only: a nil, or a variant bid (no spade trumps, Moe...), wants other
+            # tricks than the most for my side.
+            and all(
+                bid is not None and bid.tricks > 0 and bid == Bid(seat=bid.seat, tricks=bid.tricks)
+                for bid in view.bids
+            )
+        )
 
     def _budget(self, view: BotView) -> float:
         """Seconds this decision may take: `ms` (with `pace=hand`, its share of what the hand has

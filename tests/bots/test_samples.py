@@ -190,3 +190,27 @@ def test_search_bids_nil_with_four_low_spades_where_the_heuristic_bids_one() -> 
     assert bids.count(0) >= 18
     # A fixed number of worlds: the same seed, the same bid.
     assert [_first_bid("search,worlds=12", seed, hand).tricks for seed in range(1, 9)] == bids[:8]
+
+
+@pytest.mark.parametrize("tricks", ["-1", "14", "2.5", "True"])
+def test_search_refuses_dd_tricks_that_are_not_a_number_of_tricks(tricks: str) -> None:
+    with pytest.raises((ValueError, BotSpecError), match="dd_tricks"):
+        make_bot(f"search,worlds=4,dd_tricks={tricks}")
+
+
+@pytest.mark.parametrize("preset", ["standard", "joker", "crazy"])
+def test_search_scoring_its_late_worlds_double_dummy_plays_legally(preset: str) -> None:
+    # Issue 42 item 4's experiment (off by default): the last 4 tricks' worlds scored by the
+    # solver's tricks; every card it chooses is legal (no fallback).
+    result = play_game(
+        GameJob(
+            index=0,
+            deal_index=0,
+            rotation=0,
+            specs=("search,worlds=3,dd_tricks=4", "heuristic"),
+            ruleset=short_ruleset(preset),
+            seed=13,
+            max_hands=2,
+        )
+    )
+    assert result.fallbacks == 0 and result.hands >= 1
