@@ -78,6 +78,8 @@ class PlayedHand:
     def of_record(cls, record: Mapping[str, Any], ruleset: Ruleset) -> "PlayedHand":
         """The hand of a record of either format (`spades-hand/1`, the client's journal): its
         `plays`, `hand_number`, `dealer`, `tricks` and, when a claim cut play short, `deal`."""
+        if record.get("missed_tricks"):
+            raise NotReviewable("the client missed tricks of this hand (it was not connected)")
         try:
             plays = [(int(seat), parse_card(str(card))) for seat, card in record.get("plays", [])]
             deal = record.get("deal")
@@ -128,11 +130,10 @@ class PlayedHand:
             if not 0 <= seat < 4:
                 raise NotReviewable(f"a play names seat {seat}")
             played[seat] |= 1 << card
-        counts = {mask.bit_count() for mask in played}
-        if dealt is None or len(dealt) != 4:
-            if len(plays) % 4 or len(counts) != 1:
-                raise NotReviewable("the record does not show every seat's cards (a claim?)")
-            start = played
+        if all(mask.bit_count() == 13 for mask in played):
+            start = played  # every card was played: the hands are what each seat played
+        elif dealt is None or len(dealt) != 4:
+            raise NotReviewable("the record does not show every seat's cards (a claim?)")
         else:
             start = list(dealt)
             if any(played[s] & ~start[s] for s in range(4)):

@@ -74,3 +74,19 @@ def test_a_three_handed_game_is_said_to_be_not_analysed(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", str(export), "--all", "--analyze"])
     assert result.exit_code == 0, result.output
     assert "not analysed: a 3-handed hand is not analysed" in result.output
+
+
+def test_the_clients_own_journal_is_reviewed_too() -> None:
+    from tests.client.test_state_render import play_hand
+
+    state, _ = play_hand(Ruleset.from_preset("standard"), b"history-seed")
+    record = state.finished_hands[0]
+    [job] = reviewers([record], [record_ruleset(record)], 300)
+    assert not isinstance(job, str), job
+    reviews, finished = analyze([job], lambda: None)
+    [review] = reviews
+    assert finished and not isinstance(review, str)
+    assert len(review.cards) == 52 and review.cards[-1].cost == 0
+    missed = record | {"missed_tricks": [3]}
+    [said] = reviewers([missed], [record_ruleset(missed)], 300)
+    assert said == "not analysed: the client missed tricks of this hand (it was not connected)"

@@ -59,7 +59,7 @@ def test_each_cards_cost_is_what_minimax_says_it_gave_up(
     ruleset = PRESETS[name]
     rng = random.Random(seed)
     hands, plays, values = played_ending(ruleset, hand_number, rng, size)
-    hand = PlayedHand.of_plays(ruleset, hand_number, 0, plays)
+    hand = PlayedHand.of_plays(ruleset, hand_number, 0, plays, dealt=hands)
     assert list(hand.hands) == hands
     review = Reviewer(hand, budget=None).run()
     assert review.complete and review.not_analysed == 0
