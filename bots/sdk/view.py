@@ -190,8 +190,8 @@ class BotView:
             if shape.get("cards") and not count:
                 count = len(shape["cards"])
         phase = str(data["phase"])
-        if not count:
-            count = _choose_count(ruleset, phase, len(data.get("hand") or ()))
+        if not count:  # the engine's view counts the choice it does not list
+            count = max((int(c) for c in data.get("choose_cards") or ()), default=0)
         hand = data.get("hand")
         players = int(data["players"])
         bids = data.get("bids") or [None] * players
@@ -261,8 +261,8 @@ class BotView:
         phase = view.phase
         hand = view.hand
         hand_mask = 0 if hand is None else hand
-        if not count:
-            count = _choose_count(ruleset, phase, hand_mask.bit_count())
+        if not count:  # the engine's view counts the choice it does not list
+            count = max(view.choose_cards, default=0)
         history: tuple[tuple[Play, ...], ...] = ()
         if memory is not None:
             history = tuple(memory.tricks[n] for n in sorted(memory.tricks))
@@ -454,18 +454,6 @@ class BotView:
     def seconds_left(self) -> float | None:
         """Alias of `deadline`: seconds left to decide, or None without a clock."""
         return self.deadline
-
-
-def _choose_count(ruleset: Ruleset, phase: str, hand_size: int) -> int:
-    """How many cards a card choice takes when the view does not list the choices."""
-    if phase == "passing":
-        return ruleset.hearts_pass_count
-    if phase == "exchanging":
-        return ruleset.blind_nil_exchange
-    if phase == "discarding":
-        # Two-handed double nil swaps three cards with the pile; the Joker Spades dealer drops two.
-        return 3 if ruleset.players == 2 else max(2, hand_size - ruleset.tricks_per_hand)
-    return 0
 
 
 def _cards(mask: CardMask) -> list[Card]:
