@@ -43,4 +43,6 @@ def stats_lines(stats: m.PlayerStats) -> list[str]:
         f"nil made {_share(s.nil_made, s.nil_tried)}; blind nil made"
         f" {_share(s.blind_nil_made, s.blind_nil_tried)}",
         f"time a decision {mean} ({s.decisions} decisions)",
+        f"tricks lost to play (double dummy): {s.dd_tricks_lost} in {s.dd_hands} hands analysed"
+        f" ({s.hands - s.dd_hands} not analysed)",
     ]

@@ -39,7 +39,9 @@ class PlayerStats(Reply):
     nil, nor Moe, nor a blind bid), `contracts_made` and `contracts_set` how its side's contract
     ended; `bags` the overtricks of those made (average bags: `bags / contracts`). A nil is made
     when its bidder takes no trick. `decision_ms / decisions` is its mean time a decision: from
-    the previous action's write to its own, as the store stamped them.
+    the previous action's write to its own, as the store stamped them. `dd_tricks_lost` covers
+    only the `dd_hands` hands the server analysed double-dummy (four-handed Spades, when it had
+    the time: docs/operations.md, "Player statistics").
     """
 
     name: Annotated[Name, Doc("the account name")]
@@ -57,3 +59,9 @@ class PlayerStats(Reply):
     blind_nil_made: Annotated[Count, Doc("blind nil bids made")]
     decisions: Annotated[Count, Doc("its decisions timed (bids, plays, exchanges, ...)")]
     decision_ms: Annotated[Millis, Doc("their time together, in milliseconds")]
+    dd_hands: Annotated[
+        Count, Doc("hands analysed double-dummy (the others, `hands - dd_hands`, were not)")
+    ] = 0
+    dd_tricks_lost: Annotated[
+        Count, Doc("tricks its cards cost its side against perfect play, in those hands")
+    ] = 0

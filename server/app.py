@@ -33,6 +33,7 @@ from engine.version import project_version
 from server import accounts
 from server.bans import BanList
 from server.config import DEFAULT_METRICS_PORT, LogFormat, ServerConfig, configure_logging
+from server.hand_analysis import HandAnalysis
 from server.hashing import Hashers
 from server.health import Health
 from server.ladder.desk import NoLadder
@@ -101,6 +102,10 @@ class Server:
         # Player statistics, counted after each hand off the tables' tasks (server.stats).
         self.stats = StatsJob(store)
         self.lobby.on_hand = self.stats.post
+        self.analysis: HandAnalysis | None = None
+        if config.hand_analysis:
+            self.analysis = HandAnalysis(store)
+            self.stats.on_counted = self.analysis.post
 
     def tell_service(self, available: bool) -> None:
         """The store went down or came back: every connection is told (`service_paused`), the
@@ -346,6 +351,8 @@ async def _serve(
         async with trio.open_nursery() as tables_nursery:
             await server.operator.load_bans()  # refused from the first connection on
             await tables_nursery.start(server.stats.run)
+            if server.analysis is not None:
+                await tables_nursery.start(server.analysis.run)
             await server.lobby.start(tables_nursery)
             if node is not None:
                 await tables_nursery.start(node.run)
@@ -522,7 +529,10 @@ async def running_server(
 
 
 def local_config(db_path: Path | str, **overrides: Any) -> ServerConfig:
-    """A config for tests and tools: 127.0.0.1, port 0, the given database file, and no ladder
-    (pass `ladder=True` for one); any other `ServerConfig` field can be overridden too."""
-    config = ServerConfig(host="127.0.0.1", port=0, db_path=Path(db_path), ladder=False)
+    """A config for tests and tools: 127.0.0.1, port 0, the given database file, no ladder (pass
+    `ladder=True` for one) and no double-dummy analysis of the hands (`hand_analysis=True`); any
+    other `ServerConfig` field can be overridden too."""
+    config = ServerConfig(
+        host="127.0.0.1", port=0, db_path=Path(db_path), ladder=False, hand_analysis=False
+    )
     return replace(config, **overrides)

@@ -159,6 +159,12 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = 86400.0,
     ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
+    hand_analysis: Annotated[
+        bool,
+        typer.Option(
+            help="Analyse each hand double-dummy for the player statistics (nice 19, one at a time)."
+        ),
+    ] = True,
     tls_cert: Annotated[
         Path | None, typer.Option(help="PEM certificate (chain): serve over TLS (with --tls-key).")
     ] = None,
@@ -355,6 +361,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         guest_ttl=guest_ttl,
         allow_guests=guests,
         ladder=ladder,
+        hand_analysis=hand_analysis,
         tls_cert=tls_cert,
         tls_key=tls_key,
         limits=limits,

@@ -159,6 +159,9 @@ class ServerConfig:
     # which jumps while a thread thinks.
     bots_in_threads: bool = True
     ladder: bool = True  # run the rated bot ladder (server/ladder/) beside the tables
+    # Analyse each counted hand double-dummy for the player statistics (server/hand_analysis.py:
+    # a process at nice 19, one at a time, skipped when the machine is busy).
+    hand_analysis: bool = True
     ladder_settings: LadderSettings | None = None  # None: the ladder's defaults
     tls_cert: Path | None = None  # both set: every accepted stream is wrapped in TLS
     tls_key: Path | None = None

@@ -13,6 +13,7 @@ which gives the same counters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ from engine.errors import RecordError
 from engine.hand_stats import Tally, hand_tallies
 from protocol.messages import PlayerStats
 from protocol.types import ClientKind
+from server.hand_analysis import AnalysisJob, analysable
 from server.hand_clocks import with_clocks
 from server.storage import StorageError, Store, StoredGame, Tx
 
@@ -44,6 +46,15 @@ def account_tallies(game: StoredGame, records: list[dict[str, Any]]) -> dict[int
         if isinstance(account, int):
             tallies[account] = tallies.get(account, Tally()) + tally
     return {account: list(tally.as_dict().values()) for account, tally in tallies.items()}
+
+
+def seat_accounts(game: StoredGame) -> list[int | None]:
+    """The account at each seat of a stored game (None: a seat without one)."""
+    out: list[int | None] = []
+    for holder in game.seats:
+        account = holder.get("account") if isinstance(holder, dict) else None
+        out.append(account if isinstance(account, int) else None)
+    return out
 
 
 def count_hand(tx: Tx, game_id: int, hand_no: int) -> bool:
@@ -83,12 +94,15 @@ def player_stats(tx: Tx, name: str) -> PlayerStats | None:
     counters = tx.player_stats(account.id)
     tally = Tally() if counters is None else Tally.from_values(counters)
     games, wins = tx.games_finished(account.id)
+    dd_hands, dd_lost = tx.dd_stats(account.id)
     return PlayerStats(
         name=account.name,
         kind=ClientKind.BOT if account.is_bot else ClientKind.HUMAN,
         games=games,
         wins=wins,
         **tally.as_dict(),
+        dd_hands=dd_hands,
+        dd_tricks_lost=dd_lost,
     )
 
 
@@ -101,6 +115,9 @@ class StatsJob:
     counted: int = 0  # hands counted by this job since the server started
     left_for_sweep: int = 0  # hands posted when the queue was full (the sweep counts them)
     failed: int = 0  # hands whose counting failed (the store was away): the sweep retries
+    #: Told each hand it counted that the double-dummy analysis may take (four-handed Spades):
+    #: `server.hand_analysis.HandAnalysis.post`, which never waits. None: no analysis.
+    on_counted: Callable[[AnalysisJob], None] | None = None
 
     def __post_init__(self) -> None:
         self._send, self._receive = trio.open_memory_channel[tuple[int, int]](self.queue_size)
@@ -168,4 +185,8 @@ class StatsJob:
             self._sweep_owed = True
             return False
         self.counted += added
+        if added and self.on_counted is not None and found is not None:
+            game, records = found
+            if analysable(records[-1]):
+                self.on_counted((game_id, hand_no, records[-1], seat_accounts(game)))
         return True

@@ -222,6 +222,25 @@ _MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, hand_no)
     )
     """,
+    # The double-dummy part of the player statistics (server/hand_analysis.py): per account, the
+    # hands analysed whole and the tricks its cards cost its side in them; and which hands are
+    # analysed (`dd_hands`), written in one transaction with the counters. Apart from
+    # `player_stats`, which a rebuild empties and recounts from the records: these come from the
+    # solver, which a rebuild does not run again.
+    """
+    CREATE TABLE dd_stats (
+        account_id  {int} PRIMARY KEY REFERENCES accounts(id),
+        hands       {int} NOT NULL DEFAULT 0,
+        tricks_lost {int} NOT NULL DEFAULT 0,
+        updated_at  {real} NOT NULL
+    );
+    CREATE TABLE dd_hands (
+        game_id     {int} NOT NULL REFERENCES games(id),
+        hand_no     {int} NOT NULL,
+        analysed_at {real} NOT NULL,
+        PRIMARY KEY (game_id, hand_no)
+    )
+    """,
 )
 
 

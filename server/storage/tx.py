@@ -275,10 +275,11 @@ class Tx:
         # deleted id unused for good (PostgreSQL's identity never reuses a number anyway: the
         # same rule on both engines).
         # An expired guest's statistics (hands of games it never finished) go with it.
-        self.driver.run(
-            f"DELETE FROM player_stats WHERE account_id IN (SELECT id FROM accounts WHERE {_EXPIRED})",
-            (cutoff,),
-        )
+        for table in ("player_stats", "dd_stats"):
+            self.driver.run(
+                f"DELETE FROM {table} WHERE account_id IN (SELECT id FROM accounts WHERE {_EXPIRED})",
+                (cutoff,),
+            )
         return self.driver.count(f"DELETE FROM accounts WHERE {_EXPIRED}", (cutoff,))
 
     # ---------------------------------------------------------------- tables
@@ -737,8 +738,38 @@ class Tx:
             return None
         return game, records
 
+    def count_dd_hand(
+        self, game_id: int, hand_no: int, lost: Mapping[int, tuple[int, int]]
+    ) -> bool:
+        """Mark a hand analysed double-dummy and add to each account (seats it held, tricks its
+        cards cost), a hand a seat as `player_stats` counts them, once: False, and nothing
+        written, if it was analysed already."""
+        fresh = self.driver.count(
+            "INSERT INTO dd_hands (game_id, hand_no, analysed_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (game_id, hand_no) DO NOTHING",
+            (game_id, hand_no, stamp()),
+        )
+        if fresh != 1:
+            return False
+        self.driver.many(
+            "INSERT INTO dd_stats (account_id, hands, tricks_lost, updated_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (account_id) DO UPDATE SET hands = dd_stats.hands + excluded.hands,"
+            " tricks_lost = dd_stats.tricks_lost + excluded.tricks_lost,"
+            " updated_at = excluded.updated_at",
+            [(account, seats, tricks, stamp()) for account, (seats, tricks) in lost.items()],
+        )
+        return True
+
+    def dd_stats(self, account_id: int) -> tuple[int, int]:
+        """(hands analysed double-dummy, tricks its cards cost in them) of an account."""
+        row = self.driver.one(
+            "SELECT hands, tricks_lost FROM dd_stats WHERE account_id = ?", (account_id,)
+        )
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
     def forget_stats(self) -> None:
-        """Empty the statistics and the note of what they counted (before a rebuild)."""
+        """Empty the statistics and the note of what they counted (before a rebuild); the
+        double-dummy counters (`dd_stats`) stay, as a rebuild does not run the solver again."""
         self.driver.run("DELETE FROM player_stats")
         self.driver.run("DELETE FROM stats_hands")
 

@@ -91,6 +91,8 @@ FILL: dict[str, list[str]] = {
         " 9007199254740993, 110.5)",
         "INSERT INTO player_stats VALUES (7, 1, 1, 0, 1, 0, 0, 0, 0, 0, 14, 2400, 111)",
     ],
+    "dd_stats": ["INSERT INTO dd_stats VALUES (1, 12, 9, 114.5)"],
+    "dd_hands": ["INSERT INTO dd_hands VALUES (9, 2, 115.75)"],
     "stats_hands": [
         "INSERT INTO stats_hands VALUES (9, 2, 112.25)",
         "INSERT INTO stats_hands VALUES (3, 1, 113)",

@@ -286,6 +286,8 @@ def _every_query(tx: Tx) -> dict[str, Callable[[], object]]:
         "uncounted_hands": lambda: tx.uncounted_hands(5),
         "stats_hand_input": lambda: tx.stats_hand_input(made["game"], 0),
         "forget_stats": tx.forget_stats,
+        "count_dd_hand": lambda: tx.count_dd_hand(made["game"], 0, {made["account"]: (1, 2)}),
+        "dd_stats": lambda: tx.dd_stats(made["account"]),
     }
 
 

@@ -68,6 +68,9 @@ def served(db: Path | str, *extra: str) -> Iterator[str]:
         "--db",
         str(db),
         "--no-ladder",
+        # No double-dummy analysis of the hands played: a solver process a hand, tens of seconds
+        # of CPU each, that no browser test looks at (tests/server/test_hand_analysis.py does).
+        "--no-hand-analysis",
         *extra,
     ]
     proc = subprocess.Popen(

@@ -7,7 +7,7 @@ import { profileLines } from "../../../server/web/static/js/profile.js";
 const ada = {
   t: "player_stats", name: "ada", kind: "human", games: 3, wins: 1, hands: 40, contracts: 36,
   contracts_made: 29, contracts_set: 7, bags: 41, nil_tried: 3, nil_made: 2, blind_nil_tried: 1,
-  blind_nil_made: 0, decisions: 560, decision_ms: 1344000,
+  blind_nil_made: 0, decisions: 560, decision_ms: 1344000, dd_hands: 31, dd_tricks_lost: 12,
 };
 
 test("the statistics in words", () => {
@@ -20,6 +20,7 @@ test("the statistics in words", () => {
     "Nil made": "2 of 3 (67%)",
     "Blind nil made": "0 of 1 (0%)",
     "Time a decision": "2.40 s (560 decisions)",
+    "Tricks lost to play": "12 in 31 hands analysed double dummy (9 not analysed)",
   });
 });
 

@@ -23,6 +23,7 @@ export function profileLines(stats) {
     ["Nil made", share(s.nil_made, s.nil_tried)],
     ["Blind nil made", share(s.blind_nil_made, s.blind_nil_tried)],
     ["Time a decision", `${mean} (${s.decisions} decisions)`],
+    ["Tricks lost to play", `${s.dd_tricks_lost ?? 0} in ${s.dd_hands ?? 0} hands analysed double dummy (${s.hands - (s.dd_hands ?? 0)} not analysed)`],
   ];
 }
 
