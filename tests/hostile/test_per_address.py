@@ -120,6 +120,10 @@ async def test_unused_guest_accounts_expire(tmp_path: Path) -> None:
         again = await welcomed(server.port)
         refused = await again.request(Login(token=made.token))
         assert isinstance(refused, Error) and refused.code == "bad_token", refused
+        for _ in range(100):  # bounded: 10 s; the line is logged just after the delete commits
+            if '"guests_expired"' in server.logs():
+                break
+            await trio.sleep(0.1)
         assert '"guests_expired"' in server.logs()
 
 

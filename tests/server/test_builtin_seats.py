@@ -1,7 +1,7 @@
 """Built-in seats: they act only on the current version, think off the trio thread, remember the
 hand's tricks, and fall back to one of the engine's full legal actions when their bot raises."""
 
-import time
+import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -103,32 +103,47 @@ def test_builtin_seats_remember_the_hands_tricks() -> None:
 
 
 async def test_decisions_run_off_the_trio_thread_within_the_deadline() -> None:
+    """A decision runs in a worker thread: the server's loop keeps running while the bot thinks, and
+    a bot that overruns its deadline is abandoned. Threading events, not wall-clock bounds, say so:
+    the first bot is blocked until after its call has returned None; the second answers only once
+    the loop has ticked twenty times while it waited."""
     ruleset = Ruleset.from_preset("standard")
     game = new_game(ruleset)
     game.deal(bytes(32))
     seat = game.to_act()[0]
     legal = game.legal_actions(seat)
     ticks = 0
+    released = threading.Event()  # the overrunning bot may finish
+    ticked = threading.Event()  # the loop ran twenty times while a bot thought
 
-    def slow(view: Any, legal: list[EngineAction]) -> EngineAction:
+    def overrunning(view: Any, legal: list[EngineAction]) -> EngineAction:
         trio.from_thread.check_cancelled()  # raises if we were not in a trio worker thread
-        time.sleep(0.3)
+        released.wait(10)
+        return legal[0]
+
+    def waits_for_the_loop(view: Any, legal: list[EngineAction]) -> EngineAction:
+        trio.from_thread.check_cancelled()
+        assert ticked.wait(10), "the loop stood still while the bot thought"
         return legal[0]
 
     async def ticker() -> None:
         nonlocal ticks
         while True:
-            await trio.sleep(0.01)
+            await trio.sleep(0.001)
             ticks += 1
+            if ticks >= 20:
+                ticked.set()
 
-    with trio.fail_after(5):
+    with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(ticker)
             start = trio.current_time()
-            late = await decide_off_loop(slow, game.view(seat), legal, deadline=start + 0.1)
-            assert late is None  # the deadline came first
-            assert trio.current_time() - start < 0.25
-            done = await decide_off_loop(slow, game.view(seat), legal, deadline=start + 5)
+            late = await decide_off_loop(overrunning, game.view(seat), legal, deadline=start + 0.1)
+            assert late is None and not released.is_set()  # the deadline came first
+            released.set()
+            nursery.start_soon(ticker)
+            done = await decide_off_loop(
+                waits_for_the_loop, game.view(seat), legal, deadline=trio.current_time() + 20
+            )
             assert done == legal[0]
             nursery.cancel_scope.cancel()
     assert ticks >= 20  # the loop kept running while the bot thought
