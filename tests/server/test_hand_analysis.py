@@ -11,8 +11,9 @@ from typing import Any
 
 import trio
 
-from engine.records import game_records
-from engine.ruleset import PRESETS
+from engine.records import game_records, hand_to_record
+from engine.review import PlayedHand, Reviewer
+from engine.ruleset import PRESETS, Ruleset
 from protocol.messages import (
     CreateTable,
     GameOver,
@@ -30,7 +31,7 @@ from server.app import local_config, running_server
 from server.dd_worker import analyse
 from server.hand_analysis import HandAnalysis, analyse_in_process
 from server.storage import Store, Tx
-from tests.engine.helpers import play_random_game
+from tests.engine.helpers import fill_deal, play_random_game, random_action, spades
 from tests.server.wire_client import WireClient
 
 
@@ -135,6 +136,33 @@ def test_the_worker_answers_and_refuses_with_a_reason() -> None:
     three = {**record, "ruleset": PRESETS["three-player"].to_dict()}  # the solver's game is four
     assert "error" in analyse({"record": three, "budget": 1})
     assert "error" in analyse("nonsense")
+
+
+def _quick_record() -> dict[str, Any]:
+    """A whole hand the solver analyses in well under a second: seats 0 and 1 hold the spades and
+    hearts, 2 and 3 the diamonds and clubs, played at random (some cards cost tricks)."""
+    rng = random.Random(0)
+    high = [f"{r}{s}" for s in "SH" for r in "23456789TJQKA"]
+    low = [f"{r}{s}" for s in "DC" for r in "23456789TJQKA"]
+    rng.shuffle(high)
+    rng.shuffle(low)
+    game = spades()
+    fixed = {0: " ".join(high[:13]), 1: " ".join(high[13:]), 2: " ".join(low[:13])}
+    game.deal_fixed(fill_deal(game.ruleset, fixed))
+    for _ in range(200):
+        if game.histories:
+            break
+        game.apply(random_action(game, rng))
+    record: dict[str, Any] = json.loads(json.dumps(hand_to_record(game.histories[0], game.ruleset)))
+    return record
+
+
+async def test_the_solver_process_answers_as_the_engine_does() -> None:
+    record = _quick_record()
+    review = Reviewer(PlayedHand.of_record(record, Ruleset.from_stored(record["ruleset"]))).run()
+    assert review.complete and review.not_analysed == 0 and any(review.lost)
+    with trio.fail_after(60):
+        assert await analyse_in_process(record) == list(review.lost)
 
 
 async def test_the_process_is_killed_past_its_time_and_an_incomplete_hand_is_none() -> None:
