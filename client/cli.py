@@ -522,7 +522,7 @@ def ladder_standings(
         typer.echo(f"nobody on the ladder of {address.key} yet")
         return
     console = Console(highlight=False)
-    console.print(lobby.standings_view(entries))
+    console.print(lobby.standings_view(entries, console.width))
     console.print(lobby.STANDINGS_FOOTER, soft_wrap=True)
 
 

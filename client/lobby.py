@@ -8,6 +8,7 @@ import time
 from dataclasses import fields
 from typing import Any
 
+from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -364,35 +365,39 @@ def watching_text(info: TableInfo) -> str:
     return str(info.spectators)
 
 
-def standings_view(entries: list[Standing]) -> Table:
-    view = Table(title="Ladder", title_justify="left")
-    columns = (
-        "rank",
-        "entrant",
-        "kind",
-        "rating",
-        "μ",
-        "σ",
-        "games",
-        "hands",
-        "made",
-        "bags",
-        "nil",
-    )
+#: Terminal width from which the standings also show the rating's μ and σ (`spades ladder show`
+#: has them at any width): on 80 columns they pushed the entrants' names into "my-b…".
+STANDINGS_WIDE = 100
+
+
+def standings_view(entries: list[Standing], width: int = 80) -> Table:
+    """The standings as a table that fits `width` columns with every name whole: no vertical
+    rules, and the rating's μ and σ only on a terminal of `STANDINGS_WIDE` columns or more."""
+    view = Table(title="Ladder", title_justify="left", box=box.SIMPLE_HEAD)
+    wide = width >= STANDINGS_WIDE
+    columns = ["rank", "entrant", "kind", "rating"]
+    columns += ["μ", "σ"] if wide else []
+    columns += ["games", "hands", "made", "bags", "nil"]
+    longest = max((len(entry.name) for entry in entries), default=7)
     for column in columns:
-        view.add_column(column, justify="left" if column in ("entrant", "kind") else "right")
+        view.add_column(
+            column,
+            justify="left" if column in ("entrant", "kind") else "right",
+            no_wrap=True,
+            min_width=len(column) if column != "entrant" else min(max(longest, 7), 32),
+        )
     for entry in entries:
         # Its player statistics beside the rating: contracts made, bags a contract, nils made.
         made = f"{100 * entry.contracts_made / entry.contracts:.0f}%" if entry.contracts else "-"
         bags = f"{entry.bags / entry.contracts:.2f}" if entry.contracts else "-"
         nil = f"{entry.nil_made}/{entry.nil_tried}" if entry.nil_tried else "-"
+        rating = [f"{entry.mu:.1f}", f"{entry.sigma:.2f}"] if wide else []
         view.add_row(
             str(entry.rank),
             entry.name,
             "bot" if entry.bot else "person",
             f"{entry.rating:.1f}",
-            f"{entry.mu:.1f}",
-            f"{entry.sigma:.2f}",
+            *rating,
             str(entry.games),
             str(entry.hands),
             made,

@@ -193,3 +193,42 @@ async def test_the_ladder_screen_plays_a_match(
             await display.type("/quit")
         assert session.quitting
     await service.wait_rated(1)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_standings_fit_the_terminal_with_every_name_whole(width: int) -> None:
+    """With the player statistics beside the ratings, the standings at 80 columns cut the names to
+    "my-b…"; now every name is whole and every line fits, μ and σ shown from 100 columns."""
+    from rich.console import Console
+
+    from client.lobby import standings_view
+    from protocol.types import Standing
+
+    names = ["my-bot", "house-search-ms-200", "a-bot-with-a-long-name-24"]
+    entries = [
+        Standing(
+            rank=i + 1,
+            name=name,
+            rating=12.345,
+            mu=30.5,
+            sigma=6.12,
+            games=1234,
+            bot=True,
+            hands=56789,
+            contracts=50000,
+            contracts_made=41234,
+            bags=60000,
+            nil_tried=12,
+            nil_made=9,
+        )
+        for i, name in enumerate(names)
+    ]
+    console = Console(width=width, record=True, highlight=False)
+    console.print(standings_view(entries, console.width))
+    text = console.export_text()
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines), text
+    for name in names:
+        assert any(name in line for line in lines), text
+    assert "…" not in text, text
+    assert ("σ" in text) == (width >= 100), text
