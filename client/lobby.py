@@ -485,6 +485,9 @@ def entrant_lines(entrant: m.Entrant) -> list[str]:
         f"rating {entrant.rating:.1f}  (μ {entrant.mu:.2f}, σ {entrant.sigma:.2f}, μ - 3σ shown)",
         f"{entrant.games} rated matches: {entrant.wins} won, {entrant.draws} drawn, "
         f"{entrant.losses} lost; {entrant.forfeits} forfeited",
+        f"{entrant.hands} hands on this server: contracts made {entrant.contracts_made} of "
+        f"{entrant.contracts}, {entrant.bags} bags, nils made {entrant.nil_made} of "
+        f"{entrant.nil_tried} (`spades stats {entrant.name}` for the rest)",
     ]
 
 

@@ -115,6 +115,13 @@ class Entrant(Reply):
     recent: Annotated[
         Annotated[list[LadderMatch], Length(0, 10)], Doc("its last matches, newest first")
     ] = field(default_factory=list)
+    # Its player statistics beside the rating, as `Standing` carries them (`stats` has the rest).
+    hands: Annotated[Count, Doc("hands played on this server (its player statistics)")] = 0
+    contracts: Annotated[Count, Doc("of those, hands it made an ordinary bid")] = 0
+    contracts_made: Annotated[Count, Doc("of those, its side's contract made")] = 0
+    bags: Annotated[Count, Doc("overtricks of its side's contracts made")] = 0
+    nil_tried: Annotated[Count, Doc("nil and blind nil bids")] = 0
+    nil_made: Annotated[Count, Doc("nil and blind nil bids made")] = 0
 
 
 @register("ladder_records", C)

@@ -149,7 +149,21 @@ def _stored_entrant(tx: Tx, name: str) -> Entrant | None:
         losses=detail["losses"],
         forfeits=detail["forfeits"],
         recent=[wire_match(row) for row in detail["recent"]],
+        **_beside_rating(tx.player_stats(int(detail["account_id"]))),
     )
+
+
+def _beside_rating(counters: list[int] | None) -> dict[str, int]:
+    """The player statistics an entrant's line carries beside its rating."""
+    stats = Tally() if counters is None else Tally.from_values(counters)
+    return {
+        "hands": stats.hands,
+        "contracts": stats.contracts,
+        "contracts_made": stats.contracts_made,
+        "bags": stats.bags,
+        "nil_tried": stats.nil_tried + stats.blind_nil_tried,
+        "nil_made": stats.nil_made + stats.blind_nil_made,
+    }
 
 
 def wire_match(row: dict[str, Any]) -> LadderMatch:
@@ -189,8 +203,6 @@ def _stored_standings(tx: Tx, limit: int) -> list[Standing]:
     counters = tx.rated_player_stats(ladder_store.RATING_KEY)
     lines = []
     for r in ladder_store.standings(tx, limit):
-        found = counters.get(r.account_id)
-        stats = Tally() if found is None else Tally.from_values(found)
         lines.append(
             Standing(
                 rank=r.rank,
@@ -200,12 +212,7 @@ def _stored_standings(tx: Tx, limit: int) -> list[Standing]:
                 sigma=r.rating.sigma,
                 games=r.rating.matches,
                 bot=r.bot,
-                hands=stats.hands,
-                contracts=stats.contracts,
-                contracts_made=stats.contracts_made,
-                bags=stats.bags,
-                nil_tried=stats.nil_tried + stats.blind_nil_tried,
-                nil_made=stats.nil_made + stats.blind_nil_made,
+                **_beside_rating(counters.get(r.account_id)),
             )
         )
     return lines

@@ -353,7 +353,12 @@ def entrant_detail(tx: Tx, name: str, recent: int = 10) -> dict[str, Any] | None
                     if other != row.name:
                         partners[other] = partners.get(other, 0) + 1
     mine = matches(tx, name, limit=recent)
-    result: dict[str, Any] = {"name": row.name, "rank": rank, "bot": row.is_bot}
+    result: dict[str, Any] = {
+        "name": row.name,
+        "rank": rank,
+        "bot": row.is_bot,
+        "account_id": row.id,
+    }
     result.update(record(tx, row.name))
     if rating is not None:
         result.update(Rating(rating.mu, rating.sigma, rating.games).as_dict())

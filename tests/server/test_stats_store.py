@@ -158,8 +158,8 @@ async def test_posting_never_waits_and_the_sweep_counts_what_the_queue_left(
             nursery.cancel_scope.cancel()
 
 
-def test_the_ladder_standings_carry_the_statistics_beside_the_rating(tx: Tx) -> None:
-    from server.ladder.desk import _stored_standings
+def test_the_ladder_standings_and_entrant_carry_the_statistics_beside_the_rating(tx: Tx) -> None:
+    from server.ladder.desk import _stored_entrant, _stored_standings
     from server.ladder.store import RATING_KEY
 
     ada = tx.insert_account("ada", None, None, is_bot=False, is_guest=False)
@@ -175,3 +175,6 @@ def test_the_ladder_standings_carry_the_statistics_beside_the_rating(tx: Tx) -> 
     assert (first.name, first.hands, first.contracts, first.contracts_made) == ("ada", 5, 4, 3)
     assert (first.bags, first.nil_tried, first.nil_made) == (2, 2, 0)
     assert (second.name, second.hands, second.contracts) == ("bot-b", 0, 0)  # none counted yet
+    shown = _stored_entrant(tx, "ada")  # `ladder_show` carries them too
+    assert shown is not None and (shown.rank, shown.hands, shown.contracts_made) == (1, 5, 3)
+    assert (shown.bags, shown.nil_tried, shown.nil_made) == (2, 2, 0)
