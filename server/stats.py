@@ -8,7 +8,8 @@ folds it with the engine's `engine.hand_stats.hand_tallies` on its own task, and
 account gets in one more, in one transaction with the note that the hand is counted
 (`Tx.count_stats_hand`): a hand posted twice, a retry, or a sweep that meets a hand the queue
 also holds, counts it once. `rebuild` empties the counters and counts every stored hand again,
-which gives the same counters.
+which gives the same counters. Each four-handed Spades hand it counts it hands on, again without
+waiting, to the double-dummy analysis (`server.hand_analysis`, `on_counted`).
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ class StatsJob:
         self._sweep_owed = True  # hands may have been stored while no job ran
         self._pending = 0  # hands posted and not yet counted
         #: Set while the job has nothing to do: every posted hand counted, no sweep owed (tests
-        #: and `spades stats` wait for it rather than for time to pass).
+        #: wait for it rather than for time to pass).
         self.idle = trio.Event()
 
     def post(self, game_id: int, hand_no: int) -> None:
