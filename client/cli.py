@@ -239,6 +239,19 @@ def parse_options(opts: list[str]) -> dict[str, Any]:
         raise fail(str(exc), 2) from None
 
 
+#: `--bot KIND` of `spades create` and `spades play`: the built-in bots' strength.
+BotKindOption = Annotated[
+    BotKind | None,
+    typer.Option(
+        "--bot",
+        help="How the built-in bots play, weakest first: random, heuristic, search_fast"
+        " (the search bot at 50 ms a decision), search (200 ms). Default: the server's own"
+        " (heuristic).",
+        show_default=False,
+    ),
+]
+
+
 @app.command()
 def create(  # noqa: PLR0917 - typer maps each option to a parameter
     preset: Annotated[str, typer.Option(help="A ruleset preset: standard, hearts, yahoo, ...")] = (
@@ -248,15 +261,7 @@ def create(  # noqa: PLR0917 - typer maps each option to a parameter
         list[str] | None, typer.Option(help="Override one option: name=value (repeatable).")
     ] = None,
     bots: Annotated[int, typer.Option(help="Seats to fill with built-in bots.")] = 0,
-    bot: Annotated[
-        BotKind | None,
-        typer.Option(
-            help="How the built-in bots play, weakest first: random, heuristic, search_fast"
-            " (the search bot at 50 ms a decision), search (200 ms). Default: the server's own"
-            " (heuristic).",
-            show_default=False,
-        ),
-    ] = None,
+    bot: BotKindOption = None,
     private: Annotated[bool, typer.Option(help="Joining needs the join code.")] = False,
     no_watching: Annotated[
         bool, typer.Option("--no-watching", help="Take no spectators (`spectate` is refused).")
@@ -448,15 +453,7 @@ def play(
         int,
         typer.Option(help="Seconds you have for each decision (the bots need none of theirs)."),
     ] = lobby.PLAY_CLOCK,
-    bot: Annotated[
-        BotKind | None,
-        typer.Option(
-            help="How the built-in bots play, weakest first: random, heuristic, search_fast"
-            " (the search bot at 50 ms a decision), search (200 ms). Default: the server's own"
-            " (heuristic).",
-            show_default=False,
-        ),
-    ] = None,
+    bot: BotKindOption = None,
 ) -> None:
     """Play right now against three built-in bots, on a server run inside this program.
 
