@@ -14,8 +14,17 @@ from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, need_browser, served
-from tests.web.test_table_pacing import STATE_JS, WAIT_MS, set_pace
+from tests.web.browser import ROOT, need_browser, served
+from tests.web.page import (
+    STATE_JS,
+    WAIT_MS,
+    launch,
+    open_page,
+    open_table,
+    register,
+    register_as,
+    set_pace,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -61,25 +70,17 @@ def test_axe_finds_nothing_serious_and_the_table_speaks(tmp_path: Path) -> None:
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
             # bypass_csp: the page's CSP (rightly) refuses a script tag the page did not serve;
             # axe-core is the test's, not the page's.
-            page = browser.new_context(
-                viewport={"width": 1280, "height": 800}, bypass_csp=True
-            ).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors, bypass_csp=True)
             page.goto(url)
             page.wait_for_selector("#login-screen:not([hidden])", timeout=WAIT_MS)
             problems += axe_problems(page, "login")
-            page.fill("#login-name", "axe")
-            page.click("#register")
-            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            register_as(page, "axe")
             problems += axe_problems(page, "lobby")
-            page.select_option("#create-preset", "standard")
-            page.fill("#create-hands", "1")
-            page.click("#create-submit")
-            page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
+            open_table(page, hands=1)
             set_pace(page, "fast")
             page.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
             problems += axe_problems(page, "bid")
@@ -163,13 +164,10 @@ def test_the_pass_button_follows_the_chosen_cards_in_the_tab_order(tmp_path: Pat
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
             page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.goto(url)
-            page.fill("#login-name", "tabby")
-            page.click("#register")
-            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            register(page, url, "tabby")
             page.select_option("#create-game", "hearts")
             page.click("#create-submit")
             page.wait_for_selector("#choose", timeout=WAIT_MS)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
-from tests.web.test_table_pacing import WAIT_MS
+from tests.web.browser import need_browser, served
+from tests.web.page import WAIT_MS, launch, open_page, register
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -24,16 +24,12 @@ def test_the_create_form_and_the_lobby_say_what_spectators_may_see(tmp_path: Pat
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
             pages = {}
             for name in ("host", "viewer"):
-                page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-                page.on("pageerror", lambda error: errors.append(str(error)))
-                page.goto(url)
-                page.fill("#login-name", name)
-                page.click("#register")
-                page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+                page = open_page(browser, errors)
+                register(page, url, name)
                 pages[name] = page
             host, viewer = pages["host"], pages["viewer"]
             assert host.input_value("#create-delay") == "0"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
-from tests.web.test_table_pacing import STATE_JS, WAIT_MS, set_pace
+from tests.web.browser import need_browser, served
+from tests.web.page import WAIT_MS, launch, open_page, play_hand, register, set_pace
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -35,14 +35,10 @@ def test_bot_strength_rules_in_words_and_the_game_over_dialog(tmp_path: Path) ->
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(url)
-            page.fill("#login-name", "chooser")
-            page.click("#register")
-            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            page = open_page(browser, errors)
+            register(page, url, "chooser")
 
             # The rules in words: the preset's description, then each option of this game that
             # matters, from the engine's table; no engine keys, no true/false, no Hearts option.
@@ -95,20 +91,7 @@ def test_bot_strength_rules_in_words_and_the_game_over_dialog(tmp_path: Path) ->
             )
             assert kinds == [None, "search_fast", "search_fast", "search_fast"]
 
-            for _ in range(60):  # one hand: a bid and 13 cards; the bound is generous
-                state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
-                if state == "over":
-                    break
-                if state == "bid":
-                    page.locator("#actions button.bid").nth(2).click()
-                    page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
-                    continue
-                card = page.locator("#hand .card.legal").first
-                name = card.get_attribute("data-card")
-                card.click()
-                page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
-            else:  # pragma: no cover
-                raise AssertionError("the hand did not end")
+            play_hand(page)
 
             # The game-over dialog: who played, the final scores, the sheet, Play again.
             dialog = page.inner_text("#game-over")
@@ -174,14 +157,10 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            host = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            host.on("pageerror", lambda error: errors.append(f"host: {error}"))
-            host.goto(url)
-            host.fill("#login-name", "player")
-            host.click("#register")
-            host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            host = open_page(browser, errors, label="host")
+            register(host, url, "player")
             host.select_option("#create-game", "hearts")
             host.select_option("#create-bot", "random")
             host.fill("#create-hands", "1")
@@ -190,10 +169,15 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
             set_pace(host, "fast")
             table = host.evaluate("spadesApp.table.table")
 
-            phone = browser.new_context(
-                viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
-            ).new_page()
-            phone.on("pageerror", lambda error: errors.append(f"phone: {error}"))
+            phone = open_page(
+                browser,
+                errors,
+                label="phone",
+                width=390,
+                height=844,
+                is_mobile=True,
+                has_touch=True,
+            )
             phone.goto(url)
             phone.fill("#login-name", "watcher")
             phone.tap("#guest")

@@ -9,13 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
-from tests.web.test_table_pacing import STATE_JS, WAIT_MS, register_and_open, set_pace
+from tests.web.browser import need_browser, served
+from tests.web.page import (
+    STATE_JS,
+    WAIT_MS,
+    collect_errors,
+    create_table,
+    launch,
+    open_page,
+    register,
+    register_and_open,
+    set_pace,
+)
 
 pytestmark = pytest.mark.timeout(300)
-
-CREATE_JS = """(opts) => spadesApp.conn.request({ t: 'create_table', game: 'spades', preset: 'standard',
-  options: opts.options, bots: opts.bots, private: opts.private, sit: 0 })"""
 
 
 def test_what_players_expect(tmp_path: Path) -> None:
@@ -27,15 +34,12 @@ def test_what_players_expect(tmp_path: Path) -> None:
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
             host_context = browser.new_context(viewport={"width": 1280, "height": 800})
             host = host_context.new_page()
-            host.on("pageerror", lambda error: errors.append(f"host: {error}"))
-            host.goto(url)
-            host.fill("#login-name", "host")
-            host.click("#register")
-            host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            collect_errors(host, errors, "host")
+            register(host, url, "host")
             # The form says where each bot sits for you, and lists the rules of this game only,
             # in words.
             assert "your partner" in host.inner_text("#create-bots")
@@ -47,9 +51,8 @@ def test_what_players_expect(tmp_path: Path) -> None:
             assert "moon" in rules and "Nil is worth" not in rules, rules
             host.select_option("#create-game", "spades")
             # A private table, blind nil allowed, the partner's seat left for a friend.
-            reply = host.evaluate(
-                CREATE_JS,
-                {"options": {"blind_nil": True, "max_hands": 1}, "bots": [1, 3], "private": True},
+            reply = create_table(
+                host, options={"blind_nil": True, "max_hands": 1}, bots=[1, 3], private=True
             )
             assert reply["t"] == "table_created", reply
             host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
@@ -64,10 +67,15 @@ def test_what_players_expect(tmp_path: Path) -> None:
             )
             link = host.get_attribute("#invite", "href")
             assert link is not None and reply["table"] in link and reply["code"] in link
-            friend = browser.new_context(
-                viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
-            ).new_page()
-            friend.on("pageerror", lambda error: errors.append(f"friend: {error}"))
+            friend = open_page(
+                browser,
+                errors,
+                label="friend",
+                width=390,
+                height=844,
+                is_mobile=True,
+                has_touch=True,
+            )
             friend.goto(link)
             friend.fill("#login-name", "friend")
             friend.tap("#guest")
@@ -204,10 +212,9 @@ def test_a_forced_card_plays_itself_and_a_hidden_tab_blinks(tmp_path: Path) -> N
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors)
             register_and_open(page, url, "auto", hands=1)
             page.click("#settings summary")
             page.select_option("#pace", "fast")

@@ -18,15 +18,13 @@ import pytest
 
 from tests.web.browser import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     ROOT,
     need_browser,
     png_size,
     png_variety,
     served,
 )
-from tests.web.test_table_pacing import STATE_JS, WAIT_MS, register_and_open, set_pace
+from tests.web.page import STATE_JS, WAIT_MS, launch, open_page, register_and_open, set_pace
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -117,10 +115,9 @@ def test_every_screen_shows_the_trick_the_seats_and_the_whole_hand(tmp_path: Pat
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors)
             register_and_open(page, url, "layout", hands=1)
             set_pace(page, "fast")
             page.wait_for_function(STATE_JS, timeout=WAIT_MS)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
+from tests.web.browser import need_browser, served
+from tests.web.page import STATE_JS, WAIT_MS, launch, open_page, register_and_open, set_pace
 
 pytestmark = pytest.mark.timeout(300)
 
-WAIT_MS = 30_000
 FAST_TRICK_MS = 800  # the page's "fast" pace (PACES in server/web/static/js/app.js)
 
 # Sampled at every animation frame: how long each held trick (data-held on #trick) showed its four
@@ -43,32 +42,6 @@ WATCH_JS = """(() => {
   requestAnimationFrame(frame);
 })()"""
 
-STATE_JS = """() => {
-  const over = document.getElementById('game-over');
-  if (over && !over.hidden) return 'over';
-  if (document.querySelector('#hand .card.legal')) return 'play';
-  if (document.querySelector('#actions button.bid')) return 'bid';
-  return '';
-}"""
-
-
-def register_and_open(page: Any, url: str, name: str, hands: int) -> None:
-    page.goto(url)
-    page.fill("#login-name", name)
-    page.click("#register")
-    page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
-    page.select_option("#create-preset", "standard")
-    page.fill("#create-hands", str(hands))
-    page.click("#create-submit")
-    page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
-
-
-def set_pace(page: Any, pace: str) -> None:
-    """As a person does: open the table's settings, choose the pace, close them."""
-    page.click("#settings summary")
-    page.select_option("#pace", pace)
-    page.click("#settings summary")
-
 
 def test_tricks_stay_the_result_stays_and_the_score_sheet_lists_every_hand(tmp_path: Path) -> None:
     need_browser()
@@ -79,10 +52,9 @@ def test_tricks_stay_the_result_stays_and_the_score_sheet_lists_every_hand(tmp_p
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors)
             register_and_open(page, url, "pace", hands=2)
             # The pace is the player's, remembered in this browser.
             assert page.input_value("#pace") == "normal"
