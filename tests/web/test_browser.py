@@ -12,17 +12,15 @@ import pytest
 
 from tests.web.browser import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     need_browser,
     png_size,
     png_variety,
     served,
 )
+from tests.web.page import WAIT_MS, collect_errors, launch, open_page, register
 
 pytestmark = pytest.mark.timeout(300)
 
-WAIT_MS = 30_000
 # What the page asks of its player now (the same facts a person reads off the screen).
 STATE_JS = """() => {
   const over = document.getElementById('game-over');
@@ -75,14 +73,10 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(f"player: {error}"))
-            page.goto(url)
-            page.fill("#login-name", "ada")
-            page.click("#register")
-            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            page = open_page(browser, errors, label="player")
+            register(page, url, "ada")
             assert page.evaluate("localStorage.getItem('spades.token')")
             assert "ada" in page.inner_text("#token-banner")
 
@@ -97,13 +91,16 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
             table_id = page.evaluate("spadesApp.table.table")
 
             # A phone watches: touch screen, 390 px wide, a guest.
-            phone = browser.new_context(
-                viewport={"width": 390, "height": 844},
+            phone = open_page(
+                browser,
+                errors,
+                label="watcher",
+                width=390,
+                height=844,
                 is_mobile=True,
                 has_touch=True,
                 device_scale_factor=1,
-            ).new_page()
-            phone.on("pageerror", lambda error: errors.append(f"watcher: {error}"))
+            )
             phone.goto(url)
             phone.fill("#login-name", "bob")
             phone.tap("#guest")
@@ -208,10 +205,9 @@ def test_a_hearts_pass_and_a_play_with_the_keyboard_alone(tmp_path: Path) -> Non
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors)
             page.goto(url)
             page.fill("#login-name", "kim")
             page.keyboard.press("Enter")  # the form's first button: Register
@@ -272,14 +268,10 @@ def test_friends_at_a_private_table_chat_and_see_who_is_gone(tmp_path: Path) -> 
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            host = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            host.on("pageerror", lambda error: errors.append(f"host: {error}"))
-            host.goto(url)
-            host.fill("#login-name", "host")
-            host.click("#register")
-            host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            host = open_page(browser, errors, label="host")
+            register(host, url, "host")
             host.uncheck("#create-bots input[value='3']")
             host.check("#create-private")
             host.click("#create-submit")
@@ -294,7 +286,7 @@ def test_friends_at_a_private_table_chat_and_see_who_is_gone(tmp_path: Path) -> 
                 viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
             )
             friend = friend_context.new_page()
-            friend.on("pageerror", lambda error: errors.append(f"friend: {error}"))
+            collect_errors(friend, errors, "friend")
             friend.goto(url)
             friend.fill("#login-name", "friend")
             friend.tap("#guest")
@@ -360,9 +352,7 @@ def test_a_dns_rebinding_page_gets_nothing_and_a_listed_name_plays(tmp_path: Pat
     ):
         port = int(url.rsplit(":", 1)[1])
         rules = "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP club.example 127.0.0.1"
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, rules], headless=True
-        )
+        browser = launch(pw, rules)
         try:
             # bypass_csp: so that a WebSocket refused is the server's doing, not the page's CSP.
             page = browser.new_context(bypass_csp=True).new_page()

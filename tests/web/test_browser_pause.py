@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.postgres import Cluster
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
+from tests.web.browser import need_browser, served
+from tests.web.page import WAIT_MS, launch, open_page, register
 
 pytestmark = pytest.mark.timeout(300)
-
-WAIT_MS = 30_000
 
 
 def test_the_page_shows_play_paused_while_the_database_is_away(
@@ -27,14 +26,10 @@ def test_the_page_shows_play_paused_while_the_database_is_away(
         served(own_pg.fresh_database(), "--bot-clock", "3", "--human-clock", "60") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(url)
-            page.fill("#login-name", "ada")
-            page.click("#register")
-            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            page = open_page(browser, errors)
+            register(page, url, "ada")
             page.click("#create-submit")
             page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
             assert page.is_hidden("#pause-banner")

@@ -15,11 +15,11 @@ import pytest
 
 from server.operator import new_token
 from server.storage import write_transaction
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, need_browser
+from tests.web.browser import ROOT, need_browser
+from tests.web.page import WAIT_MS, launch, open_page, register
 
 pytestmark = pytest.mark.timeout(120)
 
-WAIT_MS = 30_000
 CLI = [sys.executable, "-m", "server.cli"]
 SERVE = [*CLI, "serve", "--host", "127.0.0.1", "--port", "0", "--web-port", "0", "--no-ladder"]
 
@@ -80,14 +80,10 @@ def test_the_page_shows_an_announcement_and_why_its_table_closed(tmp_path: Path)
         token, digest = new_token()
         with write_transaction(db) as tx:
             tx.add_operator_token(digest)
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(url)
-            page.fill("#login-name", "ann")
-            page.click("#register")
-            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+            page = open_page(browser, errors)
+            register(page, url, "ann")
 
             assert (
                 admin(game, token, "announce", "restart at 22:00") == "told 2 connections\n"

@@ -12,11 +12,10 @@ import pytest
 from server.stats import player_stats
 from server.storage import write_transaction
 from tests.server.test_stats_store import _store_game
-from tests.web.browser import CHROMIUM, CHROMIUM_ARGS, need_browser, served
+from tests.web.browser import need_browser, served
+from tests.web.page import WAIT_MS, launch, open_page
 
 pytestmark = pytest.mark.timeout(300)
-
-WAIT_MS = 30_000
 
 
 def test_the_lobby_shows_a_players_profile(tmp_path: Path) -> None:
@@ -28,10 +27,9 @@ def test_the_lobby_shows_a_players_profile(tmp_path: Path) -> None:
         _store_game(tx, 11, ["ada", "bob", "cy", "dee"])
     errors: list[str] = []
     with served(db) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors, width=390, height=844)
             page.goto(url)
             page.fill("#login-name", "eve")
             page.click("#guest")

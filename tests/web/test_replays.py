@@ -23,33 +23,17 @@ import pytest
 from engine.records import game_records
 from engine.ruleset import Ruleset
 from tests.engine.helpers import play_random_game
-from tests.web.browser import (
-    ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    ROOT,
-    need_browser,
-    png_size,
-    served,
-)
+from tests.web.browser import ARTIFACTS, ROOT, need_browser, png_size, served
+from tests.web.page import WAIT_MS, launch, open_page, play_hand, register_and_open, set_pace
 from tests.web.test_accessibility import axe_problems, need_axe
 from tests.web.test_table_layout import inside
 
 pytestmark = pytest.mark.timeout(300)
 
-WAIT_MS = 30_000
 SIZES = [(360, 740), (390, 844), (844, 390), (1280, 800)]
 DOC_IMAGES = ROOT / "docs" / "images"
 COMPASS = ["South", "West", "North", "East"]
 SPADES = "import sys; from client.cli import main; main(sys.argv[1:])"  # the `spades` command
-
-STATE_JS = """() => {
-  const over = document.getElementById('game-over');
-  if (over && !over.hidden) return 'over';
-  if (document.querySelector('#hand .card.legal')) return 'play';
-  if (document.querySelector('#actions button.bid')) return 'bid';
-  return '';
-}"""
 
 # What the replay shows now: each seat's card, who led, who won, where we are.
 SHOWN_JS = """() => {
@@ -104,23 +88,6 @@ def export(db: Path, table: str, out: Path) -> list[dict[str, Any]]:
         timeout=60,
     )
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
-
-
-def play_out(page: Any) -> None:
-    """Bid and play the first legal card until the game is over (one hand: 1 bid, 13 cards)."""
-    for _ in range(60):  # the bound is generous
-        state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
-        if state == "over":
-            return
-        if state == "bid":
-            page.locator("#actions button.bid").nth(2).click()
-            page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
-            continue
-        card = page.locator("#hand .card.legal").first
-        name = card.get_attribute("data-card")
-        card.click()
-        page.wait_for_selector(f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS)
-    raise AssertionError("the game did not end")
 
 
 def open_kept_replay(page: Any) -> None:
@@ -180,24 +147,13 @@ def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: P
         served(db, "--bot-clock", "3", "--human-clock", "90") as url,
         sync_playwright() as pw,
     ):
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            player = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            watcher = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
-            for page in (player, watcher):
-                page.on("pageerror", lambda error: errors.append(str(error)))
-            player.goto(url)
-            player.fill("#login-name", "replayer")
-            player.click("#register")
-            player.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
-            player.select_option("#create-preset", "standard")
-            player.fill("#create-hands", "1")
-            player.click("#create-submit")
-            player.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
+            player = open_page(browser, errors)
+            watcher = open_page(browser, errors, width=390, height=844)
+            register_and_open(player, url, "replayer", hands=1)
             table = str(player.evaluate("spadesApp.table.table"))
-            player.click("#settings summary")
-            player.select_option("#pace", "fast")
-            player.click("#settings summary")
+            set_pace(player, "fast")
             # A friend watches from a phone, from before the first card (the player's bid waits).
             watcher.goto(url)
             watcher.click("#guest")
@@ -206,7 +162,7 @@ def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: P
             watcher.click("#code-watch")
             watcher.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
 
-            play_out(player)
+            play_hand(player)
             [record] = export(db, table, tmp_path / "game.jsonl")
 
             # The player's page kept the game, its deal checked when the hand ended.
@@ -342,13 +298,9 @@ def test_a_file_steps_across_hands_by_keyboard_and_swipe_on_every_screen(tmp_pat
     errors: list[str] = []
     problems: list[str] = []
     with served(tmp_path / "server.db") as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(pw)
         try:
-            context = browser.new_context(
-                viewport={"width": 1280, "height": 800}, bypass_csp=True, has_touch=True
-            )
-            page = context.new_page()
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors, bypass_csp=True, has_touch=True)
             page.goto(url)
             # Past games need no login: reached from the login screen, by keyboard.
             page.wait_for_selector("#login-screen:not([hidden])", timeout=WAIT_MS)
