@@ -5,6 +5,8 @@ module had its own copy of these; a change to the page (an id, a wait) is now ma
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tests.web.browser import CHROMIUM, CHROMIUM_ARGS
@@ -32,6 +34,20 @@ def launch(pw: Any, *extra_args: str) -> Any:
     return pw.chromium.launch(
         executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], headless=True
     )
+
+
+@contextmanager
+def chromium(*extra_args: str) -> Iterator[Any]:
+    """Playwright and a launched Chromium (see `launch`), closed however the test ends. Call
+    `need_browser()` first: it skips (or fails) without the browser."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch(pw, *extra_args)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def collect_errors(page: Any, errors: list[str], label: str = "") -> None:

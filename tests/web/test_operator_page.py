@@ -16,7 +16,7 @@ import pytest
 from server.operator import new_token
 from server.storage import write_transaction
 from tests.web.browser import ROOT, need_browser
-from tests.web.page import WAIT_MS, launch, open_page, register
+from tests.web.page import WAIT_MS, chromium, open_page, register
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -72,39 +72,33 @@ def admin(game: str, token: str, *args: str) -> str:
 
 def test_the_page_shows_an_announcement_and_why_its_table_closed(tmp_path: Path) -> None:
     need_browser()
-    from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
     db = tmp_path / "server.db"
-    with served(db) as (game, url), sync_playwright() as pw:
+    with served(db) as (game, url), chromium() as browser:
         token, digest = new_token()
         with write_transaction(db) as tx:
             tx.add_operator_token(digest)
-        browser = launch(pw)
-        try:
-            page = open_page(browser, errors)
-            register(page, url, "ann")
+        page = open_page(browser, errors)
+        register(page, url, "ann")
 
-            assert (
-                admin(game, token, "announce", "restart at 22:00") == "told 2 connections\n"
-            )  # the page and the command itself
-            page.wait_for_function(
-                "() => document.getElementById('notice').textContent"
-                " === 'Operator: restart at 22:00'",
-                timeout=WAIT_MS,
-            )
+        assert (
+            admin(game, token, "announce", "restart at 22:00") == "told 2 connections\n"
+        )  # the page and the command itself
+        page.wait_for_function(
+            "() => document.getElementById('notice').textContent === 'Operator: restart at 22:00'",
+            timeout=WAIT_MS,
+        )
 
-            page.click("#create-submit")
-            page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
-            table_id = page.evaluate("spadesApp.table.table")
-            closed = admin(game, token, "close", table_id, "--reason", "maintenance")
-            assert closed == f"table {table_id} closed\n"
-            page.wait_for_function(
-                "() => document.getElementById('notice').textContent"
-                f" === 'Table {table_id} has closed: maintenance.'",
-                timeout=WAIT_MS,
-            )
-            page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
-        finally:
-            browser.close()
+        page.click("#create-submit")
+        page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
+        table_id = page.evaluate("spadesApp.table.table")
+        closed = admin(game, token, "close", table_id, "--reason", "maintenance")
+        assert closed == f"table {table_id} closed\n"
+        page.wait_for_function(
+            "() => document.getElementById('notice').textContent"
+            f" === 'Table {table_id} has closed: maintenance.'",
+            timeout=WAIT_MS,
+        )
+        page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
     assert errors == []

@@ -24,7 +24,7 @@ from engine.records import game_records
 from engine.ruleset import Ruleset
 from tests.engine.helpers import play_random_game
 from tests.web.browser import ARTIFACTS, ROOT, need_browser, png_size, served
-from tests.web.page import WAIT_MS, launch, open_page, play_hand, register_and_open, set_pace
+from tests.web.page import WAIT_MS, chromium, open_page, play_hand, register_and_open, set_pace
 from tests.web.test_accessibility import axe_problems, need_axe
 from tests.web.test_table_layout import inside
 
@@ -138,138 +138,131 @@ def check_every_trick(page: Any, record: dict[str, Any], names: list[str]) -> No
 
 def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: Path) -> None:
     need_browser()
-    from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     db = tmp_path / "server.db"
     with (
         served(db, "--bot-clock", "3", "--human-clock", "90") as url,
-        sync_playwright() as pw,
+        chromium() as browser,
     ):
-        browser = launch(pw)
-        try:
-            player = open_page(browser, errors)
-            watcher = open_page(browser, errors, width=390, height=844)
-            register_and_open(player, url, "replayer", hands=1)
-            table = str(player.evaluate("spadesApp.table.table"))
-            set_pace(player, "fast")
-            # A friend watches from a phone, from before the first card (the player's bid waits).
-            watcher.goto(url)
-            watcher.click("#guest")
-            watcher.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
-            watcher.fill("#code-table", table)
-            watcher.click("#code-watch")
-            watcher.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+        player = open_page(browser, errors)
+        watcher = open_page(browser, errors, width=390, height=844)
+        register_and_open(player, url, "replayer", hands=1)
+        table = str(player.evaluate("spadesApp.table.table"))
+        set_pace(player, "fast")
+        # A friend watches from a phone, from before the first card (the player's bid waits).
+        watcher.goto(url)
+        watcher.click("#guest")
+        watcher.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        watcher.fill("#code-table", table)
+        watcher.click("#code-watch")
+        watcher.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
 
-            play_hand(player)
-            [record] = export(db, table, tmp_path / "game.jsonl")
+        play_hand(player)
+        [record] = export(db, table, tmp_path / "game.jsonl")
 
-            # The player's page kept the game, its deal checked when the hand ended.
-            for page in (player, watcher):
-                page.wait_for_function(
-                    "() => { const g = JSON.parse(localStorage.getItem('spades.games') || '[]');"
-                    " return g.length === 1 && g[0].finished && g[0].verified === 'verified'; }",
-                    timeout=WAIT_MS,
-                )
-            player.click("#game-over-close")
-            player.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
-            open_kept_replay(player)
-            assert table in player.inner_text("#replay-title")
-            names = ["You", *(f"{d} (heuristic)" for d in ("West", "North", "East"))]
-            check_every_trick(player, record, names)
-            bids = player.inner_text("#replay-bids")
-            assert bids.count("(heuristic)") == 3 and "You" in bids, bids
-            player.screenshot(path=str(ARTIFACTS / "replay-1280x800.png"))
-
-            # The list says when, where, who and how it ended.
-            player.click("#replay-back")
-            item = player.inner_text("#replay-kept .replay-game")
-            assert f"Table {table}" in item
-            assert "You, West (heuristic), North (heuristic), East (heuristic)" in item
-            after = record["score"]["after"]
-            assert f"your side (North-South) {after[0]} · East-West {after[1]}" in item, item
-            assert "deals verified" in item
-
-            # What the page kept is what the terminal client keeps: `spades replay` reads it (the
-            # page's *Save as .jsonl*), re-deals it with the engine and shows the same tricks.
-            kept = player.evaluate(
-                "() => { const [g] = JSON.parse(localStorage.getItem('spades.games'));"
-                " return localStorage.getItem('spades.game.' + g.id); }"
+        # The player's page kept the game, its deal checked when the hand ended.
+        for page in (player, watcher):
+            page.wait_for_function(
+                "() => { const g = JSON.parse(localStorage.getItem('spades.games') || '[]');"
+                " return g.length === 1 && g[0].finished && g[0].verified === 'verified'; }",
+                timeout=WAIT_MS,
             )
-            [mine] = json.loads(kept)
-            assert mine["format"] == "spades-client-hand/1"
-            assert (mine["plays"], mine["trick_winners"]) == (
-                record["plays"],
-                record["trick_winners"],
-            )
-            assert (mine["seed"], mine["commitment"], mine["dealer"]) == (
-                record["seed"],
-                record["commitment"],
-                record["dealer"],
-            )
-            assert mine["deal"] == record["deal"] and mine["score"] == record["score"]
-            assert mine["verified"] == "verified"
-            (tmp_path / "kept.jsonl").write_text(json.dumps(mine) + "\n", encoding="utf-8")
-            shown = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    SPADES,
-                    "replay",
-                    str(tmp_path / "kept.jsonl"),
-                    "--all",
-                ],
-                cwd=ROOT,
-                env={**os.environ, "COLUMNS": "200"},  # rich wraps at the terminal's width
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=True,
-            ).stdout
-            assert (
-                "verified: seed matches the commitment and the engine re-deals these hands" in shown
-            )
-            assert "trick 13:" in shown and "You" in shown, shown
+        player.click("#game-over-close")
+        player.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        open_kept_replay(player)
+        assert table in player.inner_text("#replay-title")
+        names = ["You", *(f"{d} (heuristic)" for d in ("West", "North", "East"))]
+        check_every_trick(player, record, names)
+        bids = player.inner_text("#replay-bids")
+        assert bids.count("(heuristic)") == 3 and "You" in bids, bids
+        player.screenshot(path=str(ARTIFACTS / "replay-1280x800.png"))
 
-            # The watcher (no seat: compass points) replays the same tricks.
-            # From the game-over dialog: *Replay this game* opens it at its first trick.
-            watcher.click("#game-over:not([hidden]) #game-over-replay", timeout=WAIT_MS)
-            watcher.wait_for_selector("#replay-screen:not([hidden]) #replay-trick", timeout=WAIT_MS)
-            assert f"Table {table}" in watcher.inner_text("#replay-title")
-            check_every_trick(
-                watcher,
-                record,
-                ["South (replayer)", *(f"{d} (heuristic)" for d in ("West", "North", "East"))],
-            )
+        # The list says when, where, who and how it ended.
+        player.click("#replay-back")
+        item = player.inner_text("#replay-kept .replay-game")
+        assert f"Table {table}" in item
+        assert "You, West (heuristic), North (heuristic), East (heuristic)" in item
+        after = record["score"]["after"]
+        assert f"your side (North-South) {after[0]} · East-West {after[1]}" in item, item
+        assert "deals verified" in item
 
-            # Back from the replay and its list: the table, as the game left it.
-            watcher.click("#replay-back")
-            watcher.click("#replay-back")
-            watcher.wait_for_selector("#table-screen:not([hidden]) #trick", timeout=WAIT_MS)
+        # What the page kept is what the terminal client keeps: `spades replay` reads it (the
+        # page's *Save as .jsonl*), re-deals it with the engine and shows the same tricks.
+        kept = player.evaluate(
+            "() => { const [g] = JSON.parse(localStorage.getItem('spades.games'));"
+            " return localStorage.getItem('spades.game.' + g.id); }"
+        )
+        [mine] = json.loads(kept)
+        assert mine["format"] == "spades-client-hand/1"
+        assert (mine["plays"], mine["trick_winners"]) == (
+            record["plays"],
+            record["trick_winners"],
+        )
+        assert (mine["seed"], mine["commitment"], mine["dealer"]) == (
+            record["seed"],
+            record["commitment"],
+            record["dealer"],
+        )
+        assert mine["deal"] == record["deal"] and mine["score"] == record["score"]
+        assert mine["verified"] == "verified"
+        (tmp_path / "kept.jsonl").write_text(json.dumps(mine) + "\n", encoding="utf-8")
+        shown = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                SPADES,
+                "replay",
+                str(tmp_path / "kept.jsonl"),
+                "--all",
+            ],
+            cwd=ROOT,
+            env={**os.environ, "COLUMNS": "200"},  # rich wraps at the terminal's width
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+        assert "verified: seed matches the commitment and the engine re-deals these hands" in shown
+        assert "trick 13:" in shown and "You" in shown, shown
 
-            # A kept game this browser's storage no longer holds whole: a sentence, no error.
-            watcher.click("#past-games")
-            watcher.evaluate(
-                "() => { const [g] = JSON.parse(localStorage.getItem('spades.games'));"
-                " localStorage.setItem('spades.game.' + g.id, '[{\"format\": \"spades-client-hand/1\"}]'); }"
-            )
-            watcher.click("#replay-kept .replay-open")
-            watcher.wait_for_selector(".replay-error", timeout=WAIT_MS)
-            assert "cannot be replayed: hand 1: `players` is not 2, 3 or 4" in watcher.inner_text(
-                ".replay-error"
-            )
-            watcher.click("#replay-back")
-            watcher.wait_for_selector("#table-screen:not([hidden]) #trick", timeout=WAIT_MS)
+        # The watcher (no seat: compass points) replays the same tricks.
+        # From the game-over dialog: *Replay this game* opens it at its first trick.
+        watcher.click("#game-over:not([hidden]) #game-over-replay", timeout=WAIT_MS)
+        watcher.wait_for_selector("#replay-screen:not([hidden]) #replay-trick", timeout=WAIT_MS)
+        assert f"Table {table}" in watcher.inner_text("#replay-title")
+        check_every_trick(
+            watcher,
+            record,
+            ["South (replayer)", *(f"{d} (heuristic)" for d in ("West", "North", "East"))],
+        )
 
-            # The server's own record, opened from the file picker (on the list, still open),
-            # replays the same.
-            player.set_input_files("#replay-file", str(tmp_path / "game.jsonl"))
-            player.wait_for_selector("#replay-trick", timeout=WAIT_MS)
-            assert "game.jsonl" in player.inner_text("#replay-title")
-            check_every_trick(player, record, ["South", "West", "North", "East"])
-        finally:
-            browser.close()
+        # Back from the replay and its list: the table, as the game left it.
+        watcher.click("#replay-back")
+        watcher.click("#replay-back")
+        watcher.wait_for_selector("#table-screen:not([hidden]) #trick", timeout=WAIT_MS)
+
+        # A kept game this browser's storage no longer holds whole: a sentence, no error.
+        watcher.click("#past-games")
+        watcher.evaluate(
+            "() => { const [g] = JSON.parse(localStorage.getItem('spades.games'));"
+            " localStorage.setItem('spades.game.' + g.id, '[{\"format\": \"spades-client-hand/1\"}]'); }"
+        )
+        watcher.click("#replay-kept .replay-open")
+        watcher.wait_for_selector(".replay-error", timeout=WAIT_MS)
+        assert "cannot be replayed: hand 1: `players` is not 2, 3 or 4" in watcher.inner_text(
+            ".replay-error"
+        )
+        watcher.click("#replay-back")
+        watcher.wait_for_selector("#table-screen:not([hidden]) #trick", timeout=WAIT_MS)
+
+        # The server's own record, opened from the file picker (on the list, still open),
+        # replays the same.
+        player.set_input_files("#replay-file", str(tmp_path / "game.jsonl"))
+        player.wait_for_selector("#replay-trick", timeout=WAIT_MS)
+        assert "game.jsonl" in player.inner_text("#replay-title")
+        check_every_trick(player, record, ["South", "West", "North", "East"])
     assert errors == []
 
 
@@ -286,7 +279,6 @@ def write_game(path: Path, hands: int, tamper: bool = False) -> list[dict[str, A
 def test_a_file_steps_across_hands_by_keyboard_and_swipe_on_every_screen(tmp_path: Path) -> None:
     need_browser()
     need_axe()
-    from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     records = write_game(tmp_path / "two.jsonl", 2)
@@ -297,109 +289,105 @@ def test_a_file_steps_across_hands_by_keyboard_and_swipe_on_every_screen(tmp_pat
     )
     errors: list[str] = []
     problems: list[str] = []
-    with served(tmp_path / "server.db") as url, sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            page = open_page(browser, errors, bypass_csp=True, has_touch=True)
-            page.goto(url)
-            # Past games need no login: reached from the login screen, by keyboard.
-            page.wait_for_selector("#login-screen:not([hidden])", timeout=WAIT_MS)
-            page.focus("#past-games")
-            page.keyboard.press("Enter")
-            page.wait_for_selector("#replay-screen:not([hidden]) #replay-file", timeout=WAIT_MS)
-            assert "No games yet" in page.inner_text("#replay-screen")
-            problems += axe_problems(page, "past games")
+    with served(tmp_path / "server.db") as url, chromium() as browser:
+        page = open_page(browser, errors, bypass_csp=True, has_touch=True)
+        page.goto(url)
+        # Past games need no login: reached from the login screen, by keyboard.
+        page.wait_for_selector("#login-screen:not([hidden])", timeout=WAIT_MS)
+        page.focus("#past-games")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#replay-screen:not([hidden]) #replay-file", timeout=WAIT_MS)
+        assert "No games yet" in page.inner_text("#replay-screen")
+        problems += axe_problems(page, "past games")
 
-            # A broken file: refused, saying which line and why.
-            page.set_input_files("#replay-file", str(tmp_path / "broken.jsonl"))
-            page.wait_for_selector(".replay-error", timeout=WAIT_MS)
-            assert (
-                "broken.jsonl cannot be replayed: line 2: `plays` is not a list of [seat, card]"
-                in page.inner_text(".replay-error")
-            )
+        # A broken file: refused, saying which line and why.
+        page.set_input_files("#replay-file", str(tmp_path / "broken.jsonl"))
+        page.wait_for_selector(".replay-error", timeout=WAIT_MS)
+        assert (
+            "broken.jsonl cannot be replayed: line 2: `plays` is not a list of [seat, card]"
+            in page.inner_text(".replay-error")
+        )
 
-            page.set_input_files("#replay-file", str(tmp_path / "two.jsonl"))
-            page.wait_for_selector("#replay-trick[data-trick='1']", timeout=WAIT_MS)
-            page.wait_for_function(
-                "() => document.getElementById('replay-verdict').dataset.verdict === 'verified'"
-            )
-            problems += axe_problems(page, "replay")
-            # Keyboard: Page Down to the next hand, Left arrow back across to hand 1's trick 13.
-            page.keyboard.press("PageDown")
-            page.wait_for_function(
-                "() => document.getElementById('replay-where').textContent.startsWith('Hand 2 (2 of 2) · trick 1 ')"
-            )
-            # Each step is said once to a screen reader: where, the cards in order, who won.
-            said = str(page.text_content("#replay-announce"))
-            first = records[1]["plays"][:4]
-            assert said.startswith("Hand 2 (2 of 2) · trick 1 of 13. "), said
-            assert ", ".join(f"{COMPASS[s]} {card_text(c)}" for s, c in first) in said
-            assert said.endswith(f"; won by {COMPASS[records[1]['trick_winners'][0]]}."), said
-            page.keyboard.press("ArrowLeft")
-            page.wait_for_function(
-                "() => document.getElementById('replay-where').textContent.startsWith('Hand 1 (1 of 2) · trick 13 ')"
-            )
-            page.keyboard.press("PageUp")
-            page.wait_for_function(
-                "() => document.getElementById('replay-trick').dataset.trick === '1'"
-            )
+        page.set_input_files("#replay-file", str(tmp_path / "two.jsonl"))
+        page.wait_for_selector("#replay-trick[data-trick='1']", timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => document.getElementById('replay-verdict').dataset.verdict === 'verified'"
+        )
+        problems += axe_problems(page, "replay")
+        # Keyboard: Page Down to the next hand, Left arrow back across to hand 1's trick 13.
+        page.keyboard.press("PageDown")
+        page.wait_for_function(
+            "() => document.getElementById('replay-where').textContent.startsWith('Hand 2 (2 of 2) · trick 1 ')"
+        )
+        # Each step is said once to a screen reader: where, the cards in order, who won.
+        said = str(page.text_content("#replay-announce"))
+        first = records[1]["plays"][:4]
+        assert said.startswith("Hand 2 (2 of 2) · trick 1 of 13. "), said
+        assert ", ".join(f"{COMPASS[s]} {card_text(c)}" for s, c in first) in said
+        assert said.endswith(f"; won by {COMPASS[records[1]['trick_winners'][0]]}."), said
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(
+            "() => document.getElementById('replay-where').textContent.startsWith('Hand 1 (1 of 2) · trick 13 ')"
+        )
+        page.keyboard.press("PageUp")
+        page.wait_for_function(
+            "() => document.getElementById('replay-trick').dataset.trick === '1'"
+        )
 
-            for width, height in SIZES:
-                page.set_viewport_size({"width": width, "height": height})
-                page.evaluate("window.scrollTo(0, 0)")
-                page.wait_for_timeout(150)  # a layout pass and a frame, not synchronisation
-                rects = page.evaluate(RECTS_JS)
-                for what in ("trick", "winner"):
-                    assert inside(rects[what], width, height), (width, height, what, rects[what])
-                for rect in rects["buttons"] + rects["cards"]:
-                    assert inside(rect, width, height), (width, height, rects)
-                assert len(rects["cards"]) == 4
-                assert rects["scrollWidth"] <= width, (width, rects["scrollWidth"])
-                # The screenshots docs/web.md shows (`make doc-images` writes them there).
-                name = f"web-replay-{width}x{height}.png"
-                data = page.screenshot(path=str(ARTIFACTS / name))
-                if os.environ.get("SPADES_DOC_IMAGES"):
-                    (DOC_IMAGES / name).write_bytes(data)
-                # A swipe to the left across the trick: the next trick; to the right: back.
-                box = page.locator("#replay-trick").bounding_box()
-                assert box is not None
-                y = box["y"] + box["height"] / 2
-                for dx, expect in ((-120, "2"), (120, "1")):
-                    x = box["x"] + box["width"] / 2
-                    page.mouse.move(x - dx / 2, y)
-                    page.mouse.down()
-                    page.mouse.move(x + dx / 2, y, steps=4)
-                    page.mouse.up()
-                    page.wait_for_function(
-                        f"() => document.getElementById('replay-trick').dataset.trick === '{expect}'"
-                    )
-            problems += axe_problems(page, "replay at 1280x800")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.evaluate("window.scrollTo(0, 0)")
+            page.wait_for_timeout(150)  # a layout pass and a frame, not synchronisation
+            rects = page.evaluate(RECTS_JS)
+            for what in ("trick", "winner"):
+                assert inside(rects[what], width, height), (width, height, what, rects[what])
+            for rect in rects["buttons"] + rects["cards"]:
+                assert inside(rect, width, height), (width, height, rects)
+            assert len(rects["cards"]) == 4
+            assert rects["scrollWidth"] <= width, (width, rects["scrollWidth"])
+            # The screenshots docs/web.md shows (`make doc-images` writes them there).
+            name = f"web-replay-{width}x{height}.png"
+            data = page.screenshot(path=str(ARTIFACTS / name))
+            if os.environ.get("SPADES_DOC_IMAGES"):
+                (DOC_IMAGES / name).write_bytes(data)
+            # A swipe to the left across the trick: the next trick; to the right: back.
+            box = page.locator("#replay-trick").bounding_box()
+            assert box is not None
+            y = box["y"] + box["height"] / 2
+            for dx, expect in ((-120, "2"), (120, "1")):
+                x = box["x"] + box["width"] / 2
+                page.mouse.move(x - dx / 2, y)
+                page.mouse.down()
+                page.mouse.move(x + dx / 2, y, steps=4)
+                page.mouse.up()
+                page.wait_for_function(
+                    f"() => document.getElementById('replay-trick').dataset.trick === '{expect}'"
+                )
+        problems += axe_problems(page, "replay at 1280x800")
 
-            # The buttons by touch: a tap on "Hand ▶▶" and on "◀ Trick".
-            page.tap("#replay-last")
-            page.wait_for_function(
-                "() => document.getElementById('replay-where').textContent.startsWith('Hand 2 ')"
-            )
-            page.tap("#replay-prev")
-            page.wait_for_function(
-                "() => document.getElementById('replay-where').textContent.startsWith('Hand 1 (1 of 2) · trick 13 ')"
-            )
+        # The buttons by touch: a tap on "Hand ▶▶" and on "◀ Trick".
+        page.tap("#replay-last")
+        page.wait_for_function(
+            "() => document.getElementById('replay-where').textContent.startsWith('Hand 2 ')"
+        )
+        page.tap("#replay-prev")
+        page.wait_for_function(
+            "() => document.getElementById('replay-where').textContent.startsWith('Hand 1 (1 of 2) · trick 13 ')"
+        )
 
-            # A tampered deal: its hand's check fails, in red, saying where.
-            page.keyboard.press("Escape")
-            page.wait_for_selector("#replay-file", timeout=WAIT_MS)
-            page.set_input_files("#replay-file", str(tmp_path / "tampered.jsonl"))
-            page.wait_for_selector("#replay-trick", timeout=WAIT_MS)
-            page.wait_for_function(
-                "() => document.getElementById('replay-verdict').dataset.verdict === 'verified'"
-            )
-            page.keyboard.press("PageDown")
-            page.wait_for_function(
-                "() => document.getElementById('replay-verdict').dataset.verdict === 'MISMATCH'"
-            )
-            assert "the seed deals seat 0" in page.inner_text(".replay-panel.check.bad")
-        finally:
-            browser.close()
+        # A tampered deal: its hand's check fails, in red, saying where.
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#replay-file", timeout=WAIT_MS)
+        page.set_input_files("#replay-file", str(tmp_path / "tampered.jsonl"))
+        page.wait_for_selector("#replay-trick", timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => document.getElementById('replay-verdict').dataset.verdict === 'verified'"
+        )
+        page.keyboard.press("PageDown")
+        page.wait_for_function(
+            "() => document.getElementById('replay-verdict').dataset.verdict === 'MISMATCH'"
+        )
+        assert "the seed deals seat 0" in page.inner_text(".replay-panel.check.bad")
     assert problems == []
     assert errors == []
 

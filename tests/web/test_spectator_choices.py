@@ -10,62 +10,57 @@ from pathlib import Path
 import pytest
 
 from tests.web.browser import need_browser, served
-from tests.web.page import WAIT_MS, launch, open_page, register
+from tests.web.page import WAIT_MS, chromium, open_page, register
 
 pytestmark = pytest.mark.timeout(300)
 
 
 def test_the_create_form_and_the_lobby_say_what_spectators_may_see(tmp_path: Path) -> None:
     need_browser()
-    from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
     with (
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
-        sync_playwright() as pw,
+        chromium() as browser,
     ):
-        browser = launch(pw)
-        try:
-            pages = {}
-            for name in ("host", "viewer"):
-                page = open_page(browser, errors)
-                register(page, url, name)
-                pages[name] = page
-            host, viewer = pages["host"], pages["viewer"]
-            assert host.input_value("#create-delay") == "0"
-            assert not host.is_checked("#create-no-watching")
-            # A table that takes no spectators (the host leaves it to a bot), then a delayed one.
-            host.check("#create-no-watching")
-            host.click("#create-submit")
-            host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
-            closed = host.evaluate("spadesApp.table.table")
-            host.once("dialog", lambda dialog: dialog.accept())  # "Leave your seat?"
-            host.click("#leave")
-            host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
-            host.uncheck("#create-no-watching")
-            host.fill("#create-delay", "2")
-            host.click("#create-submit")
-            host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
-            delayed = host.evaluate("spadesApp.table.table")
-            assert delayed != closed
+        pages = {}
+        for name in ("host", "viewer"):
+            page = open_page(browser, errors)
+            register(page, url, name)
+            pages[name] = page
+        host, viewer = pages["host"], pages["viewer"]
+        assert host.input_value("#create-delay") == "0"
+        assert not host.is_checked("#create-no-watching")
+        # A table that takes no spectators (the host leaves it to a bot), then a delayed one.
+        host.check("#create-no-watching")
+        host.click("#create-submit")
+        host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+        closed = host.evaluate("spadesApp.table.table")
+        host.once("dialog", lambda dialog: dialog.accept())  # "Leave your seat?"
+        host.click("#leave")
+        host.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        host.uncheck("#create-no-watching")
+        host.fill("#create-delay", "2")
+        host.click("#create-submit")
+        host.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+        delayed = host.evaluate("spadesApp.table.table")
+        assert delayed != closed
 
-            item = f"#table-list [data-table='{delayed}']"
-            viewer.wait_for_selector(f"{item} >> text=spectators 2 tricks behind", timeout=WAIT_MS)
-            shut = f"#table-list [data-table='{closed}']"
-            viewer.wait_for_selector(f"{shut} >> text=no spectators", timeout=WAIT_MS)
-            assert viewer.locator(f"{shut} button", has_text="Watch").count() == 0
-            listed = viewer.evaluate(
-                "(t) => [spadesApp.tables.get(t[0]), spadesApp.tables.get(t[1])]"
-                ".map((i) => [i.no_watching ?? null, i.spectator_delay ?? null])",
-                [delayed, closed],
-            )
-            assert listed == [[None, 2], [True, None]]
-            # Watching the delayed table: the host has not played a card, so the spectator is
-            # before the hand (its deal and bids come once two tricks are over): no card shown.
-            viewer.locator(f"{item} button", has_text="Watch").click()
-            viewer.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
-            assert viewer.evaluate("spadesApp.table.seat ?? null") is None
-            assert viewer.locator("#felt [data-card]").count() == 0
-            assert errors == []
-        finally:
-            browser.close()
+        item = f"#table-list [data-table='{delayed}']"
+        viewer.wait_for_selector(f"{item} >> text=spectators 2 tricks behind", timeout=WAIT_MS)
+        shut = f"#table-list [data-table='{closed}']"
+        viewer.wait_for_selector(f"{shut} >> text=no spectators", timeout=WAIT_MS)
+        assert viewer.locator(f"{shut} button", has_text="Watch").count() == 0
+        listed = viewer.evaluate(
+            "(t) => [spadesApp.tables.get(t[0]), spadesApp.tables.get(t[1])]"
+            ".map((i) => [i.no_watching ?? null, i.spectator_delay ?? null])",
+            [delayed, closed],
+        )
+        assert listed == [[None, 2], [True, None]]
+        # Watching the delayed table: the host has not played a card, so the spectator is
+        # before the hand (its deal and bids come once two tricks are over): no card shown.
+        viewer.locator(f"{item} button", has_text="Watch").click()
+        viewer.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+        assert viewer.evaluate("spadesApp.table.seat ?? null") is None
+        assert viewer.locator("#felt [data-card]").count() == 0
+        assert errors == []

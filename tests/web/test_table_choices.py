@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.browser import need_browser, served
-from tests.web.page import WAIT_MS, launch, open_page, play_hand, register, set_pace
+from tests.web.page import WAIT_MS, chromium, open_page, play_hand, register, set_pace
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -28,103 +28,97 @@ KINDS_JS = "() => [...document.querySelectorAll('#create-bot option')].map((o) =
 
 def test_bot_strength_rules_in_words_and_the_game_over_dialog(tmp_path: Path) -> None:
     need_browser()
-    from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
     with (
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
-        sync_playwright() as pw,
+        chromium() as browser,
     ):
-        browser = launch(pw)
-        try:
-            page = open_page(browser, errors)
-            register(page, url, "chooser")
+        page = open_page(browser, errors)
+        register(page, url, "chooser")
 
-            # The rules in words: the preset's description, then each option of this game that
-            # matters, from the engine's table; no engine keys, no true/false, no Hearts option.
-            page.select_option("#create-preset", "standard")
-            page.click("#preset-rules summary")
-            rules = page.inner_text("#preset-options")
-            assert "Spades as pagat gives it" in rules, rules
-            assert "Nil is worth" in rules and "100 points" in rules, rules
-            assert "Blind nil" in rules and "Blind nil is worth" not in rules, rules
-            assert "the player on the dealer's left" in rules, rules
-            for word in ("_", "true", "false", "moon", "Passing", "hearts"):
-                assert word not in rules, (word, rules)
-            # Each label beside its value: the list holds only label and value pairs (the
-            # description before it once shifted every value into the next label's row).
-            assert page.evaluate(ALIGNED_JS), "a rules label is not beside its value"
-            page.select_option("#create-preset", "yahoo")
-            rules = page.inner_text("#preset-options")
-            assert "Blind nil is worth" in rules and "200 points" in rules, rules
-            assert "counted in the score's last digit" in rules, rules
-            page.select_option("#create-game", "hearts")
-            rules = page.inner_text("#preset-options")
-            assert "Shooting the moon" in rules and "Nil" not in rules and "Bags" not in rules
-            assert "left, right, across, no pass" in rules, rules
-            page.select_option("#create-game", "spades")
-            page.select_option("#create-preset", "standard")
+        # The rules in words: the preset's description, then each option of this game that
+        # matters, from the engine's table; no engine keys, no true/false, no Hearts option.
+        page.select_option("#create-preset", "standard")
+        page.click("#preset-rules summary")
+        rules = page.inner_text("#preset-options")
+        assert "Spades as pagat gives it" in rules, rules
+        assert "Nil is worth" in rules and "100 points" in rules, rules
+        assert "Blind nil" in rules and "Blind nil is worth" not in rules, rules
+        assert "the player on the dealer's left" in rules, rules
+        for word in ("_", "true", "false", "moon", "Passing", "hearts"):
+            assert word not in rules, (word, rules)
+        # Each label beside its value: the list holds only label and value pairs (the
+        # description before it once shifted every value into the next label's row).
+        assert page.evaluate(ALIGNED_JS), "a rules label is not beside its value"
+        page.select_option("#create-preset", "yahoo")
+        rules = page.inner_text("#preset-options")
+        assert "Blind nil is worth" in rules and "200 points" in rules, rules
+        assert "counted in the score's last digit" in rules, rules
+        page.select_option("#create-game", "hearts")
+        rules = page.inner_text("#preset-options")
+        assert "Shooting the moon" in rules and "Nil" not in rules and "Bags" not in rules
+        assert "left, right, across, no pass" in rules, rules
+        page.select_option("#create-game", "spades")
+        page.select_option("#create-preset", "standard")
 
-            # The bots' strength: four kinds, weakest first, heuristic by default.
-            assert page.evaluate(KINDS_JS) == ["random", "heuristic", "search_fast", "search"]
-            assert page.input_value("#create-bot") == "heuristic"
-            page.select_option("#create-bot", "search_fast")
-            page.fill("#create-hands", "1")
-            page.click("#create-submit")
-            page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
-            set_pace(page, "fast")
-            page.wait_for_function(
-                "() => (document.getElementById('felt').textContent.match(/quick search bot/g)"
-                " || []).length === 3",
-                timeout=WAIT_MS,
-            )
-            assert "bot:" not in page.inner_text("#felt")
-            # At the table too, the rules in words: the preset's, with the table's own changes.
-            page.click("#table-rules summary")
-            rules = page.inner_text("#table-rules")
-            assert "Spades as pagat gives it" in rules and "Hands\n1 hand" in rules, rules
-            assert "Hand by hand" not in rules  # no Crazy schedule here: not listed as "none"
-            page.click("#table-rules summary")
-            table = page.evaluate("spadesApp.table.table")
-            kinds = page.evaluate(
-                "(t) => spadesApp.tables.get(t).seats.map((s) => s.bot_kind ?? null)", table
-            )
-            assert kinds == [None, "search_fast", "search_fast", "search_fast"]
+        # The bots' strength: four kinds, weakest first, heuristic by default.
+        assert page.evaluate(KINDS_JS) == ["random", "heuristic", "search_fast", "search"]
+        assert page.input_value("#create-bot") == "heuristic"
+        page.select_option("#create-bot", "search_fast")
+        page.fill("#create-hands", "1")
+        page.click("#create-submit")
+        page.wait_for_selector("#table-screen:not([hidden]) #hand .card", timeout=WAIT_MS)
+        set_pace(page, "fast")
+        page.wait_for_function(
+            "() => (document.getElementById('felt').textContent.match(/quick search bot/g)"
+            " || []).length === 3",
+            timeout=WAIT_MS,
+        )
+        assert "bot:" not in page.inner_text("#felt")
+        # At the table too, the rules in words: the preset's, with the table's own changes.
+        page.click("#table-rules summary")
+        rules = page.inner_text("#table-rules")
+        assert "Spades as pagat gives it" in rules and "Hands\n1 hand" in rules, rules
+        assert "Hand by hand" not in rules  # no Crazy schedule here: not listed as "none"
+        page.click("#table-rules summary")
+        table = page.evaluate("spadesApp.table.table")
+        kinds = page.evaluate(
+            "(t) => spadesApp.tables.get(t).seats.map((s) => s.bot_kind ?? null)", table
+        )
+        assert kinds == [None, "search_fast", "search_fast", "search_fast"]
 
-            play_hand(page)
+        play_hand(page)
 
-            # The game-over dialog: who played, the final scores, the sheet, Play again.
-            dialog = page.inner_text("#game-over")
-            over = page.evaluate("spadesApp.table.gameOver")
-            for name in (
-                "You",
-                "West (quick search bot)",
-                "North (quick search bot)",
-                "East (quick search bot)",
-            ):
-                assert name in dialog, (name, dialog)
-            finals = page.locator("#game-over .finals li")
-            assert finals.count() == 2
-            for i, score in enumerate(over["scores"]):
-                line = finals.nth(i).inner_text()
-                assert re.search(rf"(?<![\d−-]){re.escape(str(score).replace('-', '−'))}$", line)
-            assert "You and North (quick search bot)" in finals.nth(0).inner_text()
-            assert page.locator("#game-over .sheet tbody tr").count() == 1
-            assert page.locator("#game-over #play-again").is_visible()
-            page.click("#play-again")
-            page.wait_for_function(
-                "(old) => spadesApp.table && spadesApp.table.table !== old"
-                " && spadesApp.tables.has(spadesApp.table.table)",
-                arg=table,
-                timeout=WAIT_MS,
-            )
-            kinds = page.evaluate(
-                "() => spadesApp.tables.get(spadesApp.table.table).seats"
-                ".map((s) => s.bot_kind ?? null)"
-            )
-            assert kinds == [None, "search_fast", "search_fast", "search_fast"]
-        finally:
-            browser.close()
+        # The game-over dialog: who played, the final scores, the sheet, Play again.
+        dialog = page.inner_text("#game-over")
+        over = page.evaluate("spadesApp.table.gameOver")
+        for name in (
+            "You",
+            "West (quick search bot)",
+            "North (quick search bot)",
+            "East (quick search bot)",
+        ):
+            assert name in dialog, (name, dialog)
+        finals = page.locator("#game-over .finals li")
+        assert finals.count() == 2
+        for i, score in enumerate(over["scores"]):
+            line = finals.nth(i).inner_text()
+            assert re.search(rf"(?<![\d−-]){re.escape(str(score).replace('-', '−'))}$", line)
+        assert "You and North (quick search bot)" in finals.nth(0).inner_text()
+        assert page.locator("#game-over .sheet tbody tr").count() == 1
+        assert page.locator("#game-over #play-again").is_visible()
+        page.click("#play-again")
+        page.wait_for_function(
+            "(old) => spadesApp.table && spadesApp.table.table !== old"
+            " && spadesApp.tables.has(spadesApp.table.table)",
+            arg=table,
+            timeout=WAIT_MS,
+        )
+        kinds = page.evaluate(
+            "() => spadesApp.tables.get(spadesApp.table.table).seats.map((s) => s.bot_kind ?? null)"
+        )
+        assert kinds == [None, "search_fast", "search_fast", "search_fast"]
     assert errors == []
 
 
@@ -150,100 +144,93 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
     seat's cards face down (as many as it holds), no Bid or Bags column in Hearts, no raw card
     codes in the log, the scores signed plainly, and the players named at the game's end."""
     need_browser()
-    from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
     with (
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
-        sync_playwright() as pw,
+        chromium() as browser,
     ):
-        browser = launch(pw)
-        try:
-            host = open_page(browser, errors, label="host")
-            register(host, url, "player")
-            host.select_option("#create-game", "hearts")
-            host.select_option("#create-bot", "random")
-            host.fill("#create-hands", "1")
-            host.click("#create-submit")
-            host.wait_for_selector("#choose", timeout=WAIT_MS)
-            set_pace(host, "fast")
-            table = host.evaluate("spadesApp.table.table")
+        host = open_page(browser, errors, label="host")
+        register(host, url, "player")
+        host.select_option("#create-game", "hearts")
+        host.select_option("#create-bot", "random")
+        host.fill("#create-hands", "1")
+        host.click("#create-submit")
+        host.wait_for_selector("#choose", timeout=WAIT_MS)
+        set_pace(host, "fast")
+        table = host.evaluate("spadesApp.table.table")
 
-            phone = open_page(
-                browser,
-                errors,
-                label="phone",
-                width=390,
-                height=844,
-                is_mobile=True,
-                has_touch=True,
+        phone = open_page(
+            browser,
+            errors,
+            label="phone",
+            width=390,
+            height=844,
+            is_mobile=True,
+            has_touch=True,
+        )
+        phone.goto(url)
+        phone.fill("#login-name", "watcher")
+        phone.tap("#guest")
+        phone.wait_for_selector(f"[data-key='watch-{table}']", timeout=WAIT_MS)
+        phone.tap(f"[data-key='watch-{table}']")
+        phone.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
+        set_pace(phone, "fast")
+        # Every seat's cards face down, as many as it holds, on a phone too.
+        phone.wait_for_function(
+            "() => spadesApp.table && (spadesApp.table.view.hand_sizes || []).length === 4",
+            timeout=WAIT_MS,
+        )
+        for size, shown, label in phone.evaluate(BACKS_JS):
+            # (13, or 10 while a seat's pass is on its way)
+            assert size in (10, 13) and shown == size and label == f"{size} cards", (
+                size,
+                shown,
+                label,
             )
-            phone.goto(url)
-            phone.fill("#login-name", "watcher")
-            phone.tap("#guest")
-            phone.wait_for_selector(f"[data-key='watch-{table}']", timeout=WAIT_MS)
-            phone.tap(f"[data-key='watch-{table}']")
-            phone.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)
-            set_pace(phone, "fast")
-            # Every seat's cards face down, as many as it holds, on a phone too.
-            phone.wait_for_function(
-                "() => spadesApp.table && (spadesApp.table.view.hand_sizes || []).length === 4",
-                timeout=WAIT_MS,
-            )
-            for size, shown, label in phone.evaluate(BACKS_JS):
-                # (13, or 10 while a seat's pass is on its way)
-                assert size in (10, 13) and shown == size and label == f"{size} cards", (
-                    size,
-                    shown,
-                    label,
-                )
-            assert "Bid" not in phone.inner_text("#scores")
-            assert "Bags" not in phone.inner_text("#scores")
+        assert "Bid" not in phone.inner_text("#scores")
+        assert "Bags" not in phone.inner_text("#scores")
 
-            # The host passes three cards and plays the hand out by clicking.
-            checked_backs = False
-            for _ in range(60):  # a pass and 13 cards; the bound is generous
-                state = str(host.wait_for_function(HEARTS_STATE_JS, timeout=WAIT_MS).json_value())
-                if state == "over":
-                    break
-                if state == "pass":
-                    for card in host.locator("#hand .card:not(:disabled)").all()[:3]:
-                        card.click()
-                    host.wait_for_selector("#choose:not([disabled])", timeout=WAIT_MS)
-                    host.click("#choose")
-                    host.wait_for_selector("#choose", state="detached", timeout=WAIT_MS)
-                    continue
-                card = host.locator("#hand .card.legal").first
-                name = card.get_attribute("data-card")
-                card.click()
-                host.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
-                if not checked_backs and phone.evaluate("spadesApp.table.view.played.length") > 6:
-                    # Mid-hand, the backs still count each hand.
-                    for size, shown, _ in phone.evaluate(BACKS_JS):
-                        assert shown == min(size, 18), (size, shown)
-                    checked_backs = True
-            else:  # pragma: no cover
-                raise AssertionError("the hand did not end")
-            assert checked_backs
+        # The host passes three cards and plays the hand out by clicking.
+        checked_backs = False
+        for _ in range(60):  # a pass and 13 cards; the bound is generous
+            state = str(host.wait_for_function(HEARTS_STATE_JS, timeout=WAIT_MS).json_value())
+            if state == "over":
+                break
+            if state == "pass":
+                for card in host.locator("#hand .card:not(:disabled)").all()[:3]:
+                    card.click()
+                host.wait_for_selector("#choose:not([disabled])", timeout=WAIT_MS)
+                host.click("#choose")
+                host.wait_for_selector("#choose", state="detached", timeout=WAIT_MS)
+                continue
+            card = host.locator("#hand .card.legal").first
+            name = card.get_attribute("data-card")
+            card.click()
+            host.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+            if not checked_backs and phone.evaluate("spadesApp.table.view.played.length") > 6:
+                # Mid-hand, the backs still count each hand.
+                for size, shown, _ in phone.evaluate(BACKS_JS):
+                    assert shown == min(size, 18), (size, shown)
+                checked_backs = True
+        else:  # pragma: no cover
+            raise AssertionError("the hand did not end")
+        assert checked_backs
 
-            phone.wait_for_selector("#game-over:not([hidden])", timeout=WAIT_MS)
-            log = phone.inner_text("#table-log")
-            assert "plays" in log and not RAW_CARD.search(log), log
-            assert re.search(r"[♣♦♥♠]", log), log
-            summary = (
-                phone.inner_text("#result")
-                if phone.locator("#result:not([hidden])").count()
-                else ""
-            )
-            for text in (log, summary, phone.inner_text("#game-over")):
-                assert "–+" not in text and "+-" not in text and "+−" not in text, text
-            dialog = phone.inner_text("#game-over")
-            assert "South (player)" in dialog and "West (random bot)" in dialog, dialog
-            finals = phone.locator("#game-over .finals li")
-            assert finals.count() == 4
-            # Each alone: the seat and its player, then the score; no side name repeated.
-            assert re.fullmatch(r"West \(random bot\) · −?\d+", finals.nth(1).inner_text())
-            assert "Bid" not in phone.inner_text("#game-over .sheet")
-        finally:
-            browser.close()
+        phone.wait_for_selector("#game-over:not([hidden])", timeout=WAIT_MS)
+        log = phone.inner_text("#table-log")
+        assert "plays" in log and not RAW_CARD.search(log), log
+        assert re.search(r"[♣♦♥♠]", log), log
+        summary = (
+            phone.inner_text("#result") if phone.locator("#result:not([hidden])").count() else ""
+        )
+        for text in (log, summary, phone.inner_text("#game-over")):
+            assert "–+" not in text and "+-" not in text and "+−" not in text, text
+        dialog = phone.inner_text("#game-over")
+        assert "South (player)" in dialog and "West (random bot)" in dialog, dialog
+        finals = phone.locator("#game-over .finals li")
+        assert finals.count() == 4
+        # Each alone: the seat and its player, then the score; no side name repeated.
+        assert re.fullmatch(r"West \(random bot\) · −?\d+", finals.nth(1).inner_text())
+        assert "Bid" not in phone.inner_text("#game-over .sheet")
     assert errors == []

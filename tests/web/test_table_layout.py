@@ -24,7 +24,7 @@ from tests.web.browser import (
     png_variety,
     served,
 )
-from tests.web.page import STATE_JS, WAIT_MS, launch, open_page, register_and_open, set_pace
+from tests.web.page import STATE_JS, WAIT_MS, chromium, open_page, register_and_open, set_pace
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -107,83 +107,78 @@ def colour_runs(colours: list[str]) -> int:
 
 def test_every_screen_shows_the_trick_the_seats_and_the_whole_hand(tmp_path: Path) -> None:
     need_browser()
-    from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     with (
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
-        sync_playwright() as pw,
+        chromium() as browser,
     ):
-        browser = launch(pw)
-        try:
-            page = open_page(browser, errors)
-            register_and_open(page, url, "layout", hands=1)
-            set_pace(page, "fast")
-            page.wait_for_function(STATE_JS, timeout=WAIT_MS)
-            page.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
+        page = open_page(browser, errors)
+        register_and_open(page, url, "layout", hands=1)
+        set_pace(page, "fast")
+        page.wait_for_function(STATE_JS, timeout=WAIT_MS)
+        page.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
 
-            # The bid: thirteen cards and the bid buttons.
-            geometry = check_layout(page, "bid")
-            hand = geometry["1280x800"]["hand"]
-            assert len(hand) == 13
-            # Suits grouped, and no two suits of one colour side by side where the hand has a
-            # red and a black suit to put between them.
-            suits = [c["card"][1] for c in hand]
-            groups = [s for i, s in enumerate(suits) if i == 0 or suits[i - 1] != s]
-            assert len(groups) == len(set(groups)), suits
-            colour = {"C": "black", "S": "black", "D": "red", "H": "red"}
-            blacks = sum(1 for s in groups if colour[s] == "black")
-            reds = len(groups) - blacks
-            needed = max(0, abs(blacks - reds) - 1)
-            assert colour_runs([colour[s] for s in groups]) == needed, groups
-            # The four-colour deck: each suit its own colour, remembered.
-            page.click("#settings summary")
-            page.check("#four-colour")
-            page.click("#settings summary")
-            by_suit = page.evaluate(
-                """() => { const seen = {}; for (const c of document.querySelectorAll('#hand .card'))
-                seen[c.dataset.card[1]] = getComputedStyle(c).color; return seen; }"""
-            )
-            assert len(set(by_suit.values())) == len(by_suit), by_suit
-            assert page.evaluate("localStorage.getItem('spades.fourColour')") == "yes"
-            page.click("#settings summary")
-            page.uncheck("#four-colour")
-            page.click("#settings summary")
+        # The bid: thirteen cards and the bid buttons.
+        geometry = check_layout(page, "bid")
+        hand = geometry["1280x800"]["hand"]
+        assert len(hand) == 13
+        # Suits grouped, and no two suits of one colour side by side where the hand has a
+        # red and a black suit to put between them.
+        suits = [c["card"][1] for c in hand]
+        groups = [s for i, s in enumerate(suits) if i == 0 or suits[i - 1] != s]
+        assert len(groups) == len(set(groups)), suits
+        colour = {"C": "black", "S": "black", "D": "red", "H": "red"}
+        blacks = sum(1 for s in groups if colour[s] == "black")
+        reds = len(groups) - blacks
+        needed = max(0, abs(blacks - reds) - 1)
+        assert colour_runs([colour[s] for s in groups]) == needed, groups
+        # The four-colour deck: each suit its own colour, remembered.
+        page.click("#settings summary")
+        page.check("#four-colour")
+        page.click("#settings summary")
+        by_suit = page.evaluate(
+            """() => { const seen = {}; for (const c of document.querySelectorAll('#hand .card'))
+            seen[c.dataset.card[1]] = getComputedStyle(c).color; return seen; }"""
+        )
+        assert len(set(by_suit.values())) == len(by_suit), by_suit
+        assert page.evaluate("localStorage.getItem('spades.fourColour')") == "yes"
+        page.click("#settings summary")
+        page.uncheck("#four-colour")
+        page.click("#settings summary")
 
-            page.locator("#actions button.bid").nth(3).click()
-            page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
-            trick_shot = False
-            for _ in range(60):
-                state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
-                if state == "over":
-                    break
-                assert state == "play", state
-                if not trick_shot and page.evaluate("spadesApp.table.view.last_trick.length") == 4:
-                    # A completed trick, as the player asks for it again (it stays put for the
-                    # screenshots, where a held one slides away after its pace).
-                    page.click("#last-trick")
-                    page.wait_for_selector("#trick.review", timeout=WAIT_MS)
-                    geometry = check_layout(page, "trick")
-                    assert len(geometry["390x844"]["trickCards"]) == 4
-                    page.click("#last-trick")
-                    trick_shot = True
-                card = page.locator("#hand .card.legal").first
-                name = card.get_attribute("data-card")
-                card.click()
-                page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
-            else:  # pragma: no cover
-                raise AssertionError("the hand did not end")
-            assert trick_shot
+        page.locator("#actions button.bid").nth(3).click()
+        page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+        trick_shot = False
+        for _ in range(60):
+            state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+            if state == "over":
+                break
+            assert state == "play", state
+            if not trick_shot and page.evaluate("spadesApp.table.view.last_trick.length") == 4:
+                # A completed trick, as the player asks for it again (it stays put for the
+                # screenshots, where a held one slides away after its pace).
+                page.click("#last-trick")
+                page.wait_for_selector("#trick.review", timeout=WAIT_MS)
+                geometry = check_layout(page, "trick")
+                assert len(geometry["390x844"]["trickCards"]) == 4
+                page.click("#last-trick")
+                trick_shot = True
+            card = page.locator("#hand .card.legal").first
+            name = card.get_attribute("data-card")
+            card.click()
+            page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+        else:  # pragma: no cover
+            raise AssertionError("the hand did not end")
+        assert trick_shot
 
-            page.click("#game-over-keep")
-            page.wait_for_selector("#result:not([hidden])", timeout=WAIT_MS)
-            check_layout(page, "result", overlay="#result")
-            page.click("#sheet-open")
-            page.wait_for_selector("#sheet:not([hidden])", timeout=WAIT_MS)
-            check_layout(page, "sheet", overlay="#sheet .dialog")
-        finally:
-            browser.close()
+        page.click("#game-over-keep")
+        page.wait_for_selector("#result:not([hidden])", timeout=WAIT_MS)
+        check_layout(page, "result", overlay="#result")
+        page.click("#sheet-open")
+        page.wait_for_selector("#sheet:not([hidden])", timeout=WAIT_MS)
+        check_layout(page, "sheet", overlay="#sheet .dialog")
     assert errors == []
 
 
