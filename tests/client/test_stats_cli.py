@@ -11,40 +11,21 @@ import trio
 from engine.hand_stats import TALLY_FIELDS
 from protocol.errors import ErrorCode
 from protocol.messages import (
-    CreateTable,
     Error,
     GameOver,
-    Guest,
-    LoggedIn,
     PlayerStats,
-    Spectate,
     Stats,
     TableClosed,
-    TableCreated,
-    Welcome,
 )
-from protocol.types import Game
 from server.app import Server
 from server.stats import player_stats, rebuild
 from tests.client.test_cli import one_line_error, spades
-from tests.server.wire_client import WireClient
+from tests.server.wire_client import WireClient, watch_bots_game
 
 
 async def _bots_game(server: Server) -> tuple[WireClient, list[str]]:
     """A two-hand game of four built-in bots, watched to its end; the bots' account names."""
-    client = await WireClient.connect(server.port)
-    assert isinstance(await client.hello(), Welcome)
-    assert isinstance(await client.request(Guest()), LoggedIn)
-    created = await client.request(
-        CreateTable(
-            game=Game.SPADES,
-            preset="standard",
-            options={"target_score": 0, "max_hands": 2},
-            bots=[0, 1, 2, 3],
-        )
-    )
-    assert isinstance(created, TableCreated), created
-    await client.request(Spectate(table=created.table))
+    client, _ = await watch_bots_game(server.port, {"target_score": 0, "max_hands": 2})
     end = await client.expect(GameOver | TableClosed)  # type: ignore[arg-type]
     assert isinstance(end, GameOver), end
 

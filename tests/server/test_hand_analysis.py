@@ -15,24 +15,17 @@ from engine.records import game_records, hand_to_record
 from engine.review import PlayedHand, Reviewer
 from engine.ruleset import PRESETS, Ruleset
 from protocol.messages import (
-    CreateTable,
     GameOver,
-    Guest,
     HandDealt,
-    LoggedIn,
     PlayerStats,
-    Spectate,
     Stats,
-    TableCreated,
-    Welcome,
 )
-from protocol.types import Game
 from server.app import local_config, running_server
 from server.dd_worker import analyse
 from server.hand_analysis import HandAnalysis, analyse_in_process
 from server.storage import Store, Tx
 from tests.engine.helpers import fill_deal, play_random_game, random_action, spades
-from tests.server.wire_client import WireClient
+from tests.server.wire_client import watch_bots_game
 
 
 def _record() -> dict[str, Any]:
@@ -60,19 +53,9 @@ async def test_a_game_goes_on_while_a_hand_is_analysed(tmp_path: Path) -> None:
             assert server.analysis is not None
             server.analysis.analyse = held
             server.analysis.busy = lambda: False  # a shared test machine may be loaded
-            client = await WireClient.connect(server.port)
-            assert isinstance(await client.hello(), Welcome)
-            assert isinstance(await client.request(Guest()), LoggedIn)
-            created = await client.request(
-                CreateTable(
-                    game=Game.SPADES,
-                    preset="standard",
-                    options={"target_score": 0, "max_hands": 2},
-                    bots=[0, 1, 2, 3],
-                )
+            client, created = await watch_bots_game(
+                server.port, {"target_score": 0, "max_hands": 2}
             )
-            assert isinstance(created, TableCreated), created
-            await client.request(Spectate(table=created.table))
             over = await client.expect(GameOver)
             assert over.table == created.table
             dealt = [m.hand_number for m in client.received if isinstance(m, HandDealt)]

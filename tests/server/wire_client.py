@@ -21,14 +21,20 @@ from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolErr
 from protocol.framing import FrameDecoder
 from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
+    CreateTable,
+    Guest,
     Hello,
+    LoggedIn,
     Message,
     Ping,
     Reply,
     Request,
     Sender,
+    Spectate,
+    TableCreated,
+    Welcome,
 )
-from protocol.types import ClientKind
+from protocol.types import ClientKind, Game
 from protocol.wire import encode
 
 M = TypeVar("M", bound=Message)
@@ -171,3 +177,17 @@ class WireClient:
 
     async def aclose(self) -> None:
         await self.stream.aclose()
+
+
+async def watch_bots_game(port: int, options: dict[str, Any]) -> tuple[WireClient, TableCreated]:
+    """A guest on the server at `port` creates a standard Spades table of four built-in bots with
+    `options` and watches it; the connection (its events from the deal on) and the table."""
+    client = await WireClient.connect(port)
+    assert isinstance(await client.hello(), Welcome)
+    assert isinstance(await client.request(Guest()), LoggedIn)
+    created = await client.request(
+        CreateTable(game=Game.SPADES, preset="standard", options=options, bots=[0, 1, 2, 3])
+    )
+    assert isinstance(created, TableCreated), created
+    await client.request(Spectate(table=created.table))
+    return client, created
