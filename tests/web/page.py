@@ -73,6 +73,28 @@ def open_page(
     return page
 
 
+def open_phone(
+    browser: Any,
+    errors: list[str],
+    *,
+    label: str = "",
+    width: int = 390,
+    height: int = 844,
+    **context: Any,
+) -> Any:
+    """`open_page` as a phone: a touch screen, `width` x `height` (390 x 844 unless told)."""
+    return open_page(
+        browser,
+        errors,
+        label=label,
+        width=width,
+        height=height,
+        is_mobile=True,
+        has_touch=True,
+        **context,
+    )
+
+
 def register_as(page: Any, name: str) -> None:
     """On the login screen, register `name`, as a person does; returns at the lobby."""
     page.fill("#login-name", name)
@@ -119,6 +141,21 @@ def set_pace(page: Any, pace: str) -> None:
     page.click("#settings summary")
 
 
+def bid(page: Any, button: int) -> None:
+    """Click the bid button at index `button` (0: the first offered) and wait until the bid is
+    taken (the buttons gone)."""
+    page.locator("#actions button.bid").nth(button).click()
+    page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+
+
+def play_first_legal(page: Any) -> None:
+    """Click the first legal card of the hand and wait until it has left the hand."""
+    card = page.locator("#hand .card.legal").first
+    name = card.get_attribute("data-card")
+    card.click()
+    page.wait_for_selector(f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS)
+
+
 def play_hand(page: Any) -> None:
     """Bid (the third button) and play the first legal card by clicks until the game is over
     (one hand: a bid and 13 cards)."""
@@ -127,11 +164,7 @@ def play_hand(page: Any) -> None:
         if state == "over":
             return
         if state == "bid":
-            page.locator("#actions button.bid").nth(2).click()
-            page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+            bid(page, 2)
             continue
-        card = page.locator("#hand .card.legal").first
-        name = card.get_attribute("data-card")
-        card.click()
-        page.wait_for_selector(f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS)
+        play_first_legal(page)
     raise AssertionError("the game did not end")

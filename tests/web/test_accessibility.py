@@ -18,9 +18,11 @@ from tests.web.browser import ROOT, need_browser, served
 from tests.web.page import (
     STATE_JS,
     WAIT_MS,
+    bid,
     chromium,
     open_page,
     open_table,
+    play_first_legal,
     register,
     register_as,
     set_pace,
@@ -96,8 +98,7 @@ def test_axe_finds_nothing_serious_and_the_table_speaks(tmp_path: Path) -> None:
             " r.addedNodes.forEach((n) => window.__said.push(n.textContent))))"
             ".observe(el, { childList: true, characterData: true, subtree: true }); }"
         )
-        page.locator("#actions button.bid").nth(3).click()
-        page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+        bid(page, 3)
         named = tabbed = False
         for _ in range(60):
             state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
@@ -122,10 +123,7 @@ def test_axe_finds_nothing_serious_and_the_table_speaks(tmp_path: Path) -> None:
                 page.keyboard.press("Tab")
                 assert page.evaluate("document.activeElement.closest('#hand') === null")
                 tabbed = True
-            card = page.locator("#hand .card.legal").first
-            name = card.get_attribute("data-card")
-            card.click()
-            page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+            play_first_legal(page)
         else:  # pragma: no cover
             raise AssertionError("the hand did not end")
         assert named and tabbed

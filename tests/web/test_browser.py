@@ -17,7 +17,7 @@ from tests.web.browser import (
     png_variety,
     served,
 )
-from tests.web.page import WAIT_MS, chromium, collect_errors, open_page, register
+from tests.web.page import WAIT_MS, chromium, collect_errors, open_page, open_phone, register
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -88,16 +88,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         table_id = page.evaluate("spadesApp.table.table")
 
         # A phone watches: touch screen, 390 px wide, a guest.
-        phone = open_page(
-            browser,
-            errors,
-            label="watcher",
-            width=390,
-            height=844,
-            is_mobile=True,
-            has_touch=True,
-            device_scale_factor=1,
-        )
+        phone = open_phone(browser, errors, label="watcher", device_scale_factor=1)
         phone.goto(url)
         phone.fill("#login-name", "bob")
         phone.tap("#guest")

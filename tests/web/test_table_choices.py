@@ -12,7 +12,16 @@ from pathlib import Path
 import pytest
 
 from tests.web.browser import need_browser, served
-from tests.web.page import WAIT_MS, chromium, open_page, play_hand, register, set_pace
+from tests.web.page import (
+    WAIT_MS,
+    chromium,
+    open_page,
+    open_phone,
+    play_first_legal,
+    play_hand,
+    register,
+    set_pace,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -160,15 +169,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
         set_pace(host, "fast")
         table = host.evaluate("spadesApp.table.table")
 
-        phone = open_page(
-            browser,
-            errors,
-            label="phone",
-            width=390,
-            height=844,
-            is_mobile=True,
-            has_touch=True,
-        )
+        phone = open_phone(browser, errors, label="phone")
         phone.goto(url)
         phone.fill("#login-name", "watcher")
         phone.tap("#guest")
@@ -204,10 +205,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
                 host.click("#choose")
                 host.wait_for_selector("#choose", state="detached", timeout=WAIT_MS)
                 continue
-            card = host.locator("#hand .card.legal").first
-            name = card.get_attribute("data-card")
-            card.click()
-            host.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+            play_first_legal(host)
             if not checked_backs and phone.evaluate("spadesApp.table.view.played.length") > 6:
                 # Mid-hand, the backs still count each hand.
                 for size, shown, _ in phone.evaluate(BACKS_JS):

@@ -13,10 +13,13 @@ from tests.web.browser import need_browser, served
 from tests.web.page import (
     STATE_JS,
     WAIT_MS,
+    bid,
     chromium,
     collect_errors,
     create_table,
     open_page,
+    open_phone,
+    play_first_legal,
     register,
     register_and_open,
     set_pace,
@@ -64,15 +67,7 @@ def test_what_players_expect(tmp_path: Path) -> None:
         )
         link = host.get_attribute("#invite", "href")
         assert link is not None and reply["table"] in link and reply["code"] in link
-        friend = open_page(
-            browser,
-            errors,
-            label="friend",
-            width=390,
-            height=844,
-            is_mobile=True,
-            has_touch=True,
-        )
+        friend = open_phone(browser, errors, label="friend")
         friend.goto(link)
         friend.fill("#login-name", "friend")
         friend.tap("#guest")
@@ -101,8 +96,7 @@ def test_what_players_expect(tmp_path: Path) -> None:
                 look.click()
                 friend.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
             if friend.locator("#actions button.bid").count():
-                friend.locator("#actions button.bid").nth(2).click()
-                friend.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+                bid(friend, 2)
             host.wait_for_timeout(100)  # a poll of two pages, bounded
         host.wait_for_selector("#actions button", timeout=WAIT_MS)
         first = host.locator("#actions button").first
@@ -160,15 +154,9 @@ def test_what_players_expect(tmp_path: Path) -> None:
                 if state == "over":
                     over += 1
                 elif state == "bid":
-                    page.locator("#actions button.bid").nth(2).click()
-                    page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+                    bid(page, 2)
                 elif state == "play":
-                    card = page.locator("#hand .card.legal").first
-                    name = card.get_attribute("data-card")
-                    card.click()
-                    page.wait_for_selector(
-                        f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS
-                    )
+                    play_first_legal(page)
             if over == 2:
                 break
             # Two players: look at each in turn; a short pause between looks (a poll, bounded).
@@ -228,8 +216,7 @@ def test_a_forced_card_plays_itself_and_a_hidden_tab_blinks(tmp_path: Path) -> N
             if state == "over":
                 break
             if state == "bid":
-                page.locator("#actions button.bid").nth(2).click()
-                page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+                bid(page, 2)
                 continue
             # The legal cards read in one step: the page may play a forced card a beat after
             # showing it, so a count and then a click could each see another moment.

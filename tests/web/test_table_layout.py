@@ -24,7 +24,16 @@ from tests.web.browser import (
     png_variety,
     served,
 )
-from tests.web.page import STATE_JS, WAIT_MS, chromium, open_page, register_and_open, set_pace
+from tests.web.page import (
+    STATE_JS,
+    WAIT_MS,
+    bid,
+    chromium,
+    open_page,
+    play_first_legal,
+    register_and_open,
+    set_pace,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -148,8 +157,7 @@ def test_every_screen_shows_the_trick_the_seats_and_the_whole_hand(tmp_path: Pat
         page.uncheck("#four-colour")
         page.click("#settings summary")
 
-        page.locator("#actions button.bid").nth(3).click()
-        page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+        bid(page, 3)
         trick_shot = False
         for _ in range(60):
             state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
@@ -165,10 +173,7 @@ def test_every_screen_shows_the_trick_the_seats_and_the_whole_hand(tmp_path: Pat
                 assert len(geometry["390x844"]["trickCards"]) == 4
                 page.click("#last-trick")
                 trick_shot = True
-            card = page.locator("#hand .card.legal").first
-            name = card.get_attribute("data-card")
-            card.click()
-            page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+            play_first_legal(page)
         else:  # pragma: no cover
             raise AssertionError("the hand did not end")
         assert trick_shot

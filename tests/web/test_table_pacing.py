@@ -12,7 +12,16 @@ from pathlib import Path
 import pytest
 
 from tests.web.browser import need_browser, served
-from tests.web.page import STATE_JS, WAIT_MS, chromium, open_page, register_and_open, set_pace
+from tests.web.page import (
+    STATE_JS,
+    WAIT_MS,
+    bid,
+    chromium,
+    open_page,
+    play_first_legal,
+    register_and_open,
+    set_pace,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -69,8 +78,7 @@ def test_tricks_stay_the_result_stays_and_the_score_sheet_lists_every_hand(tmp_p
             if state == "over":
                 break
             if state == "bid":
-                page.locator("#actions button.bid").nth(2).click()
-                page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+                bid(page, 2)
                 continue
             if not looked_back and page.evaluate("spadesApp.table.view.last_trick.length") == 4:
                 # The last trick on demand, named card by card, then back to the table.
@@ -85,10 +93,7 @@ def test_tricks_stay_the_result_stays_and_the_score_sheet_lists_every_hand(tmp_p
                 page.click("#last-trick")
                 page.wait_for_selector("#trick:not(.review)", timeout=WAIT_MS)
                 looked_back = True
-            card = page.locator("#hand .card.legal").first
-            name = card.get_attribute("data-card")
-            card.click()
-            page.wait_for_selector(f"#hand [data-card='{name}']", state="detached")
+            play_first_legal(page)
         else:  # pragma: no cover
             raise AssertionError("the game did not end")
         assert looked_back
