@@ -141,6 +141,12 @@ def set_pace(page: Any, pace: str) -> None:
     page.click("#settings summary")
 
 
+def wait_state(page: Any, probe: str = STATE_JS) -> str:
+    """Wait until the page asks something of its player, by `probe` (a function that returns
+    what, or ''); what it asks."""
+    return str(page.wait_for_function(probe, timeout=WAIT_MS).json_value())
+
+
 def bid(page: Any, button: int) -> None:
     """Click the bid button at index `button` (0: the first offered) and wait until the bid is
     taken (the buttons gone)."""
@@ -160,7 +166,7 @@ def play_hand(page: Any) -> None:
     """Bid (the third button) and play the first legal card by clicks until the game is over
     (one hand: a bid and 13 cards)."""
     for _ in range(60):  # the bound is generous
-        state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+        state = wait_state(page)
         if state == "over":
             return
         if state == "bid":

@@ -16,7 +16,6 @@ import pytest
 
 from tests.web.browser import ROOT, need_browser, served
 from tests.web.page import (
-    STATE_JS,
     WAIT_MS,
     bid,
     chromium,
@@ -26,6 +25,7 @@ from tests.web.page import (
     register,
     register_as,
     set_pace,
+    wait_state,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -101,7 +101,7 @@ def test_axe_finds_nothing_serious_and_the_table_speaks(tmp_path: Path) -> None:
         bid(page, 3)
         named = tabbed = False
         for _ in range(60):
-            state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+            state = wait_state(page)
             if state == "over":
                 break
             if not named and page.locator("#trick .card").count():

@@ -17,7 +17,15 @@ from tests.web.browser import (
     png_variety,
     served,
 )
-from tests.web.page import WAIT_MS, chromium, collect_errors, open_page, open_phone, register
+from tests.web.page import (
+    WAIT_MS,
+    chromium,
+    collect_errors,
+    open_page,
+    open_phone,
+    register,
+    wait_state,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -40,10 +48,6 @@ GEOMETRY_JS = """() => {
     trick: [...document.querySelectorAll('#trick .card')].map(rect),
   };
 }"""
-
-
-def wait_state(page: Any) -> str:
-    return str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
 
 
 def check_screen(page: Any, name: str, *, hand: bool) -> None:
@@ -109,7 +113,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         bids = 0
         shots = reloaded = dropped = False
         for _ in range(120):  # a hand is 13 plays and a bid; the bound is generous
-            state = wait_state(page)
+            state = wait_state(page, STATE_JS)
             if state == "over":
                 break
             version = page.evaluate("spadesApp.table.view.version")

@@ -21,6 +21,7 @@ from tests.web.page import (
     play_hand,
     register,
     set_pace,
+    wait_state,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -195,7 +196,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
         # The host passes three cards and plays the hand out by clicking.
         checked_backs = False
         for _ in range(60):  # a pass and 13 cards; the bound is generous
-            state = str(host.wait_for_function(HEARTS_STATE_JS, timeout=WAIT_MS).json_value())
+            state = wait_state(host, HEARTS_STATE_JS)
             if state == "over":
                 break
             if state == "pass":

@@ -23,6 +23,7 @@ from tests.web.page import (
     register,
     register_and_open,
     set_pace,
+    wait_state,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -212,7 +213,7 @@ def test_a_forced_card_plays_itself_and_a_hidden_tab_blinks(tmp_path: Path) -> N
 
         clicked = forced = 0
         for _ in range(60):
-            state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+            state = wait_state(page)
             if state == "over":
                 break
             if state == "bid":

@@ -33,6 +33,7 @@ from tests.web.page import (
     play_first_legal,
     register_and_open,
     set_pace,
+    wait_state,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -160,7 +161,7 @@ def test_every_screen_shows_the_trick_the_seats_and_the_whole_hand(tmp_path: Pat
         bid(page, 3)
         trick_shot = False
         for _ in range(60):
-            state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+            state = wait_state(page)
             if state == "over":
                 break
             assert state == "play", state

@@ -13,7 +13,6 @@ import pytest
 
 from tests.web.browser import need_browser, served
 from tests.web.page import (
-    STATE_JS,
     WAIT_MS,
     bid,
     chromium,
@@ -21,6 +20,7 @@ from tests.web.page import (
     play_first_legal,
     register_and_open,
     set_pace,
+    wait_state,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -74,7 +74,7 @@ def test_tricks_stay_the_result_stays_and_the_score_sheet_lists_every_hand(tmp_p
 
         looked_back = False
         for _ in range(120):  # two hands: 2 bids and 26 plays; the bound is generous
-            state = str(page.wait_for_function(STATE_JS, timeout=WAIT_MS).json_value())
+            state = wait_state(page)
             if state == "over":
                 break
             if state == "bid":
