@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from engine.actions import Action, Bid, LookAtHand
 from engine.cards import CardMask, mask_of, parse_card
 from engine.game import Game, Phase, new_game
-from engine.ordering import card_order
+from engine.ordering import ORDERS, card_order
 from engine.ruleset import Ruleset
 from engine.spades import SpadesGame
 
@@ -87,3 +87,31 @@ def play_random_game(
             continue
         game.apply(random_action(game, rng))
     return game
+
+
+def ending(
+    ruleset: Ruleset,
+    hand_number: int,
+    rng: random.Random,
+    size: int,
+    *,
+    break_at_random: bool = False,
+) -> tuple[list[CardMask], SpadesGame]:
+    """The last `size` tricks of a hand, small enough to search whole: `size` cards a seat from a
+    shuffled deck, every seat bid 1, the tricks before them side 0's, a random leader, and spades
+    broken at random if told (else not); the hands and the position."""
+    deck = list(ORDERS[ruleset.deck].cards)
+    rng.shuffle(deck)
+    hands = [sum(1 << c for c in deck[size * s : size * s + size]) for s in range(4)]
+    leader = rng.randrange(4)
+    game = SpadesGame.position(
+        ruleset,
+        hands=hands,
+        dealer=0,
+        bids=[Bid(seat=s, tricks=1) for s in range(4)],
+        leader=leader,
+        tricks_won=[13 - size, 0, 0, 0],
+        broken=rng.random() < 0.5 if break_at_random else False,
+        hand_number=hand_number,
+    )
+    return hands, game

@@ -13,6 +13,7 @@ from engine.double_dummy import BudgetExceeded, DoubleDummyError, Position, Solv
 from engine.ordering import ORDERS
 from engine.ruleset import PRESETS, Ruleset
 from engine.spades import SpadesGame
+from tests.engine.helpers import ending
 
 # Every four-handed preset, with the hand numbers of Crazy Spades that change the play rule.
 FOUR_HANDED = [name for name, r in PRESETS.items() if r.partnerships]
@@ -42,19 +43,7 @@ def minimax(game: SpadesGame) -> int:
 def random_ending(ruleset: Ruleset, hand_number: int, rng: random.Random, size: int) -> SpadesGame:
     """`size` cards a seat from a shuffled deck, a random leader and breaking, then 0-3 random
     legal cards of the first trick played."""
-    deck = list(ORDERS[ruleset.deck].cards)
-    rng.shuffle(deck)
-    hands = [sum(1 << c for c in deck[size * s : size * s + size]) for s in range(4)]
-    game = SpadesGame.position(
-        ruleset,
-        hands=hands,
-        dealer=0,
-        bids=[Bid(seat=s, tricks=1) for s in range(4)],
-        leader=rng.randrange(4),
-        tricks_won=[13 - size, 0, 0, 0],
-        broken=rng.random() < 0.5,
-        hand_number=hand_number,
-    )
+    _, game = ending(ruleset, hand_number, rng, size, break_at_random=True)
     for _ in range(rng.randrange(4)):
         legal = game.legal_play_mask(game.turn)
         game.play_fast(rng.choice([c for c in range(54) if legal >> c & 1]))

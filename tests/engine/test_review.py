@@ -14,6 +14,7 @@ from engine.records import game_records, record_to_hand
 from engine.review import NotReviewable, PlayedHand, Reviewer
 from engine.ruleset import PRESETS, Ruleset
 from engine.spades import SpadesGame
+from tests.engine.helpers import ending
 from tests.engine.test_double_dummy import CASES, minimax
 
 
@@ -22,18 +23,7 @@ def played_ending(
 ) -> tuple[list[int], list[tuple[int, int]], list[int]]:
     """`size` cards a seat, played out at random: the hands, the plays, side 0's minimax value
     before each card (and after the last: 0)."""
-    deck = list(ruleset_cards(ruleset))
-    rng.shuffle(deck)
-    hands = [sum(1 << c for c in deck[size * s : size * s + size]) for s in range(4)]
-    game = SpadesGame.position(
-        ruleset,
-        hands=hands,
-        dealer=0,
-        bids=[Bid(seat=s, tricks=1) for s in range(4)],
-        leader=rng.randrange(4),
-        tricks_won=[13 - size, 0, 0, 0],
-        hand_number=hand_number,
-    )
+    hands, game = ending(ruleset, hand_number, rng, size)
     plays, values = [], []
     while game.tricks_done < 13:
         values.append(minimax(game))
@@ -42,12 +32,6 @@ def played_ending(
         plays.append((game.turn, card))
         game.play_fast(card)
     return hands, plays, [*values, 0]
-
-
-def ruleset_cards(ruleset: Ruleset) -> tuple[int, ...]:
-    from engine.ordering import ORDERS
-
-    return tuple(ORDERS[ruleset.deck].cards)
 
 
 @settings(max_examples=40, deadline=None)
