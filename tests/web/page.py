@@ -102,6 +102,18 @@ def register_as(page: Any, name: str) -> None:
     page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
 
 
+def enter_as_guest(page: Any, name: str, *, touch: bool = False, at_lobby: bool = True) -> None:
+    """On the login screen, enter as a guest named `name` (a tap with `touch`, else a click);
+    with `at_lobby`, return at the lobby (a link to a table goes to the table instead)."""
+    page.fill("#login-name", name)
+    if touch:
+        page.tap("#guest")
+    else:
+        page.click("#guest")
+    if at_lobby:
+        page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+
+
 def register(page: Any, url: str, name: str) -> None:
     """Open the page and register `name`; returns at the lobby."""
     page.goto(url)

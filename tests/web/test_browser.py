@@ -21,6 +21,7 @@ from tests.web.page import (
     WAIT_MS,
     chromium,
     collect_errors,
+    enter_as_guest,
     open_page,
     open_phone,
     register,
@@ -94,8 +95,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         # A phone watches: touch screen, 390 px wide, a guest.
         phone = open_phone(browser, errors, label="watcher", device_scale_factor=1)
         phone.goto(url)
-        phone.fill("#login-name", "bob")
-        phone.tap("#guest")
+        enter_as_guest(phone, "bob", touch=True, at_lobby=False)
         item = f'article[data-table="{table_id}"]'
         phone.wait_for_selector(item, timeout=WAIT_MS)
         assert "standard" in phone.inner_text(item)  # the table's rules, before sitting
@@ -270,9 +270,7 @@ def test_friends_at_a_private_table_chat_and_see_who_is_gone(tmp_path: Path) -> 
         friend = friend_context.new_page()
         collect_errors(friend, errors, "friend")
         friend.goto(url)
-        friend.fill("#login-name", "friend")
-        friend.tap("#guest")
-        friend.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        enter_as_guest(friend, "friend", touch=True)
         # Listed, marked private: the code is needed to sit.
         assert "private" in friend.inner_text(f'article[data-table="{table_id}"]')
         friend.fill("#code-table", table_id)
@@ -341,6 +339,4 @@ def test_a_dns_rebinding_page_gets_nothing_and_a_listed_name_plays(tmp_path: Pat
         page.goto(f"http://club.example:{port}/")
         # The same script from the listed name's page: the way of telling is sound.
         assert page.evaluate(OPEN_WEBSOCKET_JS, f"ws://club.example:{port}/ws") == "open"
-        page.fill("#login-name", "clubber")
-        page.click("#guest")
-        page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        enter_as_guest(page, "clubber")

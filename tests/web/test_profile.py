@@ -13,7 +13,7 @@ from server.stats import player_stats
 from server.storage import write_transaction
 from tests.server.test_stats_store import _store_game
 from tests.web.browser import need_browser, served
-from tests.web.page import WAIT_MS, chromium, open_page
+from tests.web.page import WAIT_MS, chromium, enter_as_guest, open_page
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -28,9 +28,7 @@ def test_the_lobby_shows_a_players_profile(tmp_path: Path) -> None:
     with served(db) as url, chromium() as browser:
         page = open_page(browser, errors, width=390, height=844)
         page.goto(url)
-        page.fill("#login-name", "eve")
-        page.click("#guest")
-        page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        enter_as_guest(page, "eve")
 
         page.fill("#profile-name", "ada")
         page.click("#profile-form button[type=submit]")

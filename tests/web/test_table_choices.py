@@ -15,6 +15,7 @@ from tests.web.browser import need_browser, served
 from tests.web.page import (
     WAIT_MS,
     chromium,
+    enter_as_guest,
     open_page,
     open_phone,
     play_first_legal,
@@ -172,8 +173,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
 
         phone = open_phone(browser, errors, label="phone")
         phone.goto(url)
-        phone.fill("#login-name", "watcher")
-        phone.tap("#guest")
+        enter_as_guest(phone, "watcher", touch=True, at_lobby=False)
         phone.wait_for_selector(f"[data-key='watch-{table}']", timeout=WAIT_MS)
         phone.tap(f"[data-key='watch-{table}']")
         phone.wait_for_selector("#table-screen:not([hidden])", timeout=WAIT_MS)

@@ -17,6 +17,7 @@ from tests.web.page import (
     chromium,
     collect_errors,
     create_table,
+    enter_as_guest,
     open_page,
     open_phone,
     play_first_legal,
@@ -70,8 +71,7 @@ def test_what_players_expect(tmp_path: Path) -> None:
         assert link is not None and reply["table"] in link and reply["code"] in link
         friend = open_phone(browser, errors, label="friend")
         friend.goto(link)
-        friend.fill("#login-name", "friend")
-        friend.tap("#guest")
+        enter_as_guest(friend, "friend", touch=True, at_lobby=False)
         # Seated at the open seat (the partner's); blind nil is on, so the cards wait face down.
         friend.wait_for_function(
             "() => spadesApp.table && spadesApp.table.seat === 2"
