@@ -266,7 +266,7 @@ class Reviewer:
                 )
                 self._values[index] = solution.tricks[0]
             except BudgetExceeded:
-                pass
+                pass  # its value stays None: the cards around it are "not analysed (budget)"
             self._complete = index == 0
             yield index
 
