@@ -88,6 +88,21 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "match_started",
         "match_ended",
     ),
+    "Events": (
+        "event_create",
+        "events",
+        "event_list",
+        "event_show",
+        "event_info",
+        "event_register",
+        "event_withdraw",
+        "event_play",
+        "event_cancel",
+        "event_records",
+        "hand_records",
+        "event_round",
+        "event_ended",
+    ),
     "Player statistics": ("stats", "player_stats"),
     "Operator": (
         "operator_login",
@@ -223,7 +238,7 @@ def _unnamed(base: Any, markers: tuple[Any, ...]) -> Any:
 
 def render(name: str) -> str:
     """The body of one generated block, by its name."""
-    from protocol import operator_messages
+    from protocol import event_messages, operator_messages
     from protocol import types as wire_types
     from protocol.game_events import BidInfo
 
@@ -239,6 +254,13 @@ def render(name: str) -> str:
         "LadderMatch": wire_types.LadderMatch,
         "LadderHalf": wire_types.LadderHalf,
         "RatingMove": wire_types.RatingMove,
+        "EventSummary": event_messages.EventSummary,
+        "EventEntrant": event_messages.EventEntrant,
+        "EventRound": event_messages.EventRound,
+        "EventTable": event_messages.EventTable,
+        "EventBoard": event_messages.EventBoard,
+        "EventStanding": event_messages.EventStanding,
+        "EventMatch": event_messages.EventMatch,
         "SessionInfo": operator_messages.SessionInfo,
         "BanInfo": operator_messages.BanInfo,
     }

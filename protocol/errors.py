@@ -59,6 +59,14 @@ class ErrorCode(StrEnum):
     NO_SUCH_MATCH = "no_such_match"
     # Player statistics.
     NO_SUCH_ACCOUNT = "no_such_account"
+    # Events.
+    NO_SUCH_EVENT = "no_such_event"
+    EVENT_CLOSED = "event_closed"
+    NOT_REGISTERED = "not_registered"
+    ALREADY_REGISTERED = "already_registered"
+    EVENT_FULL = "event_full"
+    NOT_ALLOWED = "not_allowed"
+    BAD_EVENT = "bad_event"
     # The server itself.
     TIMEOUT = "timeout"
     SLOW_CONSUMER = "slow_consumer"
@@ -174,6 +182,32 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
         False,
         "No ladder match has this id, or it is still being played (its records are sent once it"
         " has ended).",
+    ),
+    ErrorCode.NO_SUCH_EVENT: ErrorInfo(False, "No event has this id."),
+    ErrorCode.EVENT_CLOSED: ErrorInfo(
+        False,
+        "The event takes no more of this: its registration closed at the start (`event_register`,"
+        " `event_withdraw` of a pair not formed), or it is over (finished or cancelled).",
+    ),
+    ErrorCode.NOT_REGISTERED: ErrorInfo(
+        False, "The account is not an entrant of this event (`event_withdraw`, `event_play`)."
+    ),
+    ErrorCode.ALREADY_REGISTERED: ErrorInfo(
+        False,
+        "The account is already registered for this event, or the partner named is already in"
+        " another pair of it.",
+    ),
+    ErrorCode.EVENT_FULL: ErrorInfo(False, "The event has as many entrants as its host allowed."),
+    ErrorCode.NOT_ALLOWED: ErrorInfo(
+        False,
+        "The account may not do this: announce an event (only the operator's accounts, unless the"
+        " server's `events_open` is set), cancel one it did not announce, or enter one open only to"
+        " people or only to bots; `message` says which.",
+    ),
+    ErrorCode.BAD_EVENT: ErrorInfo(
+        False,
+        "The event's settings do not fit together (a preset or option the engine refuses, too"
+        " many rounds for the format, a start in the past); `message` says how.",
     ),
     ErrorCode.TIMEOUT: ErrorInfo(
         True,

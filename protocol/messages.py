@@ -4,8 +4,8 @@ dataclass.
 The declaration is the single source: the validator, the encoder and the docs' field tables are all
 derived from these annotations (see ``protocol.schema``). Envelope fields come first: ``id`` on requests
 and replies, ``seq`` on events (``protocol.envelope``). Game events mirror the engine's and live in
-``protocol.game_events``, the ladder's messages in ``protocol.ladder_messages``; both are re-exported
-here so ``protocol.messages`` names every message.
+``protocol.game_events``, the ladder's messages in ``protocol.ladder_messages``, the events' in
+``protocol.event_messages``; all are re-exported here so ``protocol.messages`` names every message.
 Add messages and optional fields freely; renaming or removing one, or making an optional field required,
 is a new major protocol version (docs/protocol.md, Versioning).
 """
@@ -25,6 +25,21 @@ from protocol.envelope import (
     Role,
     Sender,
     register,
+)
+from protocol.event_messages import (
+    EventCancel,
+    EventCreate,
+    EventEnded,
+    EventInfo,
+    EventList,
+    EventPlay,
+    EventRecords,
+    EventRegister,
+    EventRoundPaired,
+    Events,
+    EventShow,
+    EventWithdraw,
+    HandRecords,
 )
 from protocol.game_events import (
     GAME_EVENT_TYPES,
@@ -600,11 +615,24 @@ __all__ = [
     "Entrant",
     "Error",
     "Event",
+    "EventCancel",
+    "EventCreate",
+    "EventEnded",
+    "EventInfo",
+    "EventList",
+    "EventPlay",
+    "EventRecords",
+    "EventRegister",
+    "EventRoundPaired",
+    "EventShow",
+    "EventWithdraw",
+    "Events",
     "GameEvent",
     "GameOver",
     "Guest",
     "HandDealt",
     "HandLooked",
+    "HandRecords",
     "HandScored",
     "Hello",
     "Join",

@@ -53,6 +53,7 @@ HandRecord = Annotated[dict[str, Any], Named("HandRecord")]
 Cursor = Annotated[
     str, Named("Cursor"), Pattern(r"[A-Za-z0-9_-]{1,32}", "1..32 of A-Z a-z 0-9 _ -")
 ]
+EventId = Annotated[str, Named("EventId"), Pattern(r"E[1-9][0-9]{0,11}", "E and a number")]
 
 # Named types listed in the docs' "Types" table, with what they stand for.
 NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
@@ -74,6 +75,7 @@ NAMED_TYPES: Final[dict[str, tuple[Any, str]]] = {
     "Options": (Options, "ruleset option name to value; the engine judges names and values"),
     "View": (View, "a game view, the engine's `to_dict()`; see Game views"),
     "HandRecord": (HandRecord, "a finished hand, a `spades-hand/1` object (hand-records.md)"),
+    "EventId": (EventId, "an event's id, chosen by the server: `E1`, `E2`, ..."),
 }
 
 
@@ -459,6 +461,7 @@ __all__ = [
     "Count",
     "Cursor",
     "Digest",
+    "EventId",
     "Game",
     "GameVersion",
     "HandNumber",
