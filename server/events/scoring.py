@@ -69,8 +69,10 @@ class BoardResult:
 
 @dataclass(frozen=True, slots=True)
 class StandingLine:
-    """One entrant's line: `percent` its average (0..100, to 0.01), `boards` played, `margin` its
-    total margin over them, `forfeits` the rounds it forfeited (some board of)."""
+    """One entrant's line: `percent` its average matchpoint percentage (0..100, to 0.01), `boards`
+    played (forfeited ones included), `margin` its total margin over them, `forfeits` the boards it
+    forfeited and `forfeited_rounds` the rounds it forfeited some board of (two withdraw an
+    entrant from a Swiss)."""
 
     place: int
     key: str
@@ -78,6 +80,7 @@ class StandingLine:
     boards: int
     margin: int
     forfeits: int
+    forfeited_rounds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +155,8 @@ class _Tally:
     score: Fraction = Fraction(0)
     boards: int = 0
     margin: int = 0
+    forfeited: int = 0  # boards
     forfeited_rounds: set[int] = field(default_factory=set)
-    won: Fraction = Fraction(0)  # knockout: boards won, a tie counting a half
 
 
 def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
@@ -181,12 +184,12 @@ def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
                     if result.forfeited:
                         tally.score += Fraction(0) if at_fault else FORFEIT_SCORE
                         if at_fault:
+                            tally.forfeited += 1
                             tally.forfeited_rounds.add(round_no)
                         continue
                     tally.score += score[direction]
                     signed = result.margin if direction == NS else -result.margin
                     tally.margin += signed
-                    tally.won += 1 if signed > 0 else Fraction(1, 2) if signed == 0 else 0
     return tallies
 
 
@@ -218,7 +221,8 @@ def standings(
     """Every entrant of `entrants` in order, place 1 first (a total order: no two share a place).
 
     Swiss: by average percentage, then total margin, then seed. Knockout: the winner, the
-    finalist, then by the round each went out in (later first), then seed; `boards` (the regular
+    finalist, then by the round each went out in (later first), then seed (its percentages are
+    matchpoints too: every match of a round plays the same boards); `boards` (the regular
     boards of a match) is needed to decide a knockout's matches and is ignored in a Swiss. Plans'
     entrants missing from `entrants` (left out by the caller) count for no one."""
     entrants_by_key(entrants)  # refuses two entrants with one key
@@ -248,18 +252,16 @@ def standings(
     lines = []
     for place, entrant in enumerate(order, start=1):
         tally = tallies.get(entrant.key, _Tally())
-        if format is EventFormat.KNOCKOUT_PAIRS:
-            share = tally.won / tally.boards if tally.boards else Fraction(0)
-        else:
-            share = average(entrant.key)
         lines.append(
             StandingLine(
                 place=place,
                 key=entrant.key,
-                percent=round(float(share * 100), 2),
+                # Exact until here: the order above used the fractions, this is what is shown.
+                percent=round(float(average(entrant.key) * 100), 2),
                 boards=tally.boards,
                 margin=tally.margin,
-                forfeits=len(tally.forfeited_rounds),
+                forfeits=tally.forfeited,
+                forfeited_rounds=len(tally.forfeited_rounds),
             )
         )
     return lines
