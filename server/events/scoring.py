@@ -24,6 +24,7 @@ match (both: the one that forfeited first loses; on the same board, the higher s
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -103,12 +104,25 @@ class MatchLine:
 # ---------------------------------------------------------------- one board across the tables
 
 
+#: A direction's score on one board as a fraction kept in integers: (numerator, denominator).
+#: Standings add thousands of them; `Fraction` arithmetic at each step cost seconds on a full field.
+Units = tuple[int, int]
+_FORFEITER: Units = (0, 1)
+_NOT_AT_FAULT: Units = (FORFEIT_SCORE.numerator, FORFEIT_SCORE.denominator)
+
+
 def board_scores(
     results: Sequence[BoardResult],
 ) -> dict[tuple[int, int], tuple[Fraction, Fraction]]:
     """The score (0..1) of each direction on each board of `results`, keyed by (table, board).
 
     `results` are the results of one round. Raises `ValueError` for a board reported twice."""
+    return {
+        spot: (Fraction(*ns), Fraction(*ew)) for spot, (ns, ew) in _board_units(results).items()
+    }
+
+
+def _board_units(results: Sequence[BoardResult]) -> dict[tuple[int, int], tuple[Units, Units]]:
     by_board: dict[int, list[BoardResult]] = defaultdict(list)
     seen: set[tuple[int, int]] = set()
     for result in results:
@@ -120,19 +134,21 @@ def board_scores(
             )
         seen.add(spot)
         by_board[result.board].append(result)
-    out: dict[tuple[int, int], tuple[Fraction, Fraction]] = {}
+    out: dict[tuple[int, int], tuple[Units, Units]] = {}
     for board in sorted(by_board):
-        played = [r for r in by_board[board] if not r.forfeited]
+        # The comparison field, sorted: a margin's matchpoints are then two searches, not a pass
+        # over every other table (a round of 128 tables has 128 x 127 comparisons a board).
+        field = sorted(r.margin for r in by_board[board] if not r.forfeited)
         for result in by_board[board]:
             spot = (result.table_no, board)
             if result.forfeited:
                 out[spot] = (
-                    Fraction(0) if result.forfeit_ns else FORFEIT_SCORE,
-                    Fraction(0) if result.forfeit_ew else FORFEIT_SCORE,
+                    _FORFEITER if result.forfeit_ns else _NOT_AT_FAULT,
+                    _FORFEITER if result.forfeit_ew else _NOT_AT_FAULT,
                 )
                 continue
-            ns = _ns_score(result.margin, [r.margin for r in played if r is not result])
-            out[spot] = (ns, 1 - ns)
+            ns, whole = _ns_units(result.margin, field)
+            out[spot] = ((ns, whole), (whole - ns, whole))
     return out
 
 
@@ -141,10 +157,15 @@ def matchpoints(margin: int, others: Iterable[int]) -> int:
     return sum(2 if margin > other else 1 if margin == other else 0 for other in others)
 
 
-def _ns_score(margin: int, others: Sequence[int]) -> Fraction:
-    if not others:  # one table: compared with zero
-        return Fraction(1) if margin > 0 else Fraction(1, 2) if margin == 0 else Fraction(0)
-    return Fraction(matchpoints(margin, others), 2 * len(others))
+def _ns_units(margin: int, field: Sequence[int]) -> Units:
+    """North-South's score on a board, `field` being every same-direction margin of the board's
+    comparison (this table's included), sorted: its matchpoints out of 2 x (tables - 1)."""
+    others = len(field) - 1
+    if not others:  # one table: compared with zero (a win 2 of 2, a tie 1 of 2)
+        return (2 if margin > 0 else 1 if margin == 0 else 0, 2)
+    below = bisect.bisect_left(field, margin)
+    level = bisect.bisect_right(field, margin) - below - 1  # ties, this table left out
+    return (2 * below + level, 2 * others)
 
 
 # ---------------------------------------------------------------- standings
@@ -152,11 +173,22 @@ def _ns_score(margin: int, others: Sequence[int]) -> Fraction:
 
 @dataclass
 class _Tally:
-    score: Fraction = Fraction(0)
+    parts: dict[int, int] = field(default_factory=dict)  # denominator -> sum of numerators
     boards: int = 0
     margin: int = 0
     forfeited: int = 0  # boards
     forfeited_rounds: set[int] = field(default_factory=set)
+
+    def add(self, units: Units) -> None:
+        numerator, denominator = units
+        self.parts[denominator] = self.parts.get(denominator, 0) + numerator
+
+    def average(self) -> Fraction:
+        """The average score over the boards played (0 with none), exact."""
+        if not self.boards:
+            return Fraction(0)
+        total = sum((Fraction(n, d) for d, n in sorted(self.parts.items())), Fraction(0))
+        return total / self.boards
 
 
 def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
@@ -172,7 +204,7 @@ def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
         by_round[result.round_no].append(result)
     for round_no in sorted(by_round):
         round_results = sorted(by_round[round_no], key=lambda r: (r.table_no, r.board))
-        scores = board_scores(round_results)
+        scores = _board_units(round_results)
         for result in round_results:
             plan = tables[(round_no, result.table_no)]
             score = scores[(result.table_no, result.board)]
@@ -182,12 +214,12 @@ def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
                     tally = tallies[key]
                     tally.boards += 1
                     if result.forfeited:
-                        tally.score += Fraction(0) if at_fault else FORFEIT_SCORE
+                        tally.add(_FORFEITER if at_fault else _NOT_AT_FAULT)
                         if at_fault:
                             tally.forfeited += 1
                             tally.forfeited_rounds.add(round_no)
                         continue
-                    tally.score += score[direction]
+                    tally.add(score[direction])
                     signed = result.margin if direction == NS else -result.margin
                     tally.margin += signed
     return tallies
@@ -228,9 +260,10 @@ def standings(
     entrants_by_key(entrants)  # refuses two entrants with one key
     tallies = _tallies(plans, results)
 
+    averages = {key: tally.average() for key, tally in tallies.items()}
+
     def average(key: str) -> Fraction:
-        tally = tallies.get(key)
-        return tally.score / tally.boards if tally and tally.boards else Fraction(0)
+        return averages.get(key, Fraction(0))
 
     if format is EventFormat.KNOCKOUT_PAIRS:
         if boards is None:
