@@ -52,6 +52,8 @@ __all__ = [
 #: Steps one backtracking search may take before it settles for more repeats (bounds the time a
 #: round's pairing costs on any field: a few milliseconds for 256 entrants).
 SEARCH_BUDGET = 20_000
+#: An individual's cost of facing a player met `k` times before is REPEAT_WEIGHT ** k - 1.
+REPEAT_WEIGHT = 4
 
 
 def fill_field(entrants: Sequence[Entrant], format: EventFormat) -> int:
@@ -146,8 +148,12 @@ def pair_individual(
     names = [str(i) for i in range(len(partnerships))]
 
     def opponents(p: str, q: str) -> int:
+        # Facing a player again costs more the more often it happened: a third meeting outweighs
+        # several second ones, so repeats spread over the field rather than pile on one pair.
         return sum(
-            opposed[frozenset((x, y))] for x in partnerships[int(p)] for y in partnerships[int(q)]
+            REPEAT_WEIGHT ** opposed[frozenset((x, y))] - 1
+            for x in partnerships[int(p)]
+            for y in partnerships[int(q)]
         )
 
     out = []
