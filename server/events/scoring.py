@@ -30,7 +30,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from server.events.plans import Entrant, Plan, Plans, TablePlan, entrants_by_key, sides
+from server.events.plans import (
+    EW_SEATS,
+    NS_SEATS,
+    Entrant,
+    Plan,
+    Plans,
+    TablePlan,
+    entrants_by_key,
+    sides,
+)
 from server.events.settings import MAX_EXTRA_BOARDS, EventFormat, EventSettings
 
 #: What a side not at fault scores on a forfeited board (and the side at fault: 0).
@@ -227,7 +236,7 @@ def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
 
 def _at_fault(plan: Plan, result: BoardResult, direction: int, index: int) -> bool:
     if result.forfeit_seats and not isinstance(plan, TablePlan):
-        seat = (0, 2)[index] if direction == NS else (1, 3)[index]
+        seat = (NS_SEATS if direction == NS else EW_SEATS)[index]
         return seat in result.forfeit_seats
     return result.forfeit_ns if direction == NS else result.forfeit_ew
 
