@@ -182,7 +182,10 @@ class EventCreate(Request):
 
     name: Annotated[Label, Doc("the event's name")]
     format: Annotated[EventFormat, Doc("how it is played")]
-    rounds: Annotated[RoundNumber, Doc("rounds (a knockout: at least its bracket's)")]
+    rounds: Annotated[
+        Annotated[int, Range(0, 1000)],
+        Doc("Swiss rounds; a knockout: 0 (its rounds follow from its field)"),
+    ]
     boards: Annotated[BoardNumber, Doc("boards (deals) a round; a knockout match's length")]
     preset: Annotated[Label | None, Doc("a Spades preset (docs/rules.md); nil: `standard`")] = None
     options: Annotated[Options, Doc("option overrides on top of the preset")] = field(

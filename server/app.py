@@ -33,6 +33,7 @@ from engine.version import project_version
 from server import accounts
 from server.bans import BanList
 from server.config import DEFAULT_METRICS_PORT, LogFormat, ServerConfig, configure_logging
+from server.events.service import EventService
 from server.hand_analysis import HandAnalysis
 from server.hashing import Hashers
 from server.health import Health
@@ -102,6 +103,9 @@ class Server:
         # Player statistics, counted after each hand off the tables' tasks (server.stats).
         self.stats = StatsJob(store)
         self.lobby.on_hand = self.stats.post
+        # Events (server/events/): its service resumes the tables of an event after a restart with
+        # their event's policy, so the lobby asks it (before the lobby starts). None in a cluster.
+        self.events: EventService | None = None
         self.analysis: HandAnalysis | None = None
         if config.hand_analysis:
             self.analysis = HandAnalysis(store)
@@ -144,6 +148,7 @@ class Server:
                 hashers=self.hashers,
                 bans=self.bans,
                 operator=self.operator,
+                events=self.events,
             )
         return self._services
 
@@ -348,6 +353,11 @@ async def _serve(
             node.on_operator = server.operator.obey
             server.operator.cluster = node
             server.ladder_desk = node.ladder.desk(NoLadder(store))
+        if node is None:
+            server.events = EventService(
+                store, server.lobby, config, is_stopping=lambda: server.stopping
+            )
+            server.lobby.event_policy = server.events.table_policy
         async with trio.open_nursery() as tables_nursery:
             await server.operator.load_bans()  # refused from the first connection on
             await tables_nursery.start(server.stats.run)
@@ -365,6 +375,8 @@ async def _serve(
                     tables_nursery.start_soon(node.ladder.keep, start_ladder)
             elif config.ladder:
                 server.ladder = await _start_ladder(server, tables_nursery)
+            if server.events is not None:
+                await tables_nursery.start(server.events.run)
             async with trio.open_nursery() as connections:
                 if isinstance(listeners[0], trio.SocketListener):  # bound by `serve`, or a worker's
                     server.port = listeners[0].socket.getsockname()[1]

@@ -159,6 +159,12 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = 86400.0,
     ladder: Annotated[bool, typer.Option(help="Run the rated bot ladder.")] = True,
+    events_open: Annotated[
+        bool,
+        typer.Option(
+            help="Let any registered account announce an event (else only the operator may)."
+        ),
+    ] = False,
     hand_analysis: Annotated[
         bool,
         typer.Option(
@@ -361,6 +367,7 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         guest_ttl=guest_ttl,
         allow_guests=guests,
         ladder=ladder,
+        events_open=events_open,
         hand_analysis=hand_analysis,
         tls_cert=tls_cert,
         tls_key=tls_key,

@@ -159,6 +159,9 @@ class ServerConfig:
     # which jumps while a thread thinks.
     bots_in_threads: bool = True
     ladder: bool = True  # run the rated bot ladder (server/ladder/) beside the tables
+    # Who may announce an event (server/events/): False: only the operator (a connection that sent
+    # a good `operator_login`); True: any registered account too (`serve --events-open`).
+    events_open: bool = False
     # Analyse each counted hand double-dummy for the player statistics (server/hand_analysis.py:
     # a process at nice 19, one at a time, skipped when the machine is busy).
     hand_analysis: bool = True

@@ -16,7 +16,7 @@ import collections
 import contextlib
 import hmac
 import secrets
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING
 
 import structlog
@@ -114,6 +114,9 @@ class Lobby:
         # Told (game id, hand number) by every table once it stored a finished hand: the player
         # statistics' job (`server.stats.StatsJob.post`, which never waits). None: not counted.
         self.on_hand: Callable[[int, int], None] | None = None
+        # The policy of an event's table (`TableConfig.event`) resumed after a restart: its deals,
+        # reserved seats and house bots are the event's (`server.events.service`). None: no events.
+        self.event_policy: Callable[[TableConfig], Awaitable[TablePolicy | None]] | None = None
 
     # ---------------------------------------------------------------- life
 
@@ -153,7 +156,10 @@ class Lobby:
 
     async def _resume_game(self, stored: StoredGame) -> None:
         config = TableConfig.from_json(stored.table_config)
-        table = self.new_table(config)
+        policy = None
+        if config.event is not None and self.event_policy is not None:
+            policy = await self.event_policy(config)
+        table = self.new_table(config, policy)
         try:
             table.restore(stored)
         except (EngineError, ValueError, KeyError) as exc:
@@ -249,6 +255,10 @@ class Lobby:
         )
         table.records.on_hand = self.on_hand
         return table
+
+    def local(self, table_id: str) -> Table | None:
+        """This server's open table with this id, if any."""
+        return self.tables.get(table_id)
 
     def free_table_slots(self) -> int:
         return self.config.limits.max_tables - len(self.tables)

@@ -13,6 +13,14 @@ from typing import Any, Protocol
 
 from protocol.messages import (
     CreateTable,
+    EventCancel,
+    EventCreate,
+    EventPlay,
+    EventRecords,
+    EventRegister,
+    Events,
+    EventShow,
+    EventWithdraw,
     LadderEnter,
     LadderLeave,
     LadderMatches,
@@ -31,6 +39,16 @@ from server.table_policy import TablePolicy
 
 LadderRequest = (
     LadderEnter | LadderLeave | LadderStandings | LadderMatches | LadderShow | LadderRecords
+)
+EventRequest = (
+    EventCreate
+    | Events
+    | EventShow
+    | EventRegister
+    | EventWithdraw
+    | EventPlay
+    | EventCancel
+    | EventRecords
 )
 
 
@@ -142,6 +160,20 @@ class Client:
     peer: Peer
     account: Account | None
     owner: str  # the network address: entrants of one owner count together
+
+
+class EventDesk(Protocol):
+    """What a session may ask of the events (`server.events.service.EventService`)."""
+
+    async def handle(
+        self, client: Client, request: EventRequest, *, operator: bool = False
+    ) -> Message:
+        """The reply to an events request."""
+        ...
+
+    def connection_closed(self, peer: Peer) -> None:
+        """The connection ended: its check-ins go."""
+        ...
 
 
 class LadderDesk(Protocol):

@@ -25,6 +25,14 @@ from protocol.messages import (
     ChatMessage,
     CloseTable,
     CreateTable,
+    EventCancel,
+    EventCreate,
+    EventPlay,
+    EventRecords,
+    EventRegister,
+    Events,
+    EventShow,
+    EventWithdraw,
     Guest,
     Join,
     Kick,
@@ -62,7 +70,15 @@ from server.hashing import Hashers
 from server.listing import LISTING_PAGE
 from server.lobby import normal_code
 from server.peers import Peer
-from server.ports import Client, LadderDesk, LadderRequest, LobbyDesk, OperatorDesk
+from server.ports import (
+    Client,
+    EventDesk,
+    EventRequest,
+    LadderDesk,
+    LadderRequest,
+    LobbyDesk,
+    OperatorDesk,
+)
 from server.quotas import AddressQuotas, TokenGuard, network_of
 from server.stats import player_stats
 from server.table_commands import (
@@ -97,6 +113,8 @@ class SessionServices:
     # Who is banned (server.bans), and the operator's requests (server.operator), if served.
     bans: BanList = field(default_factory=BanList)
     operator: OperatorDesk | None = None
+    # The events (server/events/); None: this server runs none (a cluster's servers, for now).
+    events: EventDesk | None = None
 
 
 class Refused(Exception):
@@ -429,6 +447,15 @@ async def ladder(who: Requester, request: LadderRequest) -> None:
     who.deliver(await who.services.ladder.handle(client, request))
 
 
+async def events(who: Requester, request: EventRequest) -> None:
+    # The events service (server/events/) judges who may announce, register and play.
+    desk = who.services.events
+    if desk is None:
+        raise Refused(ErrorCode.NO_SUCH_EVENT, "this server runs no events")
+    client = Client(peer=who, account=who.account, owner=who.host)
+    who.deliver(await desk.handle(client, request, operator=who.operator))
+
+
 async def stats(who: Requester, request: Stats) -> None:
     """An account's statistics (server.stats): read in one store call, from the counters the
     statistics' job keeps and the games' results."""
@@ -475,6 +502,14 @@ HANDLERS: dict[type[Message], Handler] = {
     LadderMatches: ladder,
     LadderShow: ladder,
     LadderRecords: ladder,
+    EventCreate: events,
+    Events: events,
+    EventShow: events,
+    EventRegister: events,
+    EventWithdraw: events,
+    EventPlay: events,
+    EventCancel: events,
+    EventRecords: events,
     Stats: stats,
     OperatorLogin: operator,
     Announce: operator,

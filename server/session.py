@@ -424,6 +424,8 @@ class Session:
         self.watching.clear()
         lobby.forget(self)
         self.services.ladder.connection_closed(self)
+        if self.services.events is not None:
+            self.services.events.connection_closed(self)
 
     # ---------------------------------------------------------------- the handshake
 

@@ -51,6 +51,9 @@ class TableConfig:
     bot_kind: str | None = None  # the `BotKind` `builtin_bot` is (None: an operator's own spec)
     no_watching: bool = False  # spectators refused
     spectator_delay: int = 0  # spectators held this many tricks behind (server.spectator_delay)
+    # An event's table: "E1/r2/t3" (event, round, table number). After a restart the lobby asks
+    # the events service for its policy (its deals, reserved seats and house bots).
+    event: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +74,7 @@ class TableConfig:
             "bot_kind": self.bot_kind,
             "no_watching": self.no_watching,
             "spectator_delay": self.spectator_delay,
+            **({"event": self.event} if self.event is not None else {}),
         }
 
     @classmethod

@@ -64,11 +64,9 @@ def knockout_rounds(entrants: int) -> int:
 class EventSettings:
     """How an event plays. Build it, then `validate()` (or read it with `from_json`, which does).
 
-    `rounds` is the number of Swiss rounds. A knockout plays as many as its field needs
-    (`rounds_for`: log2 of the pairs rounded up to a power of two); its `rounds` is the most the
-    bracket may have, so its field is at most 2 ** rounds pairs (`entrant_limit`), and 0 sets no
-    such bound. `max_entrants` counts entrants: pairs in the pairs formats, players in the
-    individual one. Clocks are the table's (`TableConfig`): `human_turn_ms` and
+    `rounds` is the number of Swiss rounds; a knockout's follow from its field (`rounds_for`), so a
+    knockout is given `rounds=0`. `max_entrants` counts entrants: pairs in the pairs formats,
+    players in the individual one. Clocks are the table's (`TableConfig`): `human_turn_ms` and
     `bot_turn_ms` a decision, `grace_s` a dropped seat's reconnect grace; `no_show_grace` is how
     long an entrant has to take its seat once its round's tables open, `round_gap` how long the
     pairing of a round is shown before its tables open.
@@ -101,12 +99,13 @@ class EventSettings:
                 f"entry must be one of {', '.join(e.value for e in EntryKind)}, not {self.entry!r}"
             )
         _int("rounds", self.rounds)
-        if not (0 if self.format is EventFormat.KNOCKOUT_PAIRS else 1) <= self.rounds <= MAX_ROUNDS:
-            if self.format is EventFormat.KNOCKOUT_PAIRS:
+        if self.format is EventFormat.KNOCKOUT_PAIRS:
+            if self.rounds != 0:
                 raise ValueError(
-                    f"a knockout's rounds must be 0 (as many as its field needs) to {MAX_ROUNDS}, "
-                    f"not {self.rounds}"
+                    "a knockout's rounds follow from its field (log2 of the pairs rounded up to a "
+                    f"power of two): give rounds 0, not {self.rounds}"
                 )
+        elif not 1 <= self.rounds <= MAX_ROUNDS:
             raise ValueError(f"rounds must be 1 to {MAX_ROUNDS}, not {self.rounds}")
         _int("boards", self.boards)
         if not 1 <= self.boards <= MAX_BOARDS:
@@ -165,13 +164,6 @@ class EventSettings:
         score) and a fixed first dealer: a board is the same deal from the same dealer at every
         table of its round (as `LadderSettings.table_options`)."""
         return {**self.options, "target_score": 0, "max_hands": self.boards, "first_dealer": 0}
-
-    def entrant_limit(self) -> int:
-        """The most entrants that may register: `max_entrants`, and for a knockout with `rounds`
-        set no more than a bracket of that many rounds holds (2 ** rounds pairs)."""
-        if self.format is EventFormat.KNOCKOUT_PAIRS and self.rounds:
-            return min(self.max_entrants, 1 << self.rounds)
-        return self.max_entrants
 
     def rounds_for(self, entrants: int) -> int:
         """How many rounds the event plays with `entrants` entrants (house ones included)."""

@@ -37,16 +37,22 @@ class MatchPolicy:
         deal_seed: Callable[[int], bytes] | None,
         house: dict[int, tuple[str, Account]],
         reserved: dict[int, int],
-        max_timeouts: int,
+        max_timeouts: int | None,
         gate: DealGate | None = None,
         table: int = 0,
+        forfeit_drops: bool = True,
+        what: str = "a ladder match",
     ) -> None:
+        self._what = what  # what the table is, for a refused join
         self._deal_seed = deal_seed
         self._gate = gate  # twins': where both tables are, and the spectators it holds back
         self._table = table  # this table's number at the gate
         self._house = house  # seat -> (bot spec, the house bot's account)
         self._reserved = reserved  # seat -> the entrant's account id
-        self._max_timeouts = max_timeouts
+        self._max_timeouts = max_timeouts  # None: timeouts never forfeit
+        # False: a dropped connection is held for the table's grace like any other; the seat goes
+        # to the fallback only once the grace is over (an event's rule, server.events.policy).
+        self._forfeit_drops = forfeit_drops
         self.timeouts: dict[int, int] = {}  # seat -> clock expiries so far
 
     @property
@@ -72,16 +78,16 @@ class MatchPolicy:
     def join_refusal(self, account: Account, seat: int | None) -> Refusal | None:
         if seat is not None and self._reserved.get(seat) == account.id:
             return None
-        # A ladder table is listed (anyone may watch) but its seats are the match's.
-        return Refusal(ErrorCode.TABLE_FULL, "this is a ladder match: its seats are taken")
+        # A ladder (or event) table is listed (anyone may watch) but its seats are the match's.
+        return Refusal(ErrorCode.TABLE_FULL, f"this is {self._what}: its seats are taken")
 
     def forfeit_on_leave(self, seat: int, disconnected: bool) -> str | None:
-        if seat in self._house:
+        if seat in self._house or (disconnected and not self._forfeit_drops):
             return None
         return "disconnected" if disconnected else "left"
 
     def forfeit_on_fallback(self, seat: int) -> str | None:
-        if seat in self._house:
+        if seat in self._house or self._max_timeouts is None:
             return None
         self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
         return "timeouts" if self.timeouts[seat] >= self._max_timeouts else None

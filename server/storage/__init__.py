@@ -29,6 +29,9 @@ from server.storage.errors import (
 )
 from server.storage.rows import (
     AccountRow,
+    EventEntrantRow,
+    EventRow,
+    EventTableRow,
     HouseEntrant,
     MatchRow,
     RatedAccount,
@@ -50,6 +53,9 @@ __all__ = [
     "DatabaseFolderMissing",
     "DatabaseInUse",
     "Durability",
+    "EventEntrantRow",
+    "EventRow",
+    "EventTableRow",
     "HouseEntrant",
     "MatchRow",
     "NoDatabase",

@@ -137,3 +137,44 @@ class HouseEntrant(NamedTuple):
     account_id: int
     name: str
     spec: str
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One event (`events`): `settings` as stored (`server.events.settings.EventSettings`'s JSON)."""
+
+    id: int
+    name: str
+    host: int | None
+    settings: dict[str, Any]
+    secret: bytes
+    seed: int
+    status: str
+    starts_at: float
+    round: int
+    created_at: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True)
+class EventEntrantRow:
+    """One entrant of an event (`event_entrants`): a registered account before the start, an
+    entrant formed at the start after it. `house` is the bot spec of a house entrant."""
+
+    key: str
+    members: tuple[int, ...]
+    partner: str | None
+    house: str | None
+    registered_at: float
+    withdrawn: bool
+    forfeits: int
+
+
+@dataclass(frozen=True)
+class EventTableRow:
+    """One table of an event's round (`event_tables`); `game_id` once its game began."""
+
+    round: int
+    table_no: int
+    table_id: str
+    game_id: int | None

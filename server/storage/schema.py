@@ -241,6 +241,56 @@ _MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, hand_no)
     )
     """,
+    # Events (issue 43; server/events/store.py): each event with its settings (JSON), the secret
+    # its rounds' deals are drawn from and the seed of its pairings, its status and the round in
+    # progress; its entrants (before the start one row per registered account, keyed `a<id>`,
+    # with the partner it named; from the start the entrants formed, keyed `e1`, `e2`, ... in
+    # order of registration, house bots last); each round's pairing as it was made (`plan`,
+    # JSON); and each round's tables with the game played there. Results are not kept here: they
+    # are read back from those games' hand records, so they rebuild bit for bit.
+    """
+    CREATE TABLE events (
+        id          {id},
+        name        TEXT NOT NULL,
+        host        {int} REFERENCES accounts(id),
+        settings    TEXT NOT NULL,
+        secret      {blob} NOT NULL,
+        seed        {int} NOT NULL,
+        status      TEXT NOT NULL
+                    CHECK (status IN ('registering', 'running', 'finished', 'cancelled')),
+        starts_at   {real} NOT NULL,
+        round       {int} NOT NULL DEFAULT 0,
+        created_at  {real} NOT NULL,
+        finished_at {real}
+    );
+    CREATE INDEX events_status ON events(status);
+    CREATE TABLE event_entrants (
+        event_id      {int} NOT NULL REFERENCES events(id),
+        key           TEXT NOT NULL,
+        members       TEXT NOT NULL,
+        partner       TEXT,
+        house         TEXT,
+        registered_at {real} NOT NULL,
+        withdrawn     {int} NOT NULL DEFAULT 0,
+        forfeits      {int} NOT NULL DEFAULT 0,
+        PRIMARY KEY (event_id, key)
+    );
+    CREATE TABLE event_rounds (
+        event_id    {int} NOT NULL REFERENCES events(id),
+        round       {int} NOT NULL,
+        plan        TEXT NOT NULL,
+        status      TEXT NOT NULL CHECK (status IN ('paired', 'playing', 'finished')),
+        PRIMARY KEY (event_id, round)
+    );
+    CREATE TABLE event_tables (
+        event_id    {int} NOT NULL REFERENCES events(id),
+        round       {int} NOT NULL,
+        table_no    {int} NOT NULL,
+        table_id    TEXT NOT NULL,
+        game_id     {int} REFERENCES games(id),
+        PRIMARY KEY (event_id, round, table_no)
+    )
+    """,
 )
 
 

@@ -29,6 +29,9 @@ from server.storage.dialect import Dialect
 from server.storage.rows import (
     AccountRow,
     BanRow,
+    EventEntrantRow,
+    EventRow,
+    EventTableRow,
     HouseEntrant,
     MatchRow,
     RatedAccount,
@@ -168,6 +171,25 @@ def _match(row: Row) -> MatchRow:
         created_at=float(row[11]),
         finished_at=None if row[12] is None else float(row[12]),
         forfeit_reasons=reasons,
+    )
+
+
+_EVENT = "id, name, host, settings, secret, seed, status, starts_at, round, created_at, finished_at"
+
+
+def _event(row: Row) -> EventRow:
+    return EventRow(
+        id=int(row[0]),
+        name=str(row[1]),
+        host=_int(row[2]),
+        settings=json.loads(row[3]),
+        secret=bytes(row[4]),
+        seed=int(row[5]),
+        status=str(row[6]),
+        starts_at=float(row[7]),
+        round=int(row[8]),
+        created_at=float(row[9]),
+        finished_at=None if row[10] is None else float(row[10]),
     )
 
 
@@ -829,3 +851,160 @@ class Tx:
             BanRow(str(r[0]), str(r[1]), r[2])
             for r in self.driver.all("SELECT kind, target, reason FROM bans ORDER BY id")
         ]
+
+    # ---------------------------------------------------------------- events (server/events/)
+
+    def insert_event(
+        self,
+        *,
+        name: str,
+        host: int | None,
+        settings: Mapping[str, Any],
+        secret: bytes,
+        seed: int,
+        starts_at: float,
+    ) -> int:
+        """A new event, registering; returns its number (numbers grow)."""
+        number = self.driver.insert(
+            "INSERT INTO events (name, host, settings, secret, seed, status, starts_at,"
+            " created_at) VALUES (?, ?, ?, ?, ?, 'registering', ?, ?)",
+            (name, host, json.dumps(dict(settings)), secret, seed, starts_at, stamp()),
+            "id",
+        )
+        assert number is not None  # a plain INSERT inserts or raises
+        return number
+
+    def event(self, number: int) -> EventRow | None:
+        if not storable(number):
+            return None
+        row = self.driver.one(f"SELECT {_EVENT} FROM events WHERE id = ?", (number,))
+        return None if row is None else _event(row)
+
+    def events(self, status: str | None = None, limit: int = 100) -> list[EventRow]:
+        """Events, newest first, at most `limit`; only those in `status` if given."""
+        if status is None:
+            rows = self.driver.all(
+                f"SELECT {_EVENT} FROM events ORDER BY id DESC LIMIT ?", (limit,)
+            )
+        else:
+            rows = self.driver.all(
+                f"SELECT {_EVENT} FROM events WHERE status = ? ORDER BY id DESC LIMIT ?",
+                (status, limit),
+            )
+        return [_event(row) for row in rows]
+
+    def set_event_status(self, number: int, status: str, round_no: int | None = None) -> None:
+        """An event's status (and the round in progress, if given); an event over is stamped."""
+        over = status in ("finished", "cancelled")
+        self.driver.run(
+            "UPDATE events SET status = ?, round = COALESCE(?, round),"
+            " finished_at = CASE WHEN ? = 1 THEN ? ELSE finished_at END WHERE id = ?",
+            (status, round_no, 1 if over else 0, stamp(), number),
+        )
+
+    def add_event_entrant(self, number: int, entrant: EventEntrantRow) -> bool:
+        """One entrant (or registration); False (nothing written) if its key is there already."""
+        added = self.driver.count(
+            "INSERT INTO event_entrants (event_id, key, members, partner, house, registered_at,"
+            " withdrawn, forfeits) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (
+                number,
+                entrant.key,
+                json.dumps(list(entrant.members)),
+                entrant.partner,
+                entrant.house,
+                entrant.registered_at,
+                int(entrant.withdrawn),
+                entrant.forfeits,
+            ),
+        )
+        return added == 1
+
+    def event_entrants(self, number: int) -> list[EventEntrantRow]:
+        """An event's entrants in order of registration (then of key: `e2` before `e10`)."""
+        rows = self.driver.all(
+            "SELECT key, members, partner, house, registered_at, withdrawn, forfeits"
+            " FROM event_entrants WHERE event_id = ? ORDER BY registered_at, LENGTH(key), key",
+            (number,),
+        )
+        return [
+            EventEntrantRow(
+                key=str(r[0]),
+                members=tuple(int(m) for m in json.loads(r[1])),
+                partner=r[2],
+                house=r[3],
+                registered_at=float(r[4]),
+                withdrawn=bool(r[5]),
+                forfeits=int(r[6]),
+            )
+            for r in rows
+        ]
+
+    def update_event_entrant(
+        self, number: int, key: str, *, withdrawn: bool, forfeits: int
+    ) -> bool:
+        """An entrant's withdrawal and forfeits; False if the event has no such entrant."""
+        return (
+            self.driver.count(
+                "UPDATE event_entrants SET withdrawn = ?, forfeits = ? WHERE event_id = ? AND key = ?",
+                (int(withdrawn), forfeits, number, key),
+            )
+            == 1
+        )
+
+    def remove_event_entrant(self, number: int, key: str) -> None:
+        self.driver.run("DELETE FROM event_entrants WHERE event_id = ? AND key = ?", (number, key))
+
+    def remove_event_entrants(self, number: int) -> None:
+        """Every entrant row of an event (the registrations, replaced at the start by the
+        entrants formed from them)."""
+        self.driver.run("DELETE FROM event_entrants WHERE event_id = ?", (number,))
+
+    def put_event_round(self, number: int, round_no: int, plan: Any, status: str) -> None:
+        """A round's pairing and status (a round stored again keeps its first plan)."""
+        self.driver.run(
+            "INSERT INTO event_rounds (event_id, round, plan, status) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (event_id, round) DO UPDATE SET status = excluded.status",
+            (number, round_no, json.dumps(plan), status),
+        )
+
+    def event_rounds(self, number: int) -> list[tuple[int, Any, str]]:
+        """(round, plan, status) of every round paired, in order."""
+        return [
+            (int(r[0]), json.loads(r[1]), str(r[2]))
+            for r in self.driver.all(
+                "SELECT round, plan, status FROM event_rounds WHERE event_id = ? ORDER BY round",
+                (number,),
+            )
+        ]
+
+    def put_event_table(
+        self, number: int, round_no: int, table_no: int, table_id: str, game_id: int | None
+    ) -> None:
+        """A round's table (and, once known, its game)."""
+        self.driver.run(
+            "INSERT INTO event_tables (event_id, round, table_no, table_id, game_id)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (event_id, round, table_no) DO UPDATE SET"
+            " table_id = excluded.table_id, game_id = COALESCE(excluded.game_id,"
+            " event_tables.game_id)",
+            (number, round_no, table_no, table_id, game_id),
+        )
+
+    def event_tables(self, number: int) -> list[EventTableRow]:
+        """Every table of an event, by round and number."""
+        return [
+            EventTableRow(int(r[0]), int(r[1]), str(r[2]), _int(r[3]))
+            for r in self.driver.all(
+                "SELECT round, table_no, table_id, game_id FROM event_tables WHERE event_id = ?"
+                " ORDER BY round, table_no",
+                (number,),
+            )
+        ]
+
+    def game_seats(self, game_id: int) -> list[dict[str, Any]] | None:
+        """Who played each seat of a game, as the table last stored it (`abandoned` marks a seat
+        its player gave up), or None for no such game."""
+        if not storable(game_id):
+            return None
+        row = self.driver.one("SELECT seats FROM games WHERE id = ?", (game_id,))
+        return None if row is None else list(json.loads(row[0]))

@@ -97,6 +97,20 @@ FILL: dict[str, list[str]] = {
         "INSERT INTO stats_hands VALUES (9, 2, 112.25)",
         "INSERT INTO stats_hands VALUES (3, 1, 113)",
     ],
+    "events": [
+        "INSERT INTO events (id, name, host, settings, secret, seed, status, starts_at, round,"
+        " created_at) VALUES (4, 'Cup ☃', 1, '{\"format\":\"swiss_pairs\"}', x'00ff', 7,"
+        " 'running', 120.5, 2, 119)",
+    ],
+    "event_entrants": [
+        "INSERT INTO event_entrants VALUES (4, 'e1', '[1,7]', NULL, NULL, 121.25, 0, 1)",
+        "INSERT INTO event_entrants VALUES (4, 'e2', '[2]', 'ada', 'heuristic', 122, 1, 0)",
+    ],
+    "event_rounds": ["INSERT INTO event_rounds VALUES (4, 1, '[{\"table\":1}]', 'finished')"],
+    "event_tables": [
+        "INSERT INTO event_tables VALUES (4, 1, 1, 't-a', 9)",
+        "INSERT INTO event_tables VALUES (4, 2, 1, 't-b', NULL)",
+    ],
 }
 
 #: Columns the migrations after the second add (FILL's rows naming them are left out of an older file).

@@ -8,6 +8,7 @@ import pytest
 
 from server.storage import (
     MIGRATIONS,
+    EventEntrantRow,
     HouseEntrant,
     StoredAction,
     StoredRating,
@@ -217,6 +218,22 @@ def _every_query(tx: Tx) -> dict[str, Callable[[], object]]:
         made["game"] = tx.insert_game("q", "spades", {}, [])
         return made["game"]
 
+    def event() -> int:
+        made["event"] = tx.insert_event(
+            name="q", host=made["account"], settings={}, secret=b"s", seed=1, starts_at=1.0
+        )
+        return made["event"]
+
+    entrant = EventEntrantRow(
+        key="e1",
+        members=(1, 2),
+        partner="p",
+        house=None,
+        registered_at=1.0,
+        withdrawn=False,
+        forfeits=0,
+    )
+
     def match() -> int:
         made["match"] = tx.insert_match(
             preset="standard", options={}, hands=1, teams=((1, 2), (3, 4)), created_at=1.0
@@ -288,6 +305,22 @@ def _every_query(tx: Tx) -> dict[str, Callable[[], object]]:
         "forget_stats": tx.forget_stats,
         "count_dd_hand": lambda: tx.count_dd_hand(made["game"], 0, {made["account"]: (1, 2)}),
         "dd_stats": lambda: tx.dd_stats(made["account"]),
+        "insert_event": event,
+        "event": lambda: tx.event(made["event"]),
+        "events": lambda: (tx.events(), tx.events("running", limit=1)),
+        "set_event_status": lambda: tx.set_event_status(made["event"], "finished", 2),
+        "add_event_entrant": lambda: tx.add_event_entrant(made["event"], entrant),
+        "event_entrants": lambda: tx.event_entrants(made["event"]),
+        "update_event_entrant": lambda: tx.update_event_entrant(
+            made["event"], "e1", withdrawn=True, forfeits=1
+        ),
+        "remove_event_entrant": lambda: tx.remove_event_entrant(made["event"], "e1"),
+        "remove_event_entrants": lambda: tx.remove_event_entrants(made["event"]),
+        "put_event_round": lambda: tx.put_event_round(made["event"], 1, [{"table": 1}], "paired"),
+        "event_rounds": lambda: tx.event_rounds(made["event"]),
+        "put_event_table": lambda: tx.put_event_table(made["event"], 1, 1, "q", made["game"]),
+        "event_tables": lambda: tx.event_tables(made["event"]),
+        "game_seats": lambda: tx.game_seats(made["game"]),
     }
 
 

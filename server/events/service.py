@@ -1,0 +1,1134 @@
+"""The events service: announcing, registering, checking in, and running each event's rounds on
+real tables.
+
+One trio task (`EventService.run`) owns the events of a server. It loads the events not over yet,
+and runs each one that has started (or whose start time comes) in a task of its own: at the start it
+closes registration, forms the entrants (pairs that named each other, then the rest partnered in
+order of registration), fills the field with house bots, and plays round after round:
+
+1. pair the round (`server.events.pairing`) and store the plan, so a restart plays the same one;
+2. tell each checked-in entrant `event_round`, and open the round's tables `round_gap` later, each
+   dealt the round's boards (`server.events.policy`); every seat is held for its entrant for the
+   event's `no_show_grace`, then its fallback bot plays it (a forfeit);
+3. seat each checked-in entrant (`joined` and `snapshot` follow, as the ladder's `match_started`
+   does) and wait for every table; a knockout match still level plays extra boards;
+4. read the round's results back from the stored games, withdraw a Swiss entrant that forfeited
+   twice, and go on; after the last round, `event_ended` to every checked-in entrant.
+
+Killed and restarted, the lobby resumes the unfinished games of an event's tables with the policy
+asked of this service (`table_policy`), and the event's task goes on at its stored round with its
+stored plan: the same tables, the same boards, the same results.
+
+Requests (`handle`) answer from the store, so they work for every event, running or not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Protocol
+
+import structlog
+import trio
+
+from protocol.errors import ErrorCode
+from protocol.event_messages import (
+    ENDED_STANDINGS,
+    EVENT_LIST_LIMIT,
+    EventBoard,
+    EventCancel,
+    EventCreate,
+    EventEnded,
+    EventEntrant,
+    EventInfo,
+    EventList,
+    EventMatch,
+    EventPlay,
+    EventRecords,
+    EventRegister,
+    EventRoundPaired,
+    Events,
+    EventShow,
+    EventStanding,
+    EventSummary,
+    EventTable,
+    EventWithdraw,
+    HandRecords,
+)
+from protocol.event_messages import EventEntry as WireEntry
+from protocol.event_messages import EventFormat as WireFormat
+from protocol.event_messages import EventRound as WireRound
+from protocol.event_messages import EventStatus as WireStatus
+from protocol.event_messages import RoundStatus as WireRoundStatus
+from protocol.messages import Error, Message, Ok
+from server.accounts import Account
+from server.config import ServerConfig
+from server.events import store as event_store
+from server.events.pairing import bracket, fill_field, pair_individual, pair_swiss
+from server.events.plans import Entrant, IndividualTable, Plan
+from server.events.policy import event_policy
+from server.events.scoring import (
+    BoardResult,
+    StandingLine,
+    knockout_matches,
+    needs_extra_board,
+    standings,
+)
+from server.events.settings import MAX_EXTRA_BOARDS, EntryKind, EventFormat, EventSettings
+from server.events.store import EXTRA, StoredEvent
+from server.ladder.entrants import closed_table_ok, first_of
+from server.ladder.gate import DealGate
+from server.ladder.store import HOUSE_PREFIX
+from server.peers import Peer
+from server.ports import Client, EventRequest, TableHost
+from server.storage import EventEntrantRow, StorageError
+from server.table import Table
+from server.table_commands import JoinCommand, LeaveCommand, LeaveReason, TableConfig, TableError
+from server.table_policy import TablePolicy
+from server.table_records import game_seats
+
+if TYPE_CHECKING:
+    from server.storage import Store, Tx
+
+log = structlog.get_logger("server.events")
+
+#: A Swiss entrant that forfeits this many rounds is withdrawn.
+FORFEITS_TO_WITHDRAW = 2
+#: Bytes of records in one `hand_records` page (well inside a 64 KiB frame).
+RECORDS_PAGE_BYTES = 40_000
+#: Seconds between looks at the start times of registering events.
+START_POLL = 1.0
+
+
+class EventTables(TableHost, Protocol):
+    """What the events service may do with the lobby: the ladder's `TableHost`, and find an open
+    table by id (one the lobby resumed after a restart)."""
+
+    def local(self, table_id: str) -> Table | None: ...
+
+    async def bot_account(self, name: str) -> Account: ...
+
+
+class Refusal(Exception):
+    """A request refused: `code` and a sentence (answered with `error`, nothing changed)."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Running:
+    """What the task of a running event holds in memory (the rest is in the store)."""
+
+    number: int
+    cancelled: trio.CancelScope | None = None
+    # (round, stored table number) -> the open table
+    tables: dict[tuple[int, int], Table] = field(default_factory=dict)
+    # the table and seat each account plays in the round in progress
+    seats: dict[int, tuple[Table, int]] = field(default_factory=dict)
+    # table id -> {seat: the hold its entrant was given when the table opened}: a seat still
+    # held so when its game ends was never taken (a no-show)
+    holds: dict[str, dict[int, float]] = field(default_factory=dict)
+
+
+class EventService:
+    """The events of one server. Run `run()` in a nursery; sessions call `handle()`."""
+
+    def __init__(
+        self,
+        store: Store,
+        tables: EventTables,
+        config: ServerConfig,
+        *,
+        now: Callable[[], float] = time.time,
+        is_stopping: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.config = config
+        self.now = now  # wall-clock Unix seconds (an event's `starts_at` is one)
+        self._is_stopping = is_stopping
+        self.checked_in: dict[tuple[int, int], Peer] = {}  # (event, account) -> its connection
+        self.running: dict[int, Running] = {}
+        self._gates: dict[tuple[int, int], DealGate] = {}
+        self._nursery: trio.Nursery | None = None
+        self._wake = trio.Event()
+        self.ended: dict[int, trio.Event] = {}  # event number -> set when it is over (tests)
+
+    # ---------------------------------------------------------------- life
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Go on with the running events, then start each registering one at its time."""
+        running = await self.store.call(lambda tx: [r.id for r in tx.events("running", 10_000)])
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            for number in running:
+                self._launch(number)
+            task_status.started()
+            # Bounded by the server's life: each pass waits for a wake-up or the poll.
+            while True:
+                due = await self.store.call(
+                    lambda tx: [(r.id, r.starts_at) for r in tx.events("registering", 10_000)]
+                )
+                now = self.now()
+                soonest = START_POLL
+                for number, starts_at in due:
+                    if starts_at <= now:
+                        self._launch(number)
+                    else:
+                        soonest = min(soonest, starts_at - now)
+                with trio.move_on_after(max(soonest, 0.01)):
+                    await self._wake.wait()
+                self._wake = trio.Event()
+
+    def _launch(self, number: int) -> None:
+        if number in self.running or self._nursery is None:
+            return
+        self.running[number] = Running(number)
+        self.ended.setdefault(number, trio.Event())
+        self._nursery.start_soon(self._run_event, number)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def connection_closed(self, peer: Peer) -> None:
+        """The connection ended: its check-ins go (its seats are held for the tables' grace)."""
+        for key, held in list(self.checked_in.items()):
+            if held is peer:
+                del self.checked_in[key]
+
+    async def wait_ended(self, event: str) -> None:
+        """Until the event is over (for tests and tools)."""
+        number = event_store.event_number(event)
+        await self.ended.setdefault(number, trio.Event()).wait()
+
+    # ---------------------------------------------------------------- an event's task
+
+    async def _run_event(self, number: int) -> None:
+        running = self.running[number]
+        try:
+            with trio.CancelScope() as scope:
+                running.cancelled = scope
+                await self._play_event(running)
+        except (StorageError, ValueError, TableError) as exc:
+            # One event that cannot go on must not stop the others; a restart tries again.
+            log.error("event_failed", event_id=event_store.event_id(number), error=str(exc))
+        finally:
+            self.running.pop(number, None)
+            self.ended.setdefault(number, trio.Event()).set()
+
+    async def _load(self, number: int) -> StoredEvent:
+        event = await self.store.call(lambda tx: event_store.load(tx, number))
+        if event is None:
+            raise ValueError(f"event {number} is gone")
+        return event
+
+    async def _play_event(self, running: Running) -> None:
+        number = running.number
+        event = await self._load(number)
+        if event.row.status == "registering":
+            await self._start(event)
+            event = await self._load(number)
+        if event.row.status != "running":
+            return
+        log.info("event_running", event_id=event.id, round=event.row.round)
+        settings = event.settings
+        entrants = self._entrants(event)
+        last = settings.rounds_for(len(entrants))
+        for round_no in range(max(event.row.round, 1), last + 1):
+            if event.round_status.get(round_no) != "finished":
+                await self._play_round(running, event, round_no)
+            event = await self._load(number)
+        results = await self.store.call(lambda tx: event_store.board_results(tx, event))
+        lines = self._standings(event, results)
+        await self.store.call(lambda tx: tx.set_event_status(number, "finished"))
+        log.info("event_finished", event_id=event.id, winner=lines[0].key if lines else None)
+        self._tell_ended(event, lines, cancelled=False)
+
+    async def _start(self, event: StoredEvent) -> None:
+        """Close registration: form the entrants, fill the field with house bots, store them."""
+        settings = event.settings
+        rows = [e for e in event.entrants if not e.withdrawn]
+        if settings.format is EventFormat.SWISS_INDIVIDUAL:
+            groups = [(r.members, r.registered_at) for r in rows]
+        else:
+            groups = _form_pairs(rows, event.names)
+        formed: list[EventEntrantRow] = []
+        for index, (members, registered_at) in enumerate(groups, start=1):
+            formed.append(
+                EventEntrantRow(
+                    key=f"e{index}",
+                    members=members,
+                    partner=None,
+                    house=None,
+                    registered_at=registered_at,
+                    withdrawn=False,
+                    forfeits=0,
+                )
+            )
+        if not formed:
+            await self.store.call(lambda tx: tx.set_event_status(event.row.id, "cancelled"))
+            log.info("event_cancelled", event_id=event.id, why="nobody registered")
+            return
+        spec = self.config.fallback_bot
+        house_number = 0
+        for index, row in enumerate(formed):
+            if len(row.members) == 1 and settings.format is not EventFormat.SWISS_INDIVIDUAL:
+                # A registrant left without a partner plays with a house bot.
+                house_number += 1
+                name = f"{HOUSE_PREFIX}{spec}-{house_number}"[:32]
+                bot = await self.tables.bot_account(name)
+                formed[index] = dataclasses.replace(row, members=(row.members[0], bot.id))
+        plain = [Entrant(e.key, e.members, seed) for seed, e in enumerate(formed, start=1)]
+        missing = fill_field(plain, settings.format)
+        size = 1 if settings.format is EventFormat.SWISS_INDIVIDUAL else 2
+        for index in range(len(formed) + 1, len(formed) + missing + 1):
+            bots: list[int] = []
+            for _ in range(size):
+                house_number += 1
+                name = f"{HOUSE_PREFIX}{spec}-{house_number}"[:32]
+                bots.append((await self.tables.bot_account(name)).id)
+            formed.append(
+                EventEntrantRow(
+                    key=f"e{index}",
+                    members=tuple(bots),
+                    partner=None,
+                    house=spec,
+                    registered_at=event.row.starts_at + index,  # after every registered one
+                    withdrawn=False,
+                    forfeits=0,
+                )
+            )
+
+        def write(tx: Tx) -> None:
+            tx.remove_event_entrants(event.row.id)
+            for row in formed:
+                tx.add_event_entrant(event.row.id, row)
+            tx.set_event_status(event.row.id, "running", 0)
+
+        await self.store.call(write)
+        log.info("event_started", event_id=event.id, entrants=len(formed), house=missing)
+
+    def _entrants(self, event: StoredEvent) -> list[Entrant]:
+        return [
+            Entrant(e.key, e.members, seed, house=e.house is not None)
+            for seed, e in enumerate(event.entrants, start=1)
+        ]
+
+    def _pair(self, event: StoredEvent, round_no: int, results: list[BoardResult]) -> list[Plan]:
+        settings = event.settings
+        entrants = self._entrants(event)
+        plans = event_store.plans_of(event)
+        if settings.format is EventFormat.KNOCKOUT_PAIRS:
+            return list(bracket(entrants, results, round_no, plans=plans, boards=settings.boards))
+        if settings.format is EventFormat.SWISS_INDIVIDUAL:
+            return list(pair_individual(entrants, results, round_no, event.row.seed, plans=plans))
+        return list(pair_swiss(entrants, results, round_no, event.row.seed, plans=plans))
+
+    async def _play_round(self, running: Running, event: StoredEvent, round_no: int) -> None:
+        number = event.row.id
+        settings = event.settings
+        if round_no not in event.plans:
+            results = await self.store.call(lambda tx: event_store.board_results(tx, event))
+            plans = self._pair(event, round_no, results)
+
+            def write(tx: Tx) -> None:
+                event_store.store_round(tx, number, round_no, plans, "paired")
+                for plan in plans:
+                    tx.put_event_table(
+                        number,
+                        round_no,
+                        plan.table_no,
+                        event_store.table_id_for(number, round_no, plan.table_no),
+                        None,
+                    )
+
+            await self.store.call(write)
+            event = await self._load(number)
+            log.info("round_paired", event_id=event.id, round=round_no, tables=len(plans))
+        plans = event.plans[round_no]
+        members = {e.key: e.members for e in event.entrants}
+        waiting = event.round_status.get(round_no) == "paired"
+        gap = settings.round_gap if waiting else 0.0
+        for plan in plans:
+            table_id = event_store.table_id_for(number, round_no, plan.table_no)
+            seats = event_store.seats_of(plan, members)
+            names = [event.names.get(account, "?")[:32] for _key, account in seats]
+            for seat, (_key, account) in enumerate(seats):
+                peer = self.checked_in.get((number, account))
+                if peer is not None and peer.connected:
+                    peer.deliver(
+                        EventRoundPaired(
+                            event=event.id,
+                            round=round_no,
+                            table=table_id,
+                            seat=seat,
+                            names=names,
+                            boards=settings.boards,
+                            starts_in=gap,
+                        )
+                    )
+        if waiting:
+            await trio.sleep(gap)
+            await self.store.call(
+                lambda tx: event_store.store_round(tx, number, round_no, plans, "playing")
+            )
+        gate = self._gate(number, round_no, len(plans))
+        running.seats = {}
+        async with trio.open_nursery() as nursery:
+            for plan in plans:
+                nursery.start_soon(
+                    partial(self._play_table, running, event, round_no, plan, extra=0, gate=gate)
+                )
+        if settings.format is EventFormat.KNOCKOUT_PAIRS:
+            await self._extra_boards(running, event, round_no, plans)
+        results = await self.store.call(lambda tx: event_store.board_results(tx, event))
+        forfeited = _forfeiters(event, round_no, results)
+
+        def finish(tx: Tx) -> None:
+            event_store.store_round(tx, number, round_no, plans, "finished")
+            for row in event.entrants:
+                if row.key not in forfeited:
+                    continue
+                count = row.forfeits + 1
+                withdraw = row.withdrawn or (
+                    settings.format is not EventFormat.KNOCKOUT_PAIRS
+                    and count >= FORFEITS_TO_WITHDRAW
+                )
+                tx.update_event_entrant(number, row.key, withdrawn=withdraw, forfeits=count)
+
+        await self.store.call(finish)
+        self._gates.pop((number, round_no), None)
+        log.info("round_finished", event_id=event.id, round=round_no, forfeits=sorted(forfeited))
+
+    async def _extra_boards(
+        self, running: Running, event: StoredEvent, round_no: int, plans: list[Plan]
+    ) -> None:
+        """A knockout match level after its boards plays extra boards, one at a time."""
+        boards = event.settings.boards
+        for extra in range(1, MAX_EXTRA_BOARDS + 1):
+            now_event = await self._load(event.row.id)
+            results = await self.store.call(
+                lambda tx: event_store.board_results(tx, now_event)  # noqa: B023 (awaited at once)
+            )
+            level = [
+                plan
+                for plan in plans
+                if needs_extra_board(
+                    [r for r in results if r.round_no == round_no and r.table_no == plan.table_no],
+                    boards,
+                )
+            ]
+            if not level:
+                return
+            async with trio.open_nursery() as nursery:
+                for plan in level:
+                    nursery.start_soon(
+                        partial(
+                            self._play_table,
+                            running,
+                            now_event,
+                            round_no,
+                            plan,
+                            extra=extra,
+                            gate=None,
+                        )
+                    )
+
+    def _gate(self, number: int, round_no: int, tables: int) -> DealGate | None:
+        """The round's duplicate gate (spectators see a deal once every table has played it)."""
+        if tables < 2:
+            return None
+        found = self._gates.get((number, round_no))
+        if found is None:
+            found = self._gates[(number, round_no)] = DealGate(tables)
+        return found
+
+    async def _play_table(
+        self,
+        running: Running,
+        event: StoredEvent,
+        round_no: int,
+        plan: Plan,
+        *,
+        extra: int,
+        gate: DealGate | None,
+    ) -> None:
+        """Open (or find, after a restart) one table of the round, seat the checked-in entrants,
+        and wait for its game to end. Never raises what a table or the store raise: the round's
+        other tables go on."""
+        number = event.row.id
+        stored_no = EXTRA * extra + plan.table_no
+        table_id = event_store.table_id_for(number, round_no, stored_no)
+        members = {e.key: e.members for e in event.entrants}
+        seats = event_store.seats_of(plan, members)
+        try:
+            table = self.tables.local(table_id)
+            if table is None:
+                status = await self.store.call(lambda tx: _game_status(tx, table_id))
+                if status is not None:
+                    return  # played before a restart (or cut short): its boards are stored
+                table = await self._open_table(
+                    running, event, round_no, plan, extra=extra, gate=gate
+                )
+            running.tables[(round_no, stored_no)] = table
+            for seat, (_key, account) in enumerate(seats):
+                running.seats[account] = (table, seat)
+                await self._seat(number, account, table, seat)
+            await first_of(table.game_over, table.ended)
+            for _key, account in seats:
+                peer = self.checked_in.get((number, account))
+                if peer is not None:
+                    with closed_table_ok():
+                        await self.tables.submit(
+                            table, LeaveCommand(peer=peer, reason=LeaveReason.RELEASED)
+                        )
+                running.seats.pop(account, None)
+            game_id = table.game_id
+            no_shows = _never_taken(table, running.holds.pop(table_id, {}))
+            if no_shows:
+                log.info("event_no_show", table=table_id, seats=no_shows)
+            given_up = game_seats(
+                [
+                    dataclasses.replace(state, abandoned=True) if seat in no_shows else state
+                    for seat, state in enumerate(table.seats)
+                ]
+            )
+
+            def write(tx: Tx) -> None:
+                if no_shows and game_id is not None:
+                    # Its entrant never came: the fallback played the seat from the first card,
+                    # which the event counts as a forfeit (read back from the game's seats).
+                    tx.update_game_seats(game_id, given_up)
+                tx.put_event_table(number, round_no, stored_no, table_id, game_id)
+
+            await self.store.call(write)
+        except (TableError, StorageError) as exc:
+            log.error("event_table_failed", table=table_id, error=str(exc))
+        finally:
+            if gate is not None:
+                gate.finished(plan.table_no - 1)
+
+    async def _seat(self, number: int, account: int, table: Table, seat: int) -> None:
+        peer = self.checked_in.get((number, account))
+        if peer is None or not peer.connected:
+            return
+        state = table.seats[seat]
+        if state.account is None or state.account.id != account or state.abandoned:
+            return
+        with closed_table_ok():
+            await self.tables.submit(
+                table, JoinCommand(peer=peer, account=state.account, seat=seat)
+            )
+
+    def _config(self, event: StoredEvent, round_no: int, stored_no: int, extra: int) -> TableConfig:
+        settings = event.settings
+        options = settings.table_options()
+        if extra:
+            options = {**options, "max_hands": 1}
+        members = {e.key: e.members for e in event.entrants}
+        plan = _plan_of(event, round_no, stored_no % EXTRA)
+        seats = event_store.seats_of(plan, members)
+        house = _house_seats(event, seats)
+        return TableConfig(
+            table_id=event_store.table_id_for(event.row.id, round_no, stored_no),
+            game=settings.ruleset().game,
+            preset=settings.preset,
+            options=options,
+            players=4,
+            bots=tuple(sorted(house)),
+            human_turn_ms=settings.human_turn_ms,
+            bot_turn_ms=settings.bot_turn_ms,
+            grace_s=settings.grace_s,
+            builtin_bot=self.config.fallback_bot,
+            fallback_bot=self.config.fallback_bot,
+            event=event_store.table_label(event.row.id, round_no, stored_no),
+        )
+
+    def _policy(
+        self, event: StoredEvent, round_no: int, stored_no: int, gate: DealGate | None
+    ) -> TablePolicy:
+        extra, table_no = divmod(stored_no, EXTRA)
+        plan = _plan_of(event, round_no, table_no)
+        members = {e.key: e.members for e in event.entrants}
+        seats = event_store.seats_of(plan, members)
+        house = _house_seats(event, seats)
+        reserved = {s: a for s, (_key, a) in enumerate(seats) if s not in house}
+        return event_policy(
+            event.settings,
+            event.row.secret,
+            round_no,
+            house=house,
+            reserved=reserved,
+            gate=gate,
+            index=table_no - 1,
+            first_deal=0 if extra == 0 else event.settings.boards + extra - 1,
+        )
+
+    async def _open_table(
+        self,
+        running: Running,
+        event: StoredEvent,
+        round_no: int,
+        plan: Plan,
+        *,
+        extra: int,
+        gate: DealGate | None,
+    ) -> Table:
+        """A new table for one table of the round: every seat held for its entrant for the
+        event's `no_show_grace` (a withdrawn entrant's given to the fallback at once)."""
+        stored_no = EXTRA * extra + plan.table_no
+        config = self._config(event, round_no, stored_no, extra)
+        policy = self._policy(event, round_no, stored_no, gate)
+        if self.tables.free_table_slots() <= 0:
+            raise TableError(ErrorCode.SERVER_FULL, "the server has no room for an event's table")
+        table = self.tables.new_table(config, policy)
+        members = {e.key: e.members for e in event.entrants}
+        withdrawn = {e.key for e in event.entrants if e.withdrawn}
+        settings = event.settings
+        now = trio.current_time()
+        holds = running.holds.setdefault(config.table_id, {})
+        for seat, (key, account) in enumerate(event_store.seats_of(plan, members)):
+            if seat in config.bots:
+                continue
+            state = table.seats[seat]
+            name = event.names.get(account, "?")
+            state.account = Account(account, name, account in event.bots, False)
+            if key in withdrawn:
+                state.abandoned = True  # its remaining rounds are forfeited
+            else:
+                # Held as for a dropped player, until `no_show_grace` from now.
+                state.dropped_at = holds[seat] = now + settings.no_show_grace - settings.grace_s
+        await self.tables.adopt(table)
+        await self.store.call(
+            lambda tx: tx.put_event_table(
+                event.row.id, round_no, stored_no, config.table_id, table.game_id
+            )
+        )
+        return table
+
+    async def table_policy(self, config: TableConfig) -> TablePolicy | None:
+        """The policy of an event's table the lobby resumes after a restart (None: the event
+        or its round is gone: the table plays on as a lobby table)."""
+        if config.event is None:
+            return None
+        try:
+            number, round_no, stored_no = event_store.parse_label(config.event)
+            event = await self._load(number)
+            plans = event.plans.get(round_no, [])
+            gate = None
+            if stored_no < EXTRA:
+                gate = self._gate(number, round_no, len(plans))
+                if gate is not None:
+                    # Tables of the round already over let the others' spectators see it all.
+                    done = await self.store.call(
+                        lambda tx: [
+                            p.table_no
+                            for p in plans
+                            if _game_status(
+                                tx, event_store.table_id_for(number, round_no, p.table_no)
+                            )
+                            == "finished"
+                        ]
+                    )
+                    for table_no in done:
+                        gate.finished(table_no - 1)
+            return self._policy(event, round_no, stored_no, gate)
+        except (ValueError, KeyError, StorageError) as exc:
+            log.error("event_table_not_resumed", table=config.table_id, error=str(exc))
+            return None
+
+    def _standings(self, event: StoredEvent, results: list[BoardResult]) -> list[StandingLine]:
+        if not event.plans:
+            return []
+        return standings(
+            event.settings.format,
+            self._entrants(event),
+            event_store.plans_of(event),
+            results,
+            boards=event.settings.boards,
+        )
+
+    def _tell_ended(
+        self, event: StoredEvent, lines: list[StandingLine], *, cancelled: bool
+    ) -> None:
+        message = EventEnded(
+            event=event.id,
+            standings=[self._standing(event, line) for line in lines[:ENDED_STANDINGS]],
+            cancelled=cancelled,
+        )
+        number = event.row.id
+        for (held_event, _account), peer in list(self.checked_in.items()):
+            if held_event == number and peer.connected:
+                peer.deliver(message)
+        for key in [k for k in self.checked_in if k[0] == number]:
+            del self.checked_in[key]
+
+    def _standing(self, event: StoredEvent, line: StandingLine) -> EventStanding:
+        return EventStanding(
+            place=line.place,
+            key=line.key,
+            names=_names(event, line.key),
+            percent=line.percent,
+            boards=line.boards,
+            margin=line.margin,
+            forfeits=line.forfeits,
+        )
+
+    # ---------------------------------------------------------------- requests
+
+    async def handle(
+        self, client: Client, request: EventRequest, *, operator: bool = False
+    ) -> Message:
+        """The reply to an events request from `client` (the session delivers it); `operator`:
+        the connection sent a good `operator_login` (it may announce and cancel any event)."""
+        rid = request.id
+        try:
+            if isinstance(request, EventCreate):
+                return await self._create(client, request, operator)
+            if isinstance(request, Events):
+                return await self._list(request)
+            if isinstance(request, EventShow):
+                return await self._show(request.event, rid)
+            if isinstance(request, EventRecords):
+                return await self._records(request)
+            account = client.account
+            if account is None or account.is_guest:
+                raise Refusal(
+                    ErrorCode.NOT_AUTHENTICATED, "log in (not as a guest) to take part in events"
+                )
+            if isinstance(request, EventRegister):
+                return await self._register(account, request)
+            if isinstance(request, EventWithdraw):
+                return await self._withdraw(account, request)
+            if isinstance(request, EventPlay):
+                return await self._check_in(client, account, request)
+            return await self._cancel(client, request, operator)
+        except Refusal as refusal:
+            return Error(id=rid, code=refusal.code.value, message=refusal.message)
+
+    async def _event(self, event: str) -> StoredEvent:
+        try:
+            number = event_store.event_number(event)
+        except ValueError:
+            raise Refusal(ErrorCode.NO_SUCH_EVENT, f"no event is called {event!r}") from None
+        found = await self.store.call(lambda tx: event_store.load(tx, number))
+        if found is None:
+            raise Refusal(ErrorCode.NO_SUCH_EVENT, f"no event is called {event!r}")
+        return found
+
+    async def _create(self, client: Client, request: EventCreate, operator: bool) -> Message:
+        account = client.account
+        if not operator:
+            if account is None or account.is_guest:
+                raise Refusal(ErrorCode.NOT_AUTHENTICATED, "log in to announce an event")
+            if not self.config.events_open:
+                raise Refusal(
+                    ErrorCode.NOT_ALLOWED,
+                    "only the operator may announce events on this server (events_open is off)",
+                )
+        knockout = request.format is WireFormat.KNOCKOUT_PAIRS
+        values: dict[str, object] = {
+            "format": request.format.value,
+            "rounds": 0 if knockout else request.rounds,
+            "boards": request.boards,
+            "options": dict(request.options),
+        }
+        for name in (
+            "preset",
+            "human_turn_ms",
+            "bot_turn_ms",
+            "no_show_grace",
+            "round_gap",
+            "max_entrants",
+        ):
+            value = getattr(request, name)
+            if value is not None:
+                values[name] = value
+        if request.entry is not None:
+            values["entry"] = request.entry.value
+        values["grace_s"] = float(self.config.reconnect_grace)
+        try:
+            settings = EventSettings.from_json(values)
+        except (ValueError, TypeError) as exc:
+            raise Refusal(ErrorCode.BAD_EVENT, str(exc)) from None
+        if request.starts_at < self.now() - 60:
+            raise Refusal(ErrorCode.BAD_EVENT, "starts_at is in the past")
+        host = None if account is None or account.is_guest else account.id
+        secret = secrets.token_bytes(32)
+        seed = secrets.randbits(62)
+        number = await self.store.call(
+            lambda tx: event_store.create(
+                tx,
+                name=request.name,
+                host=host,
+                settings=settings,
+                secret=secret,
+                seed=seed,
+                starts_at=request.starts_at,
+            )
+        )
+        log.info("event_announced", event_id=event_store.event_id(number), host=host)
+        self.wake()
+        return await self._show(event_store.event_id(number), request.id)
+
+    async def _list(self, request: Events) -> Message:
+        status = None if request.status is None else request.status.value
+        rows = await self.store.call(
+            lambda tx: [event_store.load(tx, row.id) for row in tx.events(status, EVENT_LIST_LIMIT)]
+        )
+        return EventList(
+            id=request.id, events=[self._summary(event) for event in rows if event is not None]
+        )
+
+    def _summary(self, event: StoredEvent) -> EventSummary:
+        row = event.row
+        settings = event.settings
+        live = [e for e in event.entrants if not e.withdrawn]
+        count = len(live)
+        if not event.started and settings.format is not EventFormat.SWISS_INDIVIDUAL:
+            count = len(_form_pairs(live, event.names))
+        return EventSummary(
+            event=event.id,
+            name=row.name[:64],
+            format=WireFormat(settings.format.value),
+            status=WireStatus(row.status),
+            starts_at=row.starts_at,
+            entrants=count,
+            rounds=settings.rounds_for(max(count, 2)),
+            round=row.round,
+            boards=settings.boards,
+            preset=settings.preset[:64],
+            host=None if row.host is None else event.names.get(row.host),
+            entry=WireEntry(settings.entry.value),
+        )
+
+    async def _show(self, event_name: str, rid: int | None) -> Message:
+        event = await self._event(event_name)
+        number = event.row.id
+        if event.row.host is not None and event.row.host not in event.names:
+
+            def host_name(tx: Tx) -> str | None:
+                row = tx.account_by_id(event.row.host or 0)
+                return None if row is None else row.name
+
+            found = await self.store.call(host_name)
+            if found is not None:
+                event.names[event.row.host] = found
+        results = await self.store.call(lambda tx: event_store.board_results(tx, event))
+        entrants = [
+            EventEntrant(
+                key=e.key,
+                names=[event.names.get(m, "?")[:32] for m in e.members][:2],
+                house=e.house is not None,
+                withdrawn=e.withdrawn,
+            )
+            for e in event.entrants
+        ]
+        members = {e.key: e.members for e in event.entrants}
+        tables_by = {(t.round, t.table_no): t for t in event.tables}
+        rounds = []
+        for round_no in sorted(event.plans):
+            tables = []
+            for plan in event.plans[round_no]:
+                seats = event_store.seats_of(plan, members)
+                stored = tables_by.get((round_no, plan.table_no))
+                boards = sorted(
+                    (r for r in results if r.round_no == round_no and r.table_no == plan.table_no),
+                    key=lambda r: r.board,
+                )
+                tables.append(
+                    EventTable(
+                        table_no=plan.table_no,
+                        table=None if stored is None else stored.table_id,
+                        seats=[event.names.get(a, "?")[:32] for _k, a in seats],
+                        entrants=[k for k, _a in seats],
+                        boards=[
+                            EventBoard(board=r.board, ns=r.ns_points, ew=r.ew_points)
+                            for r in boards
+                        ],
+                    )
+                )
+            rounds.append(
+                WireRound(
+                    round=round_no,
+                    status=WireRoundStatus(event.round_status.get(round_no, "paired")),
+                    tables=tables,
+                )
+            )
+        lines = self._standings(event, results) if results else []
+        matches = []
+        if event.settings.format is EventFormat.KNOCKOUT_PAIRS and event.plans:
+            for line in knockout_matches(
+                self._entrants(event), event_store.plans_of(event), results, event.settings.boards
+            ):
+                matches.append(
+                    EventMatch(
+                        round=line.round_no,
+                        table_no=line.table_no,
+                        a=line.a,
+                        b=line.b,
+                        won_a=line.boards_won_a,
+                        won_b=line.boards_won_b,
+                        winner=line.winner,
+                    )
+                )
+        del number
+        return EventInfo(
+            id=rid,
+            summary=self._summary(event),
+            entrants=entrants,
+            rounds=rounds,
+            standings=[self._standing(event, line) for line in lines],
+            matches=matches,
+        )
+
+    async def _records(self, request: EventRecords) -> Message:
+        event = await self._event(request.event)
+        records = await self.store.call(lambda tx: event_store.records(tx, event))
+        page: list[dict[str, object]] = []
+        size = 0
+        index = request.start
+        while index < len(records):
+            record = records[index]
+            cost = len(repr(record))
+            if page and size + cost > RECORDS_PAGE_BYTES:
+                break
+            page.append(record)
+            size += cost
+            index += 1
+        return HandRecords(
+            id=request.id,
+            event=event.id,
+            records=page,
+            total=len(records),
+            next=index if index < len(records) else None,
+        )
+
+    async def _register(self, account: Account, request: EventRegister) -> Message:
+        event = await self._event(request.event)
+        settings = event.settings
+        if event.started:
+            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} has started: registration is closed")
+        if settings.entry is EntryKind.PEOPLE and account.is_bot:
+            raise Refusal(ErrorCode.NOT_ALLOWED, f"{event.id} is for people: bots may not enter")
+        if settings.entry is EntryKind.BOTS and not account.is_bot:
+            raise Refusal(ErrorCode.NOT_ALLOWED, f"{event.id} is for bots: people may not enter")
+        key = f"a{account.id}"
+        mine = next((e for e in event.entrants if e.key == key), None)
+        if mine is not None and not mine.withdrawn:
+            raise Refusal(ErrorCode.ALREADY_REGISTERED, f"you are registered for {event.id}")
+        partner = request.partner
+        individual = settings.format is EventFormat.SWISS_INDIVIDUAL
+        if partner is not None and not individual:
+            if partner.casefold() == account.name.casefold():
+                raise Refusal(ErrorCode.INVALID_FIELD, "name someone else as your partner")
+            named = partner
+            row = await self.store.call(lambda tx: tx.account_by_name(named))
+            if row is None or row.is_guest:
+                raise Refusal(ErrorCode.NO_SUCH_ACCOUNT, f"no account is named {partner!r}")
+            partner = row.name
+            pairs = _form_pairs([e for e in event.entrants if not e.withdrawn], event.names)
+            for members, _at in pairs:
+                if len(members) == 2 and row.id in members:
+                    raise Refusal(
+                        ErrorCode.ALREADY_REGISTERED,
+                        f"{partner} is already in a pair of {event.id}",
+                    )
+        row_ = EventEntrantRow(
+            key=key,
+            members=(account.id,),
+            partner=None if individual else partner,
+            house=None,
+            registered_at=self.now(),
+            withdrawn=False,
+            forfeits=0,
+        )
+        live = [e for e in event.entrants if not e.withdrawn and e.key != key]
+        names = {**event.names, account.id: account.name}
+        after = len(live) + 1 if individual else len(_form_pairs([*live, row_], names))
+        if after > settings.max_entrants:
+            raise Refusal(
+                ErrorCode.EVENT_FULL,
+                f"{event.id} has {settings.max_entrants} entrants: it is full",
+            )
+
+        def write(tx: Tx) -> None:
+            if mine is not None:  # withdrawn before, and back: registered afresh
+                tx.remove_event_entrant(event.row.id, key)
+            tx.add_event_entrant(event.row.id, row_)
+
+        await self.store.call(write)
+        log.info("event_registered", event_id=event.id, account=account.name, partner=partner)
+        note = f"registered for {event.id}"
+        if partner is not None:
+            note += f" with {partner} (once {partner} names you too)"
+        return Ok(id=request.id, note=note)
+
+    async def _withdraw(self, account: Account, request: EventWithdraw) -> Message:
+        event = await self._event(request.event)
+        if event.row.status in ("finished", "cancelled"):
+            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} is over")
+        mine = next(
+            (e for e in event.entrants if account.id in e.members and not e.withdrawn), None
+        )
+        if mine is None:
+            raise Refusal(ErrorCode.NOT_REGISTERED, f"you are not an entrant of {event.id}")
+        await self.store.call(
+            lambda tx: tx.update_event_entrant(
+                event.row.id, mine.key, withdrawn=True, forfeits=mine.forfeits
+            )
+        )
+        log.info("event_withdrawn", event_id=event.id, account=account.name)
+        if event.started:
+            return Ok(id=request.id, note="withdrawn: your remaining rounds are forfeited")
+        return Ok(id=request.id, note=f"withdrawn from {event.id}")
+
+    async def _check_in(self, client: Client, account: Account, request: EventPlay) -> Message:
+        event = await self._event(request.event)
+        if event.row.status in ("finished", "cancelled"):
+            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} is over")
+        if not any(account.id in e.members and not e.withdrawn for e in event.entrants):
+            raise Refusal(ErrorCode.NOT_REGISTERED, f"you are not an entrant of {event.id}")
+        number = event.row.id
+        self.checked_in[(number, account.id)] = client.peer
+        running = self.running.get(number)
+        if running is not None and account.id in running.seats:
+            table, seat = running.seats[account.id]
+            # A round in progress: this connection takes the account's seat at once.
+            if self._nursery is not None:
+                self._nursery.start_soon(self._seat, number, account.id, table, seat)
+            return Ok(id=request.id, note=f"checked in: you play table {table.table_id} now")
+        return Ok(id=request.id, note=f"checked in: you are seated when {event.id}'s round opens")
+
+    async def _cancel(self, client: Client, request: EventCancel, operator: bool) -> Message:
+        event = await self._event(request.event)
+        account = client.account
+        if not operator and (account is None or account.id != event.row.host):
+            raise Refusal(
+                ErrorCode.NOT_ALLOWED, "only the event's host or the operator may cancel it"
+            )
+        if event.row.status in ("finished", "cancelled"):
+            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} is over")
+        await self.store.call(lambda tx: tx.set_event_status(event.row.id, "cancelled"))
+        running = self.running.get(event.row.id)
+        if running is not None and running.cancelled is not None:
+            # Its rounds stop here; a table in play finishes its game, which no longer counts.
+            running.cancelled.cancel()
+        self._tell_ended(event, [], cancelled=True)
+        log.info("event_cancelled", event_id=event.id)
+        return Ok(id=request.id, note=f"{event.id} is cancelled")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _names(event: StoredEvent, key: str) -> list[str]:
+    for entrant in event.entrants:
+        if entrant.key == key:
+            return [event.names.get(m, "?")[:32] for m in entrant.members][:2] or ["?"]
+    return ["?"]
+
+
+def _house_seats(
+    event: StoredEvent, seats: list[tuple[str, int]]
+) -> dict[int, tuple[str, Account]]:
+    """The seats the server's house bots play (their accounts are `house:SPEC-N`), with the bot
+    spec and account of each."""
+    out = {}
+    for seat, (_key, account) in enumerate(seats):
+        name = event.names.get(account, "")
+        if name.startswith(HOUSE_PREFIX):
+            spec = name[len(HOUSE_PREFIX) :].rsplit("-", 1)[0]
+            out[seat] = (spec, Account(account, name, True, False))
+    return out
+
+
+def _never_taken(table: Table, holds: dict[int, float]) -> list[int]:
+    """The seats still under the hold they were opened with: their entrant never sat down."""
+    return [
+        seat
+        for seat, held in holds.items()
+        if table.seats[seat].dropped_at == held and not table.seats[seat].abandoned
+    ]
+
+
+def _plan_of(event: StoredEvent, round_no: int, table_no: int) -> Plan:
+    for plan in event.plans.get(round_no, []):
+        if plan.table_no == table_no:
+            return plan
+    raise KeyError(f"{event.id} has no table {table_no} in round {round_no}")
+
+
+def _game_status(tx: Tx, table_id: str) -> str | None:
+    game_id = tx.latest_game_at(table_id)
+    return None if game_id is None else tx.game_status(game_id)
+
+
+def _form_pairs(
+    rows: list[EventEntrantRow], names: dict[int, str]
+) -> list[tuple[tuple[int, ...], float]]:
+    """Pairs from registrations, in order of registration: two accounts that named each other
+    are a pair (at the later one's time); the others are partnered in the order they came."""
+    by_name = {names.get(r.members[0], "").casefold(): r for r in rows}
+    paired: set[str] = set()
+    pairs: list[tuple[tuple[int, ...], float]] = []
+    singles: list[EventEntrantRow] = []
+    for row in rows:
+        if row.key in paired:
+            continue
+        wanted = by_name.get((row.partner or "").casefold())
+        me = names.get(row.members[0], "").casefold()
+        if (
+            wanted is not None
+            and wanted.key not in paired
+            and wanted.key != row.key
+            and (wanted.partner or "").casefold() == me
+        ):
+            paired.update((row.key, wanted.key))
+            first, second = sorted((row, wanted), key=lambda r: r.registered_at)
+            pairs.append(((first.members[0], second.members[0]), second.registered_at))
+        else:
+            singles.append(row)
+    # Those without a partner: two by two, in order; a last one alone is partnered with a house
+    # bot at the start (`EventService._start`).
+    for i in range(0, len(singles) - 1, 2):
+        a, b = singles[i], singles[i + 1]
+        pairs.append(((a.members[0], b.members[0]), b.registered_at))
+    if len(singles) % 2:
+        last = singles[-1]
+        pairs.append(((last.members[0],), last.registered_at))
+    pairs.sort(key=lambda p: p[1])
+    return pairs
+
+
+def _forfeiters(event: StoredEvent, round_no: int, results: list[BoardResult]) -> set[str]:
+    """The entrants that forfeited (some board of) round `round_no`."""
+    out: set[str] = set()
+    plans = {p.table_no: p for p in event.plans.get(round_no, [])}
+    for result in results:
+        if result.round_no != round_no or not result.forfeited:
+            continue
+        plan = plans.get(result.table_no)
+        if plan is None:
+            continue
+        if isinstance(plan, IndividualTable):
+            seats = result.forfeit_seats or frozenset(
+                ({0, 2} if result.forfeit_ns else set()) | ({1, 3} if result.forfeit_ew else set())
+            )
+            out.update(plan.seats[s] for s in seats)
+        else:
+            if result.forfeit_ns:
+                out.add(plan.north_south)
+            if result.forfeit_ew:
+                out.add(plan.east_west)
+    return out
+
+
+__all__ = ["EventRequest", "EventService", "EventTables"]

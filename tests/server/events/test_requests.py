@@ -1,0 +1,147 @@
+"""Announcing, listing, showing, registering, withdrawing, checking in and cancelling events, with
+every refusal's code: the whole server over memory streams, on trio's autojump clock."""
+
+from __future__ import annotations
+
+import time
+
+import trio
+
+from protocol.errors import ErrorCode
+from protocol.event_messages import EventEntry, EventFormat, EventStatus
+from protocol.messages import (
+    Error,
+    EventCancel,
+    EventCreate,
+    EventEnded,
+    EventInfo,
+    EventList,
+    EventPlay,
+    EventRecords,
+    EventRegister,
+    Events,
+    EventShow,
+    EventWithdraw,
+    Guest,
+    HandRecords,
+    Ok,
+)
+from protocol.types import ClientKind
+from server.app import running_server
+from server.config import Limits
+from tests.server.events.players import enter
+from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
+
+LATER = 3600.0  # an hour from now: registration stays open through the test
+
+
+def refused(reply: object, code: ErrorCode) -> None:
+    assert isinstance(reply, Error), reply
+    assert reply.code == code.value, reply
+    assert reply.message  # a sentence for a person
+
+
+def create(**overrides: object) -> EventCreate:
+    values: dict[str, object] = {
+        "name": "Friday Swiss",
+        "format": EventFormat.SWISS_PAIRS,
+        "rounds": 2,
+        "boards": 1,
+        "starts_at": time.time() + LATER,
+    }
+    values.update(overrides)
+    return EventCreate(**values)  # type: ignore[arg-type]
+
+
+async def test_announce_register_withdraw_play_and_cancel_with_every_refusal(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    listener = MemoryListener()
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    async with running_server(memory_config(limits=limits), listeners=[listener]) as server:
+        host = await MemoryClient.connect(listener)
+        await enter(host, "host", kind=ClientKind.HUMAN)
+        # Only the operator announces on a server whose events_open is off.
+        refused(await host.request(create()), ErrorCode.NOT_ALLOWED)
+        server.config = server.config.__class__(**{**server.config.__dict__, "events_open": True})
+        assert server.events is not None
+        server.events.config = server.config
+        guest = await MemoryClient.connect(listener)
+        await guest.hello()
+        await guest.request(Guest())
+        refused(await guest.request(create()), ErrorCode.NOT_AUTHENTICATED)
+        refused(await host.request(create(boards=30)), ErrorCode.BAD_EVENT)
+        refused(await host.request(create(starts_at=time.time() - 7200)), ErrorCode.BAD_EVENT)
+        refused(await host.request(create(preset="no-such-preset")), ErrorCode.BAD_EVENT)
+        info = await host.request(create(max_entrants=4, entry=EventEntry.PEOPLE))
+        assert isinstance(info, EventInfo), info
+        event = info.summary.event
+        assert info.summary.status is EventStatus.REGISTERING
+        assert info.summary.host == "host" and info.summary.entrants == 0
+
+        listed = await guest.request(Events(status=EventStatus.REGISTERING))
+        assert isinstance(listed, EventList) and [e.event for e in listed.events] == [event]
+        refused(await guest.request(EventShow(event="E999")), ErrorCode.NO_SUCH_EVENT)
+        refused(await guest.request(EventRegister(event=event)), ErrorCode.NOT_AUTHENTICATED)
+
+        people = []
+        for name in ("ann", "bea", "cid", "dot", "eve", "fay", "gus", "hal"):
+            client = await MemoryClient.connect(listener)
+            await enter(client, name, kind=ClientKind.HUMAN)
+            people.append(client)
+        ann, bea, cid, dot, eve, fay, gus, hal = people
+        bot = await MemoryClient.connect(listener)
+        await enter(bot, "robo")
+        refused(await bot.request(EventRegister(event=event)), ErrorCode.NOT_ALLOWED)
+        refused(
+            await ann.request(EventRegister(event=event, partner="nobody")),
+            ErrorCode.NO_SUCH_ACCOUNT,
+        )
+        assert isinstance(await ann.request(EventRegister(event=event, partner="bea")), Ok)
+        refused(await ann.request(EventRegister(event=event)), ErrorCode.ALREADY_REGISTERED)
+        assert isinstance(await bea.request(EventRegister(event=event, partner="ann")), Ok)
+        refused(
+            await cid.request(EventRegister(event=event, partner="ann")),
+            ErrorCode.ALREADY_REGISTERED,
+        )
+        for client in (cid, dot, eve, fay, gus, hal):
+            assert isinstance(await client.request(EventRegister(event=event)), Ok)
+        # Four pairs: ann and bea, then the others two by two in order; the field is full.
+        shown = await ann.request(EventShow(event=event))
+        assert isinstance(shown, EventInfo) and shown.summary.entrants == 4
+        late = await MemoryClient.connect(listener)
+        await enter(late, "ivy", kind=ClientKind.HUMAN)
+        refused(await late.request(EventRegister(event=event)), ErrorCode.EVENT_FULL)
+        refused(await late.request(EventWithdraw(event=event)), ErrorCode.NOT_REGISTERED)
+        refused(await late.request(EventPlay(event=event)), ErrorCode.NOT_REGISTERED)
+        assert isinstance(await hal.request(EventWithdraw(event=event)), Ok)
+        assert isinstance(await late.request(EventRegister(event=event)), Ok)
+        refused(await hal.request(EventWithdraw(event=event)), ErrorCode.NOT_REGISTERED)
+        assert isinstance(await ann.request(EventPlay(event=event)), Ok)
+        records = await guest.request(EventRecords(event=event))
+        assert isinstance(records, HandRecords) and records.total == 0 and records.next is None
+
+        refused(await ann.request(EventCancel(event=event)), ErrorCode.NOT_ALLOWED)
+        assert isinstance(await host.request(EventCancel(event=event)), Ok)
+        refused(await host.request(EventCancel(event=event)), ErrorCode.EVENT_CLOSED)
+        refused(await bea.request(EventPlay(event=event)), ErrorCode.EVENT_CLOSED)
+        refused(await bea.request(EventWithdraw(event=event)), ErrorCode.EVENT_CLOSED)
+        with trio.fail_after(10):
+            ended = await ann.expect(EventEnded)
+        assert ended.cancelled and ended.event == event
+        # Registration closes at the start (the service's wall clock moved past it).
+        started = await host.request(create(name="Now"))
+        assert isinstance(started, EventInfo)
+        now = started.summary.event
+        assert isinstance(await ann.request(EventRegister(event=now)), Ok)
+        server.events.now = lambda: time.time() + 2 * LATER
+        server.events.wake()
+        with trio.fail_after(30):
+            for _ in range(100):
+                shown = await guest.request(EventShow(event=now))
+                assert isinstance(shown, EventInfo)
+                if shown.summary.status is not EventStatus.REGISTERING:
+                    break
+                await trio.sleep(0.5)
+        assert shown.summary.status is EventStatus.RUNNING
+        refused(await bea.request(EventRegister(event=now)), ErrorCode.EVENT_CLOSED)

@@ -1,0 +1,95 @@
+"""An event's rounds on the memory harness and trio's autojump clock: pairing told in
+`event_round`, seating, a no-show's forfeit after the grace, the standings and the records."""
+
+from __future__ import annotations
+
+import time
+
+import trio
+
+from protocol.event_messages import EventFormat, EventStatus, RoundStatus
+from protocol.messages import (
+    EventCreate,
+    EventEnded,
+    EventInfo,
+    EventRecords,
+    EventRoundPaired,
+    EventShow,
+    HandRecords,
+    Joined,
+    Message,
+)
+from server.app import running_server
+from server.config import Limits
+from tests.server.events.players import check_in, enter, play_until_ended, register
+from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
+
+
+async def test_a_no_show_forfeits_after_the_grace_and_the_others_play_on(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    listener = MemoryListener()
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]) as server:
+        assert server.events is not None
+        players = []
+        for name in ("ann", "bob", "cy"):
+            client = await MemoryClient.connect(listener)
+            await enter(client, name)
+            players.append(client)
+        ann, bob, _cy = players
+        info = await ann.request(
+            EventCreate(
+                name="Tiny individual",
+                format=EventFormat.SWISS_INDIVIDUAL,
+                rounds=1,
+                boards=1,
+                starts_at=time.time() + 3600,
+                max_entrants=4,
+                bot_turn_ms=200,
+                no_show_grace=30.0,
+                round_gap=2.0,
+            )
+        )
+        assert isinstance(info, EventInfo)
+        event = info.summary.event
+        for client in players:
+            await register(client, event)
+        await check_in(ann, event)
+        await check_in(bob, event)  # cy never checks in: a no-show
+        server.events.now = lambda: time.time() + 7200
+        server.events.wake()
+        with trio.fail_after(3600):  # trio time
+            seen: dict[str, list[Message]] = {"ann": [], "bob": []}
+            async with trio.open_nursery() as nursery:
+                ended: dict[str, EventEnded] = {}
+
+                async def play(name: str, client: MemoryClient) -> None:
+                    ended[name] = await play_until_ended(client, seen[name])
+
+                nursery.start_soon(play, "ann", ann)
+                nursery.start_soon(play, "bob", bob)
+        for name in ("ann", "bob"):
+            (notice,) = seen[name]
+            assert isinstance(notice, EventRoundPaired)
+            assert notice.round == 1 and notice.starts_in == 2.0 and notice.boards == 1
+            assert notice.names[notice.seat] == name
+            assert any(isinstance(m, Joined) and m.table == notice.table for m in ann.received)
+        lines = {line.names[0]: line for line in ended["ann"].standings}
+        assert set(lines) >= {"ann", "bob", "cy"}
+        assert lines["cy"].forfeits == 1 and lines["cy"].percent == 0.0
+        assert lines["ann"].percent == 60.0 and lines["bob"].percent == 60.0
+        assert lines["cy"].place == 4
+        shown = await ann.request(EventShow(event=event))
+        assert isinstance(shown, EventInfo)
+        assert shown.summary.status is EventStatus.FINISHED
+        (round_1,) = shown.rounds
+        assert round_1.status is RoundStatus.FINISHED
+        (table,) = round_1.tables
+        assert len(table.boards) == 1 and table.table is not None
+        assert [s.key for s in shown.standings] == [s.key for s in ended["ann"].standings]
+        records = await ann.request(EventRecords(event=event))
+        assert isinstance(records, HandRecords) and records.total == 1
+        assert records.records[0]["event"] == f"{event}/r1/t1"
+        assert records.records[0]["board"] == 1
