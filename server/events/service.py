@@ -239,7 +239,7 @@ class EventService:
             return
         log.info("event_running", event_id=event.id, round=event.row.round)
         settings = event.settings
-        entrants = self._entrants(event)
+        entrants = event_store.entrants(event)
         last = settings.rounds_for(len(entrants))
         for round_no in range(max(event.row.round, 1), last + 1):
             if event.round_status.get(round_no) != "finished":
@@ -315,15 +315,9 @@ class EventService:
         await self.store.call(write)
         log.info("event_started", event_id=event.id, entrants=len(formed), house=missing)
 
-    def _entrants(self, event: StoredEvent) -> list[Entrant]:
-        return [
-            Entrant(e.key, e.members, seed, house=e.house is not None)
-            for seed, e in enumerate(event.entrants, start=1)
-        ]
-
     def _pair(self, event: StoredEvent, round_no: int, results: list[BoardResult]) -> list[Plan]:
         settings = event.settings
-        entrants = self._entrants(event)
+        entrants = event_store.entrants(event)
         plans = event_store.plans_of(event)
         if settings.format is EventFormat.KNOCKOUT_PAIRS:
             return list(bracket(entrants, results, round_no, plans=plans, boards=settings.boards))
@@ -649,7 +643,7 @@ class EventService:
             return []
         return standings(
             event.settings.format,
-            self._entrants(event),
+            event_store.entrants(event),
             event_store.plans_of(event),
             results,
             boards=event.settings.boards,
@@ -866,7 +860,10 @@ class EventService:
         matches = []
         if event.settings.format is EventFormat.KNOCKOUT_PAIRS and event.plans:
             for line in knockout_matches(
-                self._entrants(event), event_store.plans_of(event), results, event.settings.boards
+                event_store.entrants(event),
+                event_store.plans_of(event),
+                results,
+                event.settings.boards,
             ):
                 matches.append(
                     EventMatch(

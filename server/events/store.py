@@ -19,7 +19,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.events.plans import IndividualTable, Plan, Plans, plan_from_json, plan_to_json
+from server.events.plans import (
+    Entrant,
+    IndividualTable,
+    Plan,
+    Plans,
+    plan_from_json,
+    plan_to_json,
+)
 from server.events.scoring import BoardResult
 from server.events.settings import EventFormat, EventSettings
 from server.storage import EventEntrantRow, EventRow, EventTableRow, Tx
@@ -184,6 +191,15 @@ def records(tx: Tx, event: StoredEvent) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def entrants(event: StoredEvent) -> list[Entrant]:
+    """The event's entrants as pairing and scoring take them: seeded in order of registration
+    (house entrants last)."""
+    return [
+        Entrant(e.key, e.members, seed, house=e.house is not None)
+        for seed, e in enumerate(event.entrants, start=1)
+    ]
 
 
 def plans_of(event: StoredEvent) -> Plans:
