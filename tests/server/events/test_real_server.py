@@ -124,7 +124,9 @@ async def test_a_16_player_individual_swiss_of_4_rounds_runs_to_its_end(tmp_path
     }
     # A board is the same deal at every table of its round.
     for round_no in range(1, 5):
-        deals = {str(r["seed"]) for r in records if r["event"].startswith(f"{event}/r{round_no}/")}
+        deals = {
+            str(r["seed"]) for r in records if str(r["event"]).startswith(f"{event}/r{round_no}/")
+        }
         assert len(deals) == 1
 
 
