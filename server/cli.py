@@ -1,4 +1,5 @@
-"""The `spades-server` command line: `serve`, `export`, `version`, `conformance`, `ladder`, `db`."""
+"""The `spades-server` command line: `serve`, `export`, `version`, `conformance`, `ladder`, `events`,
+`db`."""
 
 from __future__ import annotations
 
@@ -624,6 +625,33 @@ def add_house_bots(
     try:
         typer.echo(add_house_bots_command(path, specs or ()))
     except (ValueError, StorageError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+events_app = typer.Typer(
+    help="Events (tournaments).", no_args_is_help=True, pretty_exceptions_enable=False
+)
+app.add_typer(events_app, name="events")
+
+
+@events_app.command("export")
+def events_export(
+    event: Annotated[str, typer.Argument(help="The event's id (E1, E2, ...).")],
+    out: Annotated[
+        Path, typer.Option(help="The folder to write standings.json and records.jsonl in.")
+    ],
+    db: Annotated[
+        str | None, typer.Option(help="SQLite database file, or a PostgreSQL URL.")
+    ] = None,
+) -> None:
+    """Write an event's standings (standings.json) and every board's hand record (records.jsonl)."""
+    from server.events.export import export_command
+    from server.storage import StorageError
+
+    try:
+        typer.echo(export_command(_database(db), event, out))
+    except (ValueError, StorageError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
 

@@ -25,6 +25,7 @@ Requests (`handle`) answer from the store, so they work for every event, running
 from __future__ import annotations
 
 import dataclasses
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -76,7 +77,6 @@ from server.events.scoring import (
     StandingLine,
     knockout_matches,
     needs_extra_board,
-    standings,
 )
 from server.events.settings import MAX_EXTRA_BOARDS, EntryKind, EventFormat, EventSettings
 from server.events.store import EXTRA, StoredEvent
@@ -102,6 +102,8 @@ FORFEITS_TO_WITHDRAW = 2
 RECORDS_PAGE_BYTES = 40_000
 #: Seconds between looks at the start times of registering events.
 START_POLL = 1.0
+#: Seconds before an event whose task failed (or a store that was away) is tried again.
+RETRY_AFTER = 30.0
 
 
 class EventTables(TableHost, Protocol):
@@ -160,32 +162,49 @@ class EventService:
         self._nursery: trio.Nursery | None = None
         self._wake = trio.Event()
         self.ended: dict[int, trio.Event] = {}  # event number -> set when it is over (tests)
+        self._failed: dict[int, float] = {}  # event number -> when its task last failed
 
     # ---------------------------------------------------------------- life
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Go on with the running events, then start each registering one at its time."""
-        running = await self.store.call(lambda tx: [r.id for r in tx.events("running", 10_000)])
+        """Go on with the running events, then start each registering one at its time. A store
+        that is away (an outage) or an event that failed is tried again a little later."""
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
-            for number in running:
-                self._launch(number)
             task_status.started()
             # Bounded by the server's life: each pass waits for a wake-up or the poll.
             while True:
-                due = await self.store.call(
-                    lambda tx: [(r.id, r.starts_at) for r in tx.events("registering", 10_000)]
-                )
-                now = self.now()
                 soonest = START_POLL
-                for number, starts_at in due:
-                    if starts_at <= now:
-                        self._launch(number)
-                    else:
-                        soonest = min(soonest, starts_at - now)
+                try:
+                    soonest = await self._look()
+                except StorageError as exc:
+                    log.warning("events_not_read", error=str(exc))
+                    soonest = RETRY_AFTER
                 with trio.move_on_after(max(soonest, 0.01)):
                     await self._wake.wait()
                 self._wake = trio.Event()
+
+    async def _look(self) -> float:
+        """Launch every running event without a task (at start, or after it failed a while ago)
+        and every registering one whose start has come; returns the seconds to the next start."""
+        rows = await self.store.call(
+            lambda tx: [
+                (r.id, r.status, r.starts_at)
+                for status in ("running", "registering")
+                for r in tx.events(status, 10_000)
+            ]
+        )
+        now = self.now()
+        clock = trio.current_time()
+        soonest = START_POLL
+        for number, status, starts_at in rows:
+            if clock < self._failed.get(number, -math.inf) + RETRY_AFTER:
+                continue
+            if status == "running" or starts_at <= now:
+                self._launch(number)
+            else:
+                soonest = min(soonest, starts_at - now)
+        return soonest
 
     def _launch(self, number: int) -> None:
         if number in self.running or self._nursery is None:
@@ -216,12 +235,14 @@ class EventService:
             with trio.CancelScope() as scope:
                 running.cancelled = scope
                 await self._play_event(running)
-        except (StorageError, ValueError, TableError) as exc:
-            # One event that cannot go on must not stop the others; a restart tries again.
+        except (StorageError, ValueError, KeyError, TableError) as exc:
+            # One event that cannot go on must not stop the others; it is tried again later.
             log.error("event_failed", event_id=event_store.event_id(number), error=str(exc))
-        finally:
+            self._failed[number] = trio.current_time()
             self.running.pop(number, None)
-            self.ended.setdefault(number, trio.Event()).set()
+            return
+        self.running.pop(number, None)
+        self.ended.setdefault(number, trio.Event()).set()
 
     async def _load(self, number: int) -> StoredEvent:
         event = await self.store.call(lambda tx: event_store.load(tx, number))
@@ -246,7 +267,7 @@ class EventService:
                 await self._play_round(running, event, round_no)
             event = await self._load(number)
         results = await self.store.call(lambda tx: event_store.board_results(tx, event))
-        lines = self._standings(event, results)
+        lines = event_store.standing_lines(event, results)
         await self.store.call(lambda tx: tx.set_event_status(number, "finished"))
         log.info("event_finished", event_id=event.id, winner=lines[0].key if lines else None)
         self._tell_ended(event, lines, cancelled=False)
@@ -638,17 +659,6 @@ class EventService:
             log.error("event_table_not_resumed", table=config.table_id, error=str(exc))
             return None
 
-    def _standings(self, event: StoredEvent, results: list[BoardResult]) -> list[StandingLine]:
-        if not event.plans:
-            return []
-        return standings(
-            event.settings.format,
-            event_store.entrants(event),
-            event_store.plans_of(event),
-            results,
-            boards=event.settings.boards,
-        )
-
     def _tell_ended(
         self, event: StoredEvent, lines: list[StandingLine], *, cancelled: bool
     ) -> None:
@@ -668,7 +678,7 @@ class EventService:
         return EventStanding(
             place=line.place,
             key=line.key,
-            names=_names(event, line.key),
+            names=event_store.names_of(event, line.key),
             percent=line.percent,
             boards=line.boards,
             margin=line.margin,
@@ -856,7 +866,7 @@ class EventService:
                     tables=tables,
                 )
             )
-        lines = self._standings(event, results) if results else []
+        lines = event_store.standing_lines(event, results) if results else []
         matches = []
         if event.settings.format is EventFormat.KNOCKOUT_PAIRS and event.plans:
             for line in knockout_matches(
@@ -1024,13 +1034,6 @@ class EventService:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _names(event: StoredEvent, key: str) -> list[str]:
-    for entrant in event.entrants:
-        if entrant.key == key:
-            return [event.names.get(m, "?")[:32] for m in entrant.members][:2] or ["?"]
-    return ["?"]
 
 
 def _house_seats(

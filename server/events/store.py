@@ -27,7 +27,7 @@ from server.events.plans import (
     plan_from_json,
     plan_to_json,
 )
-from server.events.scoring import BoardResult
+from server.events.scoring import BoardResult, StandingLine, standings
 from server.events.settings import EventFormat, EventSettings
 from server.storage import EventEntrantRow, EventRow, EventTableRow, Tx
 
@@ -200,6 +200,27 @@ def entrants(event: StoredEvent) -> list[Entrant]:
         Entrant(e.key, e.members, seed, house=e.house is not None)
         for seed, e in enumerate(event.entrants, start=1)
     ]
+
+
+def standing_lines(event: StoredEvent, results: Sequence[BoardResult]) -> list[StandingLine]:
+    """The event's standings from its stored plans and boards (none before round 1 is paired)."""
+    if not event.plans:
+        return []
+    return standings(
+        event.settings.format,
+        entrants(event),
+        plans_of(event),
+        results,
+        boards=event.settings.boards,
+    )
+
+
+def names_of(event: StoredEvent, key: str) -> list[str]:
+    """The account names of an entrant (`?` for an account gone)."""
+    for entrant in event.entrants:
+        if entrant.key == key:
+            return [event.names.get(m, "?")[:32] for m in entrant.members][:2] or ["?"]
+    return ["?"]
 
 
 def plans_of(event: StoredEvent) -> Plans:

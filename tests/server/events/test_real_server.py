@@ -4,6 +4,7 @@ and plays each seat it is given; the standings, the bracket and the records chec
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from protocol.messages import (
     Message,
 )
 from server.app import Server, local_config, running_server
+from server.cli import main
 from tests.server.events.players import check_in, enter, play_until_ended, register
 from tests.server.wire_client import WireClient
 
@@ -130,6 +132,15 @@ async def test_a_16_player_individual_swiss_of_4_rounds_runs_to_its_end(tmp_path
         assert len(deals) == 1
 
 
+def export(db: Path, event: str, out: Path) -> int:
+    """`spades-server events export EVENT --out OUT --db DB`; its exit code."""
+    try:
+        main(["events", "export", event, "--out", str(out), "--db", str(db)])
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return 0
+
+
 async def test_an_8_pair_knockout_runs_to_its_final(tmp_path: Path) -> None:
     config = local_config(tmp_path / "events.db", events_open=True)
     async with running_server(config) as server:
@@ -171,3 +182,22 @@ async def test_an_8_pair_knockout_runs_to_its_final(tmp_path: Path) -> None:
     assert {final.a, final.b} == {matches[4].winner, matches[5].winner}
     assert shown.standings[0].key == final.winner
     assert ended[0].standings[0].key == final.winner
+    # The host's export: the same standings and bracket, and every board's record.
+    out = tmp_path / "export"
+    assert export(tmp_path / "events.db", event, out) == 0
+    written = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    assert written["event"] == event and written["status"] == "finished"
+    assert [(s["key"], s["place"], s["names"]) for s in written["standings"]] == [
+        (s.key, s.place, s.names) for s in shown.standings
+    ]
+    assert [m["winner"] for m in written["matches"]] == [m.winner for m in matches]
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    boards = sum(len(t.boards) for r in shown.rounds for t in r.tables)
+    assert len(records) == boards >= 7  # one board a match, and any extra boards
+    assert all(r["format"] == "spades-hand/1" for r in records)
+    again = tmp_path / "again"
+    assert export(tmp_path / "events.db", event, again) == 0
+    for name in ("standings.json", "records.jsonl"):
+        assert (out / name).read_bytes() == (again / name).read_bytes()
+    assert export(tmp_path / "events.db", "E99", tmp_path / "none") == 1
+    assert not (tmp_path / "none").exists()
