@@ -39,6 +39,7 @@ from protocol.types import Game
 from server.app import Server, local_config, running_server
 from server.operator import new_token
 from server.storage import read_transaction, write_transaction
+from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 from tests.server.wire_client import WireClient
 
 
@@ -297,11 +298,18 @@ async def test_close_table_ends_the_game_and_tells_its_players_why(db: Path) -> 
             assert created.table not in server.lobby.tables
 
 
-async def test_wrong_operator_tokens_are_slowed_per_address(db: Path) -> None:
-    with trio.fail_after(20):
-        async with running_server(local_config(db)) as server:
-            token = make_token(db)
-            guesser = await connect(server.port, "127.0.0.5")
+async def test_wrong_operator_tokens_are_slowed_per_address(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """Over memory streams on trio's autojump clock (each connection from an address of its own):
+    the address's bucket refills in trio time, about ten seconds of it and none of real time."""
+    listener = MemoryListener()
+    async with running_server(memory_config(), listeners=[listener]) as server:
+        with trio.fail_after(60):  # trio time (inside the server: its store opens in a thread)
+            token, digest = new_token()
+            await server.store.call(lambda tx: tx.add_operator_token(digest))
+            guesser = await MemoryClient.connect(listener, "127.0.0.5")
+            await guesser.hello()
             answers = []
             for _ in range(40):  # the address's burst of wrong tokens is 20
                 answers.append(await guesser.request(OperatorLogin(token="op-" + "g" * 43)))
@@ -315,6 +323,8 @@ async def test_wrong_operator_tokens_are_slowed_per_address(db: Path) -> None:
                 and "wrong tokens" in limited.message
             )
             # Another address, the operator's, is not held back.
-            assert isinstance(
-                await (await connect(server.port)).request(OperatorLogin(token=token)), Ok
-            )
+            operator = await MemoryClient.connect(listener, "127.0.0.1")
+            await operator.hello()
+            assert isinstance(await operator.request(OperatorLogin(token=token)), Ok)
+            for client in (guesser, operator):
+                await client.aclose()

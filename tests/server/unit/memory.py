@@ -14,7 +14,7 @@ opens, and the run never comes back (pytest-timeout ends it, with a trio interna
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import trio
 import trio.testing
@@ -33,18 +33,36 @@ def memory_config(**overrides: Any) -> ServerConfig:
     return local_config(":memory:", **overrides)
 
 
+class PeerAddress:
+    """What the server asks of a socket stream's `socket` to know the peer (`getpeername`): given
+    to the server's end of a memory stream, its connection comes from `host` (per-address limits
+    and bans then hold over memory streams as over TCP)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+
+    def getpeername(self) -> tuple[str, int]:
+        return self.host, self.port
+
+
 class MemoryListener(trio.abc.Listener[trio.abc.Stream]):
     """`accept()` returns the server's end of each `connect()`ed memory stream pair."""
 
     def __init__(self, *, lockstep: bool = False) -> None:
         self._send, self._receive = trio.open_memory_channel[trio.abc.Stream](64)
         self.lockstep = lockstep  # lockstep pairs: a write waits until the other side reads it
+        self._ports = 40000  # each connection's own port, as a client socket's would be
 
-    async def connect(self) -> trio.abc.Stream:
+    async def connect(self, host: str | None = None) -> trio.abc.Stream:
+        """A new connection to the server; from `host` (an address the server sees, as if over
+        TCP) if given, else from "memory" (every such connection one address)."""
         pair = (
             trio.testing.lockstep_stream_pair if self.lockstep else trio.testing.memory_stream_pair
         )
         client, server = pair()
+        if host is not None:
+            self._ports += 1
+            cast(Any, server).socket = PeerAddress(host, self._ports)
         await self._send.send(server)
         return client
 
@@ -62,8 +80,10 @@ class MemoryClient(WireClient):
     `protocol.Connection`, requests numbered, every message kept in `received`)."""
 
     @classmethod
-    async def connect(cls, listener: MemoryListener) -> MemoryClient:  # type: ignore[override]
-        return cls(await listener.connect())
+    async def connect(  # type: ignore[override]
+        cls, listener: MemoryListener, host: str | None = None
+    ) -> MemoryClient:
+        return cls(await listener.connect(host))
 
     async def hello(self, token: str | None = None, kind: ClientKind = ClientKind.HUMAN) -> Welcome:
         reply = await self.request(
