@@ -88,8 +88,7 @@ async def test_an_empty_waiting_table_closes_and_an_occupied_one_stays(tmp_path:
             await _until_closed(watcher, empty)
             assert trio.current_time() - started >= TTL
             assert server.lobby.tables.get(empty) is None
-            # Several ttls later the table ada sits at is still there, waiting.
-            await trio.sleep(6 * TTL)
+            # The table ada sits at is still there, waiting (several ttls later too: below).
             assert occupied in await _listed(watcher)
             for client in (ada, watcher):
                 await client.aclose()
@@ -103,6 +102,25 @@ async def test_an_empty_waiting_table_closes_and_an_occupied_one_stays(tmp_path:
             listed = await _listed(eve)
             assert empty not in listed and occupied in listed
             await eve.aclose()
+
+
+async def test_an_occupied_waiting_table_stays_for_many_ttls(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    # Over memory streams on trio's autojump clock: six ttls (a dozen sweeps) in no real time.
+    listener = MemoryListener()
+    async with running_server(memory_config(waiting_table_ttl=TTL), listeners=[listener]):
+        with trio.fail_after(60):
+            ada = await _registered(listener, "ada")
+            occupied = await _create(ada, sit=0, bots=[1])
+            empty = await _create(ada, sit=None, bots=[1])
+            watcher = await _registered(listener, "watcher")
+            assert {empty, occupied} <= await _listed(watcher)
+            await _until_closed(watcher, empty)
+            await trio.sleep(6 * TTL)  # trio time
+            assert occupied in await _listed(watcher)
+            for client in (ada, watcher):
+                await client.aclose()
 
 
 async def test_a_seat_held_within_the_grace_keeps_its_table(
