@@ -19,14 +19,15 @@ Killed and restarted, the lobby resumes the unfinished games of an event's table
 asked of this service (`table_policy`), and the event's task goes on at its stored round with its
 stored plan: the same tables, the same boards, the same results.
 
-Requests (`handle`) answer from the store, so they work for every event, running or not.
+Requests (`handle`) are answered by `server.events.desk` from the store, so they work for every
+event, running or not; what they change of an event in progress (a check-in, a cancel) they ask of
+this service.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,46 +40,23 @@ import trio
 from protocol.errors import ErrorCode
 from protocol.event_messages import (
     ENDED_STANDINGS,
-    EVENT_LIST_LIMIT,
-    EventBoard,
-    EventCancel,
-    EventCreate,
     EventEnded,
-    EventEntrant,
-    EventInfo,
-    EventList,
-    EventMatch,
-    EventPlay,
-    EventRecords,
-    EventRegister,
     EventRoundPaired,
-    Events,
-    EventShow,
-    EventStanding,
-    EventSummary,
-    EventTable,
-    EventWithdraw,
-    HandRecords,
 )
-from protocol.event_messages import EventEntry as WireEntry
-from protocol.event_messages import EventFormat as WireFormat
-from protocol.event_messages import EventRound as WireRound
-from protocol.event_messages import EventStatus as WireStatus
-from protocol.event_messages import RoundStatus as WireRoundStatus
-from protocol.messages import Error, Message, Ok
+from protocol.messages import Message
 from server.accounts import Account
 from server.config import ServerConfig
 from server.events import store as event_store
+from server.events.desk import EventDesk, form_pairs, wire_standing
 from server.events.pairing import bracket, fill_field, pair_individual, pair_swiss
 from server.events.plans import Entrant, IndividualTable, Plan
 from server.events.policy import event_policy
 from server.events.scoring import (
     BoardResult,
     StandingLine,
-    knockout_matches,
     needs_extra_board,
 )
-from server.events.settings import MAX_EXTRA_BOARDS, EntryKind, EventFormat, EventSettings
+from server.events.settings import MAX_EXTRA_BOARDS, EventFormat
 from server.events.store import EXTRA, StoredEvent
 from server.ladder.entrants import closed_table_ok, first_of
 from server.ladder.gate import DealGate
@@ -113,15 +91,6 @@ class EventTables(TableHost, Protocol):
     def local(self, table_id: str) -> Table | None: ...
 
     async def bot_account(self, name: str) -> Account: ...
-
-
-class Refusal(Exception):
-    """A request refused: `code` and a sentence (answered with `error`, nothing changed)."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass
@@ -163,6 +132,7 @@ class EventService:
         self._wake = trio.Event()
         self.ended: dict[int, trio.Event] = {}  # event number -> set when it is over (tests)
         self._failed: dict[int, float] = {}  # event number -> when its task last failed
+        self.desk = EventDesk(store, config, self)  # the requests, answered from the store
 
     # ---------------------------------------------------------------- life
 
@@ -270,7 +240,7 @@ class EventService:
         lines = event_store.standing_lines(event, results)
         await self.store.call(lambda tx: tx.set_event_status(number, "finished"))
         log.info("event_finished", event_id=event.id, winner=lines[0].key if lines else None)
-        self._tell_ended(event, lines, cancelled=False)
+        self.tell_ended(event, lines, cancelled=False)
 
     async def _start(self, event: StoredEvent) -> None:
         """Close registration: form the entrants, fill the field with house bots, store them."""
@@ -279,7 +249,7 @@ class EventService:
         if settings.format is EventFormat.SWISS_INDIVIDUAL:
             groups = [(r.members, r.registered_at) for r in rows]
         else:
-            groups = _form_pairs(rows, event.names)
+            groups = form_pairs(rows, event.names)
         formed: list[EventEntrantRow] = []
         for index, (members, registered_at) in enumerate(groups, start=1):
             formed.append(
@@ -659,12 +629,36 @@ class EventService:
             log.error("event_table_not_resumed", table=config.table_id, error=str(exc))
             return None
 
-    def _tell_ended(
-        self, event: StoredEvent, lines: list[StandingLine], *, cancelled: bool
-    ) -> None:
+    def check_in(self, number: int, account: int, peer: Peer) -> str | None:
+        """`peer` plays `account`'s seats in event `number` from now on; if a round is in
+        progress its seat is taken at once: returns that table's id."""
+        self.checked_in[(number, account)] = peer
+        running = self.running.get(number)
+        if running is None or account not in running.seats:
+            return None
+        table, seat = running.seats[account]
+        if self._nursery is not None:
+            self._nursery.start_soon(self._seat, number, account, table, seat)
+        return table.table_id
+
+    def cancel(self, event: StoredEvent) -> None:
+        """The event is cancelled (stored so already): its rounds stop here (a table in play
+        finishes its game, which no longer counts), and its checked-in entrants are told."""
+        running = self.running.get(event.row.id)
+        if running is not None and running.cancelled is not None:
+            running.cancelled.cancel()
+        self.tell_ended(event, [], cancelled=True)
+
+    async def handle(
+        self, client: Client, request: EventRequest, *, operator: bool = False
+    ) -> Message:
+        """The reply to an events request (`server.events.desk`)."""
+        return await self.desk.handle(client, request, operator=operator)
+
+    def tell_ended(self, event: StoredEvent, lines: list[StandingLine], *, cancelled: bool) -> None:
         message = EventEnded(
             event=event.id,
-            standings=[self._standing(event, line) for line in lines[:ENDED_STANDINGS]],
+            standings=[wire_standing(event, line) for line in lines[:ENDED_STANDINGS]],
             cancelled=cancelled,
         )
         number = event.row.id
@@ -673,364 +667,6 @@ class EventService:
                 peer.deliver(message)
         for key in [k for k in self.checked_in if k[0] == number]:
             del self.checked_in[key]
-
-    def _standing(self, event: StoredEvent, line: StandingLine) -> EventStanding:
-        return EventStanding(
-            place=line.place,
-            key=line.key,
-            names=event_store.names_of(event, line.key),
-            percent=line.percent,
-            boards=line.boards,
-            margin=line.margin,
-            forfeits=line.forfeits,
-        )
-
-    # ---------------------------------------------------------------- requests
-
-    async def handle(
-        self, client: Client, request: EventRequest, *, operator: bool = False
-    ) -> Message:
-        """The reply to an events request from `client` (the session delivers it); `operator`:
-        the connection sent a good `operator_login` (it may announce and cancel any event)."""
-        rid = request.id
-        try:
-            if isinstance(request, EventCreate):
-                return await self._create(client, request, operator)
-            if isinstance(request, Events):
-                return await self._list(request)
-            if isinstance(request, EventShow):
-                return await self._show(request.event, rid)
-            if isinstance(request, EventRecords):
-                return await self._records(request)
-            account = client.account
-            if account is None or account.is_guest:
-                raise Refusal(
-                    ErrorCode.NOT_AUTHENTICATED, "log in (not as a guest) to take part in events"
-                )
-            if isinstance(request, EventRegister):
-                return await self._register(account, request)
-            if isinstance(request, EventWithdraw):
-                return await self._withdraw(account, request)
-            if isinstance(request, EventPlay):
-                return await self._check_in(client, account, request)
-            return await self._cancel(client, request, operator)
-        except Refusal as refusal:
-            return Error(id=rid, code=refusal.code.value, message=refusal.message)
-
-    async def _event(self, event: str) -> StoredEvent:
-        try:
-            number = event_store.event_number(event)
-        except ValueError:
-            raise Refusal(ErrorCode.NO_SUCH_EVENT, f"no event is called {event!r}") from None
-        found = await self.store.call(lambda tx: event_store.load(tx, number))
-        if found is None:
-            raise Refusal(ErrorCode.NO_SUCH_EVENT, f"no event is called {event!r}")
-        return found
-
-    async def _create(self, client: Client, request: EventCreate, operator: bool) -> Message:
-        account = client.account
-        if not operator:
-            if account is None or account.is_guest:
-                raise Refusal(ErrorCode.NOT_AUTHENTICATED, "log in to announce an event")
-            if not self.config.events_open:
-                raise Refusal(
-                    ErrorCode.NOT_ALLOWED,
-                    "only the operator may announce events on this server (events_open is off)",
-                )
-        knockout = request.format is WireFormat.KNOCKOUT_PAIRS
-        values: dict[str, object] = {
-            "format": request.format.value,
-            "rounds": 0 if knockout else request.rounds,
-            "boards": request.boards,
-            "options": dict(request.options),
-        }
-        for name in (
-            "preset",
-            "human_turn_ms",
-            "bot_turn_ms",
-            "no_show_grace",
-            "round_gap",
-            "max_entrants",
-        ):
-            value = getattr(request, name)
-            if value is not None:
-                values[name] = value
-        if request.entry is not None:
-            values["entry"] = request.entry.value
-        values["grace_s"] = float(self.config.reconnect_grace)
-        try:
-            settings = EventSettings.from_json(values)
-        except (ValueError, TypeError) as exc:
-            raise Refusal(ErrorCode.BAD_EVENT, str(exc)) from None
-        if request.starts_at < self.now() - 60:
-            raise Refusal(ErrorCode.BAD_EVENT, "starts_at is in the past")
-        host = None if account is None or account.is_guest else account.id
-        secret = secrets.token_bytes(32)
-        seed = secrets.randbits(62)
-        number = await self.store.call(
-            lambda tx: event_store.create(
-                tx,
-                name=request.name,
-                host=host,
-                settings=settings,
-                secret=secret,
-                seed=seed,
-                starts_at=request.starts_at,
-            )
-        )
-        log.info("event_announced", event_id=event_store.event_id(number), host=host)
-        self.wake()
-        return await self._show(event_store.event_id(number), request.id)
-
-    async def _list(self, request: Events) -> Message:
-        status = None if request.status is None else request.status.value
-        rows = await self.store.call(
-            lambda tx: [event_store.load(tx, row.id) for row in tx.events(status, EVENT_LIST_LIMIT)]
-        )
-        return EventList(
-            id=request.id, events=[self._summary(event) for event in rows if event is not None]
-        )
-
-    def _summary(self, event: StoredEvent) -> EventSummary:
-        row = event.row
-        settings = event.settings
-        live = [e for e in event.entrants if not e.withdrawn]
-        count = len(live)
-        if not event.started and settings.format is not EventFormat.SWISS_INDIVIDUAL:
-            count = len(_form_pairs(live, event.names))
-        return EventSummary(
-            event=event.id,
-            name=row.name[:64],
-            format=WireFormat(settings.format.value),
-            status=WireStatus(row.status),
-            starts_at=row.starts_at,
-            entrants=count,
-            rounds=settings.rounds_for(max(count, 2)),
-            round=row.round,
-            boards=settings.boards,
-            preset=settings.preset[:64],
-            host=None if row.host is None else event.names.get(row.host),
-            entry=WireEntry(settings.entry.value),
-        )
-
-    async def _show(self, event_name: str, rid: int | None) -> Message:
-        event = await self._event(event_name)
-        number = event.row.id
-        if event.row.host is not None and event.row.host not in event.names:
-
-            def host_name(tx: Tx) -> str | None:
-                row = tx.account_by_id(event.row.host or 0)
-                return None if row is None else row.name
-
-            found = await self.store.call(host_name)
-            if found is not None:
-                event.names[event.row.host] = found
-        results = await self.store.call(lambda tx: event_store.board_results(tx, event))
-        entrants = [
-            EventEntrant(
-                key=e.key,
-                names=[event.names.get(m, "?")[:32] for m in e.members][:2],
-                house=e.house is not None,
-                withdrawn=e.withdrawn,
-            )
-            for e in event.entrants
-        ]
-        members = {e.key: e.members for e in event.entrants}
-        tables_by = {(t.round, t.table_no): t for t in event.tables}
-        rounds = []
-        for round_no in sorted(event.plans):
-            tables = []
-            for plan in event.plans[round_no]:
-                seats = event_store.seats_of(plan, members)
-                stored = tables_by.get((round_no, plan.table_no))
-                boards = sorted(
-                    (r for r in results if r.round_no == round_no and r.table_no == plan.table_no),
-                    key=lambda r: r.board,
-                )
-                tables.append(
-                    EventTable(
-                        table_no=plan.table_no,
-                        table=None if stored is None else stored.table_id,
-                        seats=[event.names.get(a, "?")[:32] for _k, a in seats],
-                        entrants=[k for k, _a in seats],
-                        boards=[
-                            EventBoard(board=r.board, ns=r.ns_points, ew=r.ew_points)
-                            for r in boards
-                        ],
-                    )
-                )
-            rounds.append(
-                WireRound(
-                    round=round_no,
-                    status=WireRoundStatus(event.round_status.get(round_no, "paired")),
-                    tables=tables,
-                )
-            )
-        lines = event_store.standing_lines(event, results) if results else []
-        matches = []
-        if event.settings.format is EventFormat.KNOCKOUT_PAIRS and event.plans:
-            for line in knockout_matches(
-                event_store.entrants(event),
-                event_store.plans_of(event),
-                results,
-                event.settings.boards,
-            ):
-                matches.append(
-                    EventMatch(
-                        round=line.round_no,
-                        table_no=line.table_no,
-                        a=line.a,
-                        b=line.b,
-                        won_a=line.boards_won_a,
-                        won_b=line.boards_won_b,
-                        winner=line.winner,
-                    )
-                )
-        del number
-        return EventInfo(
-            id=rid,
-            summary=self._summary(event),
-            entrants=entrants,
-            rounds=rounds,
-            standings=[self._standing(event, line) for line in lines],
-            matches=matches,
-        )
-
-    async def _records(self, request: EventRecords) -> Message:
-        event = await self._event(request.event)
-        records = await self.store.call(lambda tx: event_store.records(tx, event))
-        page: list[dict[str, object]] = []
-        size = 0
-        index = request.start
-        while index < len(records):
-            record = records[index]
-            cost = len(repr(record))
-            if page and size + cost > RECORDS_PAGE_BYTES:
-                break
-            page.append(record)
-            size += cost
-            index += 1
-        return HandRecords(
-            id=request.id,
-            event=event.id,
-            records=page,
-            total=len(records),
-            next=index if index < len(records) else None,
-        )
-
-    async def _register(self, account: Account, request: EventRegister) -> Message:
-        event = await self._event(request.event)
-        settings = event.settings
-        if event.started:
-            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} has started: registration is closed")
-        if settings.entry is EntryKind.PEOPLE and account.is_bot:
-            raise Refusal(ErrorCode.NOT_ALLOWED, f"{event.id} is for people: bots may not enter")
-        if settings.entry is EntryKind.BOTS and not account.is_bot:
-            raise Refusal(ErrorCode.NOT_ALLOWED, f"{event.id} is for bots: people may not enter")
-        key = f"a{account.id}"
-        mine = next((e for e in event.entrants if e.key == key), None)
-        if mine is not None and not mine.withdrawn:
-            raise Refusal(ErrorCode.ALREADY_REGISTERED, f"you are registered for {event.id}")
-        partner = request.partner
-        individual = settings.format is EventFormat.SWISS_INDIVIDUAL
-        if partner is not None and not individual:
-            if partner.casefold() == account.name.casefold():
-                raise Refusal(ErrorCode.INVALID_FIELD, "name someone else as your partner")
-            named = partner
-            row = await self.store.call(lambda tx: tx.account_by_name(named))
-            if row is None or row.is_guest:
-                raise Refusal(ErrorCode.NO_SUCH_ACCOUNT, f"no account is named {partner!r}")
-            partner = row.name
-            pairs = _form_pairs([e for e in event.entrants if not e.withdrawn], event.names)
-            for members, _at in pairs:
-                if len(members) == 2 and row.id in members:
-                    raise Refusal(
-                        ErrorCode.ALREADY_REGISTERED,
-                        f"{partner} is already in a pair of {event.id}",
-                    )
-        row_ = EventEntrantRow(
-            key=key,
-            members=(account.id,),
-            partner=None if individual else partner,
-            house=None,
-            registered_at=self.now(),
-            withdrawn=False,
-            forfeits=0,
-        )
-        live = [e for e in event.entrants if not e.withdrawn and e.key != key]
-        names = {**event.names, account.id: account.name}
-        after = len(live) + 1 if individual else len(_form_pairs([*live, row_], names))
-        if after > settings.max_entrants:
-            raise Refusal(
-                ErrorCode.EVENT_FULL,
-                f"{event.id} has {settings.max_entrants} entrants: it is full",
-            )
-
-        def write(tx: Tx) -> None:
-            if mine is not None:  # withdrawn before, and back: registered afresh
-                tx.remove_event_entrant(event.row.id, key)
-            tx.add_event_entrant(event.row.id, row_)
-
-        await self.store.call(write)
-        log.info("event_registered", event_id=event.id, account=account.name, partner=partner)
-        note = f"registered for {event.id}"
-        if partner is not None:
-            note += f" with {partner} (once {partner} names you too)"
-        return Ok(id=request.id, note=note)
-
-    async def _withdraw(self, account: Account, request: EventWithdraw) -> Message:
-        event = await self._event(request.event)
-        if event.row.status in ("finished", "cancelled"):
-            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} is over")
-        mine = next(
-            (e for e in event.entrants if account.id in e.members and not e.withdrawn), None
-        )
-        if mine is None:
-            raise Refusal(ErrorCode.NOT_REGISTERED, f"you are not an entrant of {event.id}")
-        await self.store.call(
-            lambda tx: tx.update_event_entrant(
-                event.row.id, mine.key, withdrawn=True, forfeits=mine.forfeits
-            )
-        )
-        log.info("event_withdrawn", event_id=event.id, account=account.name)
-        if event.started:
-            return Ok(id=request.id, note="withdrawn: your remaining rounds are forfeited")
-        return Ok(id=request.id, note=f"withdrawn from {event.id}")
-
-    async def _check_in(self, client: Client, account: Account, request: EventPlay) -> Message:
-        event = await self._event(request.event)
-        if event.row.status in ("finished", "cancelled"):
-            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} is over")
-        if not any(account.id in e.members and not e.withdrawn for e in event.entrants):
-            raise Refusal(ErrorCode.NOT_REGISTERED, f"you are not an entrant of {event.id}")
-        number = event.row.id
-        self.checked_in[(number, account.id)] = client.peer
-        running = self.running.get(number)
-        if running is not None and account.id in running.seats:
-            table, seat = running.seats[account.id]
-            # A round in progress: this connection takes the account's seat at once.
-            if self._nursery is not None:
-                self._nursery.start_soon(self._seat, number, account.id, table, seat)
-            return Ok(id=request.id, note=f"checked in: you play table {table.table_id} now")
-        return Ok(id=request.id, note=f"checked in: you are seated when {event.id}'s round opens")
-
-    async def _cancel(self, client: Client, request: EventCancel, operator: bool) -> Message:
-        event = await self._event(request.event)
-        account = client.account
-        if not operator and (account is None or account.id != event.row.host):
-            raise Refusal(
-                ErrorCode.NOT_ALLOWED, "only the event's host or the operator may cancel it"
-            )
-        if event.row.status in ("finished", "cancelled"):
-            raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} is over")
-        await self.store.call(lambda tx: tx.set_event_status(event.row.id, "cancelled"))
-        running = self.running.get(event.row.id)
-        if running is not None and running.cancelled is not None:
-            # Its rounds stop here; a table in play finishes its game, which no longer counts.
-            running.cancelled.cancel()
-        self._tell_ended(event, [], cancelled=True)
-        log.info("event_cancelled", event_id=event.id)
-        return Ok(id=request.id, note=f"{event.id} is cancelled")
 
 
 # ---------------------------------------------------------------- helpers
@@ -1069,43 +705,6 @@ def _plan_of(event: StoredEvent, round_no: int, table_no: int) -> Plan:
 def _game_status(tx: Tx, table_id: str) -> str | None:
     game_id = tx.latest_game_at(table_id)
     return None if game_id is None else tx.game_status(game_id)
-
-
-def _form_pairs(
-    rows: list[EventEntrantRow], names: dict[int, str]
-) -> list[tuple[tuple[int, ...], float]]:
-    """Pairs from registrations, in order of registration: two accounts that named each other
-    are a pair (at the later one's time); the others are partnered in the order they came."""
-    by_name = {names.get(r.members[0], "").casefold(): r for r in rows}
-    paired: set[str] = set()
-    pairs: list[tuple[tuple[int, ...], float]] = []
-    singles: list[EventEntrantRow] = []
-    for row in rows:
-        if row.key in paired:
-            continue
-        wanted = by_name.get((row.partner or "").casefold())
-        me = names.get(row.members[0], "").casefold()
-        if (
-            wanted is not None
-            and wanted.key not in paired
-            and wanted.key != row.key
-            and (wanted.partner or "").casefold() == me
-        ):
-            paired.update((row.key, wanted.key))
-            first, second = sorted((row, wanted), key=lambda r: r.registered_at)
-            pairs.append(((first.members[0], second.members[0]), second.registered_at))
-        else:
-            singles.append(row)
-    # Those without a partner: two by two, in order; a last one alone is partnered with a house
-    # bot at the start (`EventService._start`).
-    for i in range(0, len(singles) - 1, 2):
-        a, b = singles[i], singles[i + 1]
-        pairs.append(((a.members[0], b.members[0]), b.registered_at))
-    if len(singles) % 2:
-        last = singles[-1]
-        pairs.append(((last.members[0],), last.registered_at))
-    pairs.sort(key=lambda p: p[1])
-    return pairs
 
 
 def _forfeiters(event: StoredEvent, round_no: int, results: list[BoardResult]) -> set[str]:

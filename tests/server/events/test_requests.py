@@ -25,10 +25,12 @@ from protocol.messages import (
     Guest,
     HandRecords,
     Ok,
+    OperatorLogin,
 )
 from protocol.types import ClientKind
 from server.app import running_server
 from server.config import Limits
+from server.operator import new_token
 from tests.server.events.players import enter
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 
@@ -56,16 +58,30 @@ def create(**overrides: object) -> EventCreate:
 async def test_announce_register_withdraw_play_and_cancel_with_every_refusal(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    listener = MemoryListener()
     limits = Limits(idle_timeout=0, write_timeout=0)
-    async with running_server(memory_config(limits=limits), listeners=[listener]) as server:
+    closed = MemoryListener()
+    async with running_server(memory_config(limits=limits), listeners=[closed]) as server:
+        # Only the operator announces on a server whose events_open is off.
+        someone = await MemoryClient.connect(closed)
+        await enter(someone, "someone", kind=ClientKind.HUMAN)
+        refused(await someone.request(create()), ErrorCode.NOT_ALLOWED)
+        token, digest = new_token()
+        await server.store.call(lambda tx: tx.add_operator_token(digest))
+        operator = await MemoryClient.connect(closed)
+        await operator.hello()
+        assert isinstance(await operator.request(OperatorLogin(token=token)), Ok)
+        announced = await operator.request(create())
+        assert isinstance(announced, EventInfo) and announced.summary.host is None
+        # The operator cancels any event; nobody else but its host.
+        theirs = announced.summary.event
+        refused(await someone.request(EventCancel(event=theirs)), ErrorCode.NOT_ALLOWED)
+        assert isinstance(await operator.request(EventCancel(event=theirs)), Ok)
+    listener = MemoryListener()
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]) as server:
+        assert server.events is not None
         host = await MemoryClient.connect(listener)
         await enter(host, "host", kind=ClientKind.HUMAN)
-        # Only the operator announces on a server whose events_open is off.
-        refused(await host.request(create()), ErrorCode.NOT_ALLOWED)
-        server.config = server.config.__class__(**{**server.config.__dict__, "events_open": True})
-        assert server.events is not None
-        server.events.config = server.config
         guest = await MemoryClient.connect(listener)
         await guest.hello()
         await guest.request(Guest())

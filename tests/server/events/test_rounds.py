@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import trio
 
 from protocol.event_messages import EventFormat, EventStatus, RoundStatus
@@ -25,8 +26,15 @@ from tests.server.events.players import check_in, enter, play_until_ended, regis
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 
 
+@pytest.mark.parametrize(
+    "no_show_grace",
+    [
+        1.0,  # the grace ends during the hand: the seat is given up then
+        600.0,  # the hand ends first: a seat never taken is a no-show all the same
+    ],
+)
 async def test_a_no_show_forfeits_after_the_grace_and_the_others_play_on(
-    autojump_clock: trio.abc.Clock,
+    autojump_clock: trio.abc.Clock, no_show_grace: float
 ) -> None:
     listener = MemoryListener()
     limits = Limits(idle_timeout=0, write_timeout=0)
@@ -48,7 +56,7 @@ async def test_a_no_show_forfeits_after_the_grace_and_the_others_play_on(
                 starts_at=time.time() + 3600,
                 max_entrants=4,
                 bot_turn_ms=200,
-                no_show_grace=30.0,
+                no_show_grace=no_show_grace,
                 round_gap=2.0,
             )
         )
