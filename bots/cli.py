@@ -225,6 +225,19 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = None,
     seat: Annotated[int | None, typer.Option(help="the seat wanted (default: any free)")] = None,
     ladder: Annotated[bool, typer.Option(help="enter the rated ladder instead")] = False,
+    event: Annotated[
+        str | None,
+        typer.Option(
+            help="take part in this event instead (E1): register if need be, play every round,"
+            " stop when it ends"
+        ),
+    ] = None,
+    partner: Annotated[
+        str | None,
+        typer.Option(
+            help="--event of pairs: the partner's account, registering (it names this bot too)"
+        ),
+    ] = None,
     games: Annotated[
         int | None,
         typer.Option(
@@ -244,7 +257,8 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="log every decision")] = False,
 ) -> None:
-    """Take a seat at a table (--table) or enter the ladder (--ladder) and play until done.
+    """Take a seat at a table (--table), enter the ladder (--ladder) or take part in an event
+    (--event) and play until done.
 
     The runner reconnects by itself after a drop and answers every turn before its deadline.
     SPADES_SERVER, SPADES_TOKEN and SPADES_TABLE stand in for --server, --token and --table
@@ -255,7 +269,7 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
     import trio
 
     from bots.registry import BotSpecError, make_bot
-    from bots.sdk.runlog import game_over_line
+    from bots.sdk.runlog import event_end_line, game_over_line
     from bots.sdk.runner import (
         BotRunner,
         RunnerConfig,
@@ -265,10 +279,12 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         run_until_terminated,
     )
 
-    if ladder and _from_environment(ctx, "table"):
-        table = None  # --ladder, a flag, wins over SPADES_TABLE
-    if (table is None) == (not ladder):
-        raise typer.BadParameter("give exactly one of --table ID and --ladder")
+    if (ladder or event is not None) and _from_environment(ctx, "table"):
+        table = None  # --ladder or --event, flags, win over SPADES_TABLE
+    if [table is not None, ladder, event is not None].count(True) != 1:
+        raise typer.BadParameter("give exactly one of --table ID, --ladder and --event EVENT")
+    if partner is not None and event is None:
+        raise typer.BadParameter("--partner goes with --event")
     if ca is not None and not tls:
         raise typer.BadParameter("--ca goes with --tls")
     try:
@@ -291,13 +307,16 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         table=table,
         seat=seat,
         ladder=ladder,
-        games=games if games is not None else (0 if ladder else 1),
+        event=event,
+        partner=partner,
+        games=games if games is not None else (0 if ladder or event else 1),
         tls=tls,
         ca=ca,
         retry_forever=retry_forever,
     )
     try:
-        stats = trio.run(run_until_terminated, BotRunner(player, config))
+        runner = BotRunner(player, config)
+        stats = trio.run(run_until_terminated, runner)
     except RunnerError as exc:
         hint = " (--retry-forever keeps trying)" if exc.gave_up else ""
         typer.echo(f"error: {exc}{hint}", err=True)
@@ -310,6 +329,8 @@ def run(  # noqa: PLR0917 - typer maps each option to a parameter
         typer.echo(game_over_line(game))
     for match in stats.matches:
         typer.echo(_match_line(match))
+    if stats.event_end is not None:
+        typer.echo(event_end_line(stats.event_end, runner.runlog.user))
     typer.echo(stats.summary())
 
 

@@ -27,6 +27,9 @@ from client.session import Mode, Seating, SessionError, UnfinishedGame
 from engine.errors import EngineError
 from engine.review import DEFAULT_BUDGET as DEFAULT_REVIEW_BUDGET
 from engine.version import project_version
+from protocol import messages as m
+from protocol.event_messages import EventEntry, EventFormat, EventStatus
+from protocol.schema import to_map
 from protocol.types import BotKind
 
 app = typer.Typer(
@@ -665,6 +668,267 @@ def ladder_leave() -> None:
         raise fail("not logged in on this server, so not on its ladder")
     name = run(lambda: lobby.ladder_leave(address, token))
     typer.echo(f"{name} leaves the ladder of {address.key} (after any match in progress)")
+
+
+# ---------------------------------------------------------------- events
+
+events_app = typer.Typer(
+    help="The current server's events (Swiss and knockout tournaments): list them, announce one.",
+    add_completion=False,
+    invoke_without_command=True,
+)
+app.add_typer(events_app, name="events")
+
+
+@events_app.callback()
+def events_list(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    status: Annotated[
+        EventStatus | None,
+        typer.Option(help="Only events in this status: registering, running, finished, cancelled."),
+    ] = None,
+) -> None:
+    """The current server's events, newest first (`spades events create` announces one)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from client.events import LIST_FOOTER, events_view, list_events
+
+    config = ClientConfig()
+    address = server_address(config)
+    found = run(lambda: list_events(address, token_for(config, address), status))
+    if as_json:
+        typer.echo(json.dumps([to_map(event) for event in found], indent=2))
+        return
+    if not found:
+        typer.echo(f"no events on {address.key}: a host announces one with `spades events create`")
+        return
+    console = Console(highlight=False)
+    console.print(events_view(found, console.width))
+    console.print(LIST_FOOTER, soft_wrap=True)
+
+
+@events_app.command("create")
+def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
+    name: Annotated[str, typer.Argument(help="The event's name, as players will see it.")],
+    start: Annotated[
+        str,
+        typer.Option(
+            help="When registration closes and round 1 starts: +10m (from now), 20:30 (today),"
+            " or 2026-12-05 20:30.",
+        ),
+    ],
+    format: Annotated[
+        EventFormat, typer.Option(help="swiss_pairs, swiss_individual or knockout_pairs.")
+    ] = EventFormat.SWISS_PAIRS,
+    rounds: Annotated[
+        int | None,
+        typer.Option(
+            help="Rounds (Swiss: needed; knockout: the bracket's, from --max-entrants, if left"
+            " out).",
+            show_default=False,
+        ),
+    ] = None,
+    boards: Annotated[int, typer.Option(help="Boards (deals) a round; a knockout match's.")] = 4,
+    preset: Annotated[str, typer.Option(help="A Spades preset: standard, yahoo, ...")] = (
+        "standard"
+    ),
+    opt: Annotated[
+        list[str] | None, typer.Option(help="Override one option: name=value (repeatable).")
+    ] = None,
+    entry: Annotated[
+        EventEntry, typer.Option(help="Who may enter: people, bots or both.")
+    ] = EventEntry.BOTH,
+    max_entrants: Annotated[
+        int | None,
+        typer.Option(help="The most entrants (pairs, or players in an individual); default 64."),
+    ] = None,
+    clock: Annotated[
+        int | None,
+        typer.Option(
+            help="People's seconds a decision (default: the server's).", show_default=False
+        ),
+    ] = None,
+    no_show_grace: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds an entrant has to be seated once its round opens (default 120).",
+            show_default=False,
+        ),
+    ] = None,
+    round_gap: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds between a round's pairing and its tables opening (default 10).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Announce an event (the server's operator accounts; any account where `events_open` is set)."""
+    import time
+
+    from client.events import create_event, create_request, event_view, parse_start
+
+    try:
+        request = create_request(
+            name,
+            format=format,
+            rounds=rounds,
+            boards=boards,
+            starts_at=parse_start(start, time.time()),
+            preset=preset,
+            options=parse_options(opt or []),
+            entry=entry,
+            max_entrants=max_entrants,
+            clock=clock,
+            no_show_grace=no_show_grace,
+            round_gap=round_gap,
+        )
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
+    config = ClientConfig()
+    address = server_address(config)
+    token = token_for(config, address)
+    if token is None:
+        raise fail(f"guests cannot announce events: `spades register NAME` on {address.key} first")
+    info = run(lambda: create_event(address, token, request))
+    if as_json:
+        typer.echo(json.dumps(to_map(info), indent=2))
+        return
+    typer.echo(f"announced {info.summary.event} on {address.key}")
+    console = Console(highlight=False)
+    console.print(event_view(info, time.time(), console.width))
+
+
+@app.command()
+def event(  # noqa: PLR0917 - typer maps each option to a parameter
+    event_id: Annotated[str, typer.Argument(metavar="EVENT", help="The event id, e.g. E1.")],
+    register_me: Annotated[
+        bool, typer.Option("--register", help="Enter it with your account (before it starts).")
+    ] = False,
+    partner: Annotated[
+        str | None,
+        typer.Option(
+            help="--register in a pairs event: your partner's account name (who registers naming"
+            " you); left out, the server partners you at the start.",
+            show_default=False,
+        ),
+    ] = None,
+    withdraw: Annotated[
+        bool,
+        typer.Option(
+            "--withdraw", help="Leave it (after the start, your remaining rounds are forfeited)."
+        ),
+    ] = False,
+    play_it: Annotated[
+        bool,
+        typer.Option(
+            "--play",
+            help="Check in and play each round's table here, until the event ends (or /quit).",
+        ),
+    ] = False,
+    cancel: Annotated[
+        bool, typer.Option("--cancel", help="Cancel it (its host or the operator).")
+    ] = False,
+    round_no: Annotated[
+        int | None,
+        typer.Option("--round", help="Show this round's tables (default: the latest).", min=1),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Show an event: its entrants, a knockout's bracket, the standings and a round's tables.
+    With --register, --withdraw, --play or --cancel, do that instead."""
+    import time
+
+    from client.events import event_view, show_event
+
+    acts = [
+        name
+        for name, on in (
+            ("--register", register_me),
+            ("--withdraw", withdraw),
+            ("--play", play_it),
+            ("--cancel", cancel),
+        )
+        if on
+    ]
+    if len(acts) > 1:
+        raise fail(f"give one of {', '.join(acts)}", 2)
+    if partner is not None and not register_me:
+        raise fail("--partner goes with --register", 2)
+    config = ClientConfig()
+    address = server_address(config)
+    token = token_for(config, address)
+    if acts:
+        if token is None:
+            raise fail(
+                f"guests cannot take part in events: `spades register NAME` on {address.key} first"
+            )
+        if play_it:
+            play_event(address, token, event_id)
+        else:
+            event_change(address, token, event_id, acts[0], partner)
+        return
+    info = run(lambda: show_event(address, token, event_id))
+    if as_json:
+        typer.echo(json.dumps(to_map(info), indent=2))
+        return
+    saved = config.credentials(address.key)
+    console = Console(highlight=False)
+    console.print(
+        event_view(
+            info,
+            time.time(),
+            console.width,
+            round_no=round_no,
+            mine=saved.name if saved is not None else None,
+        )
+    )
+
+
+def event_change(
+    address: ServerAddress, token: str, event_id: str, act: str, partner: str | None
+) -> None:
+    """`spades event E --register/--withdraw/--cancel`: the request, then one line saying so."""
+    from client.events import event_request
+
+    request: m.EventRegister | m.EventWithdraw | m.EventCancel
+    if act == "--register":
+        request = m.EventRegister(event=event_id, partner=partner)
+    elif act == "--withdraw":
+        request = m.EventWithdraw(event=event_id)
+    else:
+        request = m.EventCancel(event=event_id)
+    name = run(lambda: event_request(address, token, request))
+    if act == "--register":
+        pair = f" with {partner} (once {partner} registers naming you)" if partner else ""
+        typer.echo(
+            f"{name} is registered for {event_id}{pair}; `spades event {event_id} --play` checks"
+            " in to play its rounds"
+        )
+    elif act == "--withdraw":
+        typer.echo(f"{name} withdrew from {event_id}")
+    else:
+        typer.echo(f"cancelled {event_id}")
+
+
+def play_event(address: ServerAddress, token: str, event_id: str) -> None:
+    """`spades event E --play`: the play screen for each round; after the end, the final
+    standings on the terminal and exit 0."""
+    from client.events import ended_lines
+    from client.play import event_session
+
+    stop = (
+        f"stopped; `spades event {event_id} --play` checks in again (a seat you left is held a"
+        " while; past that the round is forfeited)"
+    )
+    session = run(lambda: event_session(address, token, event_id), interrupted=stop)
+    if session.ended is None:
+        typer.echo(stop)
+        return
+    for line in ended_lines(session.ended, session.name):
+        typer.echo(line)
 
 
 # ---------------------------------------------------------------- statistics

@@ -26,6 +26,7 @@ SLASH_COMMANDS = {
     "scores": "/scores     scores hand by hand",
     "verify": "/verify     the deal checks (seed vs commitment, re-dealt by the engine)",
     "code": "/code       a private table's join code, to hand to those you invite",
+    "standings": "/standings  an event's standings (playing `spades event EVENT --play`)",
     "help": "/help       this help",
     "quit": "/quit       leave the client (your seat is held for a while)",
 }

@@ -62,6 +62,22 @@ async def ladder_session(address: ServerAddress, token: str | None) -> str:
     return f"Left the ladder of {address.key}."
 
 
+async def event_session(address: ServerAddress, token: str, event: str) -> PlaySession:
+    """`spades event EVENT --play`: checked in while the screen is up, playing each round's table;
+    the session ends by itself with the event (its `ended` is then set)."""
+    terminal = Terminal()
+    session = PlaySession(
+        address=address,
+        token=token,
+        seating=Seating(Mode.EVENT, event=event),
+        display=terminal,
+        journal=Journal(address.key),
+    )
+    with terminal.session():
+        await session.run()
+    return session
+
+
 async def play_local(
     config: ClientConfig, request: m.CreateTable, *, explicit: bool = False, new_game: bool = False
 ) -> str:

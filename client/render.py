@@ -3,7 +3,8 @@ rich `Text`, at most `width` cells wide. Designed for 80x24:
 
     line 1        header: game, table, hand, who you are, connection status
     lines 2-12    the table: the seat across at the top, left and right seats at the sides, you at the
-                  bottom, the trick in the middle (or an overlay: /scores, /last, /verify).
+                  bottom, the trick in the middle (or an overlay: /scores, /last, /verify,
+                  an event's /standings).
                   Each seat: where it sits and its account, its bid and tricks, its cards left and
                   its clock when it is to act (or how long its seat is held, if it dropped)
     line 13       scores and bags (Spades) or penalty points (Hearts) per side
@@ -50,8 +51,9 @@ class Screen:
     """What the screen shows besides the table: the typed line and an overlay, if any."""
 
     buffer: str = ""
-    overlay: str = ""  # "", "help", "scores", "last", "verify"
+    overlay: str = ""  # "", "help", "scores", "last", "verify", "standings"
     title: str = ""  # the server's address
+    panel: tuple[str, ...] = ()  # the lines of "standings" (an event's, fetched by the session)
 
 
 def card_text(card: str, *, bold: bool = False, dim: bool = False) -> Text:
@@ -164,7 +166,11 @@ def table_area(state: TableState, screen: Screen, width: int, now: float = 0.0) 
     """The eleven lines of the table, or of the overlay that replaces it (not /help: that goes
     where the log is, so the table stays in view while the clock runs)."""
     if screen.overlay and screen.overlay != "help":
-        lines = panels.overlay_lines(state, screen.overlay, TABLE_LINES, width)
+        lines = (
+            list(screen.panel)
+            if screen.overlay == "standings"
+            else panels.overlay_lines(state, screen.overlay, TABLE_LINES, width)
+        )
         return [_fit(Text(line), width) for line in lines[:TABLE_LINES]] + [
             Text("") for _ in range(TABLE_LINES - min(TABLE_LINES, len(lines)))
         ]

@@ -34,6 +34,7 @@ from client.connection import (
     lone_errors,
     open_connection,
 )
+from client.events import round_notice, standings_panel
 from client.journal import Journal
 from client.lobby import every_table
 from client.local import play_command
@@ -65,6 +66,11 @@ class Mode(enum.Enum):
     WATCH = "watch"
     RESUME = "resume"  # sit back down at the seat the account holds, or create (spades play)
     LADDER = "ladder"  # enter the rated ladder and play the matches it seats us in
+    EVENT = "event"  # check in to an event and play the tables of its rounds (`event_play`)
+
+
+#: The modes that go from table to table: a game over is not the end of the session.
+ROUND_AFTER_ROUND = frozenset({Mode.LADDER, Mode.EVENT})
 
 
 @dataclass
@@ -78,6 +84,7 @@ class Seating:
     code: str | None = None
     explicit: bool = False  # spades play: the player named the rules (a preset, options, a bot)
     new_game: bool = False  # spades play --new: leave an unfinished game to the server's bot
+    event: str | None = None  # Mode.EVENT: the event's id
 
 
 def _same_game(info: TableInfo, wanted: m.CreateTable | None) -> bool:
@@ -146,6 +153,8 @@ class PlaySession:
     reconnects: int = 0
     _drawn_size: tuple[int, int] | None = None  # the terminal's size at the last redraw
     _restored: set[str] = field(default_factory=set)  # tables whose journal was read back
+    ended: m.EventEnded | None = None  # Mode.EVENT: the event's end, once it came
+    _auto_standings: bool = False  # the standings overlay was opened by a round's notice
 
     # ---------------------------------------------------------------- the whole session
 
@@ -200,7 +209,7 @@ class PlaySession:
                 self.state.went_away()  # the next snapshot says what changed meanwhile
             if self.quitting:
                 return
-            if self.state.game_over is not None and self.seating.mode is not Mode.LADDER:
+            if self.state.game_over is not None and self.seating.mode not in ROUND_AFTER_ROUND:
                 self.state.status = f"The server closed the connection ({reason})."
                 self.redraw()
                 return
@@ -231,6 +240,9 @@ class PlaySession:
         seating, state = self.seating, self.state
         if seating.mode is Mode.LADDER:
             await self._enter_ladder(conn)
+            return
+        if seating.mode is Mode.EVENT:
+            await self._enter_event(conn)
             return
         if seating.mode is Mode.RESUME and await self._resume(conn):
             pass
@@ -374,6 +386,82 @@ class PlaySession:
                     f"rating {r.rating_before:.1f} → {r.rating_after:.1f}. Waiting for the next."
                 )
 
+    # ---------------------------------------------------------------- an event's rounds
+
+    async def _enter_event(self, conn: Connection) -> None:
+        """Check in to the event (`event_play`): its rounds come as `event_round`, each followed
+        by the seat (`joined`, `snapshot`); see `_event_notice`."""
+        event = self.seating.event
+        assert event is not None
+        if self.token is None:
+            raise SessionError(
+                f"guests cannot play in an event: `spades register NAME`, then"
+                f" `spades event {event} --register`"
+            )
+        try:
+            await conn.expect(m.EventPlay(event=event), m.Ok)
+        except ServerError as exc:
+            if exc.code == "not_registered":
+                raise SessionError(
+                    f"{self.name} is not an entrant of {event}: `spades event {event} --register`"
+                    " first (before it starts)"
+                ) from None
+            raise
+        if self.reconnects:
+            self.state.say(f"Reconnected and checked in to {event} again.")
+            return
+        self.state.say(f"{self.name} is checked in to event {event}.")
+        self.state.say("Each round seats you here; /standings shows the standings.")
+        self.state.say("/quit stops (a seat is held a while; past that the round is forfeited).")
+        self.seated.set()  # nothing to sit at yet, but typed lines (/quit) are read from now on
+
+    async def _event_notice(self, conn: Connection, message: m.Message) -> None:
+        """A round of the event is paired (a fresh table to follow), a seat at its table is taken,
+        our table's boards are played, or the event is over."""
+        event = self.seating.event
+        if isinstance(message, m.EventRoundPaired) and message.event == event:
+            log = list(self.state.log)[-4:]
+            self.state = TableState()
+            self._journaled = 0  # the new table's hands go to the history from the first
+            self.state.log.extend(log)
+            self.state.table, self.state.seat = message.table, message.seat
+            self.state.say(round_notice(message))
+            if message.round > 1:  # between rounds: the standings until the table opens
+                await self._show_standings(conn, auto=True)
+        elif isinstance(message, m.Joined) and message.table == self.state.table:
+            await self._refresh_info(conn)
+        elif (
+            isinstance(message, m.GameOver)
+            and message.table == self.state.table
+            and self.state.seat is not None
+        ):
+            self.state.say(
+                "Your table's boards are played; the next round is paired once every table's are."
+            )
+        elif isinstance(message, m.EventEnded) and message.event == event:
+            self.ended = message
+            self.quit()
+
+    async def _show_standings(self, conn: Connection | None, *, auto: bool = False) -> None:
+        """The event's standings in place of the table (the overlay /standings opens); `auto`:
+        opened by a round's notice, so closed again when that round's table opens."""
+        event = self.seating.event
+        if event is None:
+            self.state.notice = "/standings is for an event's rounds (`spades event EVENT --play`)"
+            return
+        if conn is None:
+            self.state.notice = "not connected: wait for the reconnect"
+            return
+        try:
+            info = await conn.expect(m.EventShow(event=event), m.EventInfo)
+        except (ServerError, ConnectionLost) as exc:
+            self.state.notice = f"could not fetch the standings: {exc}"
+            return
+        self.screen.panel = tuple(standings_panel(info, self.name))
+        self.screen.overlay = "standings"
+        self._auto_standings = auto
+        self.redraw()
+
     async def _expect_seat(self, conn: Connection, request: m.Join | m.Spectate) -> m.Joined:
         """`join` or `spectate`, with a private table's refusal saying what to do about it."""
         try:
@@ -403,6 +491,10 @@ class PlaySession:
             await self._enter_ladder(conn)
             self.state.say("Reconnected and entered the ladder again.")
             return
+        if self.seating.mode is Mode.EVENT:
+            await self._enter_event(conn)
+            await self._refresh_info(conn)
+            return
         if self.token is None and self.guest_token is None:
             # A server older than guest resume tokens gave us nothing to come back with.
             raise SessionError("guests cannot get a seat back after a lost connection")
@@ -430,6 +522,8 @@ class PlaySession:
         async for message in conn.events:
             if isinstance(message, m.MatchStarted | m.MatchEnded):
                 await self._ladder_event(conn, message)
+            elif self.seating.mode is Mode.EVENT:
+                await self._event_notice(conn, message)
             self.state.apply(message, trio.current_time())
             self._write_journal()
             if isinstance(message, m.GameEvent) and message.table == self.state.table:
@@ -440,6 +534,11 @@ class PlaySession:
             self.redraw()
             if isinstance(message, m.Snapshot) and message.table == self.state.table:
                 self.seated.set()
+                if self._auto_standings:  # the round's table is open: it takes the screen back
+                    self._auto_standings = False
+                    if self.screen.overlay == "standings":
+                        self.screen.overlay = ""
+                        self.redraw()
 
     def _save_progress(self) -> None:
         """The hand in play as seen so far, on disk: a /quit or a crash loses none of it."""
@@ -496,6 +595,7 @@ class PlaySession:
         """Act on one typed line."""
         command = read_line(line, self.state)
         had_overlay, self.screen.overlay = self.screen.overlay, ""
+        self._auto_standings = False
         if command is None:
             if not had_overlay:
                 self.state.result = None  # Enter on an empty line closes the hand's result
@@ -517,8 +617,15 @@ class PlaySession:
             self._nursery.start_soon(self._say, command.arg)
         elif command.name == "code":
             self.state.notice = self._code_sentence()
+        elif command.name == "standings":
+            assert self._nursery is not None
+            self._nursery.start_soon(self._standings_task)
         else:
             self.screen.overlay = command.name
+
+    async def _standings_task(self) -> None:
+        await self._show_standings(self.conn)
+        self.redraw()
 
     def _code_sentence(self) -> str:
         """What `/code` says: the code this machine kept for the table (client/codes.py)."""

@@ -34,10 +34,16 @@ class RunStats:
     matches: list[dict[str, Any]] = field(default_factory=list)
     forfeits: list[dict[str, Any]] = field(default_factory=list)  # {"match", "table", "reason"}
     clock_expiries: int = 0  # the server played for one of our seats: its clock had run out
+    #: Each event round we were seated for: {"event", "round", "table", "seat"} of its `event_round`.
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    #: The event's end as `event_ended` said it: {"event", "cancelled", "standings": [maps]}.
+    event_end: dict[str, Any] | None = None
 
     def summary(self) -> str:
         """One line: matches, games, decisions, fallbacks, clock expiries, connections."""
         parts = []
+        if self.rounds or self.event_end is not None:
+            parts.append(_count(len(self.rounds), "event round"))
         if self.matches:
             lost = [f["reason"] for f in self.forfeits]
             forfeited = f" ({len(lost)} forfeited: {', '.join(lost)})" if lost else ""
@@ -291,3 +297,17 @@ def game_over_line(game: dict[str, Any]) -> str:
     elif scores:
         text += f"; scores {scores}"
     return text
+
+
+def event_end_line(end: dict[str, Any], user: str | None) -> str:
+    """An event's end as the run saw it: `E1 is over: place 2 (57.3%)`, or cancelled."""
+    if end.get("cancelled"):
+        return f"{end['event']} was cancelled"
+    lines = end.get("standings") or []
+    mine = next((s for s in lines if user is not None and user in (s.get("names") or [])), None)
+    where = (
+        f"place {mine['place']} ({mine['percent']:.1f}%)"
+        if mine is not None
+        else "not among the first 16 (`spades event` shows them all)"
+    )
+    return f"{end['event']} is over: {where}"

@@ -43,6 +43,7 @@ from bots.sdk.runlog import (
     RunStats,
     action_words,
     clock_text,
+    event_end_line,
     game_over_line,
     seat_line,
 )
@@ -58,6 +59,10 @@ from protocol.messages import (
     Bye,
     ClockExpired,
     Error,
+    EventEnded,
+    EventPlay,
+    EventRegister,
+    EventRoundPaired,
     GameEvent,
     GameOver,
     HandScored,
@@ -111,7 +116,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class RunnerConfig:
-    """Where to play and how. Exactly one of `table` and `ladder` says what to do once connected."""
+    """Where to play and how. Exactly one of `table`, `ladder` and `event` says what to do once
+    connected."""
 
     host: str
     port: int
@@ -119,6 +125,8 @@ class RunnerConfig:
     table: str | None = None
     seat: int | None = None
     ladder: bool = False
+    event: str | None = None  # register for this event if need be, check in, play its rounds
+    partner: str | None = None  # a pairs event: the partner named when registering
     games: int = 1  # stop after this many games at a table, or matches on the ladder (0: never)
     client: str = f"spades-bot/{project_version()}"
     margin: float = 0.25  # seconds kept back from each deadline for the network
@@ -165,6 +173,9 @@ class BotRunner:
         self._entered = False  # the ladder took us in once (a later refusal is our old entry)
         self._enter_again_at: float | None = None
         self._enter_wait = ENTER_AGAIN[0]
+        self._register_request: int | None = None  # the id of our `event_register`
+        self._play_request: int | None = None  # the id of our last `event_play`
+        self._registered = False  # registered for the event (or found so), on any connection
 
     # -- the outer loop: connect, play, reconnect ----------------------------------------------------
     async def run(self) -> RunStats:
@@ -178,8 +189,11 @@ class BotRunner:
                 log.info("%s", self.stats.summary())
 
     def _done(self) -> bool:
-        """Whether the games (at a table) or matches (on the ladder) asked for are over."""
+        """Whether the games (at a table) or matches (on the ladder) asked for are over; in an
+        event, whether it has ended."""
         cfg = self.config
+        if cfg.event is not None:
+            return self.stats.event_end is not None
         played = len(self.stats.matches) if cfg.ladder else len(self.stats.games)
         return bool(cfg.games) and played >= cfg.games
 
@@ -296,7 +310,16 @@ class BotRunner:
             welcome.user,
             clock_text(welcome.limits.clock),
         )
-        if cfg.ladder:
+        if cfg.event is not None:
+            # Every connection checks in again (a check-in lasts while its connection does); the
+            # server gives a seat held at a round's table back by itself (joined, snapshot).
+            if self._registered:
+                self._play_request = await conn.send(EventPlay(event=cfg.event))
+            else:
+                self._register_request = await conn.send(
+                    EventRegister(event=cfg.event, partner=cfg.partner)
+                )
+        elif cfg.ladder:
             # Every connection enters: a drop ended the entry (and forfeited any match).
             self._enter_again_at = None
             self._enter_request = await conn.send(LadderEnter())
@@ -366,18 +389,58 @@ class BotRunner:
             if message.code == "rate_limited":
                 await self._send_again(conn, message)
                 return False
+            if message.id is not None and self._event_reply(message):
+                await self._check_in(conn)  # registered before: check in all the same
+                return False
             return self._on_error(message)
         elif (
             isinstance(message, Ok) and message.id is not None and message.id == self._enter_request
         ):
             self._entered, self._enter_wait = True, ENTER_AGAIN[0]
             log.info("entered the ladder: %s", message.note or "waiting for a match")
+        elif isinstance(message, Ok) and message.id is not None and self._event_reply(message):
+            await self._check_in(conn)
+        elif isinstance(message, EventRoundPaired) and message.event == self.config.event:
+            self.table, self.seat, self.ruleset, self.tracker = (
+                message.table,
+                message.seat,
+                None,
+                None,
+            )
+            self.stats.rounds.append(
+                {
+                    "event": message.event,
+                    "round": message.round,
+                    "table": message.table,
+                    "seat": message.seat,
+                }
+            )
+            log.info(
+                "%s round %d: table %s, seat %d (%s); %d boards, opens in %.0f s",
+                message.event,
+                message.round,
+                message.table,
+                message.seat,
+                ", ".join(message.names),
+                message.boards,
+                message.starts_in,
+            )
+        elif isinstance(message, EventEnded) and message.event == self.config.event:
+            self.stats.event_end = {
+                "event": message.event,
+                "cancelled": message.cancelled,
+                "standings": [to_map(line) for line in message.standings],
+            }
+            log.info("%s", event_end_line(self.stats.event_end, self.runlog.user))
+            return True
         elif isinstance(message, SeatLost):
             self.runlog.seat_lost(message)
         elif isinstance(message, Bye):
             raise trio.BrokenResourceError(f"the server said bye: {message.reason}")
         elif isinstance(message, Joined):
             if message.seat is not None:
+                if message.table != self.table:  # an event's table seated without its notice
+                    self.ruleset, self.tracker = None, None
                 self.table, self.seat = message.table, message.seat
                 if self.ruleset is None:
                     self._tables_request = await conn.send(ListTablesRequest())
@@ -404,6 +467,35 @@ class BotRunner:
                 return False
             return await self._on_game(conn, message)
         return False
+
+    def _event_reply(self, reply: Ok | Error) -> bool:
+        """Whether `reply` answers our `event_register` (True: check in now) or `event_play`
+        (logged; False). An error that ends the run raises RunnerError."""
+        event = self.config.event
+        if reply.id == self._register_request:
+            self._register_request = None
+            if isinstance(reply, Error):
+                # Registered before (a second run, a restart), or the start has closed
+                # registration: checking in says whether this account is an entrant.
+                if reply.code not in ("already_registered", "event_closed"):
+                    raise RunnerError(f"cannot register for {event}: {reply.code}: {reply.message}")
+            else:
+                log.info(
+                    "registered for %s%s",
+                    event,
+                    f" with {self.config.partner}" if self.config.partner else "",
+                )
+            self._registered = True
+            return True
+        if reply.id == self._play_request:
+            self._play_request = None
+            if isinstance(reply, Error):
+                raise RunnerError(f"cannot play in {event}: {reply.code}: {reply.message}")
+            log.info("checked in to %s: playing its rounds as they are paired", event)
+        return False
+
+    async def _check_in(self, conn: ServerConnection) -> None:
+        self._play_request = await conn.send(EventPlay(event=self.config.event or ""))
 
     def _last_match_started(self, started: MatchStarted) -> bool:
         """Whether `started` starts the last match the run should play (an old ladder's second
@@ -500,7 +592,8 @@ class BotRunner:
                 }
             )
             log.info("%s", game_over_line(self.stats.games[-1]))
-            if not self.config.ladder:  # on the ladder, a match (two games) is what counts
+            # On the ladder a match is what counts, in an event its end (`event_ended`).
+            if not self.config.ladder and self.config.event is None:
                 return self._done()
         return False
 

@@ -55,7 +55,9 @@ def one_line(text: str) -> str:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["run", "random"], "give exactly one of --table ID and --ladder"),
+        (["run", "random"], "give exactly one of --table ID, --ladder and --event EVENT"),
+        (["run", "random", "--ladder", "--event", "E1"], "give exactly one of --table ID"),
+        (["run", "random", "--ladder", "--partner", "bo"], "--partner goes with --event"),
         (["run", "random", "--table", "t1"], "give --token (or set SPADES_TOKEN)"),
         (["run"], "Missing argument"),
         (["run", "random", "--bogus"], "No such option: --bogus"),
@@ -88,7 +90,7 @@ def test_the_installed_command_prints_the_same_line() -> None:
     )
     assert done.returncode == 2
     assert one_line(done.stderr) == (
-        "error: give exactly one of --table ID and --ladder (see spades-bot run --help)"
+        "error: give exactly one of --table ID, --ladder and --event EVENT (see spades-bot run --help)"
     )
 
 
