@@ -390,7 +390,8 @@ def bracket_lines(info: EventInfo, width: int = 80) -> list[str]:
         return ["The bracket is drawn once round 1 is paired."]
     label = {e.key: names_text(e.names) for e in info.entrants}
     first = order[1]
-    rounds = max(1, math.ceil(math.log2(2 * len(first))), info.summary.rounds)
+    # The field decides the bracket's rounds (a knockout's announced rounds are only its most).
+    rounds = max(1, math.ceil(math.log2(2 * len(first))))
     columns = rounds + 1  # a column a round, then the winner
     cell = max(6, (width + 3) // columns - 3)
     slots_of: list[list[str]] = []

@@ -5,6 +5,7 @@ standings, and the parsing of `spades events create`'s options."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 import pytest
@@ -160,7 +161,10 @@ def test_a_finished_bracket_names_the_winner_and_later_rounds_place_the_first() 
         EventMatch(round=2, table_no=2, a="p1", b="p5", won_a=0, won_b=2, winner="p5"),
         EventMatch(round=3, table_no=1, a="p3", b="p5", won_a=1, won_b=2, winner="p5"),
     )
-    grid = bracket_lines(info, 120)[1:]
+    # Announced with room for 64 pairs (6 rounds), played by 8: the field's three rounds drawn.
+    info = dataclasses.replace(info, summary=summary(rounds=6, status=EventStatus.FINISHED))
+    head, *grid = bracket_lines(info, 120)
+    assert head.split() == ["Round", "1", "Round", "2", "Final", "Winner"]
     assert grid[0].startswith("eve & fay 2") and grid[2].startswith("kim & lu 0")
     assert grid[4].startswith("cy & dee 0") and grid[6].startswith("max & ned 2")
     assert grid[8].startswith("ada & bob 2") and grid[12].startswith("gil & hal 1")
