@@ -1,0 +1,163 @@
+"""`spades-bot run BOT --event EVENT [--partner NAME]` (issue 43): the runner registers for the event
+if need be, checks in, plays every round's table it is seated at, and stops once the event has
+ended, with the final standings in its stats.
+
+A real server in this process (127.0.0.1, port 0) with its events service; the bots are the SDK's
+runner over TCP. Events start a second or two after they are announced and play one board a round,
+so a whole event takes seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from bots.registry import make_bot
+from bots.sdk.register import register_bot
+from bots.sdk.runlog import RunStats
+from bots.sdk.runner import BotRunner, RunnerConfig, RunnerError
+from protocol import messages as m
+from protocol.event_messages import EventEntry, EventFormat, EventInfo
+from server.app import Server, local_config, running_server
+from tests.server.wire_client import WireClient
+
+#: Seconds from announcing an event to its start: time enough to register every runner.
+LEAD = 2.0
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    config = local_config(tmp_path / "events.db", events_open=True)
+    async with running_server(config) as running:
+        yield running
+
+
+async def announce(server: Server, token: str, **fields: Any) -> EventInfo:
+    """An event announced by the account of `token` (the server lets any account: events_open)."""
+    client = await WireClient.connect(server.port)
+    try:
+        await client.hello(token=token)
+        request = m.EventCreate(
+            name=fields.pop("name", "Test night"),
+            starts_at=time.time() + fields.pop("lead", LEAD),
+            round_gap=fields.pop("round_gap", 0.2),
+            boards=fields.pop("boards", 1),
+            **fields,
+        )
+        reply = await client.request(request)
+        assert isinstance(reply, m.EventInfo), reply
+        return reply
+    finally:
+        await client.aclose()
+
+
+async def show(server: Server, event: str) -> EventInfo:
+    client = await WireClient.connect(server.port)
+    try:
+        await client.hello()
+        reply = await client.request(m.EventShow(event=event))
+        assert isinstance(reply, m.EventInfo), reply
+        return reply
+    finally:
+        await client.aclose()
+
+
+async def bot_tokens(server: Server, *names: str) -> dict[str, str]:
+    return {name: (await register_bot("127.0.0.1", server.port, name)).token for name in names}
+
+
+def runner(server: Server, token: str, event: str, partner: str | None = None) -> BotRunner:
+    config = RunnerConfig(
+        host="127.0.0.1",
+        port=server.port,
+        token=token,
+        event=event,
+        partner=partner,
+        games=0,
+        backoff=(0.05, 0.2),
+    )
+    return BotRunner(make_bot("random", 7), config)
+
+
+async def run_all(runners: list[BotRunner], limit: float = 60) -> list[RunStats]:
+    results: list[RunStats] = []
+
+    async def one(r: BotRunner) -> None:
+        results.append(await r.run())
+
+    with trio.fail_after(limit):
+        async with trio.open_nursery() as nursery:
+            for r in runners:
+                nursery.start_soon(one, r)
+    return results
+
+
+async def test_two_pairs_of_bots_play_a_swiss_to_its_end(server: Server) -> None:
+    tokens = await bot_tokens(server, "ann-bot", "ben-bot", "cat-bot", "dan-bot")
+    info = await announce(
+        server, tokens["ann-bot"], format=EventFormat.SWISS_PAIRS, rounds=2, boards=1
+    )
+    event = info.summary.event
+    runners = [
+        runner(server, tokens["ann-bot"], event, partner="ben-bot"),
+        runner(server, tokens["ben-bot"], event, partner="ann-bot"),
+        runner(server, tokens["cat-bot"], event, partner="dan-bot"),
+        runner(server, tokens["dan-bot"], event, partner="cat-bot"),
+    ]
+    stats = await run_all(runners)
+    for r in runners:
+        end = r.stats.event_end
+        assert end is not None and end["event"] == event and not end["cancelled"]
+        # Two rounds, each one table of one board: a game a round, at the seat it was told.
+        assert [x["round"] for x in r.stats.rounds] == [1, 2], r.stats.rounds
+        assert len(r.stats.games) == 2
+        assert [g["table"] for g in r.stats.games] == [x["table"] for x in r.stats.rounds]
+        assert r.stats.fallbacks == 0
+    standings = runners[0].stats.event_end["standings"]  # type: ignore[index]
+    assert sorted(tuple(sorted(s["names"])) for s in standings) == [
+        ("ann-bot", "ben-bot"),
+        ("cat-bot", "dan-bot"),
+    ]
+    assert [s["place"] for s in standings] == [1, 2]
+    assert len(stats) == 4 and all("2 event rounds" in s.summary() for s in stats)
+    final = await show(server, event)
+    assert final.summary.status.value == "finished"
+    # The standings the runners were told are the event's own.
+    assert [s.key for s in final.standings] == [s["key"] for s in standings]
+
+
+async def test_a_registered_bot_checks_in_and_the_field_is_filled(server: Server) -> None:
+    """A bot registered before (another run) just checks in; alone in a pairs event without a
+    partner, the server partners it and fills the field with its house bots."""
+    tokens = await bot_tokens(server, "solo-bot")
+    info = await announce(
+        server, tokens["solo-bot"], format=EventFormat.SWISS_PAIRS, rounds=1, boards=1
+    )
+    event = info.summary.event
+    client = await WireClient.connect(server.port)
+    await client.hello(token=tokens["solo-bot"])
+    assert isinstance(await client.request(m.EventRegister(event=event)), m.Ok)
+    await client.aclose()
+    solo = runner(server, tokens["solo-bot"], event)
+    await run_all([solo])
+    assert solo.stats.event_end is not None and len(solo.stats.rounds) == 1
+    final = await show(server, event)
+    assert any(e.house for e in final.entrants)
+
+
+async def test_refusals_end_the_run_in_one_sentence(server: Server) -> None:
+    tokens = await bot_tokens(server, "late-bot", "host-bot")
+    with pytest.raises(RunnerError, match="no_such_event"):
+        await run_all([runner(server, tokens["late-bot"], "E99")], limit=20)
+    # An event open to people only takes no bot.
+    info = await announce(
+        server, tokens["host-bot"], format=EventFormat.SWISS_PAIRS, rounds=1, entry=EventEntry.PEOPLE,
+        lead=60,
+    )  # fmt: skip
+    with pytest.raises(RunnerError, match="not_allowed"):
+        await run_all([runner(server, tokens["late-bot"], info.summary.event)], limit=20)

@@ -1,0 +1,176 @@
+"""`spades events` and `spades event EVENT` against a real server in this process (127.0.0.1, port 0)
+with its events service (issue 43): announce, list, show, register, withdraw, cancel, each failure
+one line; and `--play`'s session: a person checked in beside bots, playing every round's table on
+the play screen, the standings between rounds, the final standings at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+
+from bots.registry import make_bot
+from bots.sdk.register import register_bot
+from bots.sdk.runner import BotRunner, RunnerConfig
+from client.config import ServerAddress
+from client.events import create_event, event_request
+from client.journal import Journal
+from client.lobby import register
+from client.session import Mode, PlaySession, Seating
+from protocol import messages as m
+from protocol.event_messages import EventFormat
+from server.app import Server, local_config, running_server
+from tests.client.helpers import FakeDisplay, wait_for
+from tests.client.test_cli import one_line_error, spades
+from tests.client.test_session import move_for
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    async with running_server(local_config(tmp_path / "server.db", events_open=True)) as srv:
+        yield srv
+
+
+async def test_announce_list_show_register_withdraw_cancel(server: Server) -> None:
+    with trio.fail_after(60):
+        assert (await spades("connect", f"127.0.0.1:{server.port}")).exit_code == 0
+        none = await spades("events")
+        assert none.exit_code == 0 and "no events on" in none.output, none.output
+        # Guests take no part: one line each.
+        assert "guests cannot announce" in one_line_error(
+            await spades("events", "create", "Club night", "--start", "+10m", "--rounds", "2")
+        )
+        assert "guests cannot take part" in one_line_error(
+            await spades("event", "E1", "--register")
+        )
+        assert (await spades("register", "ada")).exit_code == 0
+
+        made = await spades(
+            "events", "create", "Club night", "--start", "+10m", "--format", "swiss_pairs",
+            "--rounds", "2", "--boards", "3", "--round-gap", "1",
+        )  # fmt: skip
+        assert made.exit_code == 0, made.output
+        assert "announced E1" in made.output
+        assert "registering: starts" in made.output and "(in 10 min)" in made.output
+        listed = await spades("events")
+        assert listed.exit_code == 0, listed.output
+        assert "E1" in listed.output and "Club night" in listed.output
+        assert "Swiss pairs" in listed.output and "registering" in listed.output
+        rows = json.loads((await spades("events", "--json")).output)
+        assert [(r["event"], r["status"], r["rounds"], r["boards"]) for r in rows] == [
+            ("E1", "registering", 2, 3)
+        ]
+        assert json.loads((await spades("events", "--status", "finished", "--json")).output) == []
+
+        entered = await spades("event", "E1", "--register", "--partner", "bob")
+        assert entered.exit_code == 0, entered.output
+        assert "ada is registered for E1 with bob" in entered.output
+        assert "already_registered" in one_line_error(await spades("event", "E1", "--register"))
+        shown = await spades("event", "E1")
+        assert shown.exit_code == 0, shown.output
+        assert "E1 · Club night · Swiss pairs · 2 rounds of 3 boards" in shown.output
+        assert "Entrants (1): ada" in shown.output
+        detail = json.loads((await spades("event", "E1", "--json")).output)
+        assert detail["summary"]["event"] == "E1" and detail["entrants"][0]["names"] == ["ada"]
+
+        left = await spades("event", "E1", "--withdraw")
+        assert left.exit_code == 0 and "ada withdrew from E1" in left.output, left.output
+        assert "no_such_event" in one_line_error(await spades("event", "E9"))
+        assert "no_such_event" in one_line_error(await spades("event", "E9", "--register"))
+        # Mistakes in the command line: exit 2, before any connection.
+        one_line_error(await spades("event", "E1", "--play", "--withdraw"), code=2)
+        one_line_error(await spades("event", "E1", "--partner", "bob"), code=2)
+        one_line_error(await spades("events", "create", "X", "--start", "soon"), code=2)
+        one_line_error(
+            await spades("events", "create", "X", "--start", "+1m", "--format", "swiss_pairs"),
+            code=2,
+        )  # a Swiss needs --rounds
+
+        cancelled = await spades("event", "E1", "--cancel")
+        assert cancelled.exit_code == 0 and "cancelled E1" in cancelled.output
+        assert "cancelled" in (await spades("event", "E1")).output
+
+
+async def test_a_person_plays_an_event_with_a_bot_partner(server: Server, tmp_path: Path) -> None:
+    """ada (the play screen) and her partner, a bot of the SDK, against the server's house pair:
+    two rounds of one board; each round's notice, the table, the standings between rounds, the
+    final standings and the end."""
+    address = ServerAddress("127.0.0.1", server.port)
+    with trio.fail_after(120):
+        ada = await register(address, "ada")
+        partner = await register_bot("127.0.0.1", server.port, "ada-bot")
+        announce = m.EventCreate(
+            name="Pairs night",
+            format=EventFormat.SWISS_PAIRS,
+            rounds=2,
+            boards=1,
+            starts_at=time.time() + 2,
+            round_gap=1.0,
+        )
+        event = (await create_event(address, ada.token, announce)).summary.event
+        await event_request(address, ada.token, m.EventRegister(event=event, partner="ada-bot"))
+        bot = BotRunner(
+            make_bot("random", 3),
+            RunnerConfig(
+                host="127.0.0.1",
+                port=server.port,
+                token=partner.token,
+                event=event,
+                partner="ada",
+                games=0,
+            ),
+        )
+        display = FakeDisplay()
+        session = PlaySession(
+            address=address,
+            token=ada.token,
+            seating=Seating(Mode.EVENT, event=event),
+            display=display,
+            journal=Journal(address.key, root=tmp_path / "history"),
+        )
+
+        def said(text: str) -> bool:
+            return any(text in line for line in session.state.log)
+
+        rounds_seen: set[str] = set()
+        standings_seen = False
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(bot.run)
+            nursery.start_soon(session.run)
+            await wait_for(lambda: said(f"checked in to event {event}"), "the check-in")
+            for _ in range(200):  # two boards: some 30 decisions of ours
+                await wait_for(
+                    lambda: session.state.turn is not None or session.ended is not None,
+                    "a turn or the end",
+                    limit=60,
+                )
+                rounds_seen |= {
+                    line.split(":")[0] for line in session.state.log if " round " in line
+                }
+                standings_seen = standings_seen or "standings after round 1" in display.screen
+                if session.ended is not None:
+                    break
+                state = session.state
+                assert state.turn is not None
+                version = state.turn.version
+                await display.type(move_for(state))
+                await wait_for(
+                    lambda v=version: (
+                        session.state.turn is None  # type: ignore[misc]
+                        or session.state.turn.version != v
+                    ),
+                    "the move to be taken",
+                )
+        assert session.ended is not None and session.ended.event == event
+        assert rounds_seen == {f"{event} round 1", f"{event} round 2"}, rounds_seen
+        assert standings_seen, display.frames
+        names = {tuple(sorted(s.names)) for s in session.ended.standings}
+        assert ("ada", "ada-bot") in names and len(names) == 2
+        assert bot.stats.event_end is not None
+        # Both rounds' tables are in ada's history, a game each.
+        assert len(sorted((tmp_path / "history").glob("*/*.jsonl"))) == 2
