@@ -152,12 +152,12 @@ async def test_a_registered_bot_checks_in_and_the_field_is_filled(server: Server
 
 async def test_refusals_end_the_run_in_one_sentence(server: Server) -> None:
     tokens = await bot_tokens(server, "late-bot", "host-bot")
-    with pytest.raises(RunnerError, match="no_such_event"):
-        await run_all([runner(server, tokens["late-bot"], "E99")], limit=20)
+    with trio.fail_after(20), pytest.raises(RunnerError, match="no_such_event"):
+        await runner(server, tokens["late-bot"], "E99").run()
     # An event open to people only takes no bot.
     info = await announce(
         server, tokens["host-bot"], format=EventFormat.SWISS_PAIRS, rounds=1, entry=EventEntry.PEOPLE,
         lead=60,
     )  # fmt: skip
-    with pytest.raises(RunnerError, match="not_allowed"):
-        await run_all([runner(server, tokens["late-bot"], info.summary.event)], limit=20)
+    with trio.fail_after(20), pytest.raises(RunnerError, match="not_allowed"):
+        await runner(server, tokens["late-bot"], info.summary.event).run()
