@@ -67,6 +67,7 @@ async def test_announce_list_show_register_withdraw_cancel(server: Server) -> No
         ]
         assert json.loads((await spades("events", "--status", "finished", "--json")).output) == []
 
+        await register(ServerAddress("127.0.0.1", server.port), "bob")  # the partner's account
         entered = await spades("event", "E1", "--register", "--partner", "bob")
         assert entered.exit_code == 0, entered.output
         assert "ada is registered for E1 with bob" in entered.output
