@@ -151,7 +151,9 @@ async def test_a_person_plays_an_event_with_a_bot_partner(server: Server, tmp_pa
                     limit=60,
                 )
                 rounds_seen |= {
-                    line.split(":")[0] for line in session.state.log if " round " in line
+                    line.split(":")[0]
+                    for line in session.state.log
+                    if line.startswith(f"{event} round ")
                 }
                 standings_seen = standings_seen or "standings after round 1" in display.screen
                 if session.ended is not None:
