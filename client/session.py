@@ -425,7 +425,9 @@ class PlaySession:
             self._journaled = 0  # the new table's hands go to the history from the first
             self.state.log.extend(log)
             self.state.table, self.state.seat = message.table, message.seat
-            self.state.say(round_notice(message))
+            # Wrapped: with long names the notice runs past an 80-column screen's log.
+            for line in textwrap.wrap(round_notice(message), NOTE_WIDTH):
+                self.state.say(line)
             if message.round > 1:  # between rounds: the standings until the table opens
                 await self._show_standings(conn, auto=True)
         elif isinstance(message, m.Joined) and message.table == self.state.table:
@@ -435,9 +437,7 @@ class PlaySession:
             and message.table == self.state.table
             and self.state.seat is not None
         ):
-            self.state.say(
-                "Your table's boards are played; the next round is paired once every table's are."
-            )
+            self.state.say("Your table's boards are played; the next round waits for every table.")
         elif isinstance(message, m.EventEnded) and message.event == event:
             self.ended = message
             self.quit()

@@ -416,13 +416,14 @@ class BotRunner:
                 }
             )
             log.info(
-                "%s round %d: table %s, seat %d (%s); %d boards, opens in %.0f s",
+                "%s round %d: table %s, seat %d (%s); %d board%s, opens in %.0f s",
                 message.event,
                 message.round,
                 message.table,
                 message.seat,
                 ", ".join(message.names),
                 message.boards,
+                "" if message.boards == 1 else "s",
                 message.starts_in,
             )
         elif isinstance(message, EventEnded) and message.event == self.config.event:
