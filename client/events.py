@@ -522,6 +522,18 @@ def round_notice(notice: EventRoundPaired) -> str:
     )
 
 
+def checked_in_line(summary: EventSummary, now: float) -> str:
+    """Where the event stands as one checks in: when it starts, or which round is under way."""
+    head = f"{summary.event} {_cut(summary.name, 30)}"
+    if summary.status is EventStatus.REGISTERING:
+        return (
+            f"{head} starts {when_text(summary.starts_at, now)} with {summary.entrants} entrants."
+        )
+    if summary.status is EventStatus.RUNNING:
+        return f"{head}: round {summary.round} of {summary.rounds} is under way."
+    return f"{head} is {summary.status.value}."
+
+
 def standings_lines(
     standings: Sequence[EventStanding], mine: str | None = None, limit: int = 8
 ) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import textwrap
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -34,7 +35,7 @@ from client.connection import (
     lone_errors,
     open_connection,
 )
-from client.events import round_notice, standings_panel
+from client.events import checked_in_line, round_notice, standings_panel
 from client.journal import Journal
 from client.lobby import every_table
 from client.local import play_command
@@ -411,6 +412,12 @@ class PlaySession:
             self.state.say(f"Reconnected and checked in to {event} again.")
             return
         self.state.say(f"{self.name} is checked in to event {event}.")
+        try:
+            info = await conn.expect(m.EventShow(event=event), m.EventInfo)
+            for line in textwrap.wrap(checked_in_line(info.summary, time.time()), NOTE_WIDTH):
+                self.state.say(line)
+        except ServerError:
+            pass  # the check-in stands; only the line about the event is missing
         self.state.say("Each round seats you here; /standings shows the standings.")
         self.state.say("/quit stops (a seat is held a while; past that the round is forfeited).")
         self.seated.set()  # nothing to sit at yet, but typed lines (/quit) are read from now on

@@ -13,6 +13,7 @@ from rich.console import Console, RenderableType
 
 from client.events import (
     bracket_lines,
+    checked_in_line,
     create_request,
     ended_lines,
     event_view,
@@ -274,6 +275,15 @@ def test_the_round_notice_and_the_standings_on_the_play_screen() -> None:
     assert len(panel) <= 11 and panel[1].startswith("  1* ada & bob")
     empty = standings_panel(EventInfo(summary=summary(round=1)), "ada")
     assert empty[1] == "No round has finished yet."
+
+
+def test_where_the_event_stands_at_the_check_in() -> None:
+    soon = summary(status=EventStatus.REGISTERING, round=0, starts_at=NOW + 90, entrants=3)
+    assert checked_in_line(soon, NOW).startswith("E1 Club night starts ")
+    assert checked_in_line(soon, NOW).endswith("(in 2 min) with 3 entrants.")
+    assert checked_in_line(summary(), NOW) == "E1 Club night: round 2 of 3 is under way."
+    over = summary(status=EventStatus.FINISHED)
+    assert checked_in_line(over, NOW) == "E1 Club night is finished."
 
 
 def test_the_end() -> None:
