@@ -161,3 +161,46 @@ async def test_refusals_end_the_run_in_one_sentence(server: Server) -> None:
     )  # fmt: skip
     with trio.fail_after(20), pytest.raises(RunnerError, match="not_allowed"):
         await runner(server, tokens["late-bot"], info.summary.event).run()
+
+
+async def test_four_pairs_of_bots_play_a_knockout(server: Server) -> None:
+    """The losers of round 1 play no more but wait, checked in, for the end as the finalists do."""
+    names = [f"k{i}-bot" for i in range(8)]
+    tokens = await bot_tokens(server, *names)
+    info = await announce(
+        server, tokens[names[0]], format=EventFormat.KNOCKOUT_PAIRS, rounds=2, boards=1
+    )
+    event = info.summary.event
+    runners = [
+        runner(server, tokens[name], event, partner=names[i ^ 1]) for i, name in enumerate(names)
+    ]
+    await run_all(runners)
+    played = sorted(len(r.stats.rounds) for r in runners)
+    assert played == [1, 1, 1, 1, 2, 2, 2, 2], played  # two pairs went out in round 1
+    for r in runners:
+        assert r.stats.event_end is not None and not r.stats.event_end["cancelled"]
+    final = await show(server, event)
+    assert final.summary.status.value == "finished"
+    assert len(final.matches) == 3 and all(x.winner is not None for x in final.matches)
+    champion = next(x.winner for x in final.matches if x.round == 2)
+    assert final.standings[0].key == champion
+
+
+async def test_a_cancelled_event_ends_the_run(server: Server) -> None:
+    tokens = await bot_tokens(server, "wait-bot")
+    info = await announce(
+        server, tokens["wait-bot"], format=EventFormat.SWISS_PAIRS, rounds=1, lead=60
+    )
+    event = info.summary.event
+    waiting = runner(server, tokens["wait-bot"], event)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_all, [waiting], 30)
+        with trio.fail_after(20):
+            # Polled: the runner's check-in has no event of its own to wait on.
+            while waiting._play_request is not None or not waiting._registered:  # noqa: ASYNC110
+                await trio.sleep(0.01)
+        client = await WireClient.connect(server.port)
+        await client.hello(token=tokens["wait-bot"])
+        assert isinstance(await client.request(m.EventCancel(event=event)), m.Ok)
+        await client.aclose()
+    assert waiting.stats.event_end == {"event": event, "cancelled": True, "standings": []}
