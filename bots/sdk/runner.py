@@ -176,6 +176,7 @@ class BotRunner:
         self._register_request: int | None = None  # the id of our `event_register`
         self._play_request: int | None = None  # the id of our last `event_play`
         self._registered = False  # registered for the event (or found so), on any connection
+        self._register_refusal = ""  # what `event_register` was answered, when refused
 
     # -- the outer loop: connect, play, reconnect ----------------------------------------------------
     async def run(self) -> RunStats:
@@ -480,6 +481,8 @@ class BotRunner:
                 # registration: checking in says whether this account is an entrant.
                 if reply.code not in ("already_registered", "event_closed"):
                     raise RunnerError(f"cannot register for {event}: {reply.code}: {reply.message}")
+                self._register_refusal = f"{reply.code}: {reply.message}"
+                log.info("registering for %s: %s; checking in", event, self._register_refusal)
             else:
                 log.info(
                     "registered for %s%s",
@@ -491,7 +494,11 @@ class BotRunner:
         if reply.id == self._play_request:
             self._play_request = None
             if isinstance(reply, Error):
-                raise RunnerError(f"cannot play in {event}: {reply.code}: {reply.message}")
+                # `already_registered` also names a partner taken by another pair: say so too.
+                why = f" (registering was answered {self._register_refusal})" * bool(
+                    self._register_refusal and reply.code == "not_registered"
+                )
+                raise RunnerError(f"cannot play in {event}: {reply.code}: {reply.message}{why}")
             log.info("checked in to %s: playing its rounds as they are paired", event)
         return False
 

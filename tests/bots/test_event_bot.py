@@ -84,7 +84,13 @@ def runner(server: Server, token: str, event: str, partner: str | None = None) -
     return BotRunner(make_bot("random", 7), config)
 
 
-async def run_all(runners: list[BotRunner], limit: float = 60) -> list[RunStats]:
+async def run_all(
+    runners: list[BotRunner], limit: float = 60, *, pairs_in_turn: bool = False
+) -> list[RunStats]:
+    """Run them all to their end. `pairs_in_turn`: start them two by two (a pair naming each
+    other), each two once the two before have registered: the server partners lone registrants
+    with each other, and a pair's second registration naming a partner taken that way is refused
+    (/work/notes/evterm_to_evserver.md), which is not what these tests are about."""
     results: list[RunStats] = []
 
     async def one(r: BotRunner) -> None:
@@ -92,7 +98,11 @@ async def run_all(runners: list[BotRunner], limit: float = 60) -> list[RunStats]
 
     with trio.fail_after(limit):
         async with trio.open_nursery() as nursery:
-            for r in runners:
+            for index, r in enumerate(runners):
+                if pairs_in_turn and index and index % 2 == 0:
+                    # Polled: a runner's registration has no event of its own to wait on.
+                    while not all(x._registered for x in runners[:index]):  # noqa: ASYNC110
+                        await trio.sleep(0.01)
                 nursery.start_soon(one, r)
     return results
 
@@ -109,7 +119,7 @@ async def test_two_pairs_of_bots_play_a_swiss_to_its_end(server: Server) -> None
         runner(server, tokens["cat-bot"], event, partner="dan-bot"),
         runner(server, tokens["dan-bot"], event, partner="cat-bot"),
     ]
-    stats = await run_all(runners)
+    stats = await run_all(runners, pairs_in_turn=True)
     for r in runners:
         end = r.stats.event_end
         assert end is not None and end["event"] == event and not end["cancelled"]
@@ -174,7 +184,7 @@ async def test_four_pairs_of_bots_play_a_knockout(server: Server) -> None:
     runners = [
         runner(server, tokens[name], event, partner=names[i ^ 1]) for i, name in enumerate(names)
     ]
-    await run_all(runners)
+    await run_all(runners, pairs_in_turn=True)
     played = sorted(len(r.stats.rounds) for r in runners)
     assert played == [1, 1, 1, 1, 2, 2, 2, 2], played  # two pairs went out in round 1
     for r in runners:
