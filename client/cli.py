@@ -724,8 +724,8 @@ def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
     rounds: Annotated[
         int | None,
         typer.Option(
-            help="Rounds (Swiss: needed; knockout: the bracket's, from --max-entrants, if left"
-            " out).",
+            help="Rounds (Swiss: needed; a knockout plays as many as its field needs, and a number"
+            " bounds its bracket: 3 rounds take at most 8 pairs).",
             show_default=False,
         ),
     ] = None,

@@ -145,18 +145,18 @@ def create_request(
     no_show_grace: float | None = None,
     round_gap: float | None = None,
 ) -> m.EventCreate:
-    """The `event_create` request. `rounds` None for a knockout: its bracket's rounds for the
-    field it allows (`max_entrants`, 64 pairs by default), which the server checks again.
-    Raises ValueError with a sentence for what the client can judge (the rest: `bad_event`)."""
+    """The `event_create` request. `rounds` None for a knockout: 0, as many as its field needs
+    (a number bounds its bracket: 3 rounds take at most 8 pairs). Raises ValueError with a
+    sentence for what the client can judge (the rest: the server's `bad_event`)."""
     if not 1 <= boards <= 1000:
         raise ValueError("--boards is 1..1000 a round")
+    knockout = format is EventFormat.KNOCKOUT_PAIRS
     if rounds is None:
-        if format is not EventFormat.KNOCKOUT_PAIRS:
+        if not knockout:
             raise ValueError(f"--rounds is needed for {FORMAT_WORDS[format]}")
-        field = max_entrants or 64
-        rounds = max(1, math.ceil(math.log2(max(2, field))))
-    if not 1 <= rounds <= 1000:
-        raise ValueError("--rounds is 1..1000")
+        rounds = 0
+    if not (0 if knockout else 1) <= rounds <= 1000:
+        raise ValueError("--rounds is 1..1000" + (" (or 0: as the field needs)" * knockout))
     if clock is not None and not 5 <= clock <= 3600:
         raise ValueError("--clock is 5..3600 seconds a decision")
     if no_show_grace is not None and no_show_grace < 0:
