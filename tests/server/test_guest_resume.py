@@ -12,6 +12,7 @@ import trio
 
 from protocol.messages import (
     Act,
+    ClockExpired,
     CreateTable,
     Error,
     Guest,
@@ -21,6 +22,7 @@ from protocol.messages import (
     Login,
     Ok,
     Snapshot,
+    Spectate,
     TableCreated,
     Turn,
     Welcome,
@@ -176,13 +178,17 @@ async def test_after_the_grace_the_guest_seat_is_gone(tmp_path: Path) -> None:
     with trio.fail_after(60):
         async with running_server(config) as server:
             client, guest, table, _turn = await _guest_mid_game(server)
+            # A spectator hears it when the grace (1 s) has run out: the fallback's first card
+            # (it is the guest's turn) comes after a notice that the seat was abandoned.
+            watcher, _ = await _guest(server.port)
+            watching = await watcher.request(Spectate(table=table.table_id))
+            assert isinstance(watching, Joined) and watching.seat is None, watching
             await client.aclose()
             assert guest.token is not None
             guest_id = int(guest.token.partition(".")[0])
-            for _ in range(600):  # the grace (1 s), polled every 20 ms
-                if table.seats[0].abandoned:
-                    break
-                await trio.sleep(0.02)
+            notice = await watcher.expect(ClockExpired)
+            assert (notice.seat, notice.reason) == (0, "abandoned"), notice
+            await watcher.aclose()
             assert table.seats[0].abandoned, "the grace never ran out"
             assert account_seat(table.seats, guest_id) is None
             back = await WireClient.connect(server.port)
