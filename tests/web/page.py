@@ -5,6 +5,9 @@ module had its own copy of these; a change to the page (an id, a wait) is now ma
 
 from __future__ import annotations
 
+import math
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +29,57 @@ STATE_JS = """() => {
 # of these: the bots' seats as a list, options beyond the form's).
 CREATE_JS = """(opts) => spadesApp.conn.request({ t: 'create_table', game: 'spades', preset: 'standard',
   options: opts.options, bots: opts.bots, private: opts.private, sit: 0 })"""
+
+
+# How long the page still holds what it shows (a finished trick, a bot's card just played, a hand's
+# result), in the page's time; 0 where nothing is held or the hold waits for its first frame.
+HOLD_JS = """() => {
+  const app = window.spadesApp, table = app && app.table;
+  if (!table) return 0;
+  const held = table.held && table.held.until !== null ? table.held.until : 0;
+  return Math.max(0, Math.max(app.holdUntil, held) - performance.now());
+}"""
+
+# The pages on Playwright's fake clock (`fast_clock`): `wait_for` jumps their holds.
+_FAST: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def fast_clock(page: Any) -> Any:
+    """Put `page` on Playwright's fake clock, before it loads, and return it. The clock flows with
+    real time, except that `wait_for` (and the steps below built on it) jumps it over each of the
+    pace's holds while what the test waits for has not come: the browser tests' autojump clock.
+    The pace (issue 39) holds every finished trick and spaces the bots' cards, in real time: about
+    twenty seconds a hand that a test not about the pace only waits through. test_table_pacing.py
+    keeps the page's real time, as the pace is its point."""
+    page.clock.install()
+    _FAST.add(page)
+    return page
+
+
+def wait_for(page: Any, js: str, arg: Any = None) -> Any:
+    """`page.wait_for_function(js, arg)`'s value (a truthy one), within WAIT_MS of real time. On a
+    page with a `fast_clock`, each hold the page is in while `js` is still falsy is jumped over
+    (what the page does at its end is done at once), as trio's autojump clock skips a sleep."""
+    if page not in _FAST:
+        return page.wait_for_function(js, arg=arg, timeout=WAIT_MS).json_value()
+    either = (
+        f"(arg) => {{ const value = ({js})(arg); if (value) return {{ value }};"
+        f" const hold = ({HOLD_JS})(); return hold > 0 ? {{ hold }} : null; }}"
+    )
+    deadline = time.monotonic() + WAIT_MS / 1000
+    for _ in range(1_000):  # a hold jumped each time round: a game's worth and more
+        left_ms = max(1.0, (deadline - time.monotonic()) * 1000)
+        got = page.wait_for_function(either, arg=arg, timeout=left_ms).json_value()
+        if "value" in got:
+            return got["value"]
+        page.clock.fast_forward(math.ceil(got["hold"]))
+    raise AssertionError(f"the page held its pace 1,000 times waiting for {js}")
+
+
+def next_frames(page: Any) -> None:
+    """Return after the page has drawn two more frames: what a change of the viewport makes it
+    redraw (its resize handler, then a frame) is on the screen."""
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 def launch(pw: Any, *extra_args: str) -> Any:
@@ -156,14 +210,14 @@ def set_pace(page: Any, pace: str) -> None:
 def wait_state(page: Any, probe: str = STATE_JS) -> str:
     """Wait until the page asks something of its player, by `probe` (a function that returns
     what, or ''); what it asks."""
-    return str(page.wait_for_function(probe, timeout=WAIT_MS).json_value())
+    return str(wait_for(page, probe))
 
 
 def bid(page: Any, button: int) -> None:
     """Click the bid button at index `button` (0: the first offered) and wait until the bid is
     taken (the buttons gone)."""
     page.locator("#actions button.bid").nth(button).click()
-    page.wait_for_selector("#actions button.bid", state="detached", timeout=WAIT_MS)
+    wait_for(page, "() => !document.querySelector('#actions button.bid')")
 
 
 def play_first_legal(page: Any) -> None:
@@ -171,7 +225,7 @@ def play_first_legal(page: Any) -> None:
     card = page.locator("#hand .card.legal").first
     name = card.get_attribute("data-card")
     card.click()
-    page.wait_for_selector(f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS)
+    wait_for(page, "(name) => !document.querySelector(`#hand [data-card='${name}']`)", name)
 
 
 def play_hand(page: Any) -> None:

@@ -19,6 +19,7 @@ from tests.web.page import (
     WAIT_MS,
     bid,
     chromium,
+    fast_clock,
     open_page,
     open_table,
     play_first_legal,
@@ -73,7 +74,7 @@ def test_axe_finds_nothing_serious_and_the_table_speaks(tmp_path: Path) -> None:
     ):
         # bypass_csp: the page's CSP (rightly) refuses a script tag the page did not serve;
         # axe-core is the test's, not the page's.
-        page = open_page(browser, errors, bypass_csp=True)
+        page = fast_clock(open_page(browser, errors, bypass_csp=True))
         page.goto(url)
         page.wait_for_selector("#login-screen:not([hidden])", timeout=WAIT_MS)
         problems += axe_problems(page, "login")

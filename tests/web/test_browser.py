@@ -22,9 +22,12 @@ from tests.web.page import (
     chromium,
     collect_errors,
     enter_as_guest,
+    fast_clock,
+    next_frames,
     open_page,
     open_phone,
     register,
+    wait_for,
     wait_state,
 )
 
@@ -77,7 +80,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
         chromium() as browser,
     ):
-        page = open_page(browser, errors, label="player")
+        page = fast_clock(open_page(browser, errors, label="player"))
         register(page, url, "ada")
         assert page.evaluate("localStorage.getItem('spades.token')")
         assert "ada" in page.inner_text("#token-banner")
@@ -93,7 +96,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         table_id = page.evaluate("spadesApp.table.table")
 
         # A phone watches: touch screen, 390 px wide, a guest.
-        phone = open_phone(browser, errors, label="watcher", device_scale_factor=1)
+        phone = fast_clock(open_phone(browser, errors, label="watcher", device_scale_factor=1))
         phone.goto(url)
         enter_as_guest(phone, "bob", touch=True, at_lobby=False)
         item = f'article[data-table="{table_id}"]'
@@ -125,7 +128,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
                 if not shots and page.locator("#trick:not(.last) .card").count():
                     check_screen(page, "table-1280x800", hand=True)
                     page.set_viewport_size({"width": 390, "height": 844})
-                    page.wait_for_timeout(100)  # a layout pass, not synchronisation
+                    next_frames(page)  # the page's redraw at the new size
                     check_screen(page, "table-390x844", hand=True)
                     page.set_viewport_size({"width": 1280, "height": 800})
                     phone.wait_for_selector("#trick .card", timeout=WAIT_MS)
@@ -137,18 +140,11 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
             else:  # pragma: no cover - the page offered something a standard hand has not
                 raise AssertionError(f"unexpected choice {state!r}")
             # Our action applied: the game moved past the version we acted on.
-            page.wait_for_function(
-                "(v) => spadesApp.table && spadesApp.table.view.version > v",
-                arg=version,
-                timeout=WAIT_MS,
-            )
+            wait_for(page, "(v) => spadesApp.table && spadesApp.table.view.version > v", version)
             if len(played) == 4 and not reloaded:
                 # Reload mid-hand: the token in localStorage brings the seat back.
                 page.reload()
-                page.wait_for_function(
-                    "() => document.querySelectorAll('#hand .card').length === 9",
-                    timeout=WAIT_MS,
-                )
+                wait_for(page, "() => document.querySelectorAll('#hand .card').length === 9")
                 reloaded = True
             elif len(played) == 8 and not dropped:
                 # The Wi-Fi drops: the page gives up on its socket, which the server still
@@ -176,7 +172,7 @@ def test_a_whole_game_in_the_browser(tmp_path: Path) -> None:
         page.wait_for_selector('#game-over .verdict[data-verdict="verified"]', timeout=WAIT_MS)
         assert "win" in page.inner_text("#game-over-body")
         assert "Hand 1 result" in page.inner_text("#result")
-        phone.wait_for_selector("#game-over:not([hidden]) .verdict", timeout=WAIT_MS)
+        wait_for(phone, "() => !!document.querySelector('#game-over:not([hidden]) .verdict')")
         assert phone.locator("#game-over .verdict").get_attribute("data-verdict") in (
             "verified",
             "seed matches",

@@ -24,7 +24,17 @@ from engine.records import game_records
 from engine.ruleset import Ruleset
 from tests.engine.helpers import play_random_game
 from tests.web.browser import ARTIFACTS, ROOT, need_browser, png_size, served
-from tests.web.page import WAIT_MS, chromium, open_page, play_hand, register_and_open, set_pace
+from tests.web.page import (
+    WAIT_MS,
+    chromium,
+    fast_clock,
+    next_frames,
+    open_page,
+    play_hand,
+    register_and_open,
+    set_pace,
+    wait_for,
+)
 from tests.web.test_accessibility import axe_problems, need_axe
 from tests.web.test_table_layout import inside
 
@@ -146,8 +156,8 @@ def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: P
         served(db, "--bot-clock", "3", "--human-clock", "90") as url,
         chromium() as browser,
     ):
-        player = open_page(browser, errors)
-        watcher = open_page(browser, errors, width=390, height=844)
+        player = fast_clock(open_page(browser, errors))
+        watcher = fast_clock(open_page(browser, errors, width=390, height=844))
         register_and_open(player, url, "replayer", hands=1)
         table = str(player.evaluate("spadesApp.table.table"))
         set_pace(player, "fast")
@@ -164,10 +174,10 @@ def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: P
 
         # The player's page kept the game, its deal checked when the hand ended.
         for page in (player, watcher):
-            page.wait_for_function(
+            wait_for(
+                page,
                 "() => { const g = JSON.parse(localStorage.getItem('spades.games') || '[]');"
                 " return g.length === 1 && g[0].finished && g[0].verified === 'verified'; }",
-                timeout=WAIT_MS,
             )
         player.click("#game-over-close")
         player.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
@@ -229,6 +239,7 @@ def test_a_game_played_and_watched_replays_as_the_server_recorded_it(tmp_path: P
 
         # The watcher (no seat: compass points) replays the same tricks.
         # From the game-over dialog: *Replay this game* opens it at its first trick.
+        wait_for(watcher, "() => !!document.querySelector('#game-over:not([hidden])')")
         watcher.click("#game-over:not([hidden]) #game-over-replay", timeout=WAIT_MS)
         watcher.wait_for_selector("#replay-screen:not([hidden]) #replay-trick", timeout=WAIT_MS)
         assert f"Table {table}" in watcher.inner_text("#replay-title")
@@ -337,7 +348,7 @@ def test_a_file_steps_across_hands_by_keyboard_and_swipe_on_every_screen(tmp_pat
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
             page.evaluate("window.scrollTo(0, 0)")
-            page.wait_for_timeout(150)  # a layout pass and a frame, not synchronisation
+            next_frames(page)  # the page's redraw at the new size
             rects = page.evaluate(RECTS_JS)
             for what in ("trick", "winner"):
                 assert inside(rects[what], width, height), (width, height, what, rects[what])

@@ -16,12 +16,14 @@ from tests.web.page import (
     WAIT_MS,
     chromium,
     enter_as_guest,
+    fast_clock,
     open_page,
     open_phone,
     play_first_legal,
     play_hand,
     register,
     set_pace,
+    wait_for,
     wait_state,
 )
 
@@ -45,7 +47,7 @@ def test_bot_strength_rules_in_words_and_the_game_over_dialog(tmp_path: Path) ->
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         chromium() as browser,
     ):
-        page = open_page(browser, errors)
+        page = fast_clock(open_page(browser, errors))
         register(page, url, "chooser")
 
         # The rules in words: the preset's description, then each option of this game that
@@ -161,7 +163,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         chromium() as browser,
     ):
-        host = open_page(browser, errors, label="host")
+        host = fast_clock(open_page(browser, errors, label="host"))
         register(host, url, "player")
         host.select_option("#create-game", "hearts")
         host.select_option("#create-bot", "random")
@@ -171,7 +173,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
         set_pace(host, "fast")
         table = host.evaluate("spadesApp.table.table")
 
-        phone = open_phone(browser, errors, label="phone")
+        phone = fast_clock(open_phone(browser, errors, label="phone"))
         phone.goto(url)
         enter_as_guest(phone, "watcher", touch=True, at_lobby=False)
         phone.wait_for_selector(f"[data-key='watch-{table}']", timeout=WAIT_MS)
@@ -207,8 +209,10 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
                 host.wait_for_selector("#choose", state="detached", timeout=WAIT_MS)
                 continue
             play_first_legal(host)
-            if not checked_backs and phone.evaluate("spadesApp.table.view.played.length") > 6:
-                # Mid-hand, the backs still count each hand.
+            if not checked_backs and host.evaluate("spadesApp.table.view.played.length") > 6:
+                # Mid-hand, the backs still count each hand (once the phone has shown as much:
+                # it keeps the pace's holds of its own).
+                wait_for(phone, "() => spadesApp.table.view.played.length > 6")
                 for size, shown, _ in phone.evaluate(BACKS_JS):
                     assert shown == min(size, 18), (size, shown)
                 checked_backs = True
@@ -216,7 +220,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
             raise AssertionError("the hand did not end")
         assert checked_backs
 
-        phone.wait_for_selector("#game-over:not([hidden])", timeout=WAIT_MS)
+        wait_for(phone, "() => !!document.querySelector('#game-over:not([hidden])')")
         log = phone.inner_text("#table-log")
         assert "plays" in log and not RAW_CARD.search(log), log
         assert re.search(r"[♣♦♥♠]", log), log

@@ -6,28 +6,68 @@ log kept across a reload; an invite link that seats a friend; *Play again*."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.web.browser import need_browser, served
 from tests.web.page import (
-    STATE_JS,
     WAIT_MS,
     bid,
     chromium,
     collect_errors,
     create_table,
     enter_as_guest,
+    fast_clock,
     open_page,
     open_phone,
     play_first_legal,
     register,
     register_and_open,
     set_pace,
+    wait_for,
     wait_state,
 )
 
 pytestmark = pytest.mark.timeout(300)
+
+# What the page asks of its seated player now, where a blind nil is offered: to look at the
+# cards first.
+PERSON_JS = """() => {
+  const over = document.getElementById('game-over');
+  if (over && !over.hidden) return 'over';
+  const buttons = [...document.querySelectorAll('#actions button')];
+  if (buttons.some((b) => b.textContent.includes('Look at my cards'))) return 'look';
+  if (document.querySelector('#hand .card.legal')) return 'play';
+  if (document.querySelector('#actions button.bid')) return 'bid';
+  return '';
+}"""
+# Which of the two people (the host at seat 0, the friend at seat 2) acts next, as the host's page
+# knows it once the game has moved past `version` (a `turn` names who acts next): [who, version].
+WHO_JS = """(version) => {
+  const over = document.getElementById('game-over');
+  if (over && !over.hidden) return ['over', version];
+  const table = spadesApp.table;
+  if (!table || table.view.version <= version) return null;
+  const acting = table.acting();
+  const who = acting.includes(0) ? 'host' : acting.includes(2) ? 'friend' : null;
+  return who && [who, table.view.version];
+}"""
+
+
+def take_turn(page: Any) -> str:
+    """Look at the cards (where asked first), bid (the third button) or play the first legal
+    card, whichever the page asks; what it asked."""
+    state = wait_state(page, PERSON_JS)
+    if state == "look":
+        page.locator("#actions button", has_text="Look at my cards").click()
+        wait_for(page, "() => !!document.querySelector('#actions button.bid')")
+        state = "bid"
+    if state == "bid":
+        bid(page, 2)
+    elif state == "play":
+        play_first_legal(page)
+    return state
 
 
 def test_what_players_expect(tmp_path: Path) -> None:
@@ -39,7 +79,7 @@ def test_what_players_expect(tmp_path: Path) -> None:
         chromium() as browser,
     ):
         host_context = browser.new_context(viewport={"width": 1280, "height": 800})
-        host = host_context.new_page()
+        host = fast_clock(host_context.new_page())
         collect_errors(host, errors, "host")
         register(host, url, "host")
         # The form says where each bot sits for you, and lists the rules of this game only,
@@ -69,7 +109,7 @@ def test_what_players_expect(tmp_path: Path) -> None:
         )
         link = host.get_attribute("#invite", "href")
         assert link is not None and reply["table"] in link and reply["code"] in link
-        friend = open_phone(browser, errors, label="friend")
+        friend = fast_clock(open_phone(browser, errors, label="friend"))
         friend.goto(link)
         enter_as_guest(friend, "friend", touch=True, at_lobby=False)
         # Seated at the open seat (the partner's); blind nil is on, so the cards wait face down.
@@ -89,16 +129,14 @@ def test_what_players_expect(tmp_path: Path) -> None:
 
         # The host's first choice: look at the cards (focused), blind nil last and marked. (The
         # first dealer is drawn: the friend may have to bid first, and does.)
-        for _ in range(300):
-            if host.locator("#actions button").count():
+        version = -1
+        for _ in range(4):  # the friend bids at most once before the host
+            who, version = wait_for(host, WHO_JS, version)
+            if who == "host":
                 break
-            look = friend.locator("#actions button", has_text="Look at my cards")
-            if look.count():
-                look.click()
-                friend.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
-            if friend.locator("#actions button.bid").count():
-                bid(friend, 2)
-            host.wait_for_timeout(100)  # a poll of two pages, bounded
+            assert who == "friend" and take_turn(friend) == "bid", who
+        else:  # pragma: no cover
+            raise AssertionError("the host's turn never came")
         host.wait_for_selector("#actions button", timeout=WAIT_MS)
         first = host.locator("#actions button").first
         assert first.inner_text() == "Look at my cards"
@@ -142,28 +180,16 @@ def test_what_players_expect(tmp_path: Path) -> None:
         )
 
         # Both play the hand out; then the host plays again at a new table like this one.
-        pages = [host, friend]
-        for _ in range(900):
-            over = 0
-            for page in pages:
-                state = str(page.evaluate(STATE_JS))
-                look = page.locator("#actions button", has_text="Look at my cards")
-                if state != "over" and look.count():
-                    look.click()
-                    page.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
-                    state = "bid"
-                if state == "over":
-                    over += 1
-                elif state == "bid":
-                    bid(page, 2)
-                elif state == "play":
-                    play_first_legal(page)
-            if over == 2:
+        # (Each turn taken where the host's page says it is: no poll of two pages.)
+        version = -1
+        for _ in range(60):  # a bid and 13 cards each; the bound is generous
+            who, version = wait_for(host, WHO_JS, version)
+            if who == "over":
                 break
-            # Two players: look at each in turn; a short pause between looks (a poll, bounded).
-            host.wait_for_timeout(100)
+            assert take_turn(host if who == "host" else friend) in ("bid", "play"), who
         else:  # pragma: no cover
             raise AssertionError("the hand did not end")
+        assert wait_state(friend, PERSON_JS) == "over"
         old_table = host.evaluate("spadesApp.table.table")
         host.click("#play-again")
         host.wait_for_function(
@@ -191,7 +217,7 @@ def test_a_forced_card_plays_itself_and_a_hidden_tab_blinks(tmp_path: Path) -> N
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         chromium() as browser,
     ):
-        page = open_page(browser, errors)
+        page = fast_clock(open_page(browser, errors))
         register_and_open(page, url, "auto", hands=1)
         page.click("#settings summary")
         page.select_option("#pace", "fast")
@@ -235,7 +261,7 @@ def test_a_forced_card_plays_itself_and_a_hidden_tab_blinks(tmp_path: Path) -> N
             else:
                 page.click(f"#hand [data-card='{name}']")
                 clicked += 1
-            page.wait_for_selector(f"#hand [data-card='{name}']", state="detached", timeout=WAIT_MS)
+            wait_for(page, "(name) => !document.querySelector(`#hand [data-card='${name}']`)", name)
         else:  # pragma: no cover
             raise AssertionError("the hand did not end")
         assert forced >= 1 and clicked + forced == 13

@@ -29,6 +29,8 @@ from tests.web.page import (
     WAIT_MS,
     bid,
     chromium,
+    fast_clock,
+    next_frames,
     open_page,
     play_first_legal,
     register_and_open,
@@ -78,7 +80,7 @@ def check_layout(page: Any, scene: str, *, overlay: str | None = None) -> dict[s
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.evaluate("window.scrollTo(0, 0)")
-        page.wait_for_timeout(150)  # a layout pass and a frame, not synchronisation
+        next_frames(page)  # the page's redraw at the new size
         name = f"web-{scene}-{width}x{height}.png"
         data = page.screenshot(path=str(ARTIFACTS / name))
         g = page.evaluate(LAYOUT_JS)
@@ -124,7 +126,7 @@ def test_every_screen_shows_the_trick_the_seats_and_the_whole_hand(tmp_path: Pat
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "120") as url,
         chromium() as browser,
     ):
-        page = open_page(browser, errors)
+        page = fast_clock(open_page(browser, errors))
         register_and_open(page, url, "layout", hands=1)
         set_pace(page, "fast")
         page.wait_for_function(STATE_JS, timeout=WAIT_MS)
