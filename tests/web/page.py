@@ -40,17 +40,18 @@ HOLD_JS = """() => {
   return Math.max(0, Math.max(app.holdUntil, held) - performance.now());
 }"""
 
-# The pages on Playwright's fake clock (`fast_clock`): `wait_for` jumps their holds.
+# The pages on Playwright's fake clock (`fast_clock`): `wait_for` runs their holds at once.
 _FAST: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def fast_clock(page: Any) -> Any:
     """Put `page` on Playwright's fake clock, before it loads, and return it. The clock flows with
-    real time, except that `wait_for` (and the steps below built on it) jumps it over each of the
-    pace's holds while what the test waits for has not come: the browser tests' autojump clock.
+    real time, except that `wait_for` (and the steps below built on it) runs it through each of the
+    pace's holds at once while what the test waits for has not come: the browser tests' autojump
+    clock.
     The pace (issue 39) holds every finished trick and spaces the bots' cards, in real time: about
-    twenty seconds a hand that a test not about the pace only waits through. test_table_pacing.py
-    keeps the page's real time, as the pace is its point."""
+    twenty seconds a hand that a test not about the pace only waits through. The holds pass in
+    the page's own time, frame by frame: test_table_pacing.py measures them so."""
     page.clock.install()
     _FAST.add(page)
     return page
@@ -58,8 +59,8 @@ def fast_clock(page: Any) -> Any:
 
 def wait_for(page: Any, js: str, arg: Any = None) -> Any:
     """`page.wait_for_function(js, arg)`'s value (a truthy one), within WAIT_MS of real time. On a
-    page with a `fast_clock`, each hold the page is in while `js` is still falsy is jumped over
-    (what the page does at its end is done at once), as trio's autojump clock skips a sleep."""
+    page with a `fast_clock`, each hold the page is in while `js` is still falsy passes at once
+    (its frames and timers run), as trio's autojump clock skips a sleep."""
     if page not in _FAST:
         return page.wait_for_function(js, arg=arg, timeout=WAIT_MS).json_value()
     either = (
@@ -67,12 +68,14 @@ def wait_for(page: Any, js: str, arg: Any = None) -> Any:
         f" const hold = ({HOLD_JS})(); return hold > 0 ? {{ hold }} : null; }}"
     )
     deadline = time.monotonic() + WAIT_MS / 1000
-    for _ in range(1_000):  # a hold jumped each time round: a game's worth and more
+    for _ in range(1_000):  # a hold run through each time round: a game's worth and more
         left_ms = max(1.0, (deadline - time.monotonic()) * 1000)
         got = page.wait_for_function(either, arg=arg, timeout=left_ms).json_value()
         if "value" in got:
             return got["value"]
-        page.clock.fast_forward(math.ceil(got["hold"]))
+        # The hold's time passes at once, its timers and frames run in order (`run_for`, not a
+        # jump that fires each due timer once): what the page draws meanwhile, it draws.
+        page.clock.run_for(math.ceil(got["hold"]))
     raise AssertionError(f"the page held its pace 1,000 times waiting for {js}")
 
 

@@ -16,6 +16,7 @@ from tests.web.page import (
     WAIT_MS,
     bid,
     chromium,
+    fast_clock,
     open_page,
     play_first_legal,
     register_and_open,
@@ -60,7 +61,9 @@ def test_tricks_stay_the_result_stays_and_the_score_sheet_lists_every_hand(tmp_p
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
         chromium() as browser,
     ):
-        page = open_page(browser, errors)
+        # On the fake clock: each hold passes at once in real time and whole in the page's time,
+        # every frame of it drawn and sampled (WATCH_JS reads the page's own clock).
+        page = fast_clock(open_page(browser, errors))
         register_and_open(page, url, "pace", hands=2)
         # The pace is the player's, remembered in this browser.
         assert page.input_value("#pace") == "normal"
