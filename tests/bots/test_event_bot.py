@@ -214,3 +214,32 @@ async def test_a_cancelled_event_ends_the_run(server: Server) -> None:
         assert isinstance(await client.request(m.EventCancel(event=event)), m.Ok)
         await client.aclose()
     assert waiting.stats.event_end == {"event": event, "cancelled": True, "standings": []}
+
+
+async def test_a_dropped_runner_checks_in_again_and_plays_on(server: Server) -> None:
+    """The line drops in the middle of round 1: the runner reconnects, checks in again, gets its
+    seat back (the server holds it for the table's grace) and plays the event to its end."""
+    tokens = await bot_tokens(server, "drop-bot", "mate-bot")
+    info = await announce(
+        server, tokens["drop-bot"], format=EventFormat.SWISS_PAIRS, rounds=2, boards=1
+    )
+    event = info.summary.event
+    turns = 0
+
+    def cut_the_line(message: m.Message) -> None:
+        nonlocal turns
+        if isinstance(message, m.YourTurn):
+            turns += 1
+            if turns == 3:  # in round 1, mid-hand
+                dropping.disconnect()
+
+    dropping = runner(server, tokens["drop-bot"], event, partner="mate-bot")
+    dropping.on_message = cut_the_line
+    mate = runner(server, tokens["mate-bot"], event, partner="drop-bot")
+    await run_all([dropping, mate], pairs_in_turn=True)
+    assert dropping.stats.connections == 2
+    assert [x["round"] for x in dropping.stats.rounds] == [1, 2]
+    assert dropping.stats.event_end is not None and len(dropping.stats.games) == 2
+    final = await show(server, event)
+    mine = next(s for s in final.standings if "drop-bot" in s.names)
+    assert mine.forfeits == 0  # back within the grace: nothing forfeited

@@ -182,3 +182,80 @@ async def test_a_person_plays_an_event_with_a_bot_partner(server: Server, tmp_pa
         assert bot.stats.event_end is not None
         # Both rounds' tables are in ada's history, a game each.
         assert len(sorted((tmp_path / "history").glob("*/*.jsonl"))) == 2
+
+
+async def play_moves(session: PlaySession, display: FakeDisplay, moves: int = 1000) -> int:
+    """Play `session`'s seat (a bid of 3, the first legal card) until the event ends or `moves`
+    were made; how many were."""
+    made = 0
+    while made < moves:
+        await wait_for(
+            lambda: session.state.turn is not None or session.ended is not None,
+            "a turn or the end",
+            limit=60,
+        )
+        if session.ended is not None:
+            break
+        state = session.state
+        assert state.turn is not None
+        version = state.turn.version
+        await display.type(move_for(state))
+        await wait_for(
+            lambda v=version: (
+                session.state.turn is None  # type: ignore[misc]
+                or session.state.turn.version != v
+            ),
+            "the move to be taken",
+        )
+        made += 1
+    return made
+
+
+async def test_a_person_who_quits_mid_round_comes_back_to_her_seat(
+    server: Server, tmp_path: Path
+) -> None:
+    """An individual Swiss, ada and three house bots: /quit in the middle of the board, then
+    `spades event E1 --play` again, within the seat's hold: the same table, her seat, and the
+    event played to its end with nothing forfeited."""
+    address = ServerAddress("127.0.0.1", server.port)
+    with trio.fail_after(120):
+        ada = await register(address, "ada")
+        announce = m.EventCreate(
+            name="Solo night",
+            format=EventFormat.SWISS_INDIVIDUAL,
+            rounds=1,
+            boards=1,
+            starts_at=time.time() + 1,
+            round_gap=0.5,
+        )
+        event = (await create_event(address, ada.token, announce)).summary.event
+        await event_request(address, ada.token, m.EventRegister(event=event))
+
+        def screen(display: FakeDisplay) -> PlaySession:
+            return PlaySession(
+                address=address,
+                token=ada.token,
+                seating=Seating(Mode.EVENT, event=event),
+                display=display,
+                journal=Journal(address.key, root=tmp_path / "history"),
+            )
+
+        first_display = FakeDisplay()
+        first = screen(first_display)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(first.run)
+            assert await play_moves(first, first_display, moves=3) == 3
+            table = first.state.table
+            await first_display.type("/quit")
+        assert first.quitting and first.ended is None
+
+        again_display = FakeDisplay()
+        again = screen(again_display)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(again.run)
+            await wait_for(lambda: again.state.table == table, "the same table")
+            assert any("round 1 of 1 is under way" in line for line in again.state.log)
+            await play_moves(again, again_display)
+        assert again.ended is not None
+        standing = next(s for s in again.ended.standings if s.names == ["ada"])
+        assert standing.forfeits == 0 and standing.boards == 1

@@ -26,8 +26,8 @@ from client.config import ServerAddress
 from client.events import create_event, event_request
 from protocol import messages as m
 from protocol.event_messages import EventFormat
-from tests.client.test_tmux_e2e import TMUX, Pane, client_env
-from tests.client.tmux_event import BIN, events_server, play_event_seat, spades_cli
+from tests.client.test_tmux_e2e import TMUX, client_env
+from tests.client.tmux_event import BIN, event_pane, events_server, play_event_seat, spades_cli
 
 pytestmark = pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed")
 
@@ -70,7 +70,7 @@ def test_a_person_plays_an_event_in_tmux(tmp_path: Path) -> None:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        pane = Pane(f"{BIN / 'spades'} event E1 --play", env)
+        pane = event_pane(env, "E1")
         try:
             checked_in = pane.wait(lambda s: "checked in to event E1" in s, "the check-in")
             assert "E1 Tmux night starts" in checked_in, checked_in  # before round 1

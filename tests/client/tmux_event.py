@@ -6,7 +6,7 @@ play a seat of `spades event EVENT --play` until the event ends.
         env = client_env(tmp_path, port)                  # `spades connect` done, dirs of its own
         spades_cli(env, "register", "ada")
         ...                                               # announce, register, start the bots
-        pane = Pane(f"{BIN / 'spades'} event E1 --play", env)
+        pane = event_pane(env, "E1")
         try:
             run = play_event_seat(pane)                   # bids 3, plays the first legal card
         finally:
@@ -14,7 +14,10 @@ play a seat of `spades event EVENT --play` until the event ends.
         assert run.exit_code == 0 and run.rounds == ["E1 round 1", "E1 round 2"]
 
 The test drives keys as a person would: it reads the pane, bids when asked, types the number
-under the first legal card when it is to play; every wait polls the pane with a deadline.
+under the first legal card when it is to play; every wait polls the pane with a deadline. A test
+that kills the server mid-round starts it itself (`server_command`, `listening_port`) and again on
+the same database and port (`--port` in `extra`): the client reconnects and checks in again by
+itself, and `play_event_seat` plays on through the "reconnecting" screens.
 """
 
 from __future__ import annotations
@@ -37,43 +40,51 @@ EXITED = re.compile(r"CLIENT-EXITED (\d+)")
 ROUND_LINE = re.compile(r"\b(E\d+ round \d+): table")
 
 
+def server_command(db: Path, *extra: str) -> list[str]:
+    """`spades-server serve --events-open` on 127.0.0.1, port 0, over `db` (a test that kills the
+    server with -9 and starts it again on the same database runs this itself)."""
+    return [
+        str(BIN / "spades-server"),
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        "--events-open",
+        *extra,
+    ]
+
+
+def listening_port(proc: subprocess.Popen[str], limit: float = 20.0) -> int:
+    """The port a server started with `server_command` (stdout piped, text) says it listens on."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        line = proc.stdout.readline()
+        if not line:
+            break
+        found = re.search(r"listening.*:(\d+)\s*$", line)
+        if found:
+            return int(found.group(1))
+    raise AssertionError("the server did not say where it listens")
+
+
 @contextmanager
 def events_server(tmp_path: Path, *extra: str) -> Iterator[int]:
-    """`spades-server serve --events-open` on 127.0.0.1, port 0; yields the port it listens on."""
+    """A server that lets any account announce events, for the test's length; yields its port."""
     proc = subprocess.Popen(
-        [
-            str(BIN / "spades-server"),
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(tmp_path / "server.db"),
-            "--events-open",
-            *extra,
-        ],
+        server_command(tmp_path / "server.db", *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
     )
     try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 20
-        port = None
-        while port is None and time.monotonic() < deadline:
-            ready, _, _ = select.select(
-                [proc.stdout], [], [], max(0.0, deadline - time.monotonic())
-            )
-            if not ready:
-                break
-            line = proc.stdout.readline()
-            if not line:
-                break
-            found = re.search(r"listening.*:(\d+)\s*$", line)
-            port = int(found.group(1)) if found else None
-        assert port is not None, "the server did not say where it listens"
-        yield port
+        yield listening_port(proc)
     finally:
         proc.terminate()
         try:
@@ -83,6 +94,11 @@ def events_server(tmp_path: Path, *extra: str) -> Iterator[int]:
             proc.wait(timeout=5)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def event_pane(env: dict[str, str], event: str) -> Pane:
+    """`spades event EVENT --play` in an 80x24 tmux pane of its own (close it when done)."""
+    return Pane(f"{BIN / 'spades'} event {event} --play", env)
 
 
 def spades_cli(env: dict[str, str], *args: str, program: str = "spades") -> str:
