@@ -238,7 +238,9 @@ class EventShow(Request):
 @register("event_info", S)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EventInfo(Reply):
-    """One event as it is now: the answer to `event_show` and `event_create`."""
+    """One event as it is now: the answer to `event_show` and `event_create`. It fits one frame:
+    a very big event's oldest rounds are sent without their boards, or without their tables
+    (`event_records` has every board)."""
 
     summary: Annotated[EventSummary, Doc("the event")]
     entrants: Annotated[list[EventEntrant], Doc("in order of registration")] = field(

@@ -10,6 +10,7 @@ narrow `EventRunner`.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
@@ -43,6 +44,7 @@ from protocol.event_messages import EventRound as WireRound
 from protocol.event_messages import EventStatus as WireStatus
 from protocol.event_messages import RoundStatus as WireRoundStatus
 from protocol.messages import Error, Message, Ok
+from protocol.wire import encode_body
 from server.accounts import Account
 from server.config import ServerConfig
 from server.events import store as event_store
@@ -60,6 +62,8 @@ log = structlog.get_logger("server.events")
 
 #: Bytes of records in one `hand_records` page (well inside a 64 KiB frame).
 RECORDS_PAGE_BYTES = 40_000
+#: Bytes an `event_info` may take (a 64 KiB frame, with room to spare).
+INFO_BUDGET = 60_000
 
 
 class Refusal(Exception):
@@ -101,6 +105,21 @@ def wire_standing(event: StoredEvent, line: StandingLine) -> EventStanding:
         margin=line.margin,
         forfeits=line.forfeits,
     )
+
+
+def fitted(info: EventInfo, budget: int = INFO_BUDGET) -> EventInfo:
+    """`info` as it fits one frame: a big event's oldest rounds lose their boards first, then
+    their tables (the standings, the matches and the latest rounds stay; `event_records` has
+    every board)."""
+    rounds = list(info.rounds)
+    for keep_tables in (True, False):
+        for index in range(len(rounds)):
+            if len(encode_body(dataclasses.replace(info, rounds=rounds))) <= budget:
+                return dataclasses.replace(info, rounds=rounds)
+            old = rounds[index]
+            tables = [dataclasses.replace(t, boards=[]) for t in old.tables] if keep_tables else []
+            rounds[index] = dataclasses.replace(old, tables=tables)
+    return dataclasses.replace(info, rounds=rounds)
 
 
 class EventDesk:
@@ -311,36 +330,23 @@ class EventDesk:
                     )
                 )
         del number
-        return EventInfo(
-            id=rid,
-            summary=self._summary(event),
-            entrants=entrants,
-            rounds=rounds,
-            standings=[wire_standing(event, line) for line in lines],
-            matches=matches,
+        return fitted(
+            EventInfo(
+                id=rid,
+                summary=self._summary(event),
+                entrants=entrants,
+                rounds=rounds,
+                standings=[wire_standing(event, line) for line in lines],
+                matches=matches,
+            )
         )
 
     async def _records(self, request: EventRecords) -> Message:
         event = await self._event(request.event)
-        records = await self.store.call(lambda tx: event_store.records(tx, event))
-        page: list[dict[str, object]] = []
-        size = 0
-        index = request.start
-        while index < len(records):
-            record = records[index]
-            cost = len(repr(record))
-            if page and size + cost > RECORDS_PAGE_BYTES:
-                break
-            page.append(record)
-            size += cost
-            index += 1
-        return HandRecords(
-            id=request.id,
-            event=event.id,
-            records=page,
-            total=len(records),
-            next=index if index < len(records) else None,
+        page, total, after = await self.store.call(
+            lambda tx: event_store.records(tx, event, request.start, RECORDS_PAGE_BYTES)
         )
+        return HandRecords(id=request.id, event=event.id, records=page, total=total, next=after)
 
     async def _register(self, account: Account, request: EventRegister) -> Message:
         event = await self._event(request.event)

@@ -34,7 +34,7 @@ def export_command(db: Target, event: str, out: Path) -> str:
         if stored is None:
             raise ValueError(f"no event is called {event!r}")
         results = event_store.board_results(tx, stored)
-        records = event_store.records(tx, stored)
+        records, _total, _after = event_store.records(tx, stored)
     lines = event_store.standing_lines(stored, results)
     house = {e.key for e in stored.entrants if e.house is not None}
     summary: dict[str, Any] = {

@@ -15,7 +15,8 @@ board `boards + k` of the match.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,28 +170,48 @@ def board_results(tx: Tx, event: StoredEvent) -> list[BoardResult]:
     return out
 
 
-def records(tx: Tx, event: StoredEvent) -> list[dict[str, Any]]:
-    """Every board's hand record (`spades-hand/1`), by round, table and board, each with the
-    event's fields: `event` (its table's label) and `board`."""
-    out: list[dict[str, Any]] = []
+def records(
+    tx: Tx, event: StoredEvent, start: int = 0, budget: int | None = None
+) -> tuple[list[dict[str, Any]], int, int | None]:
+    """The event's boards' hand records (`spades-hand/1`) from the `start`th on, by round, table
+    and board, each with the event's fields `event` (its table's label) and `board`: as many as
+    fit `budget` bytes of JSON (all if None; at least one). Returns them, how many the event has
+    in all, and the `start` of the next page (None: none). A table whose records are all before
+    `start` is counted, not read."""
     tables = sorted(event.tables, key=lambda t: (t.round, t.table_no % EXTRA, t.table_no))
+    out: list[dict[str, Any]] = []
+    total = 0
+    used = 0
+    full = False
     for table in tables:
         game_id = table.game_id
         if game_id is None:
             game_id = tx.latest_game_at(table.table_id)
         if game_id is None:
             continue
+        count = tx.hand_count(game_id)[1]
+        first = total
+        total += count
+        if full or total <= start:
+            continue
         extra, table_no = divmod(table.table_no, EXTRA)
         first_board = 1 if extra == 0 else event.settings.boards + extra
         for index, record in enumerate(tx.hand_records(game_id)):
-            out.append(
-                {
-                    **record,
-                    "event": table_label(event.row.id, table.round, table_no),
-                    "board": first_board + index,
-                }
-            )
-    return out
+            if first + index < start or full:
+                continue
+            labelled = {
+                **record,
+                "event": table_label(event.row.id, table.round, table_no),
+                "board": first_board + index,
+            }
+            size = len(json.dumps(labelled))
+            if budget is not None and out and used + size > budget:
+                full = True
+                continue
+            out.append(labelled)
+            used += size
+    after = start + len(out)
+    return out, total, (after if after < total else None)
 
 
 def entrants(event: StoredEvent) -> list[Entrant]:
@@ -238,13 +259,3 @@ def seats_of(plan: Plan, members: dict[str, tuple[int, ...]]) -> list[tuple[str,
         (plan.north_south, ns[-1]),
         (plan.east_west, ew[-1]),
     ]
-
-
-def account_events(tx: Tx, account_id: int, statuses: Iterable[str]) -> list[int]:
-    """The events (numbers) in `statuses` that `account_id` is an entrant (or registrant) of."""
-    out = []
-    for status in statuses:
-        for row in tx.events(status, limit=1000):
-            if any(account_id in e.members for e in tx.event_entrants(row.id)):
-                out.append(row.id)
-    return out

@@ -177,7 +177,7 @@ async def test_kill_9_mid_round_then_restart_finishes_the_event_the_same(tmp_pat
         loaded = event_store.load(tx, event_store.event_number(event))
         assert loaded is not None
         results = event_store.board_results(tx, loaded)
-        exported = event_store.records(tx, loaded)
+        exported, _total, _after = event_store.records(tx, loaded)
     # Every table of a round was dealt the round's boards, from the event's secret.
     for record in exported:
         _number, round_no, _table = event_store.parse_label(str(record["event"]))

@@ -75,11 +75,17 @@ def test_an_event_and_its_results_read_back_from_its_games(tx: Tx) -> None:
         BoardResult(1, 1, 1, 120, -40, forfeit_ns=False, forfeit_ew=True),
         BoardResult(1, 1, 2, 30, 61, forfeit_ns=False, forfeit_ew=True),
     ]
-    records = event_store.records(tx, loaded)
+    records, total, after = event_store.records(tx, loaded)
     assert [(r["event"], r["board"], r["seed"]) for r in records] == [
         (f"E{number}/r1/t1", 1, "s1"),
         (f"E{number}/r1/t1", 2, "s2"),
     ]
+    assert (total, after) == (2, None)
+    # A page at a time: at least one record a page, `after` the start of the next.
+    first, total, after = event_store.records(tx, loaded, 0, budget=1)
+    assert [r["board"] for r in first] == [1] and (total, after) == (2, 1)
+    second, total, after = event_store.records(tx, loaded, 1, budget=1)
+    assert [r["board"] for r in second] == [2] and (total, after) == (2, None)
     lines = event_store.standing_lines(loaded, results)
     assert [(line.key, line.forfeits) for line in lines] == [("e2", 0), ("e10", 1)]
     assert event_store.names_of(loaded, "e10") == ["p2", "p3"]
