@@ -33,16 +33,34 @@ async def flood(port: int, pings: bytes) -> trio.socket.SocketType:
     return sock
 
 
+def gone(server: ServerProcess) -> int:
+    """How many connections the server has let go (its `disconnected` log lines)."""
+    return sum('"disconnected"' in line for line in server.logs().splitlines())
+
+
 async def test_flooders_that_never_read_are_let_go_and_their_address_is_served(
     tmp_path: Path,
 ) -> None:
     args = ("--no-ladder", "--handshake-timeout", str(HANDSHAKE_S), "--max-per-address", "8")
     pings = b"".join(encode(Ping(id=i)) for i in range(1, 30_001))
     with ServerProcess(tmp_path / "s.db", *args) as server, trio.fail_after(60):
-        flooders = [await flood(server.port, pings) for _ in range(FLOODERS)]
+        flooders: list[trio.socket.SocketType] = []
+
+        async def one() -> None:
+            flooders.append(await flood(server.port, pings))
+
         try:
-            # Every one of them has used up its handshake (2 s) meanwhile, reading nothing.
-            await trio.sleep(HANDSHAKE_S + 2)
+            # All at once: together they hold every connection the address may have.
+            async with trio.open_nursery() as nursery:
+                for _ in range(FLOODERS):
+                    nursery.start_soon(one)
+            # Each is let go within its handshake (2 s), reading nothing: waited for in the
+            # server's log (another process: a bounded poll of its file).
+            for _ in range(400):  # 20 s at most, a look every 50 ms
+                if gone(server) >= FLOODERS:
+                    break
+                await trio.sleep(0.05)
+            assert gone(server) >= FLOODERS, server.log_tail()
             # The address's connections are free again: a new client from it is welcomed.
             async with await Peer.connect(server.port) as newcomer:
                 welcome = await newcomer.hello()
