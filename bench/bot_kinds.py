@@ -49,7 +49,7 @@ async def one_hand(port: int, kind: BotKind) -> float:
         )
         assert isinstance(created, TableCreated), created
         await client.request(Spectate(table=created.table))
-        end = await client.expect(GameOver | TableClosed)  # type: ignore[arg-type]
+        end = await client.expect(GameOver | TableClosed)
         assert isinstance(end, GameOver), end
         return time.perf_counter() - start
     finally:

@@ -8,6 +8,8 @@ with an ``ErrorCode`` and a ``fatal`` flag; ``RemoteProtocolError`` and ``LocalP
 whose fault it is. See docs/protocol.md.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from protocol.codec import DEFAULT_LIMITS, Limits
 from protocol.connection import CONNECTION_CLOSED, Connection, ConnectionClosed
 from protocol.errors import (
@@ -25,31 +27,17 @@ from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
     Act,
     BidInfo,
-    BidMade,
     Bye,
-    CardDrawn,
-    CardPlayed,
-    CardsDiscarded,
-    CardsExchanged,
-    CardsGiven,
-    CardsPassed,
     Chat,
     ChatMessage,
-    ClaimMade,
     CreateTable,
     DealCommitment,
-    DealDeclaredDead,
     DealSeed,
-    DrawResolved,
     Entrant,
     Error,
     Event,
     GameEvent,
-    GameOver,
     Guest,
-    HandDealt,
-    HandLooked,
-    HandScored,
     Hello,
     Join,
     Joined,
@@ -79,7 +67,6 @@ from protocol.messages import (
     Role,
     Sender,
     Snapshot,
-    SpadesBroken,
     Spectate,
     Standings,
     Stats,
@@ -87,7 +74,6 @@ from protocol.messages import (
     TableClosed,
     TableCreated,
     Tables,
-    TrickWon,
     Welcome,
     YourTurn,
 )
@@ -136,28 +122,18 @@ __all__ = [
     "Action",
     "ActionKind",
     "BidInfo",
-    "BidMade",
     "BotKind",
     "Bye",
-    "CardDrawn",
-    "CardPlayed",
-    "CardsDiscarded",
-    "CardsExchanged",
-    "CardsGiven",
-    "CardsPassed",
     "Chat",
     "ChatMessage",
     "ChatScope",
-    "ClaimMade",
     "ClientKind",
     "Clock",
     "Connection",
     "ConnectionClosed",
     "CreateTable",
     "DealCommitment",
-    "DealDeclaredDead",
     "DealSeed",
-    "DrawResolved",
     "Entrant",
     "Error",
     "ErrorCode",
@@ -165,11 +141,7 @@ __all__ = [
     "FrameDecoder",
     "Game",
     "GameEvent",
-    "GameOver",
     "Guest",
-    "HandDealt",
-    "HandLooked",
-    "HandScored",
     "Hello",
     "Join",
     "Joined",
@@ -211,7 +183,6 @@ __all__ = [
     "Sender",
     "ServerLimits",
     "Snapshot",
-    "SpadesBroken",
     "Spectate",
     "Standing",
     "Standings",
@@ -222,7 +193,6 @@ __all__ = [
     "TableInfo",
     "TableStatus",
     "Tables",
-    "TrickWon",
     "Welcome",
     "YourTurn",
     "check_version",
@@ -236,3 +206,12 @@ __all__ = [
     "to_wire",
     "validate",
 ]
+
+
+# The game events' message classes, by name (`CardPlayed`): protocol.game_events makes them from the
+# engine's declarations at import, so the package names every one without a list of them.
+globals().update({cls.__name__: cls for cls in GAME_EVENT_TYPES.values()})
+
+if TYPE_CHECKING:
+    # To a type checker each of them is any class (protocol.game_events).
+    def __getattr__(name: str) -> Any: ...

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from protocol.errors import ERROR_CODES
-from protocol.messages import MESSAGE_TYPES, Message, Sender
+from protocol.messages import GAME_EVENT_TYPES, MESSAGE_TYPES, Message, Sender
 from protocol.schema import describe, schema_of, to_plain
 from protocol.types import NAMED_TYPES
 from protocol.wire import encode, from_wire, to_wire
@@ -56,24 +56,8 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "seat_status",
     ),
     "Deal commitments": ("deal_commitment", "deal_seed"),
-    "Game events": (
-        "hand_dealt",
-        "hand_looked",
-        "card_drawn",
-        "draw_resolved",
-        "cards_discarded",
-        "bid_made",
-        "cards_given",
-        "cards_exchanged",
-        "cards_passed",
-        "card_played",
-        "spades_broken",
-        "trick_won",
-        "claim_made",
-        "deal_declared_dead",
-        "hand_scored",
-        "game_over",
-    ),
+    # In the engine's order of declaration (engine/events.py): a new event needs no line here.
+    "Game events": tuple(GAME_EVENT_TYPES),
     "Ladder": (
         "ladder_enter",
         "ladder_leave",

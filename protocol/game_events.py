@@ -1,23 +1,34 @@
-"""Game events: one message per engine event, field for field.
+"""Game events: one message per engine event, declared from the engine's own classes.
 
-Each class here mirrors an ``engine.events`` event: ``t`` is the engine's ``kind`` and the fields are
-those of its ``for_seat(seat)`` map (where a hidden ``cards`` list becomes ``count``), plus the envelope
-(``seq``, ``table``, ``version``). So the server turns an engine event into a message with one call,
-``protocol.wire.game_event(table, version, event.for_seat(seat))``, and a test holds the two in step.
+Each engine event class (``engine.events.EVENT_TYPES``) is the one declaration of its event; this
+module turns it into the message class the decoder, the encoder and the docs read: ``t`` is the
+engine's ``kind``, the docstring is the class's, and the fields are those of its ``for_seat(seat)``
+map in its order, typed from the annotations (``engine.event_fields``' markers become the protocol's
+named types, ``Range``, ``Length`` and ``Doc``). A secret field is optional (a seat that may not see
+it is not sent it) and a counted secret adds ``count``; a field with a default is optional; a
+``Derived`` one is the map's field the event computes (``bid_made``'s ``text``). The envelope
+(``seq``, ``table``, ``version``) comes first. So a new event is declared in the engine only, and
+tests/protocol/test_engine_alignment.py holds its maps to its message over generated events.
+
+Only the two fair-deal messages (the server's own, not the engine's) and ``BidInfo`` (a bid's wire
+shape) are written here.
 """
 
-from dataclasses import dataclass, field
-from typing import Annotated, Final, Literal
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal, Union
 
+from engine import event_fields as ef
+from engine import events as ee
+from engine.actions import Bid
 from protocol.envelope import GameEvent, Sender, register
 from protocol.schema import Doc, Length, Range
 from protocol.types import Card, Cards, Digest, HandNumber, Seat, Seed, Tricks
 
 S = Sender.SERVER
-TrickNumber = Annotated[int, Range(1, 18)]
 CardCount = Annotated[int, Range(0, 54)]
-Note = Annotated[str, Length(0, 200)]
-Word = Annotated[str, Length(0, 64)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,191 +44,146 @@ class BidInfo:
     double_nil: Annotated[bool | None, Doc("two-handed double nil")] = None
 
 
-@register("hand_dealt", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandDealt(GameEvent):
-    """A hand was dealt. ``cards`` is the receiver's hand: nil for spectators and for a seat that has
-    not looked yet (it may still bid blind; it gets ``hand_looked`` when it looks)."""
+# ---- from the engine's annotations to the protocol's ---------------------------------------------
 
-    hand_number: Annotated[HandNumber, Doc("the hand, from 1")]
-    dealer: Annotated[Seat, Doc("the dealer")]
-    hand_type: Annotated[Word, Doc('Crazy Spades: the hand\'s type; "" without a schedule')]
-    commitment: Annotated[Digest, Doc("SHA-256 of this deal's seed (see Fair deals)")]
-    face_up: Annotated[list[Cards], Doc("per seat: cards dealt face up")]
-    hidden: Annotated[list[Seat], Doc("seats that have not looked at their cards")]
-    cards: Annotated[Cards | None, Doc("the receiver's cards, if it may see them")] = None
-    pass_direction: Annotated[
-        Literal["left", "right", "across", "none"] | None,
-        Doc("Hearts: where this hand's pass goes (from the engine's event); absent in Spades"),
-    ] = None
+#: The protocol's type for each `engine.event_fields.Notation` name.
+NOTATIONS: Final[dict[str, Any]] = {
+    "Seat": Seat,
+    "Card": Card,
+    "Cards": Cards,
+    "HandNumber": HandNumber,
+    "Digest": Digest,
+    "Seed": Seed,
+}
+#: The protocol's structure for each engine value class an event holds.
+STRUCTS: Final[dict[type, type]] = {Bid: BidInfo}
+COUNT: Final = ("count", Annotated[CardCount | None, Doc("how many, for everybody else")])
 
 
-@register("hand_looked", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandLooked(GameEvent):
-    """A seat that could bid blind looked at its cards; only that seat gets ``cards``."""
-
-    seat: Annotated[Seat, Doc("who looked")]
-    cards: Annotated[Cards | None, Doc("its cards, for that seat alone")] = None
-
-
-@register("card_drawn", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardDrawn(GameEvent):
-    """Two-handed draw: a seat drew the top card of the stock (``card`` for that seat alone)."""
-
-    seat: Annotated[Seat, Doc("who drew")]
-    card: Annotated[Card | None, Doc("the card, for the drawer alone")] = None
-
-
-@register("draw_resolved", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DrawResolved(GameEvent):
-    """Two-handed draw: the seat kept one card (``taken``, private) and discarded one face up."""
-
-    seat: Annotated[Seat, Doc("who drew")]
-    kept: Annotated[bool, Doc("whether the drawn card was kept")]
-    taken: Annotated[Card | None, Doc("the card taken into hand, for that seat alone")] = None
-    discarded: Annotated[Card, Doc("the card discarded face up")]
-
-
-@register("cards_discarded", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardsDiscarded(GameEvent):
-    """Joker Spades: the dealer set cards aside face down (``cards`` for the dealer alone)."""
-
-    seat: Annotated[Seat, Doc("the dealer")]
-    cards: Annotated[Cards | None, Doc("the cards, for the dealer alone")] = None
-    count: Annotated[CardCount | None, Doc("how many, for everybody else")] = None
+def wire_type(annotation: Any) -> Any:
+    """The protocol's type for an engine field's annotation (its `Doc` left out: see `field_doc`).
+    Raises TypeError for a type the protocol cannot say, naming it."""
+    if typing.get_origin(annotation) is Annotated:
+        base, *markers = typing.get_args(annotation)
+        named = [m.name for m in markers if isinstance(m, ef.Notation)]
+        if named:
+            if named[-1] not in NOTATIONS:
+                raise TypeError(f"no protocol type for the notation {named[-1]!r}")
+            out = NOTATIONS[named[-1]]
+        else:
+            out = wire_type(base)
+        refined: list[Any] = []
+        for marker in markers:
+            if isinstance(marker, ef.Choices):
+                out = Literal[marker.values]
+            elif isinstance(marker, ef.Range):
+                refined.append(Range(marker.lo, marker.hi))
+            elif isinstance(marker, ef.Length):
+                refined.append(Length(marker.lo, marker.hi))
+        return Annotated[(out, *refined)] if refined else out
+    origin = typing.get_origin(annotation)
+    if origin is Union or origin is types.UnionType:
+        options = tuple(wire_type(arg) for arg in typing.get_args(annotation))
+        return Union[options]  # noqa: UP007 (a union built from a tuple at run time)
+    if origin is tuple:
+        args = typing.get_args(annotation)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return types.GenericAlias(list, (wire_type(args[0]),))
+        return types.GenericAlias(tuple, tuple(wire_type(arg) for arg in args))
+    if annotation in (int, str, bool, type(None)):
+        return annotation
+    if annotation in STRUCTS:
+        return STRUCTS[annotation]
+    raise TypeError(f"no protocol type for {annotation!r}")
 
 
-@register("bid_made", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BidMade(GameEvent):
-    """A seat bid."""
-
-    seat: Annotated[Seat, Doc("who bid")]
-    bid: Annotated[BidInfo, Doc("the bid")]
-    text: Annotated[Word, Doc('the bid in words: "4", "blind nil", "little Moe"')]
+def field_doc(annotation: Any) -> str:
+    """The field's sentence: its last `Doc` marker (nested `Annotated` are flattened)."""
+    if typing.get_origin(annotation) is not Annotated:
+        return ""
+    texts = [m.text for m in typing.get_args(annotation)[1:] if isinstance(m, ef.Doc)]
+    return texts[-1] if texts else ""
 
 
-@register("cards_given", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardsGiven(GameEvent):
-    """A seat put cards face down for an exchange or pass; only the giver gets ``cards``."""
-
-    seat: Annotated[Seat, Doc("who gave")]
-    receiver: Annotated[Seat, Doc("who will receive them")]
-    cards: Annotated[Cards | None, Doc("the cards, for the giver alone")] = None
-    count: Annotated[CardCount | None, Doc("how many, for everybody else")] = None
+def _markers(annotation: Any) -> tuple[Any, ...]:
+    if typing.get_origin(annotation) is Annotated:
+        return tuple(typing.get_args(annotation)[1:])
+    return ()
 
 
-@register("cards_exchanged", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardsExchanged(GameEvent):
-    """Blind nil exchange: the receiver picked up the giver's cards (both partners see them)."""
-
-    giver: Annotated[Seat, Doc("who gave")]
-    receiver: Annotated[Seat, Doc("who received")]
-    cards: Annotated[Cards | None, Doc("the cards, for giver and receiver")] = None
-    count: Annotated[CardCount | None, Doc("how many, for everybody else")] = None
+def _unclassed(annotation: Any) -> Any:
+    """The annotation inside a `ClassVar[...]`, or None when it is no `ClassVar`."""
+    if typing.get_origin(annotation) is typing.ClassVar:
+        return typing.get_args(annotation)[0]
+    return None
 
 
-@register("cards_passed", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardsPassed(GameEvent):
-    """Hearts: the receiver picked up the cards the giver passed (only those two see them)."""
-
-    giver: Annotated[Seat, Doc("who passed")]
-    receiver: Annotated[Seat, Doc("who received")]
-    cards: Annotated[Cards | None, Doc("the cards, for giver and receiver")] = None
-    count: Annotated[CardCount | None, Doc("how many, for everybody else")] = None
-
-
-@register("card_played", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardPlayed(GameEvent):
-    """A seat played a card to the trick."""
-
-    seat: Annotated[Seat, Doc("who played")]
-    card: Annotated[Card, Doc("the card")]
-    trick_number: Annotated[TrickNumber, Doc("the trick, from 1")]
-
-
-@register("spades_broken", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SpadesBroken(GameEvent):
-    """Spades (in Hearts: hearts) may now be led."""
-
-    seat: Annotated[Seat, Doc("whose play broke them")]
-
-
-@register("trick_won", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TrickWon(GameEvent):
-    """A trick is complete; its winner leads next."""
-
-    seat: Annotated[Seat, Doc("who won it")]
-    trick_number: Annotated[TrickNumber, Doc("the trick, from 1")]
-    plays: Annotated[list[tuple[Seat, Card]], Doc("`[seat, card]` pairs in the order played")]
+def message_fields(event: type[ee.Event]) -> list[tuple[str, Any, Any]]:
+    """The message's fields for an engine event class, in its seat map's order: (name, annotated
+    protocol type, default: `dataclasses.MISSING`, None, or `list` for an empty list)."""
+    hints = typing.get_type_hints(event, include_extras=True)
+    stored = {f.name: f for f in dataclasses.fields(event)}
+    out: list[tuple[str, Any, Any]] = []
+    for name, hint in hints.items():
+        default: Any
+        annotation = _unclassed(hint)
+        if annotation is not None:
+            if not any(isinstance(m, ef.Derived) for m in _markers(annotation)):
+                continue  # kind, secret and the like: the class's, not the map's
+            default = None if _optional(annotation) else dataclasses.MISSING
+        elif name not in stored or any(isinstance(m, ef.Private) for m in _markers(hint)):
+            continue
+        else:
+            annotation, f = hint, stored[name]
+            default = f.default
+            if name == event.secret:
+                default = None
+            elif default == ():
+                default = list  # an empty tuple of the engine's is an empty list on the wire
+        typ = wire_type(annotation)
+        if default is None and not _optional(annotation):
+            typ = typ | None
+        out.append((name, Annotated[typ, Doc(field_doc(annotation))], default))
+    if event.secret_counted:
+        out.append((*COUNT, None))
+    return out
 
 
-@register("claim_made", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClaimMade(GameEvent):
-    """A seat laid its cards down and claimed the rest; ``held`` says whether the claim stood."""
-
-    seat: Annotated[Seat, Doc("who claimed")]
-    cards: Annotated[Cards, Doc("the claimer's cards, now public")]
-    held: Annotated[bool, Doc("whether the claim stood against every play")]
-    penalty: Annotated[Word, Doc("the ruleset's penalty when it did not (empty if it held)")]
+def _optional(annotation: Any) -> bool:
+    base = typing.get_args(annotation)[0] if typing.get_origin(annotation) is Annotated else None
+    seen = base if base is not None else annotation
+    origin = typing.get_origin(seen)
+    return (origin is Union or origin is types.UnionType) and type(None) in typing.get_args(seen)
 
 
-@register("deal_declared_dead", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DealDeclaredDead(GameEvent):
-    """A seat showed a deficient hand: the deal is void and the next dealer deals."""
-
-    seat: Annotated[Seat, Doc("who declared")]
-    cards: Annotated[Cards, Doc("the deficient hand, now public")]
-    reason: Annotated[Word, Doc("the deficiency (`no_spades`, `one_spade`, `no_face_cards`)")]
-    next_dealer: Annotated[Seat, Doc("who deals next")]
-
-
-@register("hand_scored", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandScored(GameEvent):
-    """A hand is over and scored. Scores are per side (a partnership, or one seat); ``seed`` reveals
-    the deal's seed so anyone can check it against the commitment and recompute the deal."""
-
-    hand_number: Annotated[HandNumber, Doc("the hand")]
-    sides: Annotated[list[list[Seat]], Doc("the seats of each side, in side order")]
-    tricks: Annotated[list[int], Doc("tricks won, per seat")]
-    before: Annotated[list[int], Doc("each side's score before the hand")]
-    delta: Annotated[list[int], Doc("each side's points for the hand")]
-    after: Annotated[list[int], Doc("each side's score after the hand")]
-    bags_after: Annotated[list[int], Doc("each side's bags after the hand")]
-    seed: Annotated[Seed, Doc("the deal's seed (see Fair deals)")]
-    notes: Annotated[list[Note], Doc("what happened, in words (nil made, bags penalty, ...)")] = (
-        field(default_factory=list)
+def declare(event: type[ee.Event]) -> type[GameEvent]:
+    """The message class of an engine event class, registered under its kind."""
+    specs: list[Any] = []
+    for name, typ, default in message_fields(event):
+        if default is dataclasses.MISSING:
+            specs.append((name, typ))
+        elif default is list:
+            specs.append((name, typ, dataclasses.field(default_factory=list)))
+        else:
+            specs.append((name, typ, dataclasses.field(default=default)))
+    cls = dataclasses.make_dataclass(
+        event.__name__,
+        specs,
+        bases=(GameEvent,),
+        namespace={"__doc__": event.__doc__, "__module__": __name__},
+        frozen=True,
+        slots=True,
+        kw_only=True,
     )
+    return register(event.kind, S)(cls)
 
 
-@register("game_over", S)
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameOver(GameEvent):
-    """The game has ended."""
-
-    winners: Annotated[list[Seat], Doc("the winning seats (a side, or one player)")]
-    scores: Annotated[list[int], Doc("each side's final score")]
-    reason: Annotated[
-        Word,
-        Doc(
-            "why it ended: `target` (a side reached the target score), `hands` (the game's fixed"
-            " number of hands was played), `boston` (a side took every trick with Boston on),"
-            " `floor` (a side fell to the losing floor), `draw` (level after the last fixed hand)"
-        ),
-    ]
+#: Message classes by engine event ``kind``, in the engine's order (not the two fair-deal messages).
+GAME_EVENT_TYPES: Final[dict[str, type[GameEvent]]] = {
+    kind: declare(event) for kind, event in ee.EVENT_TYPES.items()
+}
+# Each is also this module's attribute by its class name (`protocol.game_events.CardPlayed`).
+globals().update({cls.__name__: cls for cls in GAME_EVENT_TYPES.values()})
 
 
 @register("deal_commitment", S)
@@ -238,25 +204,7 @@ class DealSeed(GameEvent):
     seed: Annotated[Seed, Doc("the seed's bytes, hex; SHA-256 of them is the commitment")]
 
 
-#: Message classes by engine event ``kind`` (every class above but the two fair-deal messages).
-GAME_EVENT_TYPES: Final[dict[str, type[GameEvent]]] = {
-    cls.TYPE: cls
-    for cls in (
-        HandDealt,
-        HandLooked,
-        CardDrawn,
-        DrawResolved,
-        CardsDiscarded,
-        BidMade,
-        CardsGiven,
-        CardsExchanged,
-        CardsPassed,
-        CardPlayed,
-        SpadesBroken,
-        TrickWon,
-        ClaimMade,
-        DealDeclaredDead,
-        HandScored,
-        GameOver,
-    )
-}
+if typing.TYPE_CHECKING:
+    # The event messages are made at import, one per engine event: to a type checker each is any
+    # class (its fields are the engine's declaration's, checked by the tests, not by mypy).
+    def __getattr__(name: str) -> Any: ...

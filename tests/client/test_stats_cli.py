@@ -26,7 +26,7 @@ from tests.server.wire_client import WireClient, watch_bots_game
 async def _bots_game(server: Server) -> tuple[WireClient, list[str]]:
     """A two-hand game of four built-in bots, watched to its end; the bots' account names."""
     client, _ = await watch_bots_game(server.port, {"target_score": 0, "max_hands": 2})
-    end = await client.expect(GameOver | TableClosed)  # type: ignore[arg-type]
+    end = await client.expect(GameOver | TableClosed)
     assert isinstance(end, GameOver), end
 
     def names(tx: object) -> list[str]:

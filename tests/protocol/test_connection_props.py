@@ -171,7 +171,7 @@ def _build(action: str, end: End) -> Message:
     from protocol.messages import CardPlayed, ListTables, Ok
 
     pong_id = end.pings[0] if end.pings and action.endswith("pong") else None
-    return {
+    built: dict[str, Message] = {
         "client hello": dataclasses.replace(HELLO, id=None),
         "client ping": Ping(),
         "client request": ListTables(),
@@ -185,7 +185,8 @@ def _build(action: str, end: End) -> Message:
         "server refusal": Error(code="rate_limited", message="slow down"),
         "server closing error": Error(code="timeout", message="idle"),
         "server bye": Bye(reason="stopping"),
-    }[action]
+    }
+    return built[action]
 
 
 @settings(max_examples=400, deadline=None)

@@ -112,7 +112,7 @@ async def test_a_table_of_quick_search_bots_plays_its_hand_out(server: Server) -
         )
         assert isinstance(created, TableCreated), created
         await client.request(Spectate(table=created.table))
-        end = await client.expect(GameOver | TableClosed)  # type: ignore[arg-type]
+        end = await client.expect(GameOver | TableClosed)
         assert isinstance(end, GameOver), end
         await client.aclose()
 

@@ -34,7 +34,7 @@ async def test_hearts_bots_game_spectated(server: Server) -> None:
         )
         assert isinstance(created, TableCreated), created
         await client.request(Spectate(table=created.table))
-        end = await client.expect(GameOver | TableClosed)  # type: ignore[arg-type]
+        end = await client.expect(GameOver | TableClosed)
         assert isinstance(end, GameOver), end
         assert end.table == created.table
         records = await server.store.call(lambda tx: list(tx.hand_records()))

@@ -158,7 +158,7 @@ async def _bot_game(port: int, game: Game, preset: str, options: dict[str, Any])
     )
     assert isinstance(created, TableCreated), created
     await client.request(Spectate(table=created.table))
-    end = await client.expect(GameOver | TableClosed)  # type: ignore[arg-type]
+    end = await client.expect(GameOver | TableClosed)
     assert isinstance(end, GameOver), end
     await client.aclose()
 

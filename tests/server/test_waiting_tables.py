@@ -180,7 +180,7 @@ async def test_a_left_seat_stays_free_and_a_finished_table_does_not_come_back(
             )
             assert isinstance(finished, TableCreated), finished
             await dora.request(Spectate(table=finished.table))
-            end = await dora.expect(GameOver | TableClosed)  # type: ignore[arg-type]
+            end = await dora.expect(GameOver | TableClosed)
             assert isinstance(end, GameOver), end
             await dora.request(Leave(table=finished.table))
             await dora.aclose()
