@@ -900,17 +900,15 @@ def event_change(
         request = m.EventWithdraw(event=event_id)
     else:
         request = m.EventCancel(event=event_id)
-    name = run(lambda: event_request(address, token, request))
+    name, note = run(lambda: event_request(address, token, request))
+    # The server's note says what was done (with whom, what a late withdrawal costs).
     if act == "--register":
-        pair = f" with {partner} (once {partner} registers naming you)" if partner else ""
-        typer.echo(
-            f"{name} is registered for {event_id}{pair}; `spades event {event_id} --play` checks"
-            " in to play its rounds"
-        )
+        said = note or f"registered for {event_id}"
+        typer.echo(f"{name}: {said}; `spades event {event_id} --play` checks in to play its rounds")
     elif act == "--withdraw":
-        typer.echo(f"{name} withdrew from {event_id}")
+        typer.echo(f"{name}: {note or f'withdrawn from {event_id}'}")
     else:
-        typer.echo(f"cancelled {event_id}")
+        typer.echo(note or f"{event_id} is cancelled")
 
 
 def play_event(address: ServerAddress, token: str, event_id: str) -> None:

@@ -67,12 +67,13 @@ async def event_request(
     address: ServerAddress,
     token: str,
     request: m.EventRegister | m.EventWithdraw | m.EventCancel,
-) -> str:
-    """Register, withdraw or cancel; returns the account name (the `ok` says nothing more)."""
+) -> tuple[str, str]:
+    """Register, withdraw or cancel; returns the account name and the server's note on it
+    (`registered for E1 with bob (once bob names you too)`; "" from a server that says none)."""
     async with open_connection(address, token=token) as conn:
         assert conn.welcome is not None
-        await conn.expect(request, m.Ok)
-        return conn.welcome.user or ""
+        ok = await conn.expect(request, m.Ok)
+        return conn.welcome.user or "", ok.note or ""
 
 
 # ---------------------------------------------------------------- `spades events create`

@@ -70,7 +70,7 @@ async def test_announce_list_show_register_withdraw_cancel(server: Server) -> No
         await register(ServerAddress("127.0.0.1", server.port), "bob")  # the partner's account
         entered = await spades("event", "E1", "--register", "--partner", "bob")
         assert entered.exit_code == 0, entered.output
-        assert "ada is registered for E1 with bob" in entered.output
+        assert "ada: registered for E1 with bob (once bob names you too)" in entered.output
         assert "already_registered" in one_line_error(await spades("event", "E1", "--register"))
         shown = await spades("event", "E1")
         assert shown.exit_code == 0, shown.output
@@ -80,7 +80,7 @@ async def test_announce_list_show_register_withdraw_cancel(server: Server) -> No
         assert detail["summary"]["event"] == "E1" and detail["entrants"][0]["names"] == ["ada"]
 
         left = await spades("event", "E1", "--withdraw")
-        assert left.exit_code == 0 and "ada withdrew from E1" in left.output, left.output
+        assert left.exit_code == 0 and "ada: withdrawn from E1" in left.output, left.output
         assert "no_such_event" in one_line_error(await spades("event", "E9"))
         assert "no_such_event" in one_line_error(await spades("event", "E9", "--register"))
         # Mistakes in the command line: exit 2, before any connection.
@@ -93,7 +93,7 @@ async def test_announce_list_show_register_withdraw_cancel(server: Server) -> No
         )  # a Swiss needs --rounds
 
         cancelled = await spades("event", "E1", "--cancel")
-        assert cancelled.exit_code == 0 and "cancelled E1" in cancelled.output
+        assert cancelled.exit_code == 0 and "E1 is cancelled" in cancelled.output
         assert "cancelled" in (await spades("event", "E1")).output
 
 
