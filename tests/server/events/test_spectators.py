@@ -1,0 +1,133 @@
+"""A spectator of an event's table sees a deal only once every table of the round has played it
+(the ladder's duplicate gate, `server.ladder.gate`): a real server on 127.0.0.1, an individual
+Swiss of eight bots at two tables, one of which waits on a player."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import trio
+
+from protocol.event_messages import EventFormat
+from protocol.messages import (
+    Act,
+    DealSeed,
+    EventCreate,
+    EventEnded,
+    EventInfo,
+    EventRoundPaired,
+    Guest,
+    Joined,
+    Message,
+    Ping,
+    Pong,
+    Snapshot,
+    Spectate,
+    YourTurn,
+)
+from server.app import local_config, running_server
+from server.storage import read_transaction
+from tests.server.events.players import MAX_EVENT_MESSAGES, check_in, enter, register
+from tests.server.wire_client import WireClient
+
+
+def hands_recorded(db: Path, table: str) -> tuple[int, bool]:
+    """How many hands the table's game has finished, and whether it is over."""
+    with read_transaction(db) as tx:
+        game = tx.latest_game_at(table)
+        if game is None:
+            return 0, False
+        return tx.hand_count(game)[1], tx.game_status(game) == "finished"
+
+
+async def test_an_event_table_is_watched_a_deal_behind_the_slowest_table(tmp_path: Path) -> None:
+    db = tmp_path / "events.db"
+    names = [f"p{i}" for i in range(8)]
+    async with running_server(local_config(db, events_open=True)) as server:
+        assert server.events is not None
+        with trio.fail_after(120):
+            players = {}
+            for name in names:
+                client = await WireClient.connect(server.port)
+                await enter(client, name)
+                players[name] = client
+            info = await players["p0"].request(
+                EventCreate(
+                    name="Watched",
+                    format=EventFormat.SWISS_INDIVIDUAL,
+                    rounds=1,
+                    boards=2,
+                    starts_at=time.time() + 3600,
+                    max_entrants=8,
+                    bot_turn_ms=600_000,  # the stalled player is waited for
+                    round_gap=0.0,
+                )
+            )
+            assert isinstance(info, EventInfo)
+            event = info.summary.event
+            for client in players.values():
+                await register(client, event)
+                await check_in(client, event)
+            tables: dict[str, str] = {}
+            all_paired = trio.Event()
+            go = {name: trio.Event() for name in names}
+            ahead_dealt_again = trio.Event()
+
+            async def play(name: str) -> None:
+                client = players[name]
+                for _ in range(MAX_EVENT_MESSAGES):
+                    message: Message | None = await client.receive()
+                    assert message is not None
+                    if isinstance(message, EventRoundPaired):
+                        tables[name] = message.table
+                        if len(tables) == len(names):
+                            all_paired.set()
+                    elif isinstance(message, YourTurn):
+                        await go[name].wait()
+                        await client.send(
+                            Act(
+                                table=message.table,
+                                version=message.version,
+                                action=message.legal[0],
+                            )
+                        )
+                    elif isinstance(message, DealSeed) and message.hand_number == 1:
+                        if tables[name] == tables["p0"]:
+                            ahead_dealt_again.set()
+                    elif isinstance(message, EventEnded):
+                        return
+                raise AssertionError(f"{name}: no event_ended")
+
+            async with trio.open_nursery() as nursery:
+                for name in names:
+                    nursery.start_soon(play, name)
+                server.events.now = lambda: time.time() + 7200
+                server.events.wake()
+                await all_paired.wait()
+                ahead = tables["p0"]
+                (behind,) = {t for t in tables.values() if t != ahead}
+                stalled = next(n for n in names if tables[n] == behind)
+                watcher = await WireClient.connect(server.port)
+                await watcher.hello()
+                await watcher.request(Guest())
+                before = len(watcher.received)
+                assert isinstance(await watcher.request(Spectate(table=ahead)), Joined)
+                for name in names:
+                    if name != stalled:
+                        go[name].set()
+                # The table ahead plays its first deal through while the other waits on one player.
+                await ahead_dealt_again.wait()
+                assert hands_recorded(db, ahead)[0] >= 1 and hands_recorded(db, behind)[0] == 0
+                assert isinstance(await watcher.request(Ping()), Pong)
+                seen = [m for m in watcher.received[before:] if not isinstance(m, Joined | Pong)]
+                assert all(isinstance(m, Snapshot) and m.version == 0 for m in seen), seen
+                go[stalled].set()
+                for hand in (1, 2):
+                    revealed = await watcher.expect(DealSeed)
+                    assert revealed.table == ahead and revealed.hand_number == hand
+                    # Shown once the other table has played it too.
+                    done, over = hands_recorded(db, behind)
+                    assert done >= hand or over, (done, over)
+            for client in (*players.values(), watcher):
+                await client.aclose()
