@@ -22,6 +22,8 @@ from protocol.messages import (
 )
 from server.app import running_server
 from server.config import Limits
+from server.events import service as event_service
+from server.events.scoring import BoardResult
 from tests.server.events.players import check_in, enter, play_until_ended, register
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 
@@ -101,3 +103,63 @@ async def test_a_no_show_forfeits_after_the_grace_and_the_others_play_on(
         assert isinstance(records, HandRecords) and records.total == 1
         assert records.records[0]["event"] == f"{event}/r1/t1"
         assert records.records[0]["board"] == 1
+
+
+async def test_a_level_knockout_match_plays_an_extra_board_at_a_table_of_its_own(
+    autojump_clock: trio.abc.Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The match is made level after its board (a tie is the scoring's to find, tested in
+    # tests/events/): the service must then deal the round's next board at a new table.
+    def level_once(results: list[BoardResult], boards: int) -> bool:
+        return len(results) == boards
+
+    monkeypatch.setattr(event_service, "needs_extra_board", level_once)
+    listener = MemoryListener()
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]) as server:
+        assert server.events is not None
+        names = ("ann", "bob", "cy", "dee")
+        clients = {}
+        for name in names:
+            client = await MemoryClient.connect(listener)
+            await enter(client, name)
+            clients[name] = client
+        info = await clients["ann"].request(
+            EventCreate(
+                name="Final",
+                format=EventFormat.KNOCKOUT_PAIRS,
+                rounds=0,
+                boards=1,
+                starts_at=time.time() + 3600,
+                max_entrants=4,
+                bot_turn_ms=200,
+                round_gap=0.0,
+            )
+        )
+        assert isinstance(info, EventInfo)
+        event = info.summary.event
+        for name, partner in zip(names, ("bob", "ann", "dee", "cy"), strict=True):
+            await register(clients[name], event, partner=partner)
+            await check_in(clients[name], event)
+        server.events.now = lambda: time.time() + 7200
+        server.events.wake()
+        with trio.fail_after(3600):
+            async with trio.open_nursery() as nursery:
+                for client in clients.values():
+                    nursery.start_soon(play_until_ended, client)
+        shown = await clients["ann"].request(EventShow(event=event))
+        records = await clients["ann"].request(EventRecords(event=event))
+    assert isinstance(shown, EventInfo) and isinstance(records, HandRecords)
+    (final,) = shown.rounds
+    (table,) = final.tables
+    assert [b.board for b in table.boards] == [1, 2]
+    assert [(r["event"], r["board"]) for r in records.records] == [
+        (f"{event}/r1/t1", 1),
+        (f"{event}/r1/t1", 2),
+    ]
+    # The extra board is the round's next deal, at its own table.
+    assert records.records[0]["seed"] != records.records[1]["seed"]
+    (match,) = shown.matches
+    assert match.winner in (match.a, match.b)
+    assert shown.standings[0].key == match.winner
