@@ -7,6 +7,7 @@ the play screen, the standings between rounds, the final standings at the end.
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from server.app import Server, local_config, running_server
 from tests.client.helpers import FakeDisplay, wait_for
 from tests.client.test_cli import one_line_error, spades
 from tests.client.test_session import move_for
+from tests.client.tmux_event import listening_port, server_command
 
 
 @pytest.fixture
@@ -259,3 +261,64 @@ async def test_a_person_who_quits_mid_round_comes_back_to_her_seat(
         assert again.ended is not None
         standing = next(s for s in again.ended.standings if s.names == ["ada"])
         assert standing.forfeits == 0 and standing.boards == 1
+
+
+async def test_the_play_screen_rides_out_a_server_crash(tmp_path: Path) -> None:
+    """`spades-server serve` killed with -9 in the middle of round 1 and started again on the same
+    database and port: ada's screen reconnects and checks in by itself, gets her seat back at the
+    same table, and the event is played to its end (an individual Swiss with house bots)."""
+    db = tmp_path / "crash.db"
+
+    def start(*extra: str) -> tuple[subprocess.Popen[str], int]:
+        proc = subprocess.Popen(
+            server_command(db, *extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        return proc, listening_port(proc)
+
+    proc, port = await trio.to_thread.run_sync(start)
+    address = ServerAddress("127.0.0.1", port)
+    try:
+        with trio.fail_after(120):
+            ada = await register(address, "ada")
+            announce = m.EventCreate(
+                name="Crash night",
+                format=EventFormat.SWISS_INDIVIDUAL,
+                rounds=2,
+                boards=1,
+                starts_at=time.time() + 1.5,
+                round_gap=0.5,
+            )
+            event = (await create_event(address, ada.token, announce)).summary.event
+            await event_request(address, ada.token, m.EventRegister(event=event))
+            display = FakeDisplay()
+            session = PlaySession(
+                address=address,
+                token=ada.token,
+                seating=Seating(Mode.EVENT, event=event),
+                display=display,
+                journal=Journal(address.key, root=tmp_path / "history"),
+            )
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(session.run)
+                assert await play_moves(session, display, moves=3) == 3
+                table = session.state.table
+                proc.kill()  # -9: nothing is flushed, nothing said
+                await trio.to_thread.run_sync(proc.wait)
+                assert proc.stdout is not None
+                proc.stdout.close()
+                proc, _ = await trio.to_thread.run_sync(start, "--port", str(port))
+                # The screen reconnects by itself (its backoff), and the turns come back.
+                await play_moves(session, display)
+            assert session.reconnects >= 1
+            assert session.ended is not None, session.state.log
+            assert table.startswith(f"{event}-r1-")
+            mine = next(s for s in session.ended.standings if s.names == ["ada"])
+            assert mine.boards == 2 and mine.forfeits == 0, mine
+    finally:
+        proc.kill()
+        await trio.to_thread.run_sync(proc.wait)
+        if proc.stdout is not None:
+            proc.stdout.close()
