@@ -88,6 +88,7 @@ GROUPS: Final[dict[str, tuple[str, ...]]] = {
         "event_ended",
     ),
     "Player statistics": ("stats", "player_stats"),
+    "Hand review": ("review", "hand_review"),
     "Operator": (
         "operator_login",
         "announce",

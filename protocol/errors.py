@@ -67,6 +67,9 @@ class ErrorCode(StrEnum):
     EVENT_FULL = "event_full"
     NOT_ALLOWED = "not_allowed"
     BAD_EVENT = "bad_event"
+    # Hand review.
+    NOT_REVIEWABLE = "not_reviewable"
+    REVIEW_BUSY = "review_busy"
     # The server itself.
     TIMEOUT = "timeout"
     SLOW_CONSUMER = "slow_consumer"
@@ -178,6 +181,16 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.NO_SUCH_ENTRANT: ErrorInfo(False, "No account has this name."),
     ErrorCode.NO_SUCH_ACCOUNT: ErrorInfo(False, "No account has this name (`stats`)."),
+    ErrorCode.NOT_REVIEWABLE: ErrorInfo(
+        False,
+        "`review`: the server will not analyse this hand (not four-handed Spades, its deal does not"
+        " come from its seed, its play is not finished, or it is too large); `message` says why.",
+    ),
+    ErrorCode.REVIEW_BUSY: ErrorInfo(
+        False,
+        "`review`: this connection's previous review is not answered yet, or the server (or this"
+        " network address) is reviewing as many hands as it may; `retry_ms` says when to try again.",
+    ),
     ErrorCode.NO_SUCH_MATCH: ErrorInfo(
         False,
         "No ladder match has this id, or it is still being played (its records are sent once it"

@@ -77,6 +77,7 @@ from protocol.operator_messages import (
     Sessions,
     Unban,
 )
+from protocol.review_messages import HandReview, Review
 from protocol.schema import Doc, Length, Pattern, Range
 from protocol.stats_messages import PlayerStats, Stats
 from protocol.types import (
@@ -605,6 +606,7 @@ __all__ = [
     "GameEvent",
     "Guest",
     "HandRecords",
+    "HandReview",
     "Hello",
     "Join",
     "Joined",
@@ -635,6 +637,7 @@ __all__ = [
     "Registered",
     "Reply",
     "Request",
+    "Review",
     "Role",
     "SeatLost",
     "SeatStatus",

@@ -45,6 +45,7 @@ from server.operator import Operator
 from server.peers import SharedEvent
 from server.ports import LadderDesk
 from server.quotas import AddressQuotas, TokenGuard, network_of
+from server.reviews import Reviews
 from server.session import Session, SessionServices, service_notice
 from server.stats import StatsJob
 from server.storage import StorageError, Store, open_store
@@ -107,6 +108,8 @@ class Server:
         # their event's policy, so the lobby asks it (before the lobby starts). None in a cluster.
         self.events: EventService | None = None
         self.analysis: HandAnalysis | None = None
+        # Clients' hand reviews (server.reviews), bounded for all connections together.
+        self.reviews = Reviews(config.limits)
         if config.hand_analysis:
             self.analysis = HandAnalysis(store)
             self.stats.on_counted = self.analysis.post
@@ -149,6 +152,7 @@ class Server:
                 bans=self.bans,
                 operator=self.operator,
                 events=self.events,
+                reviews=self.reviews,
             )
         return self._services
 

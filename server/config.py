@@ -116,6 +116,16 @@ class Limits:
     act_burst: int = 30
     act_per_second: float = 5.0
     table_name_max_chars: int = 40
+    # Hand reviews (`review`, server.reviews): each one a solver process at nice 19 for up to
+    # `review_seconds`. One at a time per connection; at most this many at once from one address
+    # and from everyone together (more are refused `review_busy`); a record of at most this many
+    # bytes (as JSON: a whole hand is about 5 KB); a position's search at most this many positions
+    # (past it, its cards' costs are left unanswered, never guessed).
+    max_reviews: int = 2
+    max_reviews_per_address: int = 1
+    review_max_bytes: int = 16 * 1024
+    review_budget: int = 60_000
+    review_seconds: float = 60.0
 
 
 @dataclass(frozen=True)

@@ -40,16 +40,15 @@ AnalysisJob = tuple[int, int, dict[str, Any], list[int | None]]
 Analyser = Callable[[dict[str, Any]], Awaitable[list[int] | None]]
 
 
-async def analyse_in_process(
-    record: dict[str, Any], *, budget: int = DEFAULT_BUDGET, seconds: float = HAND_SECONDS
-) -> list[int] | None:
-    """Tricks each seat's cards cost, from a `server.dd_worker` process at nice 19; None when the
-    hand could not be analysed whole (its budget, its time, or a record the review refuses)."""
-    request = json.dumps({"record": record, "budget": budget}).encode()
+async def worker_answer(request: dict[str, Any], seconds: float) -> dict[str, Any] | None:
+    """What a `server.dd_worker` process at nice 19 answers `request` (its JSON object); None when
+    it took longer than `seconds` (it is killed: trio's `run_process` kills it when cancelled, as
+    it is when the connection that asked goes away) or answered no object. The statistics' hands
+    and the clients' `review`s (`server.reviews`) both take this one path to the solver."""
     with trio.move_on_after(seconds):
         done = await trio.run_process(
             [sys.executable, "-m", "server.dd_worker"],
-            stdin=request,
+            stdin=json.dumps(request).encode(),
             capture_stdout=True,
             capture_stderr=True,
             check=False,
@@ -58,11 +57,22 @@ async def analyse_in_process(
             answer = json.loads(done.stdout)
         except ValueError:
             return None
-        lost = answer.get("lost") if isinstance(answer, dict) else None
-        if answer.get("complete") and isinstance(lost, list) and len(lost) == 4:
-            return [int(n) for n in lost]
-        return None
+        return answer if isinstance(answer, dict) else None
     return None  # past its time: the process was killed
+
+
+async def analyse_in_process(
+    record: dict[str, Any], *, budget: int = DEFAULT_BUDGET, seconds: float = HAND_SECONDS
+) -> list[int] | None:
+    """Tricks each seat's cards cost, from a `server.dd_worker` process at nice 19; None when the
+    hand could not be analysed whole (its budget, its time, or a record the review refuses)."""
+    answer = await worker_answer({"record": record, "budget": budget}, seconds)
+    if answer is None:
+        return None
+    lost = answer.get("lost")
+    if answer.get("complete") and isinstance(lost, list) and len(lost) == 4:
+        return [int(n) for n in lost]
+    return None
 
 
 def machine_busy() -> bool:

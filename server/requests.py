@@ -33,6 +33,7 @@ from protocol.messages import (
     Events,
     EventShow,
     EventWithdraw,
+    Error,
     Guest,
     Join,
     Kick,
@@ -55,6 +56,7 @@ from protocol.messages import (
     Pong,
     Register,
     Registered,
+    Review,
     Spectate,
     Stats,
     TableCreated,
@@ -80,6 +82,7 @@ from server.ports import (
     OperatorDesk,
 )
 from server.quotas import AddressQuotas, TokenGuard, network_of
+from server.reviews import ReviewRefused, Reviews
 from server.stats import player_stats
 from server.table_commands import (
     ActCommand,
@@ -115,6 +118,8 @@ class SessionServices:
     operator: OperatorDesk | None = None
     # The events (server/events/); None: this server runs none (a cluster's servers, for now).
     events: EventDesk | None = None
+    # Hand reviews (server.reviews): their bounds, shared by every connection; None: none served.
+    reviews: Reviews | None = None
 
 
 class Refused(Exception):
@@ -180,6 +185,11 @@ class Requester(Peer, Protocol):
 
     async def logged_in(self, account: Account) -> None:
         """The connection is now `account`'s: it hears lobby chat and gets its held seats back."""
+        ...
+
+    def start_background(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run `work` beside the connection's reader (cancelled when the connection ends), for a
+        request whose answer takes long: the reader goes on reading (pings, acts) meanwhile."""
         ...
 
 
@@ -466,6 +476,35 @@ async def stats(who: Requester, request: Stats) -> None:
     who.deliver(replace(found, id=request.id))
 
 
+async def review(who: Requester, request: Review) -> None:
+    """A finished hand's double-dummy review (server.reviews): admitted or refused at once, then
+    answered from the background when the solver's process has done, the reader going on."""
+    reviews = who.services.reviews
+    if reviews is None:
+        raise Refused(ErrorCode.NOT_REVIEWABLE, "this server reviews no hands")
+    try:
+        slot = reviews.admit(who, network_of(who.host), request.hand)
+    except ReviewRefused as exc:
+        raise Refused(exc.code, exc.message, retry_ms=exc.retry_ms) from None
+
+    async def answer() -> None:
+        try:
+            who.deliver(await reviews.review(slot, request.id, request.hand))
+        except ReviewRefused as exc:
+            who.deliver(
+                Error(
+                    id=request.id, code=exc.code.value, message=exc.message, retry_ms=exc.retry_ms
+                )
+            )
+        except Exception:
+            # A bug in one review must not take the connection down: that request is answered.
+            who.log.exception("review_failed")
+            message = "a server bug; not carried out"
+            who.deliver(Error(id=request.id, code=ErrorCode.INTERNAL.value, message=message))
+
+    who.start_background(answer)
+
+
 async def operator(who: Requester, request: Message) -> None:
     # The operator's requests (server.operator) judge whether this connection is the operator's.
     desk = who.services.operator
@@ -511,6 +550,7 @@ HANDLERS: dict[type[Message], Handler] = {
     EventCancel: events,
     EventRecords: events,
     Stats: stats,
+    Review: review,
     OperatorLogin: operator,
     Announce: operator,
     ListSessions: operator,

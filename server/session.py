@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections import deque
+from collections.abc import Awaitable, Callable
 
 import structlog
 import trio
@@ -104,6 +105,7 @@ class Session:
         self.last_heard = trio.current_time()  # when the last whole message arrived
         self._waiting = False  # past hello and waiting for the next message
         self._idle_scope: trio.CancelScope | None = None  # what the idle sweep cancels
+        self._background: trio.Nursery | None = None  # long requests' answers (`review`)
         self.log = log.bind(session=self.id, peer=peer)
 
     # ---------------------------------------------------------------- the peer
@@ -200,6 +202,7 @@ class Session:
             with conn.cancel_scope:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(conn.run_writer)
+                    self._background = nursery
                     await self._serve()
                     conn.finish()
                     with trio.move_on_after(FLUSH_TIMEOUT):
@@ -401,6 +404,21 @@ class Session:
             message=message,
             retry_ms=(bucket or self._requests).retry_ms(),
         )
+
+    def start_background(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run `work` beside the reader, in the connection's task group: cancelled when the
+        connection ends (a review's solver process is killed then). A bug in it is logged and
+        costs only its own answer, never the connection."""
+
+        async def guarded() -> None:
+            try:
+                await work()
+            except Exception:
+                self.log.exception("background_failed")
+
+        if self._background is None:  # pragma: no cover - requests come only while it runs
+            raise RuntimeError("the session is not running")
+        self._background.start_soon(guarded)
 
     def why_not_seated(self, table_id: str) -> str:
         """The sentence refusing an `act` at a table where this connection holds no seat."""
