@@ -194,6 +194,20 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         int,
         typer.Option(help="Guest accounts one IP address may make at once, and again each hour."),
     ] = DEFAULT_LIMITS.max_guests_per_address,
+    max_reviews: Annotated[
+        int,
+        typer.Option(
+            help="Hand reviews (`review`, a solver process at nice 19 each) at once on this"
+            " server; 0: none are served."
+        ),
+    ] = DEFAULT_LIMITS.max_reviews,
+    review_budget: Annotated[
+        int,
+        typer.Option(
+            help="Positions the search of one position of a reviewed hand may visit before that"
+            " position is left unanswered."
+        ),
+    ] = DEFAULT_LIMITS.review_budget,
     max_registrations_per_address: Annotated[
         int,
         typer.Option(help="Accounts one IP address may register at once, and again each hour."),
@@ -286,6 +300,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         refuse("error: --max-guests-per-address must be >= 1 (--no-guests turns guests off)", 2)
     if max_registrations_per_address < 1:
         refuse("error: --max-registrations-per-address must be >= 1", 2)
+    if max_reviews < 0 or review_budget < 1:
+        refuse("error: --max-reviews must be >= 0 (0: none) and --review-budget >= 1", 2)
     if handshake_timeout <= 0 or idle_timeout < 0:
         refuse("error: --handshake-timeout must be positive and --idle-timeout not negative", 2)
     if workers < 1:
@@ -349,6 +365,8 @@ def serve(  # noqa: PLR0917 - typer maps each option to a parameter
         max_tables_per_address=max_tables_per_address,
         max_guests_per_address=max_guests_per_address,
         max_registrations_per_address=max_registrations_per_address,
+        max_reviews=max_reviews,
+        review_budget=review_budget,
         handshake_timeout=handshake_timeout,
         idle_timeout=idle_timeout,
     )

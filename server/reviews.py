@@ -78,6 +78,8 @@ class Reviews:
         then held). The cheap checks come first: the record's size, then whether it is a hand the
         server reviews at all, then the slots."""
         limits = self.limits
+        if limits.max_reviews < 1:
+            raise ReviewRefused(ErrorCode.NOT_REVIEWABLE, "this server reviews no hands")
         size = record_size(record)
         if size > limits.review_max_bytes:
             raise ReviewRefused(

@@ -1,7 +1,7 @@
 """Player statistics on the web page, in a real browser against a real server process: a game is
 stored before the server starts, its statistics' job counts it at start (the sweep), and the
 lobby's profile shows anyone's by name, your own with *Mine*, and a refusal for a name nobody
-has."""
+has; a player's name, wherever the page shows it, opens their profile."""
 
 from __future__ import annotations
 
@@ -13,7 +13,16 @@ from server.stats import player_stats
 from server.storage import write_transaction
 from tests.server.test_stats_store import _store_game
 from tests.web.browser import need_browser, served
-from tests.web.page import WAIT_MS, chromium, enter_as_guest, open_page
+from tests.web.page import (
+    WAIT_MS,
+    chromium,
+    enter_as_guest,
+    open_page,
+    play_hand,
+    register_and_open,
+    set_pace,
+)
+from tests.web.test_accessibility import axe_problems, need_axe
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -67,4 +76,66 @@ def test_the_lobby_shows_a_players_profile(tmp_path: Path) -> None:
         page.click("#profile-form button[type=submit]")
         page.wait_for_selector("#profile [role=alert]", timeout=WAIT_MS)
         assert "no account is named" in page.inner_text("#profile")
+    assert errors == []
+
+
+def test_a_players_name_opens_their_profile_wherever_it_is_shown(tmp_path: Path) -> None:
+    """Issue 42 item 2: a name in the lobby's list of tables, at a seat at the table and in the
+    game-over dialog opens that account's profile in a dialog (a built-in bot's by its account,
+    `bot:heuristic`); Escape or Close gives the focus back to the name; axe-core finds nothing
+    serious with the dialog open on a 390 px phone."""
+    need_browser()
+    need_axe()
+    errors: list[str] = []
+    with (
+        served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
+        chromium() as browser,
+    ):
+        player = open_page(browser, errors)
+        register_and_open(player, url, "zed", hands=1)
+        set_pace(player, "fast")
+        phone = open_page(browser, errors, width=390, height=844, bypass_csp=True)  # for axe
+        phone.goto(url)
+        enter_as_guest(phone, "eve")
+
+        # The lobby's list: the seated player's name.
+        link = "#table-list button.player-link[data-player='zed']"
+        phone.wait_for_selector(link, timeout=WAIT_MS)
+        phone.click(link)
+        phone.wait_for_selector(
+            "#profile-dialog:not([hidden]) #profile-dialog-name", timeout=WAIT_MS
+        )
+        assert phone.inner_text("#profile-dialog-name") == "zed (person)"
+        assert "Hands" in phone.inner_text("#profile-dialog-body")
+        assert axe_problems(phone, "the profile dialog at 390 px") == []
+        phone.keyboard.press("Escape")
+        phone.wait_for_selector("#profile-dialog", state="hidden", timeout=WAIT_MS)
+        assert phone.evaluate("document.activeElement.dataset.player") == "zed"
+
+        # A seat at the table: the bot's name opens the bot account's profile.
+        seat = "#seat-left button.player-link"
+        player.wait_for_selector(seat, timeout=WAIT_MS)
+        assert player.get_attribute(seat, "data-player") == "bot:heuristic"
+        player.click(seat)
+        player.wait_for_selector(
+            "#profile-dialog:not([hidden]) #profile-dialog-name", timeout=WAIT_MS
+        )
+        assert player.inner_text("#profile-dialog-name") == "bot:heuristic (bot)"
+        player.click("#profile-dialog-close")
+        player.wait_for_selector("#profile-dialog", state="hidden", timeout=WAIT_MS)
+
+        # The game-over dialog: each player's name, the player's own too.
+        play_hand(player)
+        names = player.eval_on_selector_all(
+            "#game-over button.player-link", "(els) => els.map((e) => e.dataset.player)"
+        )
+        assert sorted(names) == ["bot:heuristic"] * 3 + ["zed"], names
+        player.click("#game-over button.player-link[data-player='zed']")
+        player.wait_for_selector(
+            "#profile-dialog:not([hidden]) #profile-dialog-name", timeout=WAIT_MS
+        )
+        assert player.inner_text("#profile-dialog-name") == "zed (person)"
+        player.keyboard.press("Escape")
+        player.wait_for_selector("#profile-dialog", state="hidden", timeout=WAIT_MS)
+        assert player.is_visible("#game-over")  # the dialog under it stays
     assert errors == []

@@ -9,7 +9,7 @@ import { cardFace } from "./cards.js";
 import { Journal } from "./journal.js";
 import { everyTable } from "./listing.js";
 import { openPastGames, setUpReplays } from "./replay_view.js";
-import { setUpProfile } from "./profile.js";
+import { playerLink, setUpProfile } from "./profile.js";
 import { TableState } from "./state.js";
 import { ruleLines, valueWords } from "./rules.js";
 import { renderTable, rovingTabStop, tickClocks } from "./table_view.js";
@@ -694,7 +694,7 @@ function drawLobby() {
       optionChips(info),
       h("details", { class: "rules" }, h("summary", {}, "Rules"), optionList({ ...presetOptions(info.preset), ...info.options })),
       h("ul", { class: "seat-list" }, info.seats.map((seat) => h("li", {},
-        h("span", {}, `Seat ${seat.seat}: `, seat.player ? `${playerName(seat)}${!seat.bot && !seat.connected ? " (disconnected)" : ""}` : h("em", { class: "empty" }, "open")),
+        h("span", {}, `Seat ${seat.seat}: `, seat.player ? [playerLink(seat.player, playerName(seat)), !seat.bot && !seat.connected ? " (disconnected)" : ""] : h("em", { class: "empty" }, "open")),
         !seat.player && info.status === "waiting" ? h("button", { type: "button", dataset: { key: `sit-${info.table}-${seat.seat}` }, onclick: () => sit(info.table, seat.seat, code()) }, "Sit here") : null))),
       h("div", { class: "buttons" },
         info.no_watching ? null : h("button", { type: "button", class: "secondary", dataset: { key: `watch-${info.table}` }, onclick: () => watch(info.table, code()) }, "Watch")));
@@ -754,7 +754,7 @@ function wire() {
   setUpReplays(journal, () => {
     show(app.table ? "table-screen" : app.user ? "lobby-screen" : "login-screen");
     render(); // the table went on while the replays were on the screen
-  });
+  }, (message) => (app.conn ? app.conn.request(message) : Promise.resolve(null))); // the hand review asks the server
   setUpProfile((message) => app.conn.request(message)); // the lobby's player statistics (profile.js)
   $("past-games").addEventListener("click", () => {
     show("replay-screen");

@@ -150,8 +150,8 @@ export function position(seat, players, base) {
 
 // One record as { number, players, seat, names, bids, passes, tricks, claimed, missed, score,
 // sides, notes, deal, record }. Each trick is { number, leader, winner, plays: [{ seat, card,
-// note }] }: `note` is where a later analysis of the hand (issue 42: "this card cost 2 tricks")
-// goes, shown beside its card; the records carry none yet.
+// note }] }: `note` is what the hand's review (review.js: "cost 2 tricks") says of the card,
+// shown beside it and read with it; null until the hand is reviewed.
 export function handOf(record) {
   const players = record.players;
   const seat = Number.isInteger(record.seat) ? record.seat : null;
@@ -205,7 +205,8 @@ function sideName(side, players, seat) {
 
 // A trick in words: "West 5♣, North K♣, East 2♣, You A♣ → You".
 export function trickText(hand, trick) {
-  const plays = trick.plays.map((p) => `${hand.names[p.seat]} ${cardText(p.card)}`).join(", ");
+  // A card's note (what the review says it cost) is read with it.
+  const plays = trick.plays.map((p) => `${hand.names[p.seat]} ${cardText(p.card)}${p.note ? ` (${p.note})` : ""}`).join(", ");
   return trick.winner === null ? plays : `${plays} → ${hand.names[trick.winner]}`;
 }
 

@@ -9,13 +9,15 @@ import { cardElement } from "./table_view.js";
 import { checkRecord, checkRecordShape, Cursor, gameSummary, groupGames, handOf, MAX_FILE_BYTES, parseJsonl, position, RecordError, trickText } from "./replay.js";
 import { Verdict } from "./verify.js";
 import { MAX_GAMES } from "./journal.js";
+import { ReviewRun, reviewLines } from "./review.js";
 
 const view = {
   journal: null,
   onClose: null,
+  request: null, // sends a request to the server, resolves with its reply (null: not connected)
   fileGames: [], // games read from a file this visit: { name, records }
   error: "",
-  replay: null, // { title, hands, cursor, checks: Map(hand index -> { verdict, lines }) }
+  replay: null, // { title, hands, cursor, checks: Map(hand index -> { verdict, lines }), review }
 };
 
 // What is drawn: the screen (`<section id="replay-screen">` in index.html) holds it and, made once
@@ -36,9 +38,11 @@ function say(text) {
   $("replay-announce").textContent = text;
 }
 
-export function setUpReplays(journal, onClose) {
+// `request`: the page's connection's (the hand review asks the server); the replays need none.
+export function setUpReplays(journal, onClose, request = null) {
   view.journal = journal;
   view.onClose = onClose;
+  view.request = request;
   document.addEventListener("keydown", keyPressed);
 }
 
@@ -168,8 +172,17 @@ function openReplay(title, records) {
     drawList();
     return;
   }
-  view.replay = { title, hands, cursor: new Cursor(hands), checks: new Map() };
+  view.replay = { title, hands, cursor: new Cursor(hands), checks: new Map(), review: null };
   const replay = view.replay;
+  // The double-dummy review, when asked for (the server's: review.js), redrawn as it goes.
+  let said = "";
+  replay.review = new ReviewRun(hands, (message) => (view.request ? view.request(message) : Promise.resolve(null)), () => {
+    if (view.replay !== replay) return;
+    drawReplay(false);
+    const status = replay.review.status();
+    if (status !== said && !status.startsWith("Reviewing hand")) say(status); // each step is not read out: its end is
+    said = status;
+  });
   // Each hand's deal, re-checked from its seed (async: the line says "checking" until then).
   hands.forEach((hand, i) => {
     checkRecord(hand.record)
@@ -208,8 +221,8 @@ function trickGrid(hand, trick) {
     return h("div", { class: `replay-cell at-${position(seat, hand.players, base)}${won ? " won" : ""}`, dataset: { seat: String(seat) } },
       play ? cardElement(play.card, { classes: won ? "winner" : "" }) : h("div", { class: "card empty", "aria-hidden": "true" }),
       h("div", { class: "replay-name" }, hand.names[seat], led ? " · led" : "", won ? " · won" : ""),
-      // Where a later analysis says what a card cost (issue 42); empty until records carry it.
-      play && play.note ? h("div", { class: "replay-note" }, play.note) : null);
+      // What the review says the card cost (review.js); empty until the hand is reviewed.
+      play && play.note ? h("div", { class: `replay-note${play.cost > 0 ? " cost" : ""}` }, play.note) : null);
   });
   const label = trick ? `Trick ${trick.number}: ${trickText(hand, trick)}` : "No trick";
   return h("div", { id: "replay-trick", class: `replay-trick players-${hand.players}`, role: "group", "aria-label": label, dataset: { trick: trick ? String(trick.number) : "" } }, cells);
@@ -223,6 +236,20 @@ function verdictText(check) {
   return "not checked";
 }
 
+// The review's panel: start and stop, the progress, and this hand's lines (review.js).
+function reviewPanel(hand, run) {
+  const lines = reviewLines(hand);
+  return h("section", { class: "replay-panel review", "aria-labelledby": "review-title" },
+    h("h2", { id: "review-title" }, "Double-dummy review"),
+    h("div", { class: "buttons" },
+      run.running
+        ? h("button", { type: "button", id: "review-stop", class: "secondary", dataset: { key: "review-stop" }, onclick: () => run.stop() }, "Stop")
+        : h("button", { type: "button", id: "review-start", dataset: { key: "review-start" }, disabled: run.finished, onclick: () => run.start() }, run.done ? "Go on reviewing" : "Review the hands")),
+    run.running || run.done ? h("progress", { id: "review-progress", max: String(run.total), value: String(run.done), "aria-label": `Hands reviewed: ${run.done} of ${run.total}` }) : null,
+    h("p", { id: "review-status", class: "hint" }, run.status() || "Each hand's best play, every card visible: what each side could make, and the cards that cost tricks. The server works it out."),
+    lines.length ? h("ul", { id: "review-lines" }, lines.map((line) => h("li", {}, line))) : null);
+}
+
 function handDetails(hand, check, cursorTrick) {
   const sign = (d) => (d === null ? "?" : d >= 0 ? `+${d}` : `−${-d}`);
   // The record's deal, or the one the check re-dealt from the seed (a record of this page's own).
@@ -232,6 +259,7 @@ function handDetails(hand, check, cursorTrick) {
       h("h2", { id: "replay-bids-title" }, `Hand ${hand.number} · ${hand.names[hand.dealer]} dealt`),
       h("p", { id: "replay-bids" }, "Bids: ", hand.bids.length ? hand.bids.map((b) => `${hand.names[b.seat]} ${b.text}`).join(", ") : "none seen"),
       hand.passes.length ? h("p", {}, "Passed: ", hand.passes.map((t) => `${hand.names[t.giver]} → ${hand.names[t.receiver]}${t.cards ? ` ${t.cards.map(cardText).join(" ")}` : ""}`).join("; ")) : null),
+    reviewPanel(hand, view.replay.review),
     h("section", { class: "replay-panel", "aria-labelledby": "replay-tricks-title" },
       h("h2", { id: "replay-tricks-title" }, "Tricks"),
       h("ol", { class: "replay-tricks", id: "replay-tricks" }, hand.tricks.map((trick, i) => h("li", {
@@ -265,7 +293,7 @@ function drawReplay(announce) {
   const winner = trick && trick.winner !== null ? `${hand.names[trick.winner]} won trick ${trick.number}` : trick ? "" : "no trick was played in this hand";
   fill(root(),
     h("div", { class: "replay-bar" },
-      h("button", { type: "button", id: "replay-back", class: "secondary", dataset: { key: "replay-back" }, onclick: () => { view.replay = null; drawList(); } }, "Past games"),
+      h("button", { type: "button", id: "replay-back", class: "secondary", dataset: { key: "replay-back" }, onclick: () => { leaveReplay(); drawList(); } }, "Past games"),
       h("h1", { id: "replay-title" }, replay.title)),
     h("div", { class: "replay-grid" },
       h("div", { class: "replay-stage" },
@@ -302,7 +330,7 @@ function keyPressed(event) {
   if (target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA")) return;
   const moves = { ArrowRight: "nextTrick", ArrowLeft: "previousTrick", PageDown: "nextHand", PageUp: "previousHand" };
   if (event.key === "Escape") {
-    view.replay = null;
+    leaveReplay();
     drawList();
     $("replay-back").focus();
     event.preventDefault();
@@ -314,7 +342,13 @@ function keyPressed(event) {
   step(move);
 }
 
-function close() {
+// The replay is left: its review stops (an answer on its way is let go).
+function leaveReplay() {
+  if (view.replay && view.replay.review) view.replay.review.stop();
   view.replay = null;
+}
+
+function close() {
+  leaveReplay();
   if (view.onClose) view.onClose();
 }

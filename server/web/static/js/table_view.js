@@ -5,6 +5,7 @@
 import { classify, actionLabel, matchChoice } from "./actions.js";
 import { cardFace, displayOrder } from "./cards.js";
 import { $, fill, h, reconcile } from "./dom.js";
+import { playerLink } from "./profile.js";
 import { Verdict } from "./verify.js";
 
 // A card's classes: its colour (red, or per suit with the four-colour deck: app.css) and `extra`.
@@ -84,7 +85,8 @@ function renderSeat(state, ctx, seat) {
   el.setAttribute("aria-label", `${state.place(seat)}${name && name !== "empty seat" ? `, ${name}` : ""}${acting ? ", to play" : ""}`);
   fill(
     el,
-    h("div", { class: "name" }, name),
+    // The player's name opens their profile (profile.js); an open seat's words do not.
+    h("div", { class: "name" }, info && info.player ? playerLink(info.player, name) : name),
     h("div", { class: "place" }, state.place(seat), seat === v.dealer ? " · dealer" : "", partnerOf(state, seat) ? h("span", { class: "partner" }, " · your partner") : null),
     h("div", { class: "facts" }, facts),
     h("div", { class: "facts" },
@@ -288,6 +290,13 @@ function sideTitle(state, i, ctx) {
   return name === who ? name : `${name} (${who})`;
 }
 
+// `seatName` as a button opening the seat's player's profile, when the seat has a player.
+function namedSeat(state, seat, ctx) {
+  const info = ctx.seatInfo[seat];
+  const text = seatName(state, seat, ctx);
+  return info && info.player ? playerLink(info.player, text) : text;
+}
+
 // A seat as the table names it: "You", or its place and its player ("West (heuristic bot)").
 function seatName(state, seat, ctx) {
   if (seat === state.seat) return "You";
@@ -395,7 +404,8 @@ function renderGameOver(state, ctx) {
     // Each side by its players, as the table names them ("You and North (heuristic bot)").
     h("ul", { class: "finals" }, over.scores.map((score, i) => {
       const side = sides[i] || [];
-      const players = side.map((s) => seatName(state, s, ctx)).join(" and ");
+      // Each name opens that player's profile (profile.js).
+      const players = side.map((s, k) => [k ? " and " : "", namedSeat(state, s, ctx)]);
       const partners = state.seat !== null && side.length > 1; // "Us" or "Them" first
       return h("li", {}, partners ? h("strong", {}, `${state.sideName(i, ctx.names)}: `) : null, players, " · ", h("span", { class: "final-score" }, String(score).replace("-", "−")));
     })),
