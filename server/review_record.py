@@ -33,8 +33,12 @@ FORMATS: Final = ("spades-hand/1", "spades-client-hand/1")
 
 
 def record_size(record: Mapping[str, Any]) -> int:
-    """The record's size as JSON, in bytes (what the size cap counts; what the worker is sent)."""
-    return len(json.dumps(record, separators=(",", ":"), default=str).encode())
+    """The record's size as JSON, in bytes (what the size cap counts; what the worker is sent).
+    Raises NotReviewable for a record JSON cannot hold (msgpack's bytes, say)."""
+    try:
+        return len(json.dumps(record, separators=(",", ":")).encode())
+    except (TypeError, ValueError):
+        raise NotReviewable("a hand record holds only what JSON holds (no bytes)") from None
 
 
 def _ruleset(record: Mapping[str, Any]) -> Ruleset:

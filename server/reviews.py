@@ -80,7 +80,10 @@ class Reviews:
         limits = self.limits
         if limits.max_reviews < 1:
             raise ReviewRefused(ErrorCode.NOT_REVIEWABLE, "this server reviews no hands")
-        size = record_size(record)
+        try:
+            size = record_size(record)
+        except NotReviewable as exc:
+            raise ReviewRefused(ErrorCode.NOT_REVIEWABLE, exc.message) from None
         if size > limits.review_max_bytes:
             raise ReviewRefused(
                 ErrorCode.NOT_REVIEWABLE,
@@ -134,7 +137,7 @@ class Reviews:
         finally:
             self.release(slot)
         plays = record.get("plays")
-        count = len(plays) if isinstance(plays, list) else 0
+        count = min(len(plays), 52) if isinstance(plays, list) else 0
         if answer is None:  # past its time: nothing is known
             self.answered += 1
             return HandReview(
@@ -143,12 +146,22 @@ class Reviews:
         if "error" in answer:
             raise ReviewRefused(ErrorCode.NOT_REVIEWABLE, str(answer["error"])[:200])
         self.answered += 1
+        # The worker's answer is the engine's; it is still held to the reply's ranges, so a bug
+        # there costs an unknown figure, never a reply the protocol refuses to send.
         dd = answer.get("double_dummy")
-        costs = list(answer.get("costs") or [])
+        costs = [_within(c, 13) for c in answer.get("costs") or []][:52]
+        sides = [_within(t, 18) for t in dd] if isinstance(dd, list) and len(dd) == 2 else None
         return HandReview(
             id=request_id,
-            double_dummy=list(dd) if isinstance(dd, list) else None,
+            double_dummy=None if sides is None or None in sides else [t or 0 for t in sides],
             costs=costs,
             budget=limits.review_budget,
-            unanswered=int(answer.get("unanswered") or 0),
+            unanswered=costs.count(None),
         )
+
+
+def _within(value: Any, top: int) -> int | None:
+    """`value` when it is a count from 0 to `top`, else None (unknown)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= top:
+        return value
+    return None

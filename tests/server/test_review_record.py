@@ -16,7 +16,7 @@ from engine.records import game_records
 from engine.review import NotReviewable, PlayedHand, Reviewer
 from engine.ruleset import PRESETS, Ruleset
 from server.dd_worker import review
-from server.review_record import reviewable_hand
+from server.review_record import record_size, reviewable_hand
 from tests.engine.helpers import play_random_game
 
 
@@ -90,6 +90,9 @@ def test_what_is_refused_and_why() -> None:
     assert "rules" in refusal({**client_record(record), "preset": "no-such-preset"})
     assert "a play is" in refusal({**record, "plays": [[0, 5]]})
     assert "exchange" in refusal({**record, "exchanges": [{"giver": 0, "receiver": 2}]})
+    assert 4000 < record_size(record) < 6000  # a whole hand: about 5 KB of the 16 KiB allowed
+    with pytest.raises(NotReviewable, match="JSON"):
+        record_size({**record, "notes": [b"msgpack bytes"]})
 
 
 def test_the_worker_reviews_as_the_engine_does_in_process() -> None:

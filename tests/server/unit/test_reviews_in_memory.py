@@ -3,7 +3,7 @@ autojump clock, the solver's process replaced by one the test holds: one review 
 connection, a cap per address and for the server, each refused `review_busy` at once; a record too
 large or not reviewable refused `not_reviewable` before a slot is taken; the reader answers pings
 while a review runs; a connection that goes away frees its slot and stops its review; a review past
-its time answers with every cost unknown."""
+its time answers with every cost unknown, and one out of the reply's ranges with those unknown."""
 
 from __future__ import annotations
 
@@ -154,4 +154,10 @@ async def test_a_connection_gone_frees_its_slot(autojump_clock: trio.testing.Moc
             assert isinstance(reply, HandReview)
             assert reply.double_dummy is None and reply.costs == [None] * 52
             assert reply.unanswered == 52
+            # An answer out of the reply's ranges (a bug in the worker): unknown, still answered.
+            solver.answer = {"double_dummy": [2, 99], "costs": [-1, 0, 20, 1]}
+            odd = await again.request(Review(hand=RECORD))
+            assert isinstance(odd, HandReview)
+            assert odd.double_dummy is None and odd.costs == [None, 0, None, 1]
+            assert odd.unanswered == 2
             await again.aclose()
