@@ -561,7 +561,8 @@ def standings_panel(info: EventInfo, mine: str | None = None) -> list[str]:
     (and one's own line when further down)."""
     s = info.summary
     done = [r.round for r in info.rounds if r.status is RoundStatus.FINISHED]
-    after = f"after round {max(done)} of {s.rounds}" if done else f"of {s.rounds} rounds"
+    rounds = "round" if s.rounds == 1 else "rounds"
+    after = f"after round {max(done)} of {s.rounds}" if done else f"of {s.rounds} {rounds}"
     head = f"{s.event} {_cut(s.name, 30)}: standings {after} (Enter closes)"
     if not info.standings:
         return [head, "No round has finished yet."]

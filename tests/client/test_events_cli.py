@@ -248,6 +248,12 @@ async def test_a_person_who_quits_mid_round_comes_back_to_her_seat(
             nursery.start_soon(first.run)
             assert await play_moves(first, first_display, moves=3) == 3
             table = first.state.table
+            # /standings in the table's place, whenever asked (none yet: round 1 is not over).
+            await first_display.type("/standings")
+            await wait_for(lambda: "No round has finished yet." in first_display.screen, "them")
+            assert "Solo night: standings of 1 round (Enter closes)" in first_display.screen
+            await first_display.type("")
+            await wait_for(lambda: first.screen.overlay == "", "Enter to close them")
             await first_display.type("/quit")
         assert first.quitting and first.ended is None
 
