@@ -65,6 +65,9 @@ async def test_frames_queued_together_leave_in_one_write_in_order() -> None:
             nursery.start_soon(connection.run_writer)
             bodies = await _read_frames(peer, len(pongs))
             connection.finish()
+            # The peer hangs up in turn, as a client does: else the writer lingers for it (up
+            # to LINGER_TIME, a second) before it returns.
+            await peer.aclose()
     assert [decode(body) for body in bodies] == pongs
     assert recording.writes == [sum(len(encode(p)) for p in pongs)]
     assert connection.frames_sent == len(pongs)
@@ -85,6 +88,7 @@ async def test_a_long_burst_is_cut_into_bounded_writes() -> None:
             nursery.start_soon(connection.run_writer)
             bodies = await _read_frames(peer, len(maps))
             connection.finish()
+            await peer.aclose()  # (as above: no linger)
     assert [unpack_body(body) for body in bodies] == maps
     frame_size = len(bodies[0]) + 4
     assert sum(recording.writes) == frame_size * len(maps)

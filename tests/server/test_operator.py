@@ -98,6 +98,9 @@ async def closed_with(client: WireClient, kind: type[M]) -> M:
         if message is None:
             break
         last = message
+    # Hung up in turn, as a client does once the server has: else the server's end lingers (up
+    # to a second, server/connection.py LINGER_TIME) for this end, and its shutdown waits for it.
+    await client.aclose()
     assert isinstance(last, kind), last
     return last
 
@@ -202,6 +205,7 @@ async def test_a_banned_account_is_closed_and_refused_until_unbanned(db: Path) -
             refused = await again.request(Login(token=token))
             assert isinstance(refused, Error) and refused.code == "banned"
             assert await again.receive() is None
+            await again.aclose()
             # The token in `hello`: welcomed without a user, refused, closed.
             hello_client = await dial(server.port)
             welcome = await hello_client.hello(token=token)
@@ -270,6 +274,7 @@ async def test_guest_and_register_from_a_banned_address_are_refused(db: Path) ->
                 await op.request(ListBans())  # reads the bans again, as every 5 s
                 refused = await client.request(request)
                 assert isinstance(refused, Error) and refused.code == "banned", refused
+                await client.aclose()  # as a client does once refused (the server lingers)
 
 
 async def test_close_table_ends_the_game_and_tells_its_players_why(db: Path) -> None:

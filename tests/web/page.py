@@ -93,18 +93,52 @@ def launch(pw: Any, *extra_args: str) -> Any:
     )
 
 
+class _Shared:
+    """One Playwright (its driver process) and one Chromium for all of `tests/web/`: launching them
+    costs a second or more each (three at a load of 7), for every test that drives a page. Each
+    test's pages are in contexts of their own (another person's storage, cookies and clock),
+    closed when its `chromium()` ends; `close_shared` (tests/web/conftest.py, once the package's
+    tests are done) stops both."""
+
+    manager: Any = None
+    playwright: Any = None
+    browser: Any = None
+
+
+def close_shared() -> None:
+    """Close the shared Chromium and stop Playwright (if either was started)."""
+    if _Shared.browser is not None and _Shared.browser.is_connected():
+        _Shared.browser.close()
+    if _Shared.manager is not None:
+        _Shared.manager.__exit__(None, None, None)
+    _Shared.manager = _Shared.playwright = _Shared.browser = None
+
+
 @contextmanager
 def chromium(*extra_args: str) -> Iterator[Any]:
-    """Playwright and a launched Chromium (see `launch`), closed however the test ends. Call
+    """A launched Chromium (see `launch`): the shared one, or with `extra_args` one of the test's
+    own, closed after it. The contexts the test opened are closed however it ends. Call
     `need_browser()` first: it skips (or fails) without the browser."""
-    from playwright.sync_api import sync_playwright
+    if _Shared.playwright is None:
+        from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
-        browser = launch(pw, *extra_args)
+        _Shared.manager = sync_playwright()
+        _Shared.playwright = _Shared.manager.__enter__()
+    if extra_args:
+        own = launch(_Shared.playwright, *extra_args)
         try:
-            yield browser
+            yield own
         finally:
-            browser.close()
+            own.close()
+        return
+    if _Shared.browser is None or not _Shared.browser.is_connected():
+        _Shared.browser = launch(_Shared.playwright)  # first use, or after a crash
+    browser = _Shared.browser
+    try:
+        yield browser
+    finally:
+        for context in list(browser.contexts):
+            context.close()
 
 
 def collect_errors(page: Any, errors: list[str], label: str = "") -> None:
