@@ -17,6 +17,7 @@ from tests.web.page import (
     chromium,
     enter_as_guest,
     fast_clock,
+    next_frames,
     open_page,
     open_phone,
     play_first_legal,
@@ -213,6 +214,7 @@ def test_a_spectator_of_hearts_sees_backs_and_reads_everything_in_words(tmp_path
                 # Mid-hand, the backs still count each hand (once the phone has shown as much:
                 # it keeps the pace's holds of its own).
                 wait_for(phone, "() => spadesApp.table.view.played.length > 6")
+                next_frames(phone)  # drawn: the page draws what it applied at its next frame
                 for size, shown, _ in phone.evaluate(BACKS_JS):
                     assert shown == min(size, 18), (size, shown)
                 checked_backs = True
