@@ -2,13 +2,14 @@
 
 A lobby table (`LobbyPolicy`) deals fresh seeds from `secrets`, seats anyone at a free seat, holds a
 dropped player's seat for the grace and is reopened after a restart while it waits for players. The
-ladder's tables (`server.ladder.policy.MatchPolicy`) plan their deals, reserve their seats for the
-match's entrants, seat house bots and turn a drop or too many timeouts into a forfeit.
+ladder's and the events' tables (`server.planned_table.PlannedTablePolicy`) plan their deals,
+reserve their seats for their entrants, seat house bots and turn a drop or too many timeouts into a
+forfeit (as each sets it).
 
 The table calls these hooks from its own task, one at a time, so a policy's state needs no lock; the
 table does what the answer says (a policy never touches the table). A policy may tell a spectator
 through a peer of its own (`watcher`): the ladder's twin tables hold back what a spectator may not
-see yet (`server.ladder.gate`).
+see yet (`server.deal_gate`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The policy of an event's table: the ladder's `MatchPolicy`, set for an event's rules.
+"""The policy of an event's table: the ladder's `PlannedTablePolicy`, set for an event's rules.
 
-An event's table differs from a lobby's as a ladder match's does (`server.ladder.policy`), so it is
+An event's table differs from a lobby's as a ladder match's does (`server.planned_table`), so it is
 the same policy object, given what the event decides:
 
 - each deal's seed comes from the round's board set (`EventSettings.board_set`: SHA-256 of the
@@ -19,9 +19,9 @@ the same policy object, given what the event decides:
 from __future__ import annotations
 
 from server.accounts import Account
+from server.deal_gate import DealGate
 from server.events.settings import EventSettings
-from server.ladder.gate import DealGate
-from server.ladder.policy import MatchPolicy
+from server.planned_table import PlannedTablePolicy
 
 
 def event_policy(
@@ -34,7 +34,7 @@ def event_policy(
     gate: DealGate | None,
     index: int,
     first_deal: int = 0,
-) -> MatchPolicy:
+) -> PlannedTablePolicy:
     """The policy of one table of round `round_no`: `house` seats (seat -> bot spec and account),
     `reserved` seats (seat -> account id), its `index` at the round's `gate`; its first deal is
     deal `first_deal` of the round's board set (0; a knockout's extra board: a later one)."""
@@ -43,7 +43,7 @@ def event_policy(
     def deal_seed(deal: int) -> bytes:
         return boards.deal_seed(first_deal + deal)
 
-    return MatchPolicy(
+    return PlannedTablePolicy(
         deal_seed=deal_seed,
         house=house,
         reserved=reserved,

@@ -46,6 +46,7 @@ from protocol.event_messages import (
 from protocol.messages import Message
 from server.accounts import Account
 from server.config import ServerConfig
+from server.deal_gate import DealGate
 from server.events import store as event_store
 from server.events.desk import EventDesk, form_pairs, wire_standing
 from server.events.pairing import bracket, fill_field, pair_individual, pair_swiss
@@ -58,8 +59,6 @@ from server.events.scoring import (
 )
 from server.events.settings import MAX_EXTRA_BOARDS, EventFormat
 from server.events.store import EXTRA, StoredEvent
-from server.ladder.entrants import closed_table_ok, first_of
-from server.ladder.gate import DealGate
 from server.ladder.store import HOUSE_PREFIX
 from server.peers import Peer
 from server.ports import Client, EventRequest, TableHost
@@ -68,6 +67,7 @@ from server.table import Table
 from server.table_commands import JoinCommand, LeaveCommand, LeaveReason, TableConfig, TableError
 from server.table_policy import TablePolicy
 from server.table_records import game_seats
+from server.table_tasks import closed_table_ok, first_of
 
 if TYPE_CHECKING:
     from server.storage import Store, Tx

@@ -1,18 +1,15 @@
-"""The ladder's records of who is on it and what is being played: an entrant, a running match,
-and two small helpers of the service's tasks (`server.ladder.service`)."""
+"""The ladder's records of who is on it and what is being played: an entrant and a running match
+(`server.ladder.service`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import trio
 
 from server.accounts import Account
 from server.ladder.duplicate import TableResult
 from server.ladder.scheduler import MATCH_SEATS
 from server.peers import Peer
 from server.table import Table
-from server.table_commands import TableError
 
 
 @dataclass(eq=False)
@@ -41,28 +38,6 @@ class RunningMatch:
     table: Table | None = None
     result: TableResult | None = None  # set once its game is over
     forfeits: dict[int, str] = field(default_factory=dict)  # account id -> why
-
-
-class closed_table_ok:
-    """Suppress `TableError` from a table that closed under us (it is over either way)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
-        return isinstance(exc, TableError)
-
-
-async def first_of(*events: trio.Event) -> None:
-    """Return as soon as any of `events` is set."""
-    async with trio.open_nursery() as nursery:
-
-        async def wait(event: trio.Event) -> None:
-            await event.wait()
-            nursery.cancel_scope.cancel()
-
-        for event in events:
-            nursery.start_soon(wait, event)
 
 
 def waiting_note(entrants: list[Entrant]) -> str:

@@ -9,11 +9,11 @@ remote entrant is told `match_started`, then seated like any join (`joined`, `sn
 bots play in-process. When every table of the set is over, its matches are rated together
 (`server.ladder.ratings`), stored with their games (`server.ladder.store`) and told to their remote
 entrants (`match_ended`). Nobody plays a deal twice, and a twin table's spectators see a deal only once
-both tables have played it (`server.ladder.gate`).
+both tables have played it (`server.deal_gate`).
 
 Fair play: one entry per account (so no account ever holds two seats, and none plays at both twins),
 at most `max_per_owner` entrants per network address, and a forfeit for an entrant that disconnects or
-leaves mid-match or times out `max_timeouts` times (see `server.ladder.policy`); an entrant that
+leaves mid-match or times out `max_timeouts` times (see `server.planned_table`); an entrant that
 forfeits by timeouts sits out for `cooldown` seconds. A match cut short by a crashed table is void
 (stored, never rated); its twin is then rated as a match played alone.
 """
@@ -43,6 +43,7 @@ from protocol.messages import (
 from protocol.types import MatchResult
 from server.accounts import Account
 from server.config import ServerConfig
+from server.deal_gate import DealGate
 from server.ladder import store as ladder_store
 from server.ladder.desk import ARCHIVE_REQUESTS, LadderArchive
 from server.ladder.duplicate import (
@@ -53,23 +54,17 @@ from server.ladder.duplicate import (
     team_points,
     twin_groups,
 )
-from server.ladder.entrants import (
-    Entrant,
-    RunningMatch,
-    closed_table_ok,
-    first_of,
-    waiting_note,
-)
-from server.ladder.gate import DealGate
-from server.ladder.policy import MatchPolicy
+from server.ladder.entrants import Entrant, RunningMatch, waiting_note
 from server.ladder.ratings import MatchOutcome, Rating, RatingModel, Ratings, apply_board_set
 from server.ladder.scheduler import Candidate, PlannedMatch, form_matches
 from server.ladder.settings import LadderSettings
 from server.peers import Peer
+from server.planned_table import PlannedTablePolicy
 from server.ports import Client, LadderRequest, TableHost
 from server.storage import StorageError
 from server.table import Table
 from server.table_commands import JoinCommand, LeaveCommand, LeaveReason, TableConfig, TableError
+from server.table_tasks import closed_table_ok, first_of
 
 if TYPE_CHECKING:
     from server.storage import Store, Tx
@@ -578,7 +573,7 @@ class LadderService:
             builtin_bot=cfg.fallback_bot,
             fallback_bot=cfg.fallback_bot,
         )
-        policy = MatchPolicy(
+        policy = PlannedTablePolicy(
             deal_seed=boards.deal_seed,
             house={
                 s: (e.house_spec or "random", e.account)

@@ -1,5 +1,5 @@
 """A spectator of an event's table sees a deal only once every table of the round has played it
-(the ladder's duplicate gate, `server.ladder.gate`): a real server on 127.0.0.1, an individual
+(the ladder's duplicate gate, `server.deal_gate`): a real server on 127.0.0.1, an individual
 Swiss of eight bots at two tables, one of which waits on a player."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Twin tables' spectators: a deal is seen only once both tables have played it.
 
-Two real table tasks on one in-memory store, each with the ladder's `MatchPolicy` and one shared
+Two real table tasks on one in-memory store, each with the ladder's `PlannedTablePolicy` and one shared
 `DealGate`, seated by recording peers; trio's autojump clock, bots thinking inline (so `settle()` lets
 them play until a person must act). The people act only when the test says, so the test decides
 which table is ahead.
@@ -28,10 +28,10 @@ from protocol.types import ChatScope
 from protocol.wire import game_event_frames
 from server import accounts
 from server.accounts import Account
+from server.deal_gate import MAX_HELD_CHAT, DealGate, HeldPeer
 from server.ladder.duplicate import BoardSet
-from server.ladder.gate import MAX_HELD_CHAT, DealGate, HeldPeer
-from server.ladder.policy import MatchPolicy
 from server.peers import SharedEvent
+from server.planned_table import PlannedTablePolicy
 from server.seats import decide_inline
 from server.storage import Tx, open_store
 from server.table import Table
@@ -91,7 +91,7 @@ async def twin_tables(gate: DealGate) -> AsyncIterator[tuple[Table, Table]]:
 
         tables = []
         for index, person in enumerate((ADA, BOB)):
-            policy = MatchPolicy(
+            policy = PlannedTablePolicy(
                 deal_seed=boards.deal_seed,
                 house={seat: ("random", HOUSE[seat - 1]) for seat in (1, 2, 3)},
                 reserved={0: person.id},

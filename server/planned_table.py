@@ -1,4 +1,6 @@
-"""The ladder's table policy: how a table playing a rated match differs from a lobby's.
+"""The policy of a planned table: one the server opens for named players on deals it planned, as
+the ladder does for a rated match (`server.ladder.service`) and the events for a round's table
+(`server.events.policy`, which sets it for an event's rules). Shared by both, so it lives here.
 
 It is the server's table in every other respect (one task owns the game, write-ahead persistence,
 per-seat views, clocks and the fallback); the policy changes five things:
@@ -9,9 +11,12 @@ per-seat views, clocks and the fallback); the policy changes five things:
 - its seats are the match's: only the entrant a seat is reserved for may take it;
 - an entrant that disconnects or leaves mid-match, or whose clock runs out `max_timeouts` times,
   forfeits: the table tells it (`seat_lost`, `forfeited`) and seats the fallback bot, which finishes
-  the game for the entrant's account (so the result is recorded against it);
-- a twin table's spectators are told through the match's `DealGate`, which holds each deal back
-  until the twin table has played it too (and the gate hears from here which deal is dealt).
+  the game for the entrant's account (so the result is recorded against it); an event's tables
+  hold a drop for the grace instead (`forfeit_drops=False`) and never forfeit on timeouts
+  (`max_timeouts=None`);
+- a twin table's spectators (an event round's, when it has several tables) are told through the
+  `DealGate` of the tables dealt the same deals, which holds each deal back until every other of
+  them has played it too (and the gate hears from here which deal is dealt).
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from collections.abc import Callable
 
 from protocol.errors import ErrorCode
 from server.accounts import Account
-from server.ladder.gate import DealGate
+from server.deal_gate import DealGate
 from server.peers import Peer
 from server.seating import Refusal
 from server.table_policy import HouseSeat
 
 
-class MatchPolicy:
+class PlannedTablePolicy:
     """The policy of one ladder match's table. Used by its table's task alone (and `gate`, shared
     with the twin table's policy, is only ever called from the server's one event loop)."""
 

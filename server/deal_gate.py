@@ -1,4 +1,6 @@
-"""What a spectator of twin tables may see: a deal only once both tables have played it.
+"""What a spectator of twin tables may see: a deal only once both tables have played it (the
+ladder's twins, `server.ladder`), or every table of an event's round has (`server.events`: one gate
+of as many tables as the round has).
 
 Twins (`server.ladder.duplicate`) are dealt the same cards at two tables at once. A spectator of the
 table that is ahead would otherwise watch deals the other table's entrants have still to play, and
@@ -9,11 +11,12 @@ one, or its game is over or its table gone). The table that is behind is watched
 plays have been played at the other table already. Players are told as at any table (they sit at
 one table only, and no entrant plays a deal twice); a match played alone has no gate at all.
 
-One `DealGate` serves a pair of twins. It learns where each table is from the tables' own policies
-(`server.ladder.policy.MatchPolicy.seed`, called as a table deals) and from the ladder service (a
-game over, a table ended); the held messages are then delivered to the spectators' connections from
-whichever task said so. Delivering never blocks (`Peer.deliver`), and every call here comes from the
-server's one event loop, so nothing needs a lock.
+One `DealGate` serves a pair of twins (or an event's round). It learns where each table is from the
+tables' own policies (`server.planned_table.PlannedTablePolicy.seed`, called as a table deals) and
+from the service that runs them (a game over, a table ended); the held messages are then delivered
+to the spectators' connections from whichever task said so. Delivering never blocks
+(`Peer.deliver`), and every call here comes from the server's one event loop, so nothing needs a
+lock.
 """
 
 from __future__ import annotations
