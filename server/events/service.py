@@ -103,6 +103,9 @@ class Running:
     tables: dict[tuple[int, int], Table] = field(default_factory=dict)
     # the table and seat each account plays in the round in progress
     seats: dict[int, tuple[Table, int]] = field(default_factory=dict)
+    # account -> its `event_round` of the round in progress, and when its table opens (trio
+    # time): told again to a connection that checks in during the round
+    notices: dict[int, tuple[EventRoundPaired, float]] = field(default_factory=dict)
     # table id -> {seat: the hold its entrant was given when the table opened}: a seat still
     # held so when its game ends was never taken (a no-show)
     holds: dict[str, dict[int, float]] = field(default_factory=dict)
@@ -341,24 +344,28 @@ class EventService:
         members = {e.key: e.members for e in event.entrants}
         waiting = event.round_status.get(round_no) == "paired"
         gap = settings.round_gap if waiting else 0.0
+        opens_at = trio.current_time() + gap
+        running.notices = {}
         for plan in plans:
             table_id = event_store.table_id_for(number, round_no, plan.table_no)
             seats = event_store.seats_of(plan, members)
             names = [event.names.get(account, "?")[:32] for _key, account in seats]
             for seat, (_key, account) in enumerate(seats):
+                running.notices[account] = (
+                    EventRoundPaired(
+                        event=event.id,
+                        round=round_no,
+                        table=table_id,
+                        seat=seat,
+                        names=names,
+                        boards=settings.boards,
+                        starts_in=gap,
+                    ),
+                    opens_at,
+                )
                 peer = self.checked_in.get((number, account))
                 if peer is not None and peer.connected:
-                    peer.deliver(
-                        EventRoundPaired(
-                            event=event.id,
-                            round=round_no,
-                            table=table_id,
-                            seat=seat,
-                            names=names,
-                            boards=settings.boards,
-                            starts_in=gap,
-                        )
-                    )
+                    peer.deliver(running.notices[account][0])
         if waiting:
             await trio.sleep(gap)
             await self.store.call(
@@ -390,6 +397,7 @@ class EventService:
 
         await self.store.call(finish)
         self._gates.pop((number, round_no), None)
+        running.notices = {}
         log.info("round_finished", event_id=event.id, round=round_no, forfeits=sorted(forfeited))
 
     async def _extra_boards(
@@ -634,12 +642,28 @@ class EventService:
         progress its seat is taken at once: returns that table's id."""
         self.checked_in[(number, account)] = peer
         running = self.running.get(number)
-        if running is None or account not in running.seats:
+        if running is None:
             return None
-        table, seat = running.seats[account]
+        if account not in running.notices:
+            return None
+        at = running.seats.get(account)
         if self._nursery is not None:
-            self._nursery.start_soon(self._seat, number, account, table, seat)
-        return table.table_id
+            self._nursery.start_soon(self._late_check_in, number, account, peer)
+        return None if at is None else at[0].table_id
+
+    async def _late_check_in(self, number: int, account: int, peer: Peer) -> None:
+        """A connection checked in while its round is paired or played: it is told its table as
+        the others were (after the `ok`, which its session sends first), and seated if the
+        table is open."""
+        running = self.running.get(number)
+        if running is None or account not in running.notices:
+            return
+        notice, opens_at = running.notices[account]
+        left = max(0.0, opens_at - trio.current_time())
+        peer.deliver(dataclasses.replace(notice, starts_in=round(left, 3)))
+        at = running.seats.get(account)
+        if at is not None:
+            await self._seat(number, account, at[0], at[1])
 
     def cancel(self, event: StoredEvent) -> None:
         """The event is cancelled (stored so already): its rounds stop here (a table in play

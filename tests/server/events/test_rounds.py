@@ -10,21 +10,31 @@ import trio
 
 from protocol.event_messages import EventFormat, EventStatus, RoundStatus
 from protocol.messages import (
+    Act,
     EventCreate,
     EventEnded,
     EventInfo,
+    EventPlay,
     EventRecords,
     EventRoundPaired,
     EventShow,
     HandRecords,
     Joined,
     Message,
+    Ok,
+    YourTurn,
 )
 from server.app import running_server
 from server.config import Limits
 from server.events import service as event_service
 from server.events.scoring import BoardResult
-from tests.server.events.players import check_in, enter, play_until_ended, register
+from tests.server.events.players import (
+    MAX_EVENT_MESSAGES,
+    check_in,
+    enter,
+    play_until_ended,
+    register,
+)
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 
 
@@ -163,3 +173,70 @@ async def test_a_level_knockout_match_plays_an_extra_board_at_a_table_of_its_own
     (match,) = shown.matches
     assert match.winner in (match.a, match.b)
     assert shown.standings[0].key == match.winner
+
+
+async def test_an_entrant_checking_in_during_its_round_is_told_its_table_and_seated(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    listener = MemoryListener()
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]) as server:
+        assert server.events is not None
+        ann = await MemoryClient.connect(listener)
+        await enter(ann, "ann")
+        bob = await MemoryClient.connect(listener)
+        await enter(bob, "bob")
+        info = await ann.request(
+            EventCreate(
+                name="Late",
+                format=EventFormat.SWISS_INDIVIDUAL,
+                rounds=1,
+                boards=1,
+                starts_at=time.time() + 3600,
+                max_entrants=4,
+                human_turn_ms=600_000,
+                bot_turn_ms=600_000,  # nobody's clock runs out: bob's seat waits for him
+                no_show_grace=3000.0,
+                round_gap=0.0,
+            )
+        )
+        assert isinstance(info, EventInfo)
+        event = info.summary.event
+        await register(ann, event)
+        await register(bob, event)
+        await check_in(ann, event)
+        server.events.now = lambda: time.time() + 7200
+        server.events.wake()
+        with trio.fail_after(3600):
+            async with trio.open_nursery() as nursery:
+                ended: list[EventEnded] = []
+                seated = trio.Event()
+
+                async def play_ann() -> None:
+                    for _ in range(MAX_EVENT_MESSAGES):
+                        message = await ann.receive()
+                        assert message is not None
+                        if isinstance(message, Joined):
+                            seated.set()
+                        elif isinstance(message, YourTurn):
+                            action = message.legal[0]
+                            await ann.send(
+                                Act(table=message.table, version=message.version, action=action)
+                            )
+                        elif isinstance(message, EventEnded):
+                            ended.append(message)
+                            return
+
+                nursery.start_soon(play_ann)
+                await seated.wait()  # the round is on: bob has not come yet
+                reply = await bob.request(EventPlay(event=event))
+                assert isinstance(reply, Ok) and reply.note and "now" in reply.note
+                late = await bob.expect(EventRoundPaired)
+                assert late.round == 1 and late.starts_in == 0.0
+                assert late.names[late.seat] == "bob"
+                joined = await bob.expect(Joined)
+                assert joined.table == late.table and joined.seat == late.seat
+                ended.append(await play_until_ended(bob))
+        lines = {line.names[0]: line for line in ended[0].standings}
+        assert lines["bob"].forfeits == 0 and lines["ann"].forfeits == 0
