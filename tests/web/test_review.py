@@ -176,8 +176,10 @@ def test_stop_stops_after_the_hand_in_hand_and_the_review_goes_on(tmp_path: Path
         page.click("#past-games")
         page.set_input_files("#replay-file", str(tmp_path / "two.jsonl"))
         page.wait_for_selector("#replay-trick", timeout=WAIT_MS)
-        page.click("#review-start")
+        page.focus("#review-start")
+        page.keyboard.press("Enter")  # by keyboard: the focus stays on the button as it turns
         page.wait_for_function("() => window.reviewsAsked === 1", timeout=WAIT_MS)
+        assert page.evaluate("document.activeElement.id") == "review-stop"
         assert page.inner_text("#review-status") == "Reviewing hand 1 of 2 (0 done)…"
         page.click("#review-stop")
         # The answer already asked for is kept when it comes; nothing more is asked.
@@ -196,5 +198,5 @@ def test_stop_stops_after_the_hand_in_hand_and_the_review_goes_on(tmp_path: Path
             timeout=WAIT_MS,
         )
         assert page.locator("#review-lines li").count() >= 3
-        assert page.is_disabled("#review-start")
+        assert page.get_attribute("#review-start", "aria-disabled") == "true"
     assert errors == []

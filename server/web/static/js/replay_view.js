@@ -241,10 +241,12 @@ function reviewPanel(hand, run) {
   const lines = reviewLines(hand);
   return h("section", { class: "replay-panel review", "aria-labelledby": "review-title" },
     h("h2", { id: "review-title" }, "Double-dummy review"),
+    // One data-key for the button whatever it says, so the keyboard focus stays on it as it turns
+    // from start to Stop and back; once every hand is reviewed it stays, marked as doing nothing.
     h("div", { class: "buttons" },
       run.running
-        ? h("button", { type: "button", id: "review-stop", class: "secondary", dataset: { key: "review-stop" }, onclick: () => run.stop() }, "Stop")
-        : h("button", { type: "button", id: "review-start", dataset: { key: "review-start" }, disabled: run.finished, onclick: () => run.start() }, run.done ? "Go on reviewing" : "Review the hands")),
+        ? h("button", { type: "button", id: "review-stop", class: "secondary", dataset: { key: "review-button" }, onclick: () => run.stop() }, "Stop")
+        : h("button", { type: "button", id: "review-start", dataset: { key: "review-button" }, "aria-disabled": run.finished ? "true" : undefined, onclick: run.finished ? undefined : () => run.start() }, run.finished ? "Every hand reviewed" : run.done ? "Go on reviewing" : "Review the hands")),
     run.running || run.done ? h("progress", { id: "review-progress", max: String(run.total), value: String(run.done), "aria-label": `Hands reviewed: ${run.done} of ${run.total}` }) : null,
     h("p", { id: "review-status", class: "hint" }, run.status() || "Each hand's best play, every card visible: what each side could make, and the cards that cost tricks. The server works it out."),
     lines.length ? h("ul", { id: "review-lines" }, lines.map((line) => h("li", {}, line))) : null);
