@@ -83,6 +83,8 @@ async def test_announce_list_show_register_withdraw_cancel(server: Server) -> No
 
         left = await spades("event", "E1", "--withdraw")
         assert left.exit_code == 0 and "ada: withdrawn from E1" in left.output, left.output
+        refused = one_line_error(await spades("event", "E1", "--play"))
+        assert "ada is not an entrant of E1: `spades event E1 --register` first" in refused
         assert "no_such_event" in one_line_error(await spades("event", "E9"))
         assert "no_such_event" in one_line_error(await spades("event", "E9", "--register"))
         # Mistakes in the command line: exit 2, before any connection.
