@@ -285,7 +285,8 @@ class EventPlay(Request):
     """Check in: this connection plays this account's seats in the event while it lasts (each round
     announced by `event_round`, then `joined` and `snapshot`). Answered with `ok`; if its round is
     paired or in progress already, its `event_round` follows the `ok` at once (`starts_in` what is
-    left of the wait, 0 once the table is open) and, the table open, its seat."""
+    left of the wait, 0 once the table is open; unless the account was told it already, on a
+    connection since gone) and, the table open, its seat."""
 
     event: Annotated[EventId, Doc("the event")]
 

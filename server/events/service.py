@@ -106,6 +106,7 @@ class Running:
     # account -> its `event_round` of the round in progress, and when its table opens (trio
     # time): told again to a connection that checks in during the round
     notices: dict[int, tuple[EventRoundPaired, float]] = field(default_factory=dict)
+    told: set[int] = field(default_factory=set)  # the accounts told it (by any connection)
     # table id -> {seat: the hold its entrant was given when the table opened}: a seat still
     # held so when its game ends was never taken (a no-show)
     holds: dict[str, dict[int, float]] = field(default_factory=dict)
@@ -346,6 +347,7 @@ class EventService:
         gap = settings.round_gap if waiting else 0.0
         opens_at = trio.current_time() + gap
         running.notices = {}
+        running.told = set()
         for plan in plans:
             table_id = event_store.table_id_for(number, round_no, plan.table_no)
             seats = event_store.seats_of(plan, members)
@@ -366,6 +368,7 @@ class EventService:
                 peer = self.checked_in.get((number, account))
                 if peer is not None and peer.connected:
                     peer.deliver(running.notices[account][0])
+                    running.told.add(account)
         if waiting:
             await trio.sleep(gap)
             await self.store.call(
@@ -653,14 +656,16 @@ class EventService:
 
     async def _late_check_in(self, number: int, account: int, peer: Peer) -> None:
         """A connection checked in while its round is paired or played: it is told its table as
-        the others were (after the `ok`, which its session sends first), and seated if the
-        table is open."""
+        the others were (after the `ok`, which its session sends first; not again to an account
+        told it already, on a connection now gone), and seated if the table is open."""
         running = self.running.get(number)
         if running is None or account not in running.notices:
             return
-        notice, opens_at = running.notices[account]
-        left = max(0.0, opens_at - trio.current_time())
-        peer.deliver(dataclasses.replace(notice, starts_in=round(left, 3)))
+        if account not in running.told:  # a connection back after a drop was told already
+            notice, opens_at = running.notices[account]
+            left = max(0.0, opens_at - trio.current_time())
+            peer.deliver(dataclasses.replace(notice, starts_in=round(left, 3)))
+            running.told.add(account)
         at = running.seats.get(account)
         if at is not None:
             await self._seat(number, account, at[0], at[1])
