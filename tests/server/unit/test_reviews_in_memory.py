@@ -3,7 +3,8 @@ autojump clock, the solver's process replaced by one the test holds: one review 
 connection, a cap per address and for the server, each refused `review_busy` at once; a record too
 large or not reviewable refused `not_reviewable` before a slot is taken; the reader answers pings
 while a review runs; a connection that goes away frees its slot and stops its review; a review past
-its time answers with every cost unknown, and one out of the reply's ranges with those unknown."""
+its time answers with every cost unknown, and one out of the reply's ranges with those unknown.
+Last, in real time, the real solver's process answers what the engine's review answers."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 import trio
 import trio.testing
 
+from engine.review import PlayedHand, Reviewer
+from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import Error, HandReview, Ping, Pong, Review
 from server.app import running_server
@@ -161,3 +164,21 @@ async def test_a_connection_gone_frees_its_slot(autojump_clock: trio.testing.Moc
             assert odd.double_dummy is None and odd.costs == [None, 0, None, 1]
             assert odd.unanswered == 2
             await again.aclose()
+
+
+async def test_the_solvers_process_answers_what_the_engine_reviews() -> None:
+    """The real path: the server's niced `server.dd_worker` process, on a hand it reviews whole in
+    about a second, answers the engine's own review, card for card. (Real time: a process runs.)"""
+    record = finished_record()
+    mine = Reviewer(PlayedHand.of_record(record, Ruleset.from_stored(record["ruleset"]))).run()
+    listener = MemoryListener()
+    async with running_server(memory_config(), listeners=[listener]) as server:
+        with trio.fail_after(120):
+            client = await connected(listener)
+            reply = await client.request(Review(hand=record))
+            assert isinstance(reply, HandReview), reply
+            assert reply.double_dummy == list(mine.double_dummy or ())
+            assert reply.costs == [card.cost for card in mine.cards]
+            assert reply.unanswered == 0 and reply.budget == server.config.limits.review_budget
+            assert server.reviews.running == 0 and server.reviews.answered == 1
+            await client.aclose()
