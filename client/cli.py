@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -708,6 +709,32 @@ def events_list(
     console.print(LIST_FOOTER, soft_wrap=True)
 
 
+#: `--operator-token-file` of `spades events create` and `spades event --cancel`: announce or cancel
+#: as the server's operator (a token `spades-server admin token` made), without `events_open`.
+OperatorTokenOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Act as the server's operator: a file holding an operator token (`spades-server"
+        " admin token --out FILE`); SPADES_OPERATOR_TOKEN stands in for it.",
+        show_default=False,
+    ),
+]
+OPERATOR_TOKEN_ENV = "SPADES_OPERATOR_TOKEN"
+
+
+def operator_token(path: Path | None) -> str | None:
+    """The operator token from `--operator-token-file` (else SPADES_OPERATOR_TOKEN), if any."""
+    if path is None:
+        return os.environ.get(OPERATOR_TOKEN_ENV, "").strip() or None
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise fail(f"cannot read --operator-token-file {path}: {exc.strerror or exc}", 2) from None
+    if not text:
+        raise fail(f"--operator-token-file {path} is empty", 2)
+    return text
+
+
 @events_app.command("create")
 def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
     name: Annotated[str, typer.Argument(help="The event's name, as players will see it.")],
@@ -763,9 +790,11 @@ def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
             show_default=False,
         ),
     ] = None,
+    operator_token_file: OperatorTokenOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
-    """Announce an event (the server's operator accounts; any account where `events_open` is set)."""
+    """Announce an event: as the server's operator (--operator-token-file), or as your account
+    where the server lets any account (`serve --events-open`)."""
     import time
 
     from client.events import create_event, create_request, event_view, parse_start
@@ -787,12 +816,16 @@ def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
         )
     except ValueError as exc:
         raise fail(str(exc), 2) from None
+    operator = operator_token(operator_token_file)
     config = ClientConfig()
     address = server_address(config)
     token = token_for(config, address)
-    if token is None:
-        raise fail(f"guests cannot announce events: `spades register NAME` on {address.key} first")
-    info = run(lambda: create_event(address, token, request))
+    if token is None and operator is None:
+        raise fail(
+            f"guests cannot announce events: `spades register NAME` on {address.key} first"
+            " (or --operator-token-file, as the server's operator)"
+        )
+    info = run(lambda: create_event(address, token, request, operator))
     if as_json:
         typer.echo(json.dumps(to_map(info), indent=2))
         return
@@ -829,8 +862,9 @@ def event(  # noqa: PLR0917 - typer maps each option to a parameter
         ),
     ] = False,
     cancel: Annotated[
-        bool, typer.Option("--cancel", help="Cancel it (its host or the operator).")
+        bool, typer.Option("--cancel", help="Cancel it (its host, or the operator).")
     ] = False,
+    operator_token_file: OperatorTokenOption = None,
     round_no: Annotated[
         int | None,
         typer.Option("--round", help="Show this round's tables (default: the latest).", min=1),
@@ -857,18 +891,22 @@ def event(  # noqa: PLR0917 - typer maps each option to a parameter
         raise fail(f"give one of {', '.join(acts)}", 2)
     if partner is not None and not register_me:
         raise fail("--partner goes with --register", 2)
+    if operator_token_file is not None and not cancel:
+        raise fail("--operator-token-file goes with --cancel", 2)
+    operator = operator_token(operator_token_file) if cancel else None
     config = ClientConfig()
     address = server_address(config)
     token = token_for(config, address)
     if acts:
-        if token is None:
+        if token is None and operator is None:
             raise fail(
                 f"guests cannot take part in events: `spades register NAME` on {address.key} first"
             )
         if play_it:
+            assert token is not None
             play_event(address, token, event_id)
         else:
-            event_change(address, token, event_id, acts[0], partner)
+            event_change(address, token, event_id, acts[0], partner, operator)
         return
     info = run(lambda: show_event(address, token, event_id))
     if as_json:
@@ -887,8 +925,13 @@ def event(  # noqa: PLR0917 - typer maps each option to a parameter
     )
 
 
-def event_change(
-    address: ServerAddress, token: str, event_id: str, act: str, partner: str | None
+def event_change(  # noqa: PLR0917 - the command's parts, handed on
+    address: ServerAddress,
+    token: str | None,
+    event_id: str,
+    act: str,
+    partner: str | None,
+    operator: str | None = None,
 ) -> None:
     """`spades event E --register/--withdraw/--cancel`: the request, then one line saying so."""
     from client.events import event_request
@@ -900,7 +943,7 @@ def event_change(
         request = m.EventWithdraw(event=event_id)
     else:
         request = m.EventCancel(event=event_id)
-    name, note = run(lambda: event_request(address, token, request))
+    name, note = run(lambda: event_request(address, token, request, operator))
     # The server's note says what was done (with whom, what a late withdrawal costs).
     if act == "--register":
         said = note or f"registered for {event_id}"

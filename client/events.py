@@ -57,21 +57,30 @@ async def show_event(address: ServerAddress, token: str | None, event: str) -> E
         return await conn.expect(m.EventShow(event=event), m.EventInfo)
 
 
-async def create_event(address: ServerAddress, token: str, request: m.EventCreate) -> EventInfo:
-    """Announce an event (the operator's accounts; any account where `events_open` is set)."""
+async def create_event(
+    address: ServerAddress, token: str | None, request: m.EventCreate, operator: str | None = None
+) -> EventInfo:
+    """Announce an event: as the operator (`operator`, an operator token, proven first with
+    `operator_login`), or as the account of `token` where the server's `events_open` is set."""
     async with open_connection(address, token=token) as conn:
+        if operator is not None:
+            await conn.expect(m.OperatorLogin(token=operator), m.Ok)
         return await conn.expect(request, m.EventInfo)
 
 
 async def event_request(
     address: ServerAddress,
-    token: str,
+    token: str | None,
     request: m.EventRegister | m.EventWithdraw | m.EventCancel,
+    operator: str | None = None,
 ) -> tuple[str, str]:
-    """Register, withdraw or cancel; returns the account name and the server's note on it
-    (`registered for E1 with bob (once bob names you too)`; "" from a server that says none)."""
+    """Register, withdraw or cancel (the operator may cancel any event: `operator`); returns the
+    account name and the server's note on it (`registered for E1 with bob (once bob names you
+    too)`; "" from a server that says none)."""
     async with open_connection(address, token=token) as conn:
         assert conn.welcome is not None
+        if operator is not None:
+            await conn.expect(m.OperatorLogin(token=operator), m.Ok)
         ok = await conn.expect(request, m.Ok)
         return conn.welcome.user or "", ok.note or ""
 

@@ -26,6 +26,7 @@ from client.session import Mode, PlaySession, Seating
 from protocol import messages as m
 from protocol.event_messages import EventFormat
 from server.app import Server, local_config, running_server
+from server.operator import new_token
 from tests.client.helpers import FakeDisplay, wait_for
 from tests.client.test_cli import one_line_error, spades
 from tests.client.test_session import move_for
@@ -330,3 +331,34 @@ async def test_the_play_screen_rides_out_a_server_crash(tmp_path: Path) -> None:
         await trio.to_thread.run_sync(proc.wait)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+async def test_the_operator_announces_and_cancels_where_accounts_may_not(
+    tmp_path: Path, client_dirs: Path
+) -> None:
+    """Without `events_open` an account's announcement is refused in one line; with the operator's
+    token (`spades-server admin token`) it is made, and cancelled, from the terminal."""
+    async with running_server(local_config(tmp_path / "closed.db")) as closed:
+        with trio.fail_after(60):
+            token, digest = new_token()
+            await closed.store.call(lambda tx: tx.add_operator_token(digest))
+            token_file = tmp_path / "operator-token"
+            token_file.write_text(token + "\n", encoding="utf-8")
+            assert (await spades("connect", f"127.0.0.1:{closed.port}")).exit_code == 0
+            assert (await spades("register", "ada")).exit_code == 0
+            create = ["events", "create", "Club night", "--start", "+10m", "--rounds", "2"]
+            assert "not_allowed" in one_line_error(await spades(*create))
+            made = await spades(*create, "--operator-token-file", str(token_file))
+            assert made.exit_code == 0 and "announced E1" in made.output, made.output
+            assert "ada: registered for E1" in (await spades("event", "E1", "--register")).output
+            # Announced on ada's connection: the operator's event, with ada as its host.
+            assert "host ada" in made.output, made.output
+            usage = await spades("event", "E1", "--withdraw", "--operator-token-file", "x")
+            one_line_error(usage, code=2)
+            gone = await spades("event", "E1", "--cancel", "--operator-token-file", str(token_file))
+            assert gone.exit_code == 0 and "E1 is cancelled" in gone.output, gone.output
+            empty = tmp_path / "empty"
+            empty.write_text("", encoding="utf-8")
+            assert "is empty" in one_line_error(
+                await spades(*create, "--operator-token-file", str(empty)), code=2
+            )
