@@ -240,3 +240,98 @@ async def test_an_entrant_checking_in_during_its_round_is_told_its_table_and_sea
                 ended.append(await play_until_ended(bob))
         lines = {line.names[0]: line for line in ended[0].standings}
         assert lines["bob"].forfeits == 0 and lines["ann"].forfeits == 0
+
+
+async def test_two_forfeited_rounds_withdraw_a_swiss_entrant_whose_seat_the_fallback_keeps(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    listener = MemoryListener()
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]) as server:
+        assert server.events is not None
+        clients = {}
+        for name in ("ann", "bob", "cy"):
+            client = await MemoryClient.connect(listener)
+            await enter(client, name)
+            clients[name] = client
+        info = await clients["ann"].request(
+            EventCreate(
+                name="Three rounds",
+                format=EventFormat.SWISS_INDIVIDUAL,
+                rounds=3,
+                boards=1,
+                starts_at=time.time() + 3600,
+                max_entrants=4,
+                bot_turn_ms=200,
+                no_show_grace=5.0,
+                round_gap=0.0,
+            )
+        )
+        assert isinstance(info, EventInfo)
+        event = info.summary.event
+        for client in clients.values():
+            await register(client, event)
+        await check_in(clients["ann"], event)
+        await check_in(clients["bob"], event)  # cy never comes: two forfeits withdraw it
+        server.events.now = lambda: time.time() + 7200
+        server.events.wake()
+        with trio.fail_after(3600):
+            async with trio.open_nursery() as nursery:
+                for name in ("ann", "bob"):
+                    nursery.start_soon(play_until_ended, clients[name])
+        shown = await clients["ann"].request(EventShow(event=event))
+    assert isinstance(shown, EventInfo)
+    cy = next(e for e in shown.entrants if e.names == ["cy"])
+    assert cy.withdrawn
+    line = next(s for s in shown.standings if s.names == ["cy"])
+    # Round 3 too: a withdrawn entrant's seat is the fallback's from the start, a forfeit.
+    assert line.forfeits == 3 and line.boards == 3 and line.percent == 0.0
+    assert line.place == 4
+
+
+async def test_a_player_gone_past_the_grace_forfeits_the_rest_of_the_round(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    listener = MemoryListener()
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    config = memory_config(limits=limits, events_open=True, reconnect_grace=20.0)
+    async with running_server(config, listeners=[listener]) as server:
+        assert server.events is not None
+        clients = {}
+        for name in ("ann", "bob", "cy"):
+            client = await MemoryClient.connect(listener)
+            await enter(client, name)
+            clients[name] = client
+        info = await clients["ann"].request(
+            EventCreate(
+                name="Gone",
+                format=EventFormat.SWISS_INDIVIDUAL,
+                rounds=1,
+                boards=2,
+                starts_at=time.time() + 3600,
+                max_entrants=4,
+                bot_turn_ms=2000,
+                round_gap=0.0,
+            )
+        )
+        assert isinstance(info, EventInfo)
+        event = info.summary.event
+        for client in clients.values():
+            await register(client, event)
+            await check_in(client, event)
+        server.events.now = lambda: time.time() + 7200
+        server.events.wake()
+        with trio.fail_after(3600):
+            async with trio.open_nursery() as nursery:
+                for name in ("ann", "bob"):
+                    nursery.start_soon(play_until_ended, clients[name])
+                await clients["cy"].expect(YourTurn)
+                await clients["cy"].aclose()  # gone, and not back within the 20 s grace
+        shown = await clients["ann"].request(EventShow(event=event))
+    assert isinstance(shown, EventInfo)
+    lines = {s.names[0]: s for s in shown.standings}
+    assert lines["cy"].forfeits == 1 and lines["cy"].percent == 0.0
+    assert lines["ann"].forfeits == 0 and lines["bob"].forfeits == 0
+    (table,) = shown.rounds[0].tables
+    assert len(table.boards) == 2  # the fallback played cy's seat to the end
