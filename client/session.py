@@ -426,7 +426,11 @@ class PlaySession:
         """A round of the event is paired (a fresh table to follow), a seat at its table is taken,
         our table's boards are played, or the event is over."""
         event = self.seating.event
-        if isinstance(message, m.EventRoundPaired) and message.event == event:
+        if (
+            isinstance(message, m.EventRoundPaired)
+            and message.event == event
+            and message.table != self.state.table  # told again after a drop: the same table
+        ):
             log = list(self.state.log)[-4:]
             self.state = TableState()
             self._journaled = 0  # the new table's hands go to the history from the first

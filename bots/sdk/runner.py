@@ -401,6 +401,12 @@ class BotRunner:
             log.info("entered the ladder: %s", message.note or "waiting for a match")
         elif isinstance(message, Ok) and message.id is not None and self._event_reply(message):
             await self._check_in(conn)
+        elif (
+            isinstance(message, EventRoundPaired)
+            and message.event == self.config.event
+            and message.table == self.table
+        ):
+            pass  # told again (checked in anew after a drop): the table in hand is that round's
         elif isinstance(message, EventRoundPaired) and message.event == self.config.event:
             self.table, self.seat, self.ruleset, self.tracker = (
                 message.table,
