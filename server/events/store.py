@@ -5,8 +5,9 @@ Kept (migration 11, server/storage/schema.py): each event with its settings, sec
 status and the round in progress; its entrants (registrations before the start, keyed `a<id>`; the
 entrants formed at the start, keyed `e1`, `e2`, ...); each round's plan as it was made; each
 round's tables with their games. Results are never kept apart: `board_results` reads them back
-from the games' hand records (each hand's points per side) and seats (a seat its player gave up is
-a forfeit), so the standings rebuild from the stored boards bit for bit.
+from the games' hand records (each hand's points per side), seats and actions (a seat its player
+gave up is forfeited from the hand in which the server first acted for it for good), so the
+standings rebuild from the stored boards bit for bit.
 
 A knockout match tied after its boards plays extra boards one at a time, each at a table of its
 own: such a table is stored as table number `EXTRA * k + table_no` (k = 1, 2, 3), and its board is
@@ -15,8 +16,10 @@ board `boards + k` of the match.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,7 +143,8 @@ def store_round(tx: Tx, number: int, round_no: int, plans: Sequence[Plan], statu
 
 def board_results(tx: Tx, event: StoredEvent) -> list[BoardResult]:
     """Every board finished so far, read from the games of the event's tables: each hand's
-    points per side from its hand record, forfeits from the seats its players gave up."""
+    points per side from its hand record, forfeits from the seats its players gave up (from the
+    board on which each was given up: `given_up_from`)."""
     out: list[BoardResult] = []
     individual = event.settings.format is EventFormat.SWISS_INDIVIDUAL
     for table in event.tables:
@@ -150,11 +154,14 @@ def board_results(tx: Tx, event: StoredEvent) -> list[BoardResult]:
         if game_id is None:
             continue
         seats = tx.game_seats(game_id) or []
-        given_up = frozenset(i for i, s in enumerate(seats) if s.get("abandoned"))
+        given_up = [i for i, s in enumerate(seats) if s.get("abandoned")]
+        hands = list(tx.hand_records(game_id))
+        since = given_up_from(tx, game_id, given_up, hands) if given_up else {}
         extra, table_no = divmod(table.table_no, EXTRA)
         first_board = 1 if extra == 0 else event.settings.boards + extra
-        for index, record in enumerate(tx.hand_records(game_id)):
+        for index, record in enumerate(hands):
             delta = record.get("score", {}).get("delta", [0, 0])
+            gone = frozenset(seat for seat, board in since.items() if index >= board)
             out.append(
                 BoardResult(
                     round_no=table.round,
@@ -162,11 +169,43 @@ def board_results(tx: Tx, event: StoredEvent) -> list[BoardResult]:
                     board=first_board + index,
                     ns_points=int(delta[0]),
                     ew_points=int(delta[1]),
-                    forfeit_ns=bool(given_up & {0, 2}),
-                    forfeit_ew=bool(given_up & {1, 3}),
-                    forfeit_seats=given_up if individual else frozenset(),
+                    forfeit_ns=bool(gone & {0, 2}),
+                    forfeit_ew=bool(gone & {1, 3}),
+                    forfeit_seats=gone if individual else frozenset(),
                 )
             )
+    return out
+
+
+def given_up_from(
+    tx: Tx, game_id: int, seats: Sequence[int], hands: Sequence[Mapping[str, Any]]
+) -> dict[int, int]:
+    """For each seat of `seats` (given up by its player), the index of the first hand it did not
+    play to the end: the hand of its player's last action if the server acted for the seat after
+    it in that hand, else the next one (0 for a seat its player never acted at). Read from the
+    stored actions (`source`: a player's own, or the server's) laid over the hands' records."""
+    stored = tx.load_game(game_id)
+    if stored is None:
+        return dict.fromkeys(seats, 0)
+    # Where each hand's actions end in the game's order of actions.
+    ends = list(itertools.accumulate(len(h.get("actions", ())) for h in hands))
+    if not ends or ends[-1] > len(stored.actions):
+        return dict.fromkeys(seats, 0)  # records that do not line up: the whole table
+
+    def hand_of(position: int) -> int:
+        return bisect.bisect_right(ends, position)
+
+    out = {}
+    for seat in seats:
+        mine = [p for p, a in enumerate(stored.actions) if a.seat == seat]
+        played = [p for p in mine if stored.actions[p].source == "player"]
+        if not played:
+            out[seat] = 0
+            continue
+        last = played[-1]
+        hand = hand_of(last)
+        server_after = any(p > last and hand_of(p) == hand for p in mine)
+        out[seat] = hand if server_after else hand + 1
     return out
 
 

@@ -25,11 +25,22 @@ def entrant(key: str, *members: int, at: float, partner: str | None = None) -> E
     )
 
 
-def hand(tx: Tx, game: int, number: int, ns: int, ew: int) -> None:
+def hand(tx: Tx, game: int, number: int, ns: int, ew: int, east: str = "player") -> None:
+    """A hand of four actions (one a seat, in seat order) and its record; `east` says who made
+    seat 1's action: its player, or the server (`bot`: the fallback playing a seat given up)."""
+    first = 4 * (number - 1)
+    for seat in range(4):
+        source = east if seat == 1 else "player"
+        tx.insert_action(game, first + seat, seat=seat, action={"n": seat}, source=source)
     tx.insert_hand_record(
         game,
         number,
-        {"format": "spades-hand/1", "seed": f"s{number}", "score": {"delta": [ns, ew]}},
+        {
+            "format": "spades-hand/1",
+            "seed": f"s{number}",
+            "actions": [{"seat": seat} for seat in range(4)],
+            "score": {"delta": [ns, ew]},
+        },
     )
 
 
@@ -54,8 +65,8 @@ def test_an_event_and_its_results_read_back_from_its_games(tx: Tx) -> None:
     game = tx.insert_game(table_id, "spades", {}, [{"account": i} for i in ids])
     tx.put_event_table(number, 1, 1, table_id, None)
     hand(tx, game, 1, 120, -40)
-    hand(tx, game, 2, 30, 61)
-    # East (seat 1) gave up its seat: East-West forfeited.
+    hand(tx, game, 2, 30, 61, east="bot")
+    # East (seat 1) gave up its seat after board 1: East-West forfeited board 2.
     tx.update_game_seats(
         game, [{"account": i, **({"abandoned": True} if s == 1 else {})} for s, i in enumerate(ids)]
     )
@@ -72,9 +83,12 @@ def test_an_event_and_its_results_read_back_from_its_games(tx: Tx) -> None:
     assert [(t.round, t.table_no, t.table_id) for t in loaded.tables] == [(1, 1, table_id)]
     results = event_store.board_results(tx, loaded)
     assert results == [
-        BoardResult(1, 1, 1, 120, -40, forfeit_ns=False, forfeit_ew=True),
+        BoardResult(1, 1, 1, 120, -40, forfeit_ns=False, forfeit_ew=False),
         BoardResult(1, 1, 2, 30, 61, forfeit_ns=False, forfeit_ew=True),
     ]
+    assert event_store.given_up_from(tx, game, [1], list(tx.hand_records(game))) == {1: 1}
+    # Records that do not line up with the actions: every board of the table.
+    assert event_store.given_up_from(tx, game, [1], [{"actions": [{}] * 9}]) == {1: 0}
     records, total, after = event_store.records(tx, loaded)
     assert [(r["event"], r["board"], r["seed"]) for r in records] == [
         (f"E{number}/r1/t1", 1, "s1"),
