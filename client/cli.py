@@ -869,6 +869,18 @@ def event(  # noqa: PLR0917 - typer maps each option to a parameter
         int | None,
         typer.Option("--round", help="Show this round's tables (default: the latest).", min=1),
     ] = None,
+    records: Annotated[
+        bool,
+        typer.Option(
+            "--records",
+            help="Print every board played so far as hand records (JSON lines, for `spades"
+            " replay`).",
+        ),
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="--records: write them to this file."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Show an event: its entrants, a knockout's bracket, the standings and a round's tables.
@@ -893,6 +905,10 @@ def event(  # noqa: PLR0917 - typer maps each option to a parameter
         raise fail("--partner goes with --register", 2)
     if operator_token_file is not None and not cancel:
         raise fail("--operator-token-file goes with --cancel", 2)
+    if output is not None and not records:
+        raise fail("--output goes with --records", 2)
+    if records and acts:
+        raise fail(f"give --records or {acts[0]}, not both", 2)
     operator = operator_token(operator_token_file) if cancel else None
     config = ClientConfig()
     address = server_address(config)
@@ -908,6 +924,9 @@ def event(  # noqa: PLR0917 - typer maps each option to a parameter
         else:
             event_change(address, token, event_id, acts[0], partner, operator)
         return
+    if records:
+        write_event_records(address, token, event_id, output)
+        return
     info = run(lambda: show_event(address, token, event_id))
     if as_json:
         typer.echo(json.dumps(to_map(info), indent=2))
@@ -922,6 +941,28 @@ def event(  # noqa: PLR0917 - typer maps each option to a parameter
             round_no=round_no,
             mine=saved.name if saved is not None else None,
         )
+    )
+
+
+def write_event_records(
+    address: ServerAddress, token: str | None, event_id: str, output: Path | None
+) -> None:
+    """`spades event E --records [-o FILE]`: the event's boards as `spades-hand/1` JSON lines."""
+    from client.events import event_records
+
+    found = run(lambda: event_records(address, token, event_id))
+    lines = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in found)
+    if output is None:
+        typer.echo(lines, nl=False)
+        return
+    try:
+        output.write_text(lines, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    boards = "board" if len(found) == 1 else "boards"
+    typer.echo(
+        f"wrote {len(found)} {boards} of {event_id} to {output}: `spades replay {output}` steps"
+        " through them"
     )
 
 

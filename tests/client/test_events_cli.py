@@ -271,6 +271,20 @@ async def test_a_person_who_quits_mid_round_comes_back_to_her_seat(
         standing = next(s for s in again.ended.standings if s.names == ["ada"])
         assert standing.forfeits == 0 and standing.boards == 1
 
+        # The event's board, as hand records a replay steps through.
+        assert (await spades("connect", f"127.0.0.1:{server.port}")).exit_code == 0
+        path = tmp_path / "e1.jsonl"
+        wrote = await spades("event", event, "--records", "-o", str(path))
+        assert wrote.exit_code == 0 and f"wrote 1 board of {event}" in wrote.output, wrote.output
+        (record,) = [json.loads(line) for line in path.read_text().splitlines()]
+        assert record["format"] == "spades-hand/1", record
+        assert record["event"] == f"{event}/r1/t1" and record["board"] == 1, record
+        printed = await spades("event", event, "--records")
+        assert json.loads(printed.output) == record
+        replayed = await spades("replay", str(path), "--all")
+        assert replayed.exit_code == 0 and "Spades · game 1 · hand 1" in replayed.output
+        one_line_error(await spades("event", event, "-o", str(path)), code=2)
+
 
 async def test_the_play_screen_rides_out_a_server_crash(tmp_path: Path) -> None:
     """`spades-server serve` killed with -9 in the middle of round 1 and started again on the same
