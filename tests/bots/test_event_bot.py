@@ -21,6 +21,7 @@ from bots.registry import make_bot
 from bots.sdk.register import register_bot
 from bots.sdk.runlog import RunStats
 from bots.sdk.runner import BotRunner, RunnerConfig, RunnerError
+from client.events import bracket_lines
 from protocol import messages as m
 from protocol.event_messages import EventEntry, EventFormat, EventInfo
 from server.app import Server, local_config, running_server
@@ -194,6 +195,11 @@ async def test_four_pairs_of_bots_play_a_knockout(server: Server) -> None:
     assert len(final.matches) == 3 and all(x.winner is not None for x in final.matches)
     champion = next(x.winner for x in final.matches if x.round == 2)
     assert final.standings[0].key == champion
+    # `spades event` draws it: the champion's pair at the end of the winner's line.
+    lines = bracket_lines(final, 80)
+    assert lines[0].split() == ["Round", "1", "Final", "Winner"], lines
+    names = next(" & ".join(e.names) for e in final.entrants if e.key == champion)
+    assert lines[4].rstrip().endswith(f"├─{names}"), lines
 
 
 async def test_a_cancelled_event_ends_the_run(server: Server) -> None:
