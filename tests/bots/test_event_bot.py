@@ -198,8 +198,8 @@ async def test_four_pairs_of_bots_play_a_knockout(server: Server) -> None:
     # `spades event` draws it: the champion's pair at the end of the winner's line.
     lines = bracket_lines(final, 80)
     assert lines[0].split() == ["Round", "1", "Final", "Winner"], lines
-    names = next(" & ".join(e.names) for e in final.entrants if e.key == champion)
-    assert lines[4].rstrip().endswith(f"├─{names}"), lines
+    pair = next(" & ".join(e.names) for e in final.entrants if e.key == champion)
+    assert lines[4].rstrip().endswith(f"├─{pair}"), lines
 
 
 async def test_a_cancelled_event_ends_the_run(server: Server) -> None:
