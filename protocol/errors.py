@@ -213,7 +213,7 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.EVENT_FULL: ErrorInfo(False, "The event has as many entrants as its host allowed."),
     ErrorCode.NOT_ALLOWED: ErrorInfo(
         False,
-        "The account may not do this: announce an event (only the operator's accounts, unless the"
+        "The account may not do this: announce an event (only the operator, unless the"
         " server's `events_open` is set), cancel one it did not announce, or enter one open only to"
         " people or only to bots; `message` says which.",
     ),

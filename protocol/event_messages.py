@@ -176,9 +176,10 @@ class EventMatch:
 @register("event_create", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EventCreate(Request):
-    """Announce an event. Answered with `event_info`. Allowed to the operator's accounts, and to any
-    registered account on a server whose `events_open` setting is true (`not_allowed` otherwise);
-    settings that do not fit together are refused `bad_event` with a sentence."""
+    """Announce an event. Answered with `event_info`. Allowed to the operator (a connection that
+    sent a good `operator_login`), and to any registered account on a server whose `events_open`
+    setting is true (`not_allowed` otherwise); settings that do not fit together, or a start more
+    than a minute past, are refused `bad_event` with a sentence."""
 
     name: Annotated[Label, Doc("the event's name")]
     format: Annotated[EventFormat, Doc("how it is played")]
@@ -294,8 +295,9 @@ class EventPlay(Request):
 @register("event_cancel", C)
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EventCancel(Request):
-    """Cancel an event (its host or the operator). Answered with `ok`; its tables close and the
-    checked-in entrants get `event_ended` with `cancelled`."""
+    """Cancel an event (its host or the operator). Answered with `ok`; no further round is paired,
+    a table in play finishes its game (which no longer counts), and the checked-in entrants get
+    `event_ended` with `cancelled`."""
 
     event: Annotated[EventId, Doc("the event")]
 
