@@ -4,7 +4,9 @@ A wire type is a frozen dataclass whose annotations say everything about its fie
 ``float``, ``bool``, ``str``, a ``StrEnum``, a ``Literal``, ``X | None``, ``list[X]``,
 ``tuple[X, Y]`` (a fixed-length array), ``dict[str, X]``, a union of scalars, ``Any`` (any decoded
 msgpack value) or another wire dataclass, refined with ``Annotated`` markers (:class:`Range`,
-:class:`Length`, :class:`Pattern`, :class:`OneOf`, :class:`Named`, :class:`Doc`). Each class is
+:class:`Length`, :class:`Pattern`, :class:`OneOf`, :class:`Named`, :class:`Doc`); a type of the
+caller's own (the cluster link's accounts, engine actions, bytes of a fixed size) brings its own
+converter and encoder (:class:`Check`). Each class is
 compiled once into a list of field converters; the same compiled form validates decoded maps, encodes
 instances and renders the documentation's field tables, so the three can never disagree.
 Unknown keys are ignored (forward compatibility); an explicit nil for an optional field is read as the
@@ -72,6 +74,18 @@ class Doc:
     """The sentence for the docs' field table: ``name: Annotated[str, Doc("who is playing")]``."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A converter of the declaring module's own, in place of the base type's: ``convert(value, path)``
+    checks a decoded value and returns the field's value (raising :class:`FieldProblem`, or an error
+    of the caller's, which passes through); ``encode`` turns the field's value into plain data
+    (None: as the base type encodes, or the value as it is). For types this module does not know
+    (``server.cluster.link_protocol``'s ids, accounts and actions)."""
+
+    convert: Converter
+    encode: Callable[[Any], Any] | None = None
 
 
 # ---- Errors raised while converting (turned into ProtocolError by the caller) ------------------
@@ -175,7 +189,8 @@ def _is_union(origin: Any) -> bool:
 def converter_for(annotation: Any) -> Converter:
     """A function ``(value, path) -> value`` that checks and converts one decoded value."""
     base, markers = _strip_annotated(annotation)
-    convert = _base_converter(base)
+    own = [marker.convert for marker in markers if isinstance(marker, Check)]
+    convert = own[-1] if own else _base_converter(base)
     checks = [_marker_check(marker) for marker in markers]
     active = [check for check in checks if check is not None]
     if not active:
@@ -452,9 +467,12 @@ def to_map(obj: Any) -> dict[str, Any]:
 def encoder_for(annotation: Any) -> Callable[[Any], Any] | None:
     """How to turn a field's value into plain data, or ``None`` when it already is (most fields:
     numbers, strings, lists of them, and ``Any`` maps such as views, which are never walked)."""
-    base, _ = _strip_annotated(annotation)
+    base, markers = _strip_annotated(annotation)
+    own = [marker.encode for marker in markers if isinstance(marker, Check) and marker.encode]
+    if own:
+        return own[-1]
     origin = typing.get_origin(base)
-    if base is Any or base in (bool, int, float, str, type(None)) or origin is Literal:
+    if base is Any or base in (bool, int, float, str, bytes, type(None)) or origin is Literal:
         return None
     if origin is tuple:  # decoded as tuples, shown as lists
         return to_plain

@@ -40,10 +40,9 @@ import enum
 import hashlib
 import hmac
 import secrets
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import msgpack
 
@@ -64,6 +63,7 @@ from protocol.messages import (
     Sender,
     TableCreated,
 )
+from protocol.schema import Check, FieldProblem, from_map, to_map
 from protocol.wire import from_wire, to_wire
 from server.accounts import Account
 from server.table_commands import LeaveReason
@@ -170,10 +170,6 @@ def _optional(check: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     return optional
 
 
-_rid = _optional(_int(0, 2**32 - 1))
-_seat = _optional(_int(0, 15))
-
-
 def _account(value: Any, name: str) -> Account:
     if type(value) is not list or len(value) != 4:
         raise LinkError(f"{name}: expected [id, name, bot, guest]")
@@ -233,39 +229,45 @@ def _reason(value: Any, name: str) -> LeaveReason:
         raise LinkError(f"{name}: not a reason to leave") from None
 
 
+# ---------------------------------------------------------------- the field types
+
+# Each field's type says its check (and, where its wire form is not the value itself, its
+# encoding), as the game port's messages do (protocol.schema): the message classes below are the
+# one declaration of the link's messages, and `decode` and `encode` read them.
+LinkId = Annotated[str, Check(_id)]
+LinkIds = Annotated[tuple[str, ...], Check(_ids, list)]
+Nonce = Annotated[bytes, Check(_bytes(NONCE_SIZE))]
+ProofBytes = Annotated[bytes, Check(_bytes(PROOF_SIZE))]
+Body = Annotated[bytes, Check(_body)]
+Rid = Annotated[int | None, Check(_optional(_int(0, 2**32 - 1)))]
+SeatNumber = Annotated[int | None, Check(_optional(_int(0, 15)))]
+GameVersion = Annotated[int, Check(_int(0, 2**53))]
+CallId = Annotated[int, Check(_int(0, 2**63 - 1))]
+Flag = Annotated[bool, Check(_bool)]
+LinkAccount = Annotated[Account, Check(_account, _wire_account)]
+MaybeAccount = Annotated[Account | None, Check(_optional(_account), _wire_account)]
+LinkAction = Annotated[EngineAction, Check(_action, action_to_dict)]
+Reason = Annotated[LeaveReason, Check(_reason)]
+Created = Annotated[
+    TableCreated | None, Check(_optional(_message((TableCreated,), Sender.SERVER)), to_wire)
+]
+ChatLine = Annotated[ChatMessage, Check(_message((ChatMessage,), Sender.SERVER), to_wire)]
+LadderRequest = Annotated[Message, Check(_message(_LADDER_REQUESTS, Sender.CLIENT), to_wire)]
+AnyReply = Annotated[Message, Check(_message((Message,), Sender.SERVER), to_wire)]
+
+
 # ---------------------------------------------------------------- the messages
 
 
 @dataclass(frozen=True, slots=True)
 class LinkMessage:
-    """One message of the link. `TYPE` is its `t`; `FIELDS` its fields' checks, in order (a
-    field's wire form is the value itself unless `_to_wire` says otherwise)."""
+    """One message of the link. `TYPE` is its `t`; its fields, in order, are the dataclass's, each
+    typed with its check (every field must be present, nil where its type allows it)."""
 
     TYPE: ClassVar[str] = ""
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
 
     def wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"t": self.TYPE}
-        for name in self.FIELDS:
-            out[name] = _to_wire(getattr(self, name))
-        return out
-
-
-def _to_wire(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, Account):
-        return _wire_account(value)
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Message):
-        return to_wire(value)
-    if isinstance(value, _ENGINE_ACTIONS):
-        return action_to_dict(typing.cast(EngineAction, value))
-    return value
-
-
-_ENGINE_ACTIONS: tuple[type, ...] = typing.get_args(EngineAction)
+        return {"t": self.TYPE, **to_map(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,12 +275,8 @@ class Hello(LinkMessage):
     """The dialer's first message: who it says it is, and its nonce."""
 
     TYPE: ClassVar[str] = "hello"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
-        "worker": _id,
-        "nonce": _bytes(NONCE_SIZE),
-    }
-    worker: str
-    nonce: bytes
+    worker: LinkId
+    nonce: Nonce
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,14 +284,9 @@ class Challenge(LinkMessage):
     """The listener's answer: who it is, its nonce, and its proof."""
 
     TYPE: ClassVar[str] = "challenge"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
-        "worker": _id,
-        "nonce": _bytes(NONCE_SIZE),
-        "proof": _bytes(PROOF_SIZE),
-    }
-    worker: str
-    nonce: bytes
-    proof: bytes
+    worker: LinkId
+    nonce: Nonce
+    proof: ProofBytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,8 +294,7 @@ class Proof(LinkMessage):
     """The dialer's proof."""
 
     TYPE: ClassVar[str] = "proof"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {"proof": _bytes(PROOF_SIZE)}
-    proof: bytes
+    proof: ProofBytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,24 +304,16 @@ class Accepted(LinkMessage):
     TYPE: ClassVar[str] = "accepted"
 
 
-_TABLE = {"table": _id, "peer": _id, "rid": _rid}
-
-
 @dataclass(frozen=True, slots=True)
 class ForwardAct(LinkMessage):
     """A session's `act` for a table of the listener's."""
 
     TYPE: ClassVar[str] = "act"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
-        **_TABLE,
-        "version": _int(0, 2**53),
-        "action": _action,
-    }
-    table: str
-    peer: str
-    rid: int | None
-    version: int
-    action: EngineAction
+    table: LinkId
+    peer: LinkId
+    rid: Rid
+    version: GameVersion
+    action: LinkAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,54 +321,40 @@ class ForwardJoin(LinkMessage):
     """A session's join (or a login's reattach, or the creator's first seat)."""
 
     TYPE: ClassVar[str] = "join"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
-        **_TABLE,
-        "account": _account,
-        "seat": _seat,
-        "takeover": _bool,
-        "reattach": _bool,
-        "created": _optional(_message((TableCreated,), Sender.SERVER)),
-    }
-    table: str
-    peer: str
-    rid: int | None
-    account: Account
-    seat: int | None
-    takeover: bool
-    reattach: bool
-    created: TableCreated | None
+    table: LinkId
+    peer: LinkId
+    rid: Rid
+    account: LinkAccount
+    seat: SeatNumber
+    takeover: Flag
+    reattach: Flag
+    created: Created
 
 
 @dataclass(frozen=True, slots=True)
 class ForwardSpectate(LinkMessage):
     TYPE: ClassVar[str] = "spectate"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = dict(_TABLE)
-    table: str
-    peer: str
-    rid: int | None
+    table: LinkId
+    peer: LinkId
+    rid: Rid
 
 
 @dataclass(frozen=True, slots=True)
 class ForwardLeave(LinkMessage):
     TYPE: ClassVar[str] = "leave"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {**_TABLE, "reason": _reason}
-    table: str
-    peer: str
-    rid: int | None
-    reason: LeaveReason
+    table: LinkId
+    peer: LinkId
+    rid: Rid
+    reason: Reason
 
 
 @dataclass(frozen=True, slots=True)
 class ForwardChat(LinkMessage):
     TYPE: ClassVar[str] = "chat"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
-        **_TABLE,
-        "message": _message((ChatMessage,), Sender.SERVER),
-    }
-    table: str
-    peer: str
-    rid: int | None
-    message: ChatMessage
+    table: LinkId
+    peer: LinkId
+    rid: Rid
+    message: ChatLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,9 +364,8 @@ class Deliver(LinkMessage):
     one message queued one after the other, `merge`)."""
 
     TYPE: ClassVar[str] = "deliver"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {"to": _ids, "body": _body}
-    to: tuple[str, ...]
-    body: bytes
+    to: LinkIds
+    body: Body
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,9 +373,8 @@ class Resume(LinkMessage):
     """A login at the dialer: the listener's tables give the account's held seats back."""
 
     TYPE: ClassVar[str] = "resume"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {"peer": _id, "account": _account}
-    peer: str
-    account: Account
+    peer: LinkId
+    account: LinkAccount
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,8 +382,7 @@ class Gone(LinkMessage):
     """A session of the dialer's is gone."""
 
     TYPE: ClassVar[str] = "gone"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {"peer": _id}
-    peer: str
+    peer: LinkId
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,18 +390,11 @@ class LadderAsk(LinkMessage):
     """A session's ladder request, for the server that runs the ladder."""
 
     TYPE: ClassVar[str] = "ladder"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
-        "call": _int(0, 2**63 - 1),
-        "peer": _id,
-        "account": _optional(_account),
-        "owner": _id,
-        "request": _message(_LADDER_REQUESTS, Sender.CLIENT),
-    }
-    call: int
-    peer: str
-    account: Account | None
-    owner: str
-    request: Message
+    call: CallId
+    peer: LinkId
+    account: MaybeAccount
+    owner: LinkId
+    request: LadderRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,12 +402,8 @@ class LadderAnswer(LinkMessage):
     """The ladder's server's reply to a `LadderAsk`."""
 
     TYPE: ClassVar[str] = "ladder_reply"
-    FIELDS: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
-        "call": _int(0, 2**63 - 1),
-        "reply": _message((Message,), Sender.SERVER),
-    }
-    call: int
-    reply: Message
+    call: CallId
+    reply: AnyReply
 
 
 Forward = ForwardAct | ForwardJoin | ForwardSpectate | ForwardLeave | ForwardChat
@@ -536,12 +492,12 @@ def decode(body: bytes, allowed: frozenset[type[LinkMessage]] | None = None) -> 
         raise LinkError(f"unknown message type {str(kind)[:32]!r}")
     if allowed is not None and cls not in allowed:
         raise LinkError(f"a {cls.TYPE} is not allowed now")
-    values = []
-    for name, check in cls.FIELDS.items():
-        if name not in data:
-            raise LinkError(f"{cls.TYPE}: {name} is missing")
-        values.append(check(data[name], f"{cls.TYPE}.{name}"))
-    return cls(*values)
+    try:
+        return from_map(cls, data, f"{cls.TYPE}.")
+    except FieldProblem as exc:
+        if exc.missing:
+            raise LinkError(f"{cls.TYPE}: {exc.path.partition('.')[2]} is missing") from None
+        raise LinkError(str(exc)) from None
 
 
 def encode(message: LinkMessage) -> bytes:

@@ -1,10 +1,11 @@
-// The engine's fold of events into a seat's view (engine/view_fold.py), in JavaScript for the page:
-// what each event tells a seat (or a spectator) about the view (the engine's `to_dict()` shape,
-// docs/protocol.md "Game views"). Pure: it changes the view it is given and nothing else. The
-// Python fold is property-tested against the engine's views; this one is tested against the same
-// engine on generated event streams of every preset (tests/web/js/view_fold.test.mjs, its fixtures
-// from tests/web/test_page_logic.py). A new event kind must be added here and in the Python fold:
-// `foldEvent` throws on a kind it does not know, and the test lists the engine's kinds.
+// The engine's fold of events into a seat's view (engine/view_fold.py and each event's `fold` in
+// engine/events.py), in JavaScript for the page: what each event tells a seat (or a spectator)
+// about the view (the engine's `to_dict()` shape, docs/protocol.md "Game views"). Pure: it changes
+// the view it is given and nothing else. The Python fold is property-tested against the engine's
+// views; this one is tested against the same engine on generated event streams of every preset
+// (tests/web/js/view_fold.test.mjs, its fixtures from tests/web/test_page_logic.py). A new event
+// kind must be added here and in its class in engine/events.py (its `fold`): `foldEvent` throws on
+// a kind it does not know, and the test lists the engine's kinds.
 //
 // `rules` is the table's ruleset as `/presets.json` gives it (the preset's options with the table's
 // own): `game`, `players`, `deck`, `blind_nil_exchange`, `hearts_jack_of_diamonds`.
