@@ -72,6 +72,7 @@ CHECKS = textwrap.dedent(
     from protocol import messages
     from protocol.docs import EXAMPLE, GEN_BLOCK, GROUPS, example_message, field_table, hex_lines, sync
     from protocol.envelope import Sender
+    from protocol.phases import MAY_SEND, Phase
     from protocol.errors import ProtocolError
     from protocol.wire import MessageDecoder, game_event_frames
     from protocol.framing import frame
@@ -83,6 +84,7 @@ CHECKS = textwrap.dedent(
     cls = MESSAGE_TYPES["card_shown"]
     assert GAME_EVENT_TYPES["card_shown"] is cls is messages.CardShown is protocol.CardShown
     assert cls.__doc__ == CardShown.__doc__
+    assert cls in MAY_SEND[Phase.OPEN][Sender.SERVER]  # a connection's phase table lets it through
     table = field_table(cls)
     for row in (
         "| `seat` | Seat | yes | who showed it |",
