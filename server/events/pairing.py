@@ -9,7 +9,8 @@
 - **Swiss individual** (`pair_individual`): round 1 is a seeded shuffle in tables of four; later
   rounds first form partnerships down the standings, nobody partnering a player he partnered
   before while any pairing avoids it, then seat those partnerships against each other down the
-  standings, fewest repeated opponents first.
+  standings, fewest repeated opponents first; each table's four are then split the most even way
+  (first and fourth against second and third) that repeats no partner and no more opponents.
 - **Knockout** (`bracket`): round 1 places the field in the standard seeding positions (1 v 8,
   4 v 5, 2 v 7, 3 v 6 for eight), so the top seeds can meet only late; each later round pairs the
   winners of neighbouring matches, in bracket order. The higher seed sits North-South.
@@ -52,6 +53,8 @@ __all__ = [
 #: Steps one backtracking search may take before it settles for more repeats (bounds the time a
 #: round's pairing costs on any field: a few milliseconds for 256 entrants).
 SEARCH_BUDGET = 20_000
+#: An individual's cost of facing a player met `k` times before is REPEAT_WEIGHT ** k - 1.
+REPEAT_WEIGHT = 4
 
 
 def fill_field(entrants: Sequence[Entrant], format: EventFormat) -> int:
@@ -146,13 +149,31 @@ def pair_individual(
     names = [str(i) for i in range(len(partnerships))]
 
     def opponents(p: str, q: str) -> int:
+        # Facing a player again costs more the more often it happened: a third meeting outweighs
+        # several second ones, so repeats spread over the field rather than pile on one pair.
         return sum(
-            opposed[frozenset((x, y))] for x in partnerships[int(p)] for y in partnerships[int(q)]
+            REPEAT_WEIGHT ** opposed[frozenset((x, y))] - 1
+            for x in partnerships[int(p)]
+            for y in partnerships[int(q)]
         )
+
+    rank = {key: place for place, key in enumerate(ranked)}
+
+    def split_key(split: tuple[tuple[str, str], tuple[str, str]]) -> tuple[int, int, int]:
+        (a, b), (c, d) = split
+        repeats = partnered[frozenset((a, b))] + partnered[frozenset((c, d))]
+        facing = sum(
+            REPEAT_WEIGHT ** opposed[frozenset((x, y))] - 1 for x in (a, b) for y in (c, d)
+        )
+        # Evenness: the partnerships' summed places closest (1 and 4 against 2 and 3).
+        return (repeats, facing, abs(rank[a] + rank[b] - rank[c] - rank[d]))
 
     out = []
     for table_no, (p, q) in enumerate(_pair_up(names, opponents), start=1):
-        first, second = partnerships[int(p)], partnerships[int(q)]
+        # The table's four are settled; of the three ways to split them into partnerships, keep
+        # the one with the fewest repeated partners, then repeated opponents, then the most even.
+        w, x, y, z = sorted((*partnerships[int(p)], *partnerships[int(q)]), key=rank.__getitem__)
+        first, second = min((((w, z), (x, y)), ((w, y), (x, z)), ((w, x), (y, z))), key=split_key)
         first_north = north[first[0]] + north[first[1]]
         second_north = north[second[0]] + north[second[1]]
         if second_north < first_north or (second_north == first_north and table_no % 2 == 0):

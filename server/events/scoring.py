@@ -24,12 +24,22 @@ match (both: the one that forfeited first loses; on the same board, the higher s
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from server.events.plans import Entrant, Plan, Plans, TablePlan, entrants_by_key, sides
+from server.events.plans import (
+    EW_SEATS,
+    NS_SEATS,
+    Entrant,
+    Plan,
+    Plans,
+    TablePlan,
+    entrants_by_key,
+    sides,
+)
 from server.events.settings import MAX_EXTRA_BOARDS, EventFormat, EventSettings
 
 #: What a side not at fault scores on a forfeited board (and the side at fault: 0).
@@ -69,8 +79,10 @@ class BoardResult:
 
 @dataclass(frozen=True, slots=True)
 class StandingLine:
-    """One entrant's line: `percent` its average (0..100, to 0.01), `boards` played, `margin` its
-    total margin over them, `forfeits` the rounds it forfeited (some board of)."""
+    """One entrant's line: `percent` its average matchpoint percentage (0..100, to 0.01), `boards`
+    played (forfeited ones included), `margin` its total margin over them, `forfeits` the boards it
+    forfeited and `forfeited_rounds` the rounds it forfeited some board of (two withdraw an
+    entrant from a Swiss)."""
 
     place: int
     key: str
@@ -78,6 +90,7 @@ class StandingLine:
     boards: int
     margin: int
     forfeits: int
+    forfeited_rounds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +113,25 @@ class MatchLine:
 # ---------------------------------------------------------------- one board across the tables
 
 
+#: A direction's score on one board as a fraction kept in integers: (numerator, denominator).
+#: Standings add thousands of them; `Fraction` arithmetic at each step cost seconds on a full field.
+Units = tuple[int, int]
+_FORFEITER: Units = (0, 1)
+_NOT_AT_FAULT: Units = (FORFEIT_SCORE.numerator, FORFEIT_SCORE.denominator)
+
+
 def board_scores(
     results: Sequence[BoardResult],
 ) -> dict[tuple[int, int], tuple[Fraction, Fraction]]:
     """The score (0..1) of each direction on each board of `results`, keyed by (table, board).
 
     `results` are the results of one round. Raises `ValueError` for a board reported twice."""
+    return {
+        spot: (Fraction(*ns), Fraction(*ew)) for spot, (ns, ew) in _board_units(results).items()
+    }
+
+
+def _board_units(results: Sequence[BoardResult]) -> dict[tuple[int, int], tuple[Units, Units]]:
     by_board: dict[int, list[BoardResult]] = defaultdict(list)
     seen: set[tuple[int, int]] = set()
     for result in results:
@@ -117,19 +143,21 @@ def board_scores(
             )
         seen.add(spot)
         by_board[result.board].append(result)
-    out: dict[tuple[int, int], tuple[Fraction, Fraction]] = {}
+    out: dict[tuple[int, int], tuple[Units, Units]] = {}
     for board in sorted(by_board):
-        played = [r for r in by_board[board] if not r.forfeited]
+        # The comparison field, sorted: a margin's matchpoints are then two searches, not a pass
+        # over every other table (a round of 128 tables has 128 x 127 comparisons a board).
+        field = sorted(r.margin for r in by_board[board] if not r.forfeited)
         for result in by_board[board]:
             spot = (result.table_no, board)
             if result.forfeited:
                 out[spot] = (
-                    Fraction(0) if result.forfeit_ns else FORFEIT_SCORE,
-                    Fraction(0) if result.forfeit_ew else FORFEIT_SCORE,
+                    _FORFEITER if result.forfeit_ns else _NOT_AT_FAULT,
+                    _FORFEITER if result.forfeit_ew else _NOT_AT_FAULT,
                 )
                 continue
-            ns = _ns_score(result.margin, [r.margin for r in played if r is not result])
-            out[spot] = (ns, 1 - ns)
+            ns, whole = _ns_units(result.margin, field)
+            out[spot] = ((ns, whole), (whole - ns, whole))
     return out
 
 
@@ -138,10 +166,15 @@ def matchpoints(margin: int, others: Iterable[int]) -> int:
     return sum(2 if margin > other else 1 if margin == other else 0 for other in others)
 
 
-def _ns_score(margin: int, others: Sequence[int]) -> Fraction:
-    if not others:  # one table: compared with zero
-        return Fraction(1) if margin > 0 else Fraction(1, 2) if margin == 0 else Fraction(0)
-    return Fraction(matchpoints(margin, others), 2 * len(others))
+def _ns_units(margin: int, field: Sequence[int]) -> Units:
+    """North-South's score on a board, `field` being every same-direction margin of the board's
+    comparison (this table's included), sorted: its matchpoints out of 2 x (tables - 1)."""
+    others = len(field) - 1
+    if not others:  # one table: compared with zero (a win 2 of 2, a tie 1 of 2)
+        return (2 if margin > 0 else 1 if margin == 0 else 0, 2)
+    below = bisect.bisect_left(field, margin)
+    level = bisect.bisect_right(field, margin) - below - 1  # ties, this table left out
+    return (2 * below + level, 2 * others)
 
 
 # ---------------------------------------------------------------- standings
@@ -149,11 +182,22 @@ def _ns_score(margin: int, others: Sequence[int]) -> Fraction:
 
 @dataclass
 class _Tally:
-    score: Fraction = Fraction(0)
+    parts: dict[int, int] = field(default_factory=dict)  # denominator -> sum of numerators
     boards: int = 0
     margin: int = 0
+    forfeited: int = 0  # boards
     forfeited_rounds: set[int] = field(default_factory=set)
-    won: Fraction = Fraction(0)  # knockout: boards won, a tie counting a half
+
+    def add(self, units: Units) -> None:
+        numerator, denominator = units
+        self.parts[denominator] = self.parts.get(denominator, 0) + numerator
+
+    def average(self) -> Fraction:
+        """The average score over the boards played (0 with none), exact."""
+        if not self.boards:
+            return Fraction(0)
+        total = sum((Fraction(n, d) for d, n in sorted(self.parts.items())), Fraction(0))
+        return total / self.boards
 
 
 def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
@@ -169,7 +213,7 @@ def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
         by_round[result.round_no].append(result)
     for round_no in sorted(by_round):
         round_results = sorted(by_round[round_no], key=lambda r: (r.table_no, r.board))
-        scores = board_scores(round_results)
+        scores = _board_units(round_results)
         for result in round_results:
             plan = tables[(round_no, result.table_no)]
             score = scores[(result.table_no, result.board)]
@@ -179,20 +223,20 @@ def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
                     tally = tallies[key]
                     tally.boards += 1
                     if result.forfeited:
-                        tally.score += Fraction(0) if at_fault else FORFEIT_SCORE
+                        tally.add(_FORFEITER if at_fault else _NOT_AT_FAULT)
                         if at_fault:
+                            tally.forfeited += 1
                             tally.forfeited_rounds.add(round_no)
                         continue
-                    tally.score += score[direction]
+                    tally.add(score[direction])
                     signed = result.margin if direction == NS else -result.margin
                     tally.margin += signed
-                    tally.won += 1 if signed > 0 else Fraction(1, 2) if signed == 0 else 0
     return tallies
 
 
 def _at_fault(plan: Plan, result: BoardResult, direction: int, index: int) -> bool:
     if result.forfeit_seats and not isinstance(plan, TablePlan):
-        seat = (0, 2)[index] if direction == NS else (1, 3)[index]
+        seat = (NS_SEATS if direction == NS else EW_SEATS)[index]
         return seat in result.forfeit_seats
     return result.forfeit_ns if direction == NS else result.forfeit_ew
 
@@ -218,15 +262,17 @@ def standings(
     """Every entrant of `entrants` in order, place 1 first (a total order: no two share a place).
 
     Swiss: by average percentage, then total margin, then seed. Knockout: the winner, the
-    finalist, then by the round each went out in (later first), then seed; `boards` (the regular
+    finalist, then by the round each went out in (later first), then seed (its percentages are
+    matchpoints too: every match of a round plays the same boards); `boards` (the regular
     boards of a match) is needed to decide a knockout's matches and is ignored in a Swiss. Plans'
     entrants missing from `entrants` (left out by the caller) count for no one."""
     entrants_by_key(entrants)  # refuses two entrants with one key
     tallies = _tallies(plans, results)
 
+    averages = {key: tally.average() for key, tally in tallies.items()}
+
     def average(key: str) -> Fraction:
-        tally = tallies.get(key)
-        return tally.score / tally.boards if tally and tally.boards else Fraction(0)
+        return averages.get(key, Fraction(0))
 
     if format is EventFormat.KNOCKOUT_PAIRS:
         if boards is None:
@@ -248,18 +294,16 @@ def standings(
     lines = []
     for place, entrant in enumerate(order, start=1):
         tally = tallies.get(entrant.key, _Tally())
-        if format is EventFormat.KNOCKOUT_PAIRS:
-            share = tally.won / tally.boards if tally.boards else Fraction(0)
-        else:
-            share = average(entrant.key)
         lines.append(
             StandingLine(
                 place=place,
                 key=entrant.key,
-                percent=round(float(share * 100), 2),
+                # Exact until here: the order above used the fractions, this is what is shown.
+                percent=round(float(average(entrant.key) * 100), 2),
                 boards=tally.boards,
                 margin=tally.margin,
-                forfeits=len(tally.forfeited_rounds),
+                forfeits=tally.forfeited,
+                forfeited_rounds=len(tally.forfeited_rounds),
             )
         )
     return lines

@@ -320,3 +320,23 @@ def test_individual_of_16_can_play_8_rounds_without_a_repeat_partner(seed: int) 
         plans[round_no] = list(tables)
         results += play(round_no, list(tables), 1, rng)
     assert max(partners.values()) == 1
+
+
+def test_individual_tables_split_the_best_with_the_fourth_placed() -> None:
+    entrants = [Entrant(f"p{i}", (i,), seed=i + 1) for i in range(8)]
+    one: list[Plan] = [
+        IndividualTable(1, ("p0", "p1", "p2", "p3")),
+        IndividualTable(2, ("p4", "p5", "p6", "p7")),
+    ]
+    # North-South won table 1 by 100, East-West table 2 by 30: p0 p2 (+100), p5 p7 (+30) at
+    # 100 %, then p4 p6 (-30), p1 p3 (-100) at 0 %.
+    results = [BoardResult(1, 1, 1, 100, 0), BoardResult(1, 2, 1, 0, 30)]
+    two = pair_individual(entrants, results, 2, 0, plans={1: one})
+    # The top four: p0 (1st) with p7 (4th) against p2 and p5; the others: p4 (5th) with p3
+    # (8th) against p6 and p1. Nobody partners a partner of round 1. Directions: each new
+    # partnership has one player who sat North-South and one East-West, a tie, broken by the
+    # table: the better-placed partnership sits North-South at odd tables, the other at even.
+    assert two == [
+        IndividualTable(1, ("p0", "p2", "p7", "p5")),
+        IndividualTable(2, ("p6", "p4", "p1", "p3")),
+    ]

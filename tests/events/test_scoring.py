@@ -92,6 +92,7 @@ def test_forfeit_scores_0_and_60_and_leaves_the_comparison() -> None:
     lines = {s.key: s for s in standings(SWISS, field(*"ABCDEF"), THREE, results)}
     assert (lines["E"].percent, lines["E"].margin, lines["E"].forfeits) == (60.0, 0, 0)
     assert (lines["F"].percent, lines["F"].margin, lines["F"].forfeits) == (0.0, 0, 1)
+    assert (lines["F"].boards, lines["F"].forfeited_rounds) == (1, 1)
 
 
 def test_both_sides_at_fault_score_nothing() -> None:
@@ -112,6 +113,7 @@ def test_individual_players_score_their_side_and_only_the_forfeiter_is_at_fault(
     assert lines["n"].percent == 80.0 and lines["s"].percent == 50.0
     assert lines["e"].percent == 30.0 and lines["w"].percent == 30.0
     assert [lines[k].forfeits for k in "nesw"] == [0, 0, 1, 0]
+    assert [lines[k].forfeited_rounds for k in "nesw"] == [0, 0, 1, 0]
 
 
 def test_ties_go_to_margin_then_to_the_earlier_registration() -> None:
