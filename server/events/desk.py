@@ -228,7 +228,10 @@ class EventDesk:
     async def _list(self, request: Events) -> Message:
         status = None if request.status is None else request.status.value
         rows = await self.store.call(
-            lambda tx: [event_store.load(tx, row.id) for row in tx.events(status, EVENT_LIST_LIMIT)]
+            lambda tx: [
+                event_store.load(tx, row.id, brief=True)
+                for row in tx.events(status, EVENT_LIST_LIMIT)
+            ]
         )
         return EventList(
             id=request.id, events=[self._summary(event) for event in rows if event is not None]
@@ -258,16 +261,6 @@ class EventDesk:
 
     async def _show(self, event_name: str, rid: int | None) -> Message:
         event = await self._event(event_name)
-        number = event.row.id
-        if event.row.host is not None and event.row.host not in event.names:
-
-            def host_name(tx: Tx) -> str | None:
-                row = tx.account_by_id(event.row.host or 0)
-                return None if row is None else row.name
-
-            found = await self.store.call(host_name)
-            if found is not None:
-                event.names[event.row.host] = found
         results = await self.store.call(lambda tx: event_store.board_results(tx, event))
         entrants = [
             EventEntrant(
@@ -329,7 +322,6 @@ class EventDesk:
                         winner=line.winner,
                     )
                 )
-        del number
         return fitted(
             EventInfo(
                 id=rid,

@@ -113,20 +113,27 @@ def create(
     )
 
 
-def load(tx: Tx, number: int) -> StoredEvent | None:
-    """An event with everything stored of it, or None for no such event. Raises `ValueError` if
-    its stored settings or plans no longer read."""
+def load(tx: Tx, number: int, *, brief: bool = False) -> StoredEvent | None:
+    """An event with everything stored of it, or None for no such event; `brief`: what a listing
+    shows (its row, settings and entrants, and the names only of the host and, before the start,
+    of the registrants, whom the count of pairs needs). Raises `ValueError` if its stored
+    settings or plans no longer read."""
     row = tx.event(number)
     if row is None:
         return None
     event = StoredEvent(
         row=row, settings=EventSettings.from_json(row.settings), entrants=tx.event_entrants(number)
     )
-    for round_no, plan, status in tx.event_rounds(number):
-        event.plans[round_no] = [plan_from_json(p) for p in plan]
-        event.round_status[round_no] = status
-    event.tables = tx.event_tables(number)
     ids = {m for e in event.entrants for m in e.members}
+    if brief:
+        ids = set() if event.started else ids
+    else:
+        for round_no, plan, status in tx.event_rounds(number):
+            event.plans[round_no] = [plan_from_json(p) for p in plan]
+            event.round_status[round_no] = status
+        event.tables = tx.event_tables(number)
+    if row.host is not None:
+        ids.add(row.host)
     for account_id in sorted(ids):
         account = tx.account_by_id(account_id)
         if account is not None:
