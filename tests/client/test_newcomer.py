@@ -245,8 +245,9 @@ def test_notes_go_with_their_side() -> None:
 # ---------------------------------------------------------------- 6, 7: other people at the table
 
 
-async def test_other_seats_clocks_tick_without_an_event() -> None:
-    """Item 6: another seat to act and no turn of ours: the screen is redrawn every second."""
+async def test_other_seats_clocks_tick_without_an_event(autojump_clock: trio.abc.Clock) -> None:
+    """Item 6: another seat to act and no turn of ours: the screen is redrawn every second. (No
+    server and no socket: the ticker's seconds are trio time, run by the autojump clock.)"""
     display = FakeDisplay()
     session = PlaySession(
         address=ServerAddress("127.0.0.1", 1),
