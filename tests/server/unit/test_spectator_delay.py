@@ -115,10 +115,14 @@ async def play_out(table: Table, ada: RecordingPeer, *, until_tricks: int | None
     for _ in range(IN_PLAY_LIMIT):
         if table.game.is_over:
             return
-        if until_tricks is not None and table.game.phase is Phase.PLAYING:
-            view = table.game.spectator_view()
-            if sum(view.tricks) >= until_tricks and not view.trick:
-                return
+        # At ada's turn, which may be mid-trick: waiting for her lead as well would play the hand
+        # out whenever she wins no trick after `until_tricks` (one deal in five or so).
+        if (
+            until_tricks is not None
+            and table.game.phase is Phase.PLAYING
+            and sum(table.game.spectator_view().tricks) >= until_tricks
+        ):
+            return
         turn = ada.last(YourTurn)
         action = turn.legal[0].engine_action(turn.seat)
         await tell(table, ActCommand(peer=ada, version=turn.version, action=action))
