@@ -7,6 +7,7 @@ import { Connection } from "./connection.js";
 import { $, fill, h } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { Journal } from "./journal.js";
+import { eventNotice, eventOfTable, loggedIn as eventsLoggedIn, refreshList as refreshEvents, setUpEvents, showEvent } from "./events.js";
 import { everyTable } from "./listing.js";
 import { openPastGames, setUpReplays } from "./replay_view.js";
 import { playerLink, setUpProfile } from "./profile.js";
@@ -65,8 +66,9 @@ function notice(text) {
 }
 
 function show(screen) {
-  for (const id of ["login-screen", "lobby-screen", "table-screen", "replay-screen"]) $(id).hidden = id !== screen;
+  for (const id of ["login-screen", "lobby-screen", "table-screen", "replay-screen", "event-screen"]) $(id).hidden = id !== screen;
   document.body.dataset.screen = screen;
+  if (screen === "lobby-screen" && app.user && app.conn) refreshEvents(); // the events list (events.js)
 }
 
 function render() {
@@ -182,6 +184,8 @@ async function loggedIn(name) {
   if (watching && (!shown || (shown.table === watching && shown.seat === null))) {
     await watch(watching, app.codes[watching]);
   }
+  // Events (events.js): checked in again after a reload, and the event the address names shown.
+  await eventsLoggedIn();
   render();
 }
 
@@ -196,6 +200,10 @@ function received(msg) {
       return;
     case "service_paused":
       paused(msg);
+      return;
+    case "event_round": // an event's round notice (the seat follows as `joined` + `snapshot`)
+    case "event_ended":
+      eventNotice(msg);
       return;
     case "table_changed":
       app.tables.set(msg.table.table, msg.table);
@@ -649,6 +657,10 @@ function draw() {
       options: { ...presetOptions(info?.preset), ...(info?.options || {}) },
       handlers: { act, card: cardChosen },
     });
+    // A table of an event: its game over, the way on is the event's next round, not *Play again*.
+    const eventId = eventOfTable(state.table);
+    $("play-again").hidden = Boolean(eventId);
+    $("game-over-close").textContent = eventId ? "Back to the event" : "Back to the lobby";
     $("last-trick").setAttribute("aria-pressed", String(app.reviewLast));
     $("last-trick").disabled = !(state.view.last_trick || []).length;
     drawLog($("table-log"), state);
@@ -756,6 +768,15 @@ function wire() {
     render(); // the table went on while the replays were on the screen
   }, (message) => (app.conn ? app.conn.request(message) : Promise.resolve(null))); // the hand review asks the server
   setUpProfile((message) => app.conn.request(message)); // the lobby's player statistics (profile.js)
+  setUpEvents({
+    request: (message) => app.conn.request(message),
+    user: () => app.user,
+    show,
+    notice,
+    presets: () => app.presets,
+    atTable: () => Boolean(app.table),
+    watch: (tableId) => watch(tableId),
+  });
   $("past-games").addEventListener("click", () => {
     show("replay-screen");
     openPastGames();
@@ -824,8 +845,10 @@ function wire() {
   });
   $("game-over-close").addEventListener("click", async () => {
     app.gameOverDismissed = true;
+    const eventId = app.table ? eventOfTable(app.table.table) : null;
     if (app.table) await app.conn.request({ t: "leave", table: app.table.table });
     leaveScreen();
+    if (eventId) showEvent(eventId); // an event's table: back to the event, its next round to come
   });
   for (const [form, input, scope] of [["lobby-chat-form", "lobby-chat-input", "lobby"], ["table-chat-form", "table-chat-input", "table"]]) {
     $(form).addEventListener("submit", async (event) => {

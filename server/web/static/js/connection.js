@@ -6,7 +6,7 @@ import { decode, encode } from "./msgpack.js";
 
 export const PROTOCOL = "1.0";
 export const CLIENT = "spades-web/1";
-const REPLY_TYPES = new Set(["welcome", "registered", "logged_in", "tables", "table_created", "joined", "ok", "error", "pong", "standings", "matches", "entrant", "player_stats", "hand_review"]);
+const REPLY_TYPES = new Set(["welcome", "registered", "logged_in", "tables", "table_created", "joined", "ok", "error", "pong", "standings", "matches", "entrant", "player_stats", "hand_review", "event_list", "event_info", "hand_records"]);
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
 
 export class Connection {
