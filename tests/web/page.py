@@ -277,3 +277,78 @@ def play_hand(page: Any) -> None:
             continue
         play_first_legal(page)
     raise AssertionError("the game did not end")
+
+
+# What an event's entrant is asked now: the event over (its banner), its table's bid or card, the
+# game at its table over, or nothing yet (between rounds).
+EVENT_STATE_JS = """() => {
+  if (document.getElementById('event-banner-text')) return 'ended';
+  if (document.body.dataset.screen !== 'table-screen') return '';
+  const over = document.getElementById('game-over');
+  if (over && !over.hidden) return 'over';
+  if (document.querySelector('#hand .card.legal')) return 'play';
+  if (document.querySelector('#actions button.bid')) return 'bid';
+  return '';
+}"""
+
+# The round notice's sentence as it came ('' when the banner shows none).
+BANNER_JS = """() => { const b = document.getElementById('event-banner');
+  const said = b && !b.hidden ? b.querySelector('.sr-only') : null;
+  return said ? said.textContent : ''; }"""
+
+
+def open_event(page: Any, event: str) -> None:
+    """From the lobby, open `event`'s screen by its link in the Events list."""
+    page.click("#event-refresh")
+    page.click(f"#event-list [data-event='{event}'] a", timeout=WAIT_MS)
+    page.wait_for_selector(
+        f"#event-screen:not([hidden]) #event-title:has-text('({event})')", timeout=WAIT_MS
+    )
+
+
+def take_part_in_event(
+    page: Any, event: str, *, between_rounds_ms: int = 120_000, max_steps: int = 2_000
+) -> list[str]:
+    """Take part in `event` from the page until it ends, as its player does: open the event, press
+    *Play* (unless this tab is checked in already), then at each round's table (the server seats
+    the player) bid the third button and play the first legal card by clicks, and at the end of each
+    round's game press *Back to the event*. Returns the round notices the banner showed, in order;
+    returns once the banner says the event is over. The page must be logged in and its account
+    registered for `event`; `between_rounds_ms` bounds each wait for the next thing to do."""
+    if page.evaluate("() => document.body.dataset.screen") != "event-screen":
+        open_event(page, event)
+    if page.locator("#event-play").count():
+        page.click("#event-play")
+        page.wait_for_selector("#event-play", state="detached", timeout=WAIT_MS)
+    notices: list[str] = []
+    for _ in range(max_steps):  # a bound far above any event a test runs
+        state = str(page.wait_for_function(EVENT_STATE_JS, timeout=between_rounds_ms).json_value())
+        banner = str(page.evaluate(BANNER_JS))
+        if banner and (not notices or notices[-1] != banner):
+            notices.append(banner)
+        if state == "ended":
+            return notices
+        if state == "bid":
+            page.locator("#actions button.bid").nth(2).click()
+            page.wait_for_function(
+                "() => !document.querySelector('#actions button.bid')", timeout=WAIT_MS
+            )
+        elif state == "play":
+            # The card may leave with the table (the round over, the next one's snapshot): a
+            # click that lands nowhere is not an error, the next state says what followed.
+            page.evaluate(
+                "() => { const c = document.querySelector('#hand .card.legal'); if (c) c.click(); }"
+            )
+            page.wait_for_function(
+                "() => !document.querySelector('#hand .card.legal')", timeout=WAIT_MS
+            )
+        elif state == "over":
+            # Back to the event, unless the next round's table took the screen meanwhile.
+            page.evaluate(
+                "() => { const d = document.getElementById('game-over');"
+                " if (!d.hidden) document.getElementById('game-over-close').click(); }"
+            )
+            page.wait_for_function(
+                "() => document.getElementById('game-over').hidden", timeout=WAIT_MS
+            )
+    raise AssertionError(f"event {event} did not end within {max_steps} steps")

@@ -55,6 +55,8 @@ test("a summary in one line, by status", () => {
   assert.equal(summaryLine(open, 940), "Swiss pairs · 1 round of 1 board · standard · 1 entrant · registration open, starts in 1 min");
   assert.equal(summaryLine({ ...swiss.summary, status: "finished", format: "knockout_pairs" }, 0).split(" · ").at(-1), "finished");
   assert.match(summaryLine({ ...swiss.summary, format: "swiss_individual" }, 0), /^Swiss individual · /);
+  assert.match(summaryLine({ ...swiss.summary, entry: "people" }, 0), / · people only · running/);
+  assert.doesNotMatch(summaryLine({ ...swiss.summary, entry: "both" }, 0), /people/);
 });
 
 test("entrants by their players, the house's marked", () => {
@@ -130,6 +132,9 @@ test("the buttons offered: Register, then Play and Withdraw, nothing once over",
   assert.deepEqual(eventActions(swiss, "bob", false), ["play", "withdraw"]);
   assert.deepEqual(eventActions(swiss, "eve", false), []); // withdrawn
   for (const status of ["finished", "cancelled"]) assert.deepEqual(eventActions({ ...swiss, summary: { ...swiss.summary, status } }, "ada", false), []);
+  const hosted = { ...open, summary: { ...open.summary, host: "gil" } };
+  assert.deepEqual(eventActions(hosted, "gil", false), ["register", "cancel"]); // the host may cancel
+  assert.deepEqual(eventActions({ ...hosted, summary: { ...hosted.summary, host: "ada" } }, "ada", true), ["withdraw", "cancel"]);
   assert.equal(myEntrant(swiss, "dee").key, "p2");
   assert.equal(myEntrant(swiss, null), null);
 });
@@ -147,6 +152,7 @@ test("the end in a sentence, with this account's place", () => {
   assert.equal(endedWords(msg, "bob"), "Event E1 is over: you placed 1st with 66.7%.");
   assert.equal(endedWords(msg, "dee"), "Event E1 is over: you placed 3rd with 33.3%.");
   assert.equal(endedWords(msg, "gil"), "Event E1 is over.");
+  assert.equal(endedWords({ ...msg, cancelled: true }, "bob"), "Event E1 was cancelled.");
   assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(ordinal), ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]);
 });
 

@@ -64,6 +64,7 @@ export function summaryLine(summary, now) {
     summary.preset,
     `${summary.entrants} ${summary.entrants === 1 ? "entrant" : "entrants"}`,
   ];
+  if (summary.entry && summary.entry !== "both") parts.push(ENTRY_WORDS[summary.entry] || summary.entry);
   const status = STATUS_WORDS[summary.status] || summary.status;
   if (summary.status === "registering") parts.push(`${status}, ${startWords(summary.starts_at, now)}`);
   else if (summary.status === "running") parts.push(`${status}: round ${summary.round} of ${summary.rounds}`);
@@ -173,8 +174,9 @@ export function eventActions(info, user, checkedIn) {
   const status = info.summary.status;
   if (status !== "registering" && status !== "running") return [];
   const mine = myEntrant(info, user);
-  if (!mine) return status === "registering" ? ["register"] : [];
-  return checkedIn ? ["withdraw"] : ["play", "withdraw"];
+  const host = user && info.summary.host === user ? ["cancel"] : [];
+  if (!mine) return [...(status === "registering" ? ["register"] : []), ...host];
+  return [...(checkedIn ? ["withdraw"] : ["play", "withdraw"]), ...host];
 }
 
 // The `event_round` notice in a sentence: "Round 2: table t5, partner bob, starts in 10 s".
@@ -190,6 +192,7 @@ export function roundNotice(msg, left = msg.starts_in) {
 
 // The final standings' sentence for this account, from `event_ended`.
 export function endedWords(msg, user) {
+  if (msg.cancelled) return `Event ${msg.event} was cancelled.`;
   const mine = (msg.standings || []).find((line) => (line.names || []).includes(user));
   const place = mine ? `: you placed ${ordinal(mine.place)} with ${Number(mine.percent).toFixed(1)}%` : "";
   return `Event ${msg.event} is over${place}.`;
@@ -371,6 +374,7 @@ function actionButtons(info, user, checkedIn) {
     : null;
   const button = (action) => {
     if (action === "register") return h("button", { type: "button", id: "event-register", dataset: { key: "event-register" }, onclick: () => register(eventId) }, "Register");
+    if (action === "cancel") return h("button", { type: "button", class: "risky", id: "event-cancel", dataset: { key: "event-cancel" }, onclick: () => cancel(eventId) }, "Cancel the event");
     if (action === "withdraw") return h("button", { type: "button", class: "secondary", id: "event-withdraw", dataset: { key: "event-withdraw" }, onclick: () => withdraw(eventId) }, "Withdraw");
     return h("button", { type: "button", id: "event-play", dataset: { key: "event-play" }, onclick: () => play(eventId) }, "Play");
   };
@@ -419,13 +423,13 @@ function bracketView(info) {
     h("h2", { id: "event-bracket-title" }, "Bracket"),
     // A box of its own that scrolls sideways on a phone; focusable, so the keys scroll it too.
     h("div", { class: "bracket", id: "event-bracket", role: "region", "aria-label": "Bracket, a column a round", tabindex: "0" },
-      columns.map((column) => h("ol", { class: "bracket-round", "aria-label": column.title, dataset: { round: String(column.round) } },
-        h("li", { class: "bracket-title", "aria-hidden": "true" }, column.title),
-        column.matches.map((match) => h("li", { class: `bracket-match${match.decided ? " decided" : ""}` },
+      columns.map((column) => h("div", { class: "bracket-round", dataset: { round: String(column.round) } },
+        h("h3", { class: "bracket-title", id: `bracket-round-${column.round}` }, column.title),
+        h("ol", { class: "bracket-matches", "aria-labelledby": `bracket-round-${column.round}` }, column.matches.map((match) => h("li", { class: `bracket-match${match.decided ? " decided" : ""}` },
           match.sides ? match.sides.map((side) => h("div", { class: `bracket-side${side.winner ? " winner" : ""}`, dataset: { entrant: side.key } },
             h("span", { class: "bracket-name" }, side.name, side.winner ? h("span", { class: "sr-only" }, " (winner)") : null),
             h("span", { class: "bracket-won" }, String(side.won), h("span", { class: "sr-only" }, side.won === 1 ? " board won" : " boards won"))))
-            : h("div", { class: "bracket-side empty" }, "to be decided")))))));
+            : h("div", { class: "bracket-side empty" }, "to be decided"))))))));
 }
 
 // ---- the buttons
@@ -444,6 +448,11 @@ async function withdraw(eventId) {
     if (events.playing === eventId) stopPlaying();
     await refreshEvent();
   }
+}
+
+async function cancel(eventId) {
+  if (!confirm("Cancel this event? Its tables close and it cannot be restarted.")) return;
+  if (await ask({ t: "event_cancel", event: eventId })) await refreshEvent();
 }
 
 export async function play(eventId) {
