@@ -163,6 +163,8 @@ test("the Announce form becomes an event_create, or says what is wrong", () => {
     request: { t: "event_create", name: "Friday Swiss", format: "swiss_pairs", rounds: 4, boards: 3, starts_at: 1_700_000_600, preset: "standard" },
   });
   assert.equal(announceRequest({ ...fields, entry: "bots" }, now).request.entry, "bots");
+  // A knockout's rounds follow from its field: 0, whatever the (disabled) field says.
+  assert.equal(announceRequest({ ...fields, format: "knockout_pairs", rounds: "" }, now).request.rounds, 0);
   const wrong = [
     [{ name: "  " }, "Give the event a name."],
     [{ format: "ladder" }, "Choose a format."],

@@ -210,9 +210,11 @@ export function announceRequest(fields, now) {
   const name = String(fields.name || "").trim();
   if (!name) return { error: "Give the event a name." };
   if (!FORMAT_WORDS[fields.format]) return { error: "Choose a format." };
-  const rounds = Number(fields.rounds);
+  // A knockout's rounds follow from its field (the server counts them: 0 asks it to).
+  const knockout = fields.format === "knockout_pairs";
+  const rounds = knockout ? 0 : Number(fields.rounds);
   const boards = Number(fields.boards);
-  if (!Number.isInteger(rounds) || rounds < 1) return { error: "The number of rounds is a whole number, 1 or more." };
+  if (!knockout && (!Number.isInteger(rounds) || rounds < 1)) return { error: "The number of rounds is a whole number, 1 or more." };
   if (!Number.isInteger(boards) || boards < 1) return { error: "The number of boards is a whole number, 1 or more." };
   if (!Number.isFinite(fields.start)) return { error: "Choose when the event starts." };
   if (fields.start <= now) return { error: "The start time has passed: choose a later one." };
@@ -500,7 +502,15 @@ async function announce(event) {
   }
 }
 
+// A knockout plays as many rounds as its bracket needs: the Rounds field is for a Swiss.
+function formatChosen() {
+  const knockout = $("event-format").value === "knockout_pairs";
+  $("event-rounds").disabled = knockout;
+  $("event-rounds-hint").hidden = !knockout;
+}
+
 function drawAnnounceForm() {
+  formatChosen();
   const select = $("event-preset");
   const current = select.value || "standard";
   const presets = ctx.presets().filter((p) => p.game === "spades" && p.players === 4);
@@ -594,6 +604,7 @@ export async function loggedIn() {
 export function setUpEvents(page) {
   Object.assign(ctx, page);
   $("event-form").addEventListener("submit", announce);
+  $("event-format").addEventListener("change", formatChosen);
   $("event-announce").addEventListener("toggle", () => {
     if ($("event-announce").open) drawAnnounceForm();
   });
