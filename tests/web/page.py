@@ -312,12 +312,15 @@ def take_part_in_event(
     """Take part in `event` from the page until it ends, as its player does: open the event, press
     *Play* (unless this tab is checked in already), then at each round's table (the server seats
     the player) bid the third button and play the first legal card by clicks, and at the end of each
-    round's game press *Back to the event*. Returns the round notices the banner showed, in order;
+    round's game press *Back to the event*. A tab checked in already (before a reload) goes on
+    where it is. Returns the round notices the banner showed, in order;
     returns once the banner says the event is over. The page must be logged in and its account
     registered for `event`; `between_rounds_ms` bounds each wait for the next thing to do."""
-    if page.evaluate("() => document.body.dataset.screen") != "event-screen":
-        open_event(page, event)
-    if page.locator("#event-play").count():
+    # A tab checked in already (before a reload too: the page keeps it for the tab) plays on.
+    checked_in = page.evaluate("(e) => sessionStorage.getItem('spades.eventPlay') === e", event)
+    if not checked_in:
+        if page.evaluate("() => document.body.dataset.screen") != "event-screen":
+            open_event(page, event)
         page.click("#event-play")
         page.wait_for_selector("#event-play", state="detached", timeout=WAIT_MS)
     notices: list[str] = []
