@@ -54,6 +54,13 @@ def need_browser() -> None:
 def served(db: Path | str, *extra: str) -> Iterator[str]:
     """`spades-server serve` on 127.0.0.1 with ports 0; yields the web address it printed. `db`:
     a SQLite file, or a PostgreSQL URL."""
+    with served_ports(db, *extra) as (url, _port):
+        yield url
+
+
+@contextmanager
+def served_ports(db: Path | str, *extra: str) -> Iterator[tuple[str, int]]:
+    """`served`, yielding the game port too (for a protocol client beside the browser)."""
     command = [
         sys.executable,
         "-m",
@@ -83,15 +90,18 @@ def served(db: Path | str, *extra: str) -> Iterator[str]:
     try:
         assert proc.stdout is not None
         url = None
+        port = None
         for _ in range(10):  # a few lines at most before the address
             line = proc.stdout.readline()
             if not line:
                 break
+            if "join with: spades join " in line:
+                port = int(line.rsplit(":", 1)[1])
             if "web page: open " in line:
                 url = line.rsplit("open ", 1)[1].strip()
                 break
-        assert url is not None, "the server did not print its web address"
-        yield url
+        assert url is not None and port is not None, "the server did not print its addresses"
+        yield url, port
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

@@ -8,16 +8,23 @@ the event's screens."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
-from tests.web.browser import need_browser, served
+from protocol.messages import EventEnded
+from tests.server.events.players import check_in, enter, play_until_ended
+from tests.server.events.players import register as register_for
+from tests.server.wire_client import WireClient
+from tests.web.browser import need_browser, served, served_ports
 from tests.web.page import (
     EVENT_STATE_JS,
     WAIT_MS,
     chromium,
+    open_event,
     open_page,
     open_phone,
     register,
@@ -51,7 +58,7 @@ def announce(
     )
     page.click("#event-submit")
     page.wait_for_selector("#event-screen:not([hidden]) #event-title", timeout=WAIT_MS)
-    title = page.inner_text("#event-title")
+    title = str(page.inner_text("#event-title"))
     assert title.startswith(f"{name} (E"), title
     return title.rsplit("(", 1)[1].rstrip(")")
 
@@ -162,5 +169,132 @@ def test_a_person_plays_a_swiss_from_the_page_through_a_reload(tmp_path: Path) -
         assert rounds == ["Round 2 · finished", "Round 1 · finished"], rounds
         assert page.locator("#event-play, #event-register, #event-withdraw").count() == 0
         problems += axe_problems(page, "the event, finished")
+    assert errors == []
+    assert problems == []
+
+
+class BotPairs:
+    """Pairs of bot accounts over the protocol, beside the browser, in a thread of their own: each
+    makes its account, registers naming its partner, checks in and plays every seat it is given
+    (the first legal action) until `event_ended`."""
+
+    def __init__(self, port: int, event: str, pairs: list[tuple[str, str]]) -> None:
+        self.port, self.event, self.pairs = port, event, pairs
+        self.registered = threading.Event()
+        self.ended: list[EventEnded] = []
+        self.failure: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            trio.run(self._main)
+        except BaseException as exc:
+            self.failure = exc
+            self.registered.set()
+
+    async def _main(self) -> None:
+        # Each pair whole before the next registers: the server's check of a named partner reads
+        # the singles registered so far as paired two by two (docs/events.md), so a single in
+        # between would take the partner.
+        names = [one for a, b in self.pairs for one in ((a, b), (b, a))]
+        clients = {}
+        with trio.fail_after(240):
+            for name, _partner in names:
+                clients[name] = await WireClient.connect(self.port)
+                await enter(clients[name], name)
+            for name, partner in names:
+                await register_for(clients[name], self.event, partner)
+                await check_in(clients[name], self.event)
+            self.registered.set()
+            async with trio.open_nursery() as nursery:
+                for client in clients.values():
+                    nursery.start_soon(self._play, client)
+
+    async def _play(self, client: WireClient) -> None:
+        self.ended.append(await play_until_ended(client))
+        await client.aclose()
+
+    def __enter__(self) -> BotPairs:
+        self.thread.start()
+        assert self.registered.wait(60), "the bots did not register"
+        if self.failure is not None:
+            raise self.failure
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.thread.join(120)
+        if self.failure is not None and exc[0] is None:
+            raise self.failure
+
+
+def test_a_knockout_on_a_phone_shows_its_bracket(tmp_path: Path) -> None:
+    need_browser()
+    need_axe()
+
+    errors: list[str] = []
+    problems: list[str] = []
+    with served_ports(tmp_path / "server.db", *SERVER) as (url, port), chromium() as browser:
+        page = open_phone(browser, errors, bypass_csp=True)
+        page.add_init_script(FAST)
+        register(page, url, "ada")
+        # Announced through the page's connection: the form is the Swiss test's, and this one
+        # wants a short gap between rounds.
+        reply = page.evaluate(
+            "(s) => spadesApp.conn.request({ t: 'event_create', name: 'Phone knockout',"
+            " format: 'knockout_pairs', rounds: 0, boards: 1, starts_at: Date.now() / 1000 + s,"
+            " round_gap: 3 })",
+            8,
+        )
+        assert reply["t"] == "event_info", reply
+        event = reply["summary"]["event"]
+        with BotPairs(port, event, [("kb-1", "kb-2"), ("kb-3", "kb-4")]) as bots:
+            open_event(page, event)
+            page.click("#event-register")  # alone: the server gives ada a house partner
+            page.wait_for_selector("#event-play", timeout=WAIT_MS)
+            notices = take_part_in_event(page, event)
+        assert bots.failure is None and len(bots.ended) == 4
+        assert notices and notices[0].startswith("Round 1: table "), notices
+
+        page.click("#event-banner-standings")
+        page.wait_for_function(
+            "() => document.getElementById('event-standings-title')?.textContent"
+            " === 'Final standings'",
+            timeout=WAIT_MS,
+        )
+        # Three pairs and a house pair to make four: semi-finals, then the final.
+        columns = page.locator("#event-bracket .bracket-round")
+        assert columns.count() == 2
+        assert page.locator("#event-bracket .bracket-title").all_inner_texts() == [
+            "Semi-finals",
+            "Final",
+        ]
+        assert page.locator("#event-bracket .bracket-match.decided").count() == 3
+        assert page.locator("#event-bracket .bracket-side.winner").count() == 3
+        # The final's winner heads the standings.
+        champion = page.locator("[data-round='2'] .bracket-side.winner").get_attribute(
+            "data-entrant"
+        )
+        first = page.locator("#event-standings tbody tr").first.get_attribute("data-entrant")
+        assert champion == first, (champion, first)
+        server = standings_of_server(page, event)
+        assert [row[0] for row in standings_shown(page)] == [str(line["place"]) for line in server]
+
+        # At 390 px: nothing sideways on the page; the standings fit; the bracket scrolls inside
+        # its own box, by the keys once it has the focus.
+        sizes = page.evaluate(
+            "() => { const b = document.getElementById('event-bracket');"
+            " return { page: document.documentElement.scrollWidth, width: innerWidth,"
+            " box: b.getBoundingClientRect().right, inner: b.scrollWidth, shown: b.clientWidth,"
+            " table: document.getElementById('event-standings').getBoundingClientRect().right }; }"
+        )
+        assert sizes["page"] <= sizes["width"] == 390, sizes
+        assert sizes["box"] <= 390 and sizes["table"] <= 390, sizes
+        if sizes["inner"] > sizes["shown"]:
+            page.focus("#event-bracket")
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function(
+                "() => document.getElementById('event-bracket').scrollLeft > 0", timeout=WAIT_MS
+            )
+        problems += axe_problems(page, "the knockout, finished, at 390 px")
     assert errors == []
     assert problems == []
