@@ -306,6 +306,29 @@ def open_event(page: Any, event: str) -> None:
     )
 
 
+# What the page shows, for a failure's message: its screen, status, notice, prompt and banner.
+SHOWN_JS = """() => ({ screen: document.body.dataset.screen,
+  status: document.getElementById('status').textContent,
+  notice: document.getElementById('notice').hidden ? '' : document.getElementById('notice').textContent,
+  prompt: document.getElementById('prompt')?.textContent,
+  banner: document.getElementById('event-banner').hidden ? '' : document.getElementById('event-banner').textContent,
+  table: spadesApp.table && { table: spadesApp.table.table, seat: spadesApp.table.seat,
+    turn: Boolean(spadesApp.table.turn) } })"""
+
+
+def _until(page: Any, js: str, timeout: int, what: str) -> Any:
+    """`page.wait_for_function(js)`'s value; on a timeout, an AssertionError saying what the page
+    showed instead."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return page.wait_for_function(js, timeout=timeout).json_value()
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"{what}: not within {timeout} ms; {page.evaluate(SHOWN_JS)}"
+        ) from None
+
+
 def take_part_in_event(
     page: Any, event: str, *, between_rounds_ms: int = 120_000, max_steps: int = 2_000
 ) -> list[str]:
@@ -325,7 +348,7 @@ def take_part_in_event(
         page.wait_for_selector("#event-play", state="detached", timeout=WAIT_MS)
     notices: list[str] = []
     for _ in range(max_steps):  # a bound far above any event a test runs
-        state = str(page.wait_for_function(EVENT_STATE_JS, timeout=between_rounds_ms).json_value())
+        state = str(_until(page, EVENT_STATE_JS, between_rounds_ms, "something to do"))
         banner = str(page.evaluate(BANNER_JS))
         if banner and (not notices or notices[-1] != banner):
             notices.append(banner)
@@ -333,8 +356,8 @@ def take_part_in_event(
             return notices
         if state == "bid":
             page.locator("#actions button.bid").nth(2).click()
-            page.wait_for_function(
-                "() => !document.querySelector('#actions button.bid')", timeout=WAIT_MS
+            _until(
+                page, "() => !document.querySelector('#actions button.bid')", WAIT_MS, "the step"
             )
         elif state == "play":
             # The card may leave with the table (the round over, the next one's snapshot): a
@@ -342,16 +365,12 @@ def take_part_in_event(
             page.evaluate(
                 "() => { const c = document.querySelector('#hand .card.legal'); if (c) c.click(); }"
             )
-            page.wait_for_function(
-                "() => !document.querySelector('#hand .card.legal')", timeout=WAIT_MS
-            )
+            _until(page, "() => !document.querySelector('#hand .card.legal')", WAIT_MS, "the step")
         elif state == "over":
             # Back to the event, unless the next round's table took the screen meanwhile.
             page.evaluate(
                 "() => { const d = document.getElementById('game-over');"
                 " if (!d.hidden) document.getElementById('game-over-close').click(); }"
             )
-            page.wait_for_function(
-                "() => document.getElementById('game-over').hidden", timeout=WAIT_MS
-            )
+            _until(page, "() => document.getElementById('game-over').hidden", WAIT_MS, "the step")
     raise AssertionError(f"event {event} did not end within {max_steps} steps")
