@@ -306,6 +306,19 @@ def open_event(page: Any, event: str) -> None:
     )
 
 
+# The table on screen no longer offers a card (played, or the table gave way to another screen).
+SHOWN_LEGAL_GONE = (
+    "() => !document.querySelector(\"[data-screen='table-screen'] #hand .card.legal\")"
+)
+
+SHOWN_BID_GONE = (
+    "() => !document.querySelector(\"[data-screen='table-screen'] #actions button.bid\")"
+)
+SHOWN_OVER_GONE = (
+    "() => document.body.dataset.screen !== 'table-screen'"
+    " || document.getElementById('game-over').hidden"
+)
+
 # What the page shows, for a failure's message: its screen, status, notice, prompt and banner.
 SHOWN_JS = """() => ({ screen: document.body.dataset.screen,
   status: document.getElementById('status').textContent,
@@ -356,21 +369,20 @@ def take_part_in_event(
             return notices
         if state == "bid":
             page.locator("#actions button.bid").nth(2).click()
-            _until(
-                page, "() => !document.querySelector('#actions button.bid')", WAIT_MS, "the step"
-            )
+            _until(page, SHOWN_BID_GONE, WAIT_MS, "the bid made")
         elif state == "play":
             # The card may leave with the table (the round over, the next one's snapshot): a
             # click that lands nowhere is not an error, the next state says what followed.
             page.evaluate(
-                "() => { const c = document.querySelector('#hand .card.legal'); if (c) c.click(); }"
+                "() => { const c = document.querySelector(\"[data-screen='table-screen'] #hand .card.legal\");"
+                " if (c) c.click(); }"
             )
-            _until(page, "() => !document.querySelector('#hand .card.legal')", WAIT_MS, "the step")
+            _until(page, SHOWN_LEGAL_GONE, WAIT_MS, "the card played")
         elif state == "over":
             # Back to the event, unless the next round's table took the screen meanwhile.
             page.evaluate(
                 "() => { const d = document.getElementById('game-over');"
                 " if (!d.hidden) document.getElementById('game-over-close').click(); }"
             )
-            _until(page, "() => document.getElementById('game-over').hidden", WAIT_MS, "the step")
+            _until(page, SHOWN_OVER_GONE, WAIT_MS, "back to the event")
     raise AssertionError(f"event {event} did not end within {max_steps} steps")

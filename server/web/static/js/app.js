@@ -213,7 +213,9 @@ function received(msg) {
       app.tables.delete(msg.table);
       if (app.table && app.table.table === msg.table && !app.table.gameOver) {
         notice(`Table ${msg.table} has closed${msg.reason ? `: ${msg.reason}` : ""}.`);
+        const eventId = eventOfTable(msg.table);
         leaveScreen();
+        if (eventId) showEvent(eventId); // an event's table: back to its event
       }
       render();
       return;
@@ -561,7 +563,7 @@ async function leave() {
   if (!state) return;
   if (state.seat !== null && !state.gameOver && !confirm("Leave your seat? The server plays it for you until the game ends.")) return;
   await app.conn.request({ t: "leave", table: state.table });
-  leaveScreen();
+  if (app.table === state) leaveScreen(); // unless another table took the screen meanwhile
 }
 
 function leaveScreen() {
@@ -845,8 +847,12 @@ function wire() {
   });
   $("game-over-close").addEventListener("click", async () => {
     app.gameOverDismissed = true;
-    const eventId = app.table ? eventOfTable(app.table.table) : null;
-    if (app.table) await app.conn.request({ t: "leave", table: app.table.table });
+    const state = app.table;
+    const eventId = state ? eventOfTable(state.table) : null;
+    if (state) await app.conn.request({ t: "leave", table: state.table });
+    // Another table took the screen while the server answered (an event's next round seats the
+    // player by itself): that one stays.
+    if (app.table !== state) return;
     leaveScreen();
     if (eventId) showEvent(eventId); // an event's table: back to the event, its next round to come
   });
