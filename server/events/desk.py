@@ -363,13 +363,14 @@ class EventDesk:
             if row is None or row.is_guest:
                 raise Refusal(ErrorCode.NO_SUCH_ACCOUNT, f"no account is named {partner!r}")
             partner = row.name
-            pairs = form_pairs([e for e in event.entrants if not e.withdrawn], event.names)
-            for members, _at in pairs:
-                if len(members) == 2 and row.id in members:
-                    raise Refusal(
-                        ErrorCode.ALREADY_REGISTERED,
-                        f"{partner} is already in a pair of {event.id}",
-                    )
+            # Taken only by a pair both of whose accounts named each other: the server's own
+            # partnering of registrants still alone is for the start, and may yet change.
+            live = [e for e in event.entrants if not e.withdrawn]
+            if row.id in mutual_partners(live, event.names):
+                raise Refusal(
+                    ErrorCode.ALREADY_REGISTERED,
+                    f"{partner} is already in a pair of {event.id}",
+                )
         row_ = EventEntrantRow(
             key=key,
             members=(account.id,),
@@ -443,6 +444,18 @@ class EventDesk:
         self.runner.cancel(event)
         log.info("event_cancelled", event_id=event.id)
         return Ok(id=request.id, note=f"{event.id} is cancelled")
+
+
+def mutual_partners(rows: list[EventEntrantRow], names: dict[int, str]) -> set[int]:
+    """The accounts of `rows` in a pair both of whose accounts named each other."""
+    named = {names.get(r.members[0], "").casefold(): r for r in rows}
+    out: set[int] = set()
+    for row in rows:
+        wanted = named.get((row.partner or "").casefold())
+        me = names.get(row.members[0], "").casefold()
+        if wanted is not None and wanted.key != row.key and (wanted.partner or "").casefold() == me:
+            out.update((row.members[0], wanted.members[0]))
+    return out
 
 
 def form_pairs(

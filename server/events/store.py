@@ -225,6 +225,8 @@ def records(
     in all, and the `start` of the next page (None: none). A table whose records are all before
     `start` is counted, not read."""
     tables = sorted(event.tables, key=lambda t: (t.round, t.table_no % EXTRA, t.table_no))
+    members = {e.key: e.members for e in event.entrants}
+    plans = {(round_no, plan.table_no): plan for round_no, ps in event.plans.items() for plan in ps}
     out: list[dict[str, Any]] = []
     total = 0
     used = 0
@@ -242,6 +244,13 @@ def records(
             continue
         extra, table_no = divmod(table.table_no, EXTRA)
         first_board = 1 if extra == 0 else event.settings.boards + extra
+        # Who sat where, by seat, as the ladder's records say it (`spades replay` names them).
+        plan = plans.get((table.round, table_no))
+        names = (
+            None
+            if plan is None
+            else [event.names.get(account, "?") for _key, account in seats_of(plan, members)]
+        )
         for index, record in enumerate(tx.hand_records(game_id)):
             if first + index < start or full:
                 continue
@@ -250,6 +259,8 @@ def records(
                 "event": table_label(event.row.id, table.round, table_no),
                 "board": first_board + index,
             }
+            if names is not None:
+                labelled["names"] = names
             size = len(json.dumps(labelled))
             if budget is not None and out and used + size > budget:
                 full = True

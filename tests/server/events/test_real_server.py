@@ -195,6 +195,11 @@ async def test_an_8_pair_knockout_runs_to_its_final(tmp_path: Path) -> None:
     boards = sum(len(t.boards) for r in shown.rounds for t in r.tables)
     assert len(records) == boards >= 7  # one board a match, and any extra boards
     assert all(r["format"] == "spades-hand/1" for r in records)
+    # Each record names who sat where, as the round's table did.
+    seated = {(r.round, t.table_no): t.seats for r in shown.rounds for t in r.tables}
+    for record in records:
+        round_no, table_no = (int(part[1:]) for part in record["event"].split("/")[1:])
+        assert record["names"] == seated[(round_no, table_no)], record["event"]
     again = tmp_path / "again"
     assert export(tmp_path / "events.db", event, again) == 0
     for name in ("standings.json", "records.jsonl"):

@@ -161,3 +161,34 @@ async def test_announce_register_withdraw_play_and_cancel_with_every_refusal(
                 await trio.sleep(0.5)
         assert shown.summary.status is EventStatus.RUNNING
         refused(await bea.request(EventRegister(event=now)), ErrorCode.EVENT_CLOSED)
+
+
+async def test_pairs_naming_each_other_register_in_any_order(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """Only a pair both of whose accounts named each other is taken: k0 names k1 and k2 names k3
+    before either partner registers (the server partners k0 and k2 for now, as it would at the
+    start), then k1 and k3 name theirs back, and both pairs form (four bots registering at once
+    were refused `already_registered` about half the time)."""
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    listener = MemoryListener()
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]):
+        clients = {}
+        for name in ("k0", "k1", "k2", "k3"):
+            client = await MemoryClient.connect(listener)
+            await enter(client, name)
+            clients[name] = client
+        info = await clients["k0"].request(create())
+        assert isinstance(info, EventInfo)
+        event = info.summary.event
+        for name, partner in (("k0", "k1"), ("k2", "k3"), ("k1", "k0"), ("k3", "k2")):
+            reply = await clients[name].request(EventRegister(event=event, partner=partner))
+            assert isinstance(reply, Ok), (name, reply)
+        # A pair that both named each other is taken: a third naming one of them is refused.
+        late = await MemoryClient.connect(listener)
+        await enter(late, "k4")
+        refused(
+            await late.request(EventRegister(event=event, partner="k1")),
+            ErrorCode.ALREADY_REGISTERED,
+        )
