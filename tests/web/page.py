@@ -45,13 +45,13 @@ _FAST: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def fast_clock(page: Any) -> Any:
-    """Put `page` on Playwright's fake clock, before it loads, and return it. The clock flows with
-    real time, except that `wait_for` (and the steps below built on it) runs it through each of the
-    pace's holds at once while what the test waits for has not come: the browser tests' autojump
-    clock.
-    The pace (issue 39) holds every finished trick and spaces the bots' cards, in real time: about
-    twenty seconds a hand that a test not about the pace only waits through. The holds pass in
-    the page's own time, frame by frame: test_table_pacing.py measures them so."""
+    """Put `page` on Playwright's fake clock, before it loads, and return it: the browser tests'
+    autojump clock. The clock flows with real time, except that `wait_for` (and the steps below
+    built on it) runs it through each of the pace's holds at once while what the test waits for
+    has not come. The pace (issue 39) holds every finished trick and spaces the bots' cards: about
+    twenty seconds of real time a hand, which a test not about the pace only waited through. The
+    holds still pass whole in the page's own time, frame by frame (test_table_pacing.py measures
+    them so)."""
     page.clock.install()
     _FAST.add(page)
     return page
