@@ -42,8 +42,11 @@ def _split(annotation: Any) -> tuple[Any, list[Any]]:
     return annotation, []
 
 
-def strategy_for(annotation: Any) -> st.SearchStrategy[Any]:
-    """Values that the annotation's converter accepts (and gives back unchanged)."""
+def strategy_for(annotation: Any, depth: int = 0) -> st.SearchStrategy[Any]:
+    """Values that the annotation's converter accepts (and gives back unchanged).
+
+    `depth` counts the lists this value sits in: a list inside a list is drawn shorter, so a
+    message of nested lists (an event's rounds of tables of boards) still fits a frame."""
     base, markers = _split(annotation)
     lo_hi = next((m for m in markers if isinstance(m, Range)), None)
     length = next((m for m in markers if isinstance(m, Length)), None)
@@ -72,18 +75,20 @@ def strategy_for(annotation: Any) -> st.SearchStrategy[Any]:
     if origin is Literal:
         return st.sampled_from(typing.get_args(base))
     if origin is Union or origin is types.UnionType:
-        return st.one_of([strategy_for(option) for option in typing.get_args(base)])
+        return st.one_of([strategy_for(option, depth) for option in typing.get_args(base)])
     if base is type(None):
         return st.none()
     if origin is list:
         lo, hi = (length.lo, length.hi) if length else (0, 6)
-        return st.lists(strategy_for(typing.get_args(base)[0]), min_size=lo, max_size=min(hi, 6))
+        longest = max(lo, min(hi, 6 if depth == 0 else 3))
+        item = strategy_for(typing.get_args(base)[0], depth + 1)
+        return st.lists(item, min_size=lo, max_size=longest)
     if origin is tuple:
-        return st.tuples(*(strategy_for(item) for item in typing.get_args(base)))
+        return st.tuples(*(strategy_for(item, depth) for item in typing.get_args(base)))
     if origin is dict:
-        return st.dictionaries(KEYS, strategy_for(typing.get_args(base)[1]), max_size=4)
+        return st.dictionaries(KEYS, strategy_for(typing.get_args(base)[1], depth), max_size=4)
     if isinstance(base, type) and dataclasses.is_dataclass(base):
-        return struct_strategy(base)
+        return struct_strategy(base, depth)
     raise TypeError(f"no strategy for {base!r}")
 
 
@@ -106,13 +111,13 @@ def turn_strategy() -> st.SearchStrategy[Any]:
     return seats.flatmap(build)
 
 
-def struct_strategy(cls: type) -> st.SearchStrategy[Any]:
+def struct_strategy(cls: type, depth: int = 0) -> st.SearchStrategy[Any]:
     """Instances of a wire dataclass that pass its own invariant."""
     if cls is Turn:
         return turn_strategy()
     fields = {}
     for spec in schema_of(cls).fields:
-        value = strategy_for(spec.annotation)
+        value = strategy_for(spec.annotation, depth)
         fields[spec.name] = value
     built = st.fixed_dictionaries(fields).map(lambda kwargs: cls(**kwargs))
     if hasattr(cls, "invariant"):
