@@ -19,6 +19,7 @@ SLOW_MODULES = frozenset(
         "tests/client/test_tmux_e2e.py",
         "tests/client/test_tmux_newcomer.py",
         "tests/conformance/test_bot_kit.py",
+        "tests/events/test_done_when.py",
         "tests/hostile/test_faults.py",
         "tests/server/cluster/test_supervisor.py",
         "tests/server/cluster/test_workers.py",
