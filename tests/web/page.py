@@ -57,17 +57,17 @@ def fast_clock(page: Any) -> Any:
     return page
 
 
-def wait_for(page: Any, js: str, arg: Any = None) -> Any:
-    """`page.wait_for_function(js, arg)`'s value (a truthy one), within WAIT_MS of real time. On a
-    page with a `fast_clock`, each hold the page is in while `js` is still falsy passes at once
-    (its frames and timers run), as trio's autojump clock skips a sleep."""
+def wait_for(page: Any, js: str, arg: Any = None, *, timeout_ms: float = WAIT_MS) -> Any:
+    """`page.wait_for_function(js, arg)`'s value (a truthy one), within `timeout_ms` of real time.
+    On a page with a `fast_clock`, each hold the page is in while `js` is still falsy passes at
+    once (its frames and timers run), as trio's autojump clock skips a sleep."""
     if page not in _FAST:
-        return page.wait_for_function(js, arg=arg, timeout=WAIT_MS).json_value()
+        return page.wait_for_function(js, arg=arg, timeout=timeout_ms).json_value()
     either = (
         f"(arg) => {{ const value = ({js})(arg); if (value) return {{ value }};"
         f" const hold = ({HOLD_JS})(); return hold > 0 ? {{ hold }} : null; }}"
     )
-    deadline = time.monotonic() + WAIT_MS / 1000
+    deadline = time.monotonic() + timeout_ms / 1000
     for _ in range(1_000):  # a hold run through each time round: a game's worth and more
         left_ms = max(1.0, (deadline - time.monotonic()) * 1000)
         got = page.wait_for_function(either, arg=arg, timeout=left_ms).json_value()
@@ -330,12 +330,12 @@ SHOWN_JS = """() => ({ screen: document.body.dataset.screen,
 
 
 def _until(page: Any, js: str, timeout: int, what: str) -> Any:
-    """`page.wait_for_function(js)`'s value; on a timeout, an AssertionError saying what the page
-    showed instead."""
+    """`wait_for(page, js)`'s value (a `fast_clock` page's holds run through); on a timeout, an
+    AssertionError saying what the page showed instead."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        return page.wait_for_function(js, timeout=timeout).json_value()
+        return wait_for(page, js, timeout_ms=timeout)
     except PlaywrightTimeout:
         raise AssertionError(
             f"{what}: not within {timeout} ms; {page.evaluate(SHOWN_JS)}"

@@ -24,6 +24,7 @@ from tests.web.page import (
     EVENT_STATE_JS,
     WAIT_MS,
     chromium,
+    fast_clock,
     open_event,
     open_page,
     open_phone,
@@ -34,8 +35,6 @@ from tests.web.test_accessibility import axe_problems, need_axe
 
 pytestmark = pytest.mark.timeout(300)
 
-# The page's pace at its fastest (a trick held 0.8 s), set before the page's script reads it.
-FAST = "localStorage.setItem('spades.pace', 'fast')"
 # The server: anyone may announce (`events_open`), bots that act at once.
 SERVER = ("--events-open", "--bot-clock", "1")
 
@@ -91,8 +90,7 @@ def test_a_person_plays_a_swiss_from_the_page_through_a_reload(tmp_path: Path) -
     errors: list[str] = []
     problems: list[str] = []
     with served(tmp_path / "server.db", *SERVER) as url, chromium() as browser:
-        page = open_page(browser, errors, bypass_csp=True)
-        page.add_init_script(FAST)
+        page = fast_clock(open_page(browser, errors, bypass_csp=True))
         register(page, url, "ada")
         # The form says what is wrong before sending anything.
         page.click("#event-announce summary")
@@ -234,8 +232,7 @@ def test_a_knockout_on_a_phone_shows_its_bracket(tmp_path: Path) -> None:
     errors: list[str] = []
     problems: list[str] = []
     with served_ports(tmp_path / "server.db", *SERVER) as (url, port), chromium() as browser:
-        page = open_phone(browser, errors, bypass_csp=True)
-        page.add_init_script(FAST)
+        page = fast_clock(open_phone(browser, errors, bypass_csp=True))
         register(page, url, "ada")
         # Announced through the page's connection: the form is the Swiss test's, and this one
         # wants a short gap between rounds.
