@@ -3,8 +3,9 @@ event from the lobby's form, registers, checks in with *Play* and plays each rou
 the server's house bots, seated by the server after the `event_round` banner; the page reloaded
 mid-round comes back to its table and the event; at the end the banner gives the place and the
 event's screen the final standings, the same as the server's. A knockout on a 390 px phone shows
-its bracket scrolling inside its own box while the standings fit. axe-core finds nothing serious on
-the event's screens."""
+its bracket scrolling inside its own box while the standings fit; a reload comes back to the
+event's screen, Escape goes back to the lobby. axe-core finds nothing serious on the event's
+screens."""
 
 from __future__ import annotations
 
@@ -293,5 +294,17 @@ def test_a_knockout_on_a_phone_shows_its_bracket(tmp_path: Path) -> None:
                 "() => document.getElementById('event-bracket').scrollLeft > 0", timeout=WAIT_MS
             )
         problems += axe_problems(page, "the knockout, finished, at 390 px")
+
+        # The event's address brings a reload back to it; Escape goes back to the lobby.
+        page.reload()
+        page.wait_for_selector(
+            f"#event-screen:not([hidden]) #event-title:has-text('({event})')", timeout=WAIT_MS
+        )
+        page.wait_for_selector("#event-bracket .bracket-match.decided", timeout=WAIT_MS)
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#lobby-screen:not([hidden])", timeout=WAIT_MS)
+        assert page.evaluate("location.hash") == ""
+        page.wait_for_selector(f"#event-list [data-event='{event}']", timeout=WAIT_MS)
+        assert "finished" in page.inner_text(f"#event-list [data-event='{event}']")
     assert errors == []
     assert problems == []
