@@ -192,10 +192,8 @@ class BotPairs:
             self.registered.set()
 
     async def _main(self) -> None:
-        # Each pair whole before the next registers: the server's check of a named partner reads
-        # the singles registered so far as paired two by two (docs/events.md), so a single in
-        # between would take the partner.
-        names = [one for a, b in self.pairs for one in ((a, b), (b, a))]
+        # The first of each pair, then the second: a pair forms once both have named each other.
+        names = [(a, b) for a, b in self.pairs] + [(b, a) for a, b in self.pairs]
         clients = {}
         with trio.fail_after(240):
             for name, _partner in names:
