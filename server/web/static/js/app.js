@@ -7,7 +7,7 @@ import { Connection } from "./connection.js";
 import { $, fill, h } from "./dom.js";
 import { cardFace } from "./cards.js";
 import { Journal } from "./journal.js";
-import { eventNotice, eventOfTable, loggedIn as eventsLoggedIn, refreshList as refreshEvents, setUpEvents, showEvent } from "./events.js";
+import { eventNotice, eventOfTable, loggedIn as eventsLoggedIn, openEvent, refreshList as refreshEvents, setUpEvents } from "./events.js";
 import { everyTable } from "./listing.js";
 import { openPastGames, setUpReplays } from "./replay_view.js";
 import { playerLink, setUpProfile } from "./profile.js";
@@ -215,7 +215,7 @@ function received(msg) {
         notice(`Table ${msg.table} has closed${msg.reason ? `: ${msg.reason}` : ""}.`);
         const eventId = eventOfTable(msg.table);
         leaveScreen();
-        if (eventId) showEvent(eventId); // an event's table: back to its event
+        if (eventId) openEvent(eventId); // an event's table: back to its event
       }
       render();
       return;
@@ -854,7 +854,7 @@ function wire() {
     // player by itself): that one stays.
     if (app.table !== state) return;
     leaveScreen();
-    if (eventId) showEvent(eventId); // an event's table: back to the event, its next round to come
+    if (eventId) openEvent(eventId); // an event's table: back to the event, its next round to come
   });
   for (const [form, input, scope] of [["lobby-chat-form", "lobby-chat-input", "lobby"], ["table-chat-form", "table-chat-input", "table"]]) {
     $(form).addEventListener("submit", async (event) => {

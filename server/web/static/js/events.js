@@ -141,7 +141,6 @@ export function bracket(info) {
   const summary = info.summary;
   const entrants = byKey(info);
   const total = Math.max(summary.rounds || 0, ...(info.matches || []).map((m) => m.round));
-  const field = (info.entrants || []).filter((e) => !e.withdrawn).length || summary.entrants || 2;
   const firstRoundMatches = 2 ** Math.max(0, total - 1);
   const columns = [];
   for (let r = 1; r <= total; r += 1) {
@@ -160,7 +159,7 @@ export function bracket(info) {
     for (let i = matches.length; i < expected; i += 1) matches.push({ tableNo: i + 1, decided: false, sides: null });
     columns.push({ round: r, title: roundTitle(r, total), matches });
   }
-  return { columns, field };
+  return { columns };
 }
 
 // This account's entry in the event (not withdrawn), or null.
@@ -616,9 +615,4 @@ export function setUpEvents(page) {
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && !$("event-screen").hidden && !event.defaultPrevented) backToLobby();
   });
-}
-
-// Back from a table of the event (its game over): the event's screen, read again.
-export function showEvent(eventId) {
-  openEvent(eventId);
 }
