@@ -1,20 +1,24 @@
-"""Issue 43's "Done when", end to end on a real server process (`spades-server serve`, 127.0.0.1):
-a 16-entrant individual Swiss of 4 rounds through a `kill -9` in round 2, and an 8-pair knockout
-run to its champion; bots and people mixed in both.
+"""Issue 43's "Done when", end to end on a real server process (`spades-server serve`, 127.0.0.1,
+ports 0): a 16-player individual Swiss of 4 rounds through a `kill -9` in round 2, and an 8-pair
+knockout run to its champion; bots and people mixed in both.
 
 - The bots are `spades-bot run random --event E1` processes, the bot author's path; the server's
   house bots fill the field to its size (16 players, 8 pairs), as the rules say.
-- A person plays by keys in the terminal client in tmux (`spades event E1 --play`,
-  tests/client/tmux_event.py drives the pane).
+- ada plays by keys in the terminal client in tmux (`spades event E1 --play`, driven by
+  tests/client/tmux_event.py); bea clicks in the web page in Chromium (tests/web/page.py's
+  `take_part_in_event`). In the Swiss their partners rotate (bots, the house, each other); in the
+  knockout they are each other's partner.
 
-The Swiss's server is killed with SIGKILL once round 2's tables are under way (its stored rows say
-so) and started again on the same database and port: every process reconnects and checks in again
-by itself. The round plans stored before the kill are the ones after it, the hands stored before it
-are kept, the event finishes, and the standings `spades event E1 --json` shows are the ones
-`spades-server events export` rebuilds from the stored boards, with nobody forfeited. The
-knockout's bracket, as `spades event E1` draws it, ends at the champion the export names.
+The Swiss's server is killed with SIGKILL while round 2 is in play (three tables done, ada's
+waiting for her: her client is stopped from the pairing until the restart, a player away from her
+keyboard) and started again on the same database and ports: every process and the page reconnect
+and check in again by themselves. The round plans stored before the kill are the ones after it
+(and `spades event E1 --json` shows the same tables), the hands stored before it are kept, the
+event finishes, and the standings `spades event E1 --json` shows are the ones `spades-server events
+export` rebuilds from the stored boards, every entrant placed, nobody forfeited. The knockout's
+bracket, on the page and as `spades event E1` draws it, ends at the champion the export names.
 
-Every wait reads a screen, a stored row or a process's exit, with a deadline.
+Every wait reads a screen, a page, a stored row or a process's exit, with a deadline.
 """
 
 from __future__ import annotations
@@ -45,17 +49,35 @@ from server.cli import main as server_main
 from tests.client.test_tmux_e2e import TMUX, Pane, client_env
 from tests.client.tmux_event import BIN, EventRun, event_pane, play_event_seat, spades_cli
 from tests.hostile.proc import ServerProcess
+from tests.web.browser import need_browser
+from tests.web.page import (
+    WAIT_MS,
+    chromium,
+    close_shared,
+    open_event,
+    open_page,
+    register,
+    take_part_in_event,
+)
 
 pytestmark = pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed")
 
 #: Seconds each round's pairing is shown before its tables open.
-ROUND_GAP = 2.0
-#: Seconds from the announcement to the start: the registrations over the wire come first.
-LEAD = 4.0
+ROUND_GAP = 1.0
+#: Seconds from the announcement to the start: the registrations over the wire come first, then
+#: the page's (the event opened from the lobby's list, Register pressed).
+LEAD = 6.0
 #: How long one whole event may take here (a loaded 2-core machine), start to end (pytest-timeout
 #: stops a test at 120 s).
 EVENT_LIMIT = 100.0
 WEB_LINE = re.compile(rb"web page: open (http://\S+)")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_chromium() -> Iterator[None]:
+    """The Chromium `tests.web.page.chromium()` shares, closed after this module's tests."""
+    yield
+    close_shared()
 
 
 def wait_until(check: Callable[[], Any], what: str, limit: float = 60.0) -> Any:
@@ -215,6 +237,29 @@ def round_2_boards(server: EventServer) -> list[int]:
     )
 
 
+def page_person(browser: Any, errors: list[str], url: str, name: str) -> Any:
+    """A person on the web page: registered from its login screen, at the lobby; its page plays at
+    the fastest pace (a trick held 0.8 s), as tests/web/test_events.py's does."""
+    page = open_page(browser, errors, label=name)
+    page.add_init_script("localStorage.setItem('spades.pace', 'fast')")
+    register(page, url, name)
+    return page
+
+
+def register_on_page(page: Any, event: str, partner: str | None = None) -> None:
+    """As a person does: open the event from the lobby's list, name a partner, press Register."""
+    open_event(page, event)
+    if partner is not None:
+        page.fill("#event-partner", partner)
+    page.click("#event-register")
+    page.wait_for_selector("#event-play", timeout=WAIT_MS)
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def pane_client(pane: Pane) -> int:
     """The pid of the client a pane runs (the pane's shell's one child: `env` execs it)."""
     shell = int(pane.tmux("display-message", "-p", "-t", "e2e", "#{pane_pid}").strip())
@@ -274,11 +319,58 @@ class Background:
         return self.result
 
 
+@dataclass
+class Crash:
+    """What the stored rows and `spades event E1 --json` said at the kill."""
+
+    shown: dict[str, Any]  # `spades event E1 --json` once round 2 was paired
+    plans: list[tuple[Any, ...]]  # the stored rounds' plans
+    records: list[tuple[Any, ...]]  # every hand record stored
+
+
+def crash_in_round_2(server: EventServer, pane: Pane, env: dict[str, str], event: str) -> Crash:
+    """Once round 2 is paired (its tables open ROUND_GAP later), ada steps away from her keyboard
+    (her client stopped), so her table of round 2 waits for her while the other three end; then the
+    server is killed with SIGKILL, started again on the same database and ports, and ada is back
+    (her client goes on, reconnects and checks in again by itself)."""
+    wait_until(
+        lambda: server.rows("SELECT 1 FROM event_rounds WHERE round = 2"),
+        "round 2's pairing",
+        EVENT_LIMIT,
+    )
+    client = pane_client(pane)
+    os.kill(client, signal.SIGSTOP)
+    try:
+        shown = event_json(env, event)
+        wait_until(
+            lambda: round_2_boards(server) == [0, 1, 1, 1],
+            "round 2's other tables to end",
+            EVENT_LIMIT,
+        )
+        server.proc.kill9()
+        crash = Crash(
+            shown,
+            server.rows("SELECT round, plan FROM event_rounds ORDER BY round"),
+            server.rows("SELECT game_id, hand_no, record FROM hand_records"),
+        )
+        # Killed in round 2, ada's board still in play.
+        assert [r for r, _p in crash.plans] == [1, 2], crash.plans
+        assert round_2_boards(server) == [0, 1, 1, 1], round_2_boards(server)
+        server.crash_and_restart()
+    finally:
+        os.kill(client, signal.SIGCONT)
+    return crash
+
+
+@pytest.mark.timeout(300)
 def test_a_16_player_individual_swiss_of_4_rounds_through_a_kill_9(tmp_path: Path) -> None:
-    with event_server(tmp_path) as server:
+    need_browser()
+    errors: list[str] = []
+    with event_server(tmp_path) as server, chromium() as browser:
         fld = Field(ServerAddress("127.0.0.1", server.port))
         env, fld.tokens["ada"] = person(tmp_path, server.port, "ada")
-        fld.bot_names = [f"sw{i:02d}-bot" for i in range(14)]
+        page = page_person(browser, errors, server.url, "bea")
+        fld.bot_names = [f"sw{i:02d}-bot" for i in range(13)]
         request = m.EventCreate(
             name="Done when Swiss",
             format=EventFormat.SWISS_INDIVIDUAL,
@@ -289,59 +381,42 @@ def test_a_16_player_individual_swiss_of_4_rounds_through_a_kill_9(tmp_path: Pat
             bot_turn_ms=2000,
             round_gap=ROUND_GAP,
         )
-        people = ["ada"]
-        entrants: list[tuple[str, str | None]] = [(n, None) for n in [*people, *fld.bot_names]]
+        entrants: list[tuple[str, str | None]] = [(n, None) for n in ["ada", *fld.bot_names]]
         event = announce_and_register(fld, "ada", request, fld.bot_names, entrants)
         assert event == "E1"
+        register_on_page(page, event)
         start_bots(fld, tmp_path, event)
         pane = event_pane(env, event)
         try:
             playing = Background(lambda: play_event_seat(pane, limit=EVENT_LIMIT))
-            # Round 2 paired (its tables open ROUND_GAP later): ada steps away from her keyboard
-            # (her client stopped), so her table of round 2 waits for her while the others end.
-            wait_until(
-                lambda: server.rows("SELECT 1 FROM event_rounds WHERE round = 2"),
-                "round 2's pairing",
-                EVENT_LIMIT,
-            )
-            client = pane_client(pane)
-            os.kill(client, signal.SIGSTOP)
-            before = event_json(env, event)  # the plans as the terminal client shows them
-
-            def under_way() -> bool:
-                """Round 2 playing: three of its tables done, ada's dealt and waiting for her."""
-                return round_2_boards(server) == [0, 1, 1, 1]
-
-            wait_until(under_way, "round 2's other tables to end", EVENT_LIMIT)
-            server.proc.kill9()
-            plans_before = server.rows("SELECT round, plan FROM event_rounds ORDER BY round")
-            records_before = server.rows("SELECT game_id, hand_no, record FROM hand_records")
-            assert [r for r, _p in plans_before] == [1, 2], plans_before  # killed in round 2
-            # ada's board of round 2 still in play
-            assert round_2_boards(server) == [0, 1, 1, 1], round_2_boards(server)
-            server.crash_and_restart()
-            os.kill(client, signal.SIGCONT)  # ada is back: her client reconnects by itself
+            crashing = Background(lambda: crash_in_round_2(server, pane, env, event))
+            notices = take_part_in_event(page, event, between_rounds_ms=int(EVENT_LIMIT * 1000))
+            crash: Crash = crashing.join(EVENT_LIMIT)
             run: EventRun = playing.join(EVENT_LIMIT)
         finally:
             pane.close()
             outputs = finish_bots(fld, tmp_path)
+        ended = page.inner_text("#event-banner-text")
         after = event_json(env, event)
         server.stop()
+    assert errors == []
     assert server.proc.starts == 2  # killed once, started again once
-    # The person in tmux played every round, through the restart, to the final standings.
+    # ada in tmux and bea on the page played every round, through the restart, to the end.
     assert run.exit_code == 0, run.final
     assert run.rounds == [f"E1 round {n}" for n in range(1, 5)], run
     assert "Event E1 is over. Final standings" in run.final, run.final
+    told = {int(n.split(":")[0].split()[1]) for n in notices if n.startswith("Round ")}
+    assert told == {1, 2, 3, 4}, notices
+    assert ended.startswith("Event E1 is over: you placed "), ended
     assert all("E1 is over: place" in out for out in outputs), outputs
     # The same plans before and after the kill, and every hand stored before it kept as it was.
     plans_after = server.rows("SELECT round, plan FROM event_rounds ORDER BY round")
-    assert plans_after[:2] == plans_before and len(plans_after) == 4
-    assert seats_of(after, 2) == seats_of(before, 2)
-    assert set(records_before) <= set(
-        server.rows("SELECT game_id, hand_no, record FROM hand_records")
-    )
-    assert after["rounds"][0] == before["rounds"][0]  # round 1, played before the kill
-    # Finished: 16 entrants (one house bot), 4 rounds of 4 tables of 1 board.
+    assert plans_after[:2] == crash.plans and len(plans_after) == 4
+    assert seats_of(after, 2) == seats_of(crash.shown, 2)
+    assert after["rounds"][0] == crash.shown["rounds"][0]  # round 1, played before the kill
+    records = server.rows("SELECT game_id, hand_no, record FROM hand_records")
+    assert set(crash.records) <= set(records)
+    # Finished: 16 entrants (two people, 13 bots, one house bot), 4 rounds of 4 tables of 1 board.
     assert after["summary"]["status"] == "finished" and after["summary"]["round"] == 4
     assert len(after["entrants"]) == 16
     assert sum(e["house"] for e in after["entrants"]) == 1
@@ -351,16 +426,22 @@ def test_a_16_player_individual_swiss_of_4_rounds_through_a_kill_9(tmp_path: Pat
     lines = after["standings"]
     assert [s["place"] for s in lines] == list(range(1, 17))
     assert all(s["boards"] == 4 and s["forfeits"] == 0 for s in lines), lines
+    bea = next(s["place"] for s in lines if s["names"] == ["bea"])
+    assert ended.startswith(f"Event E1 is over: you placed {ordinal(bea)} "), ended
     written = export(server.db, event, tmp_path / "export")
     assert written["status"] == "finished"
     assert standing_rows(written["standings"]) == standing_rows(lines)
 
 
+@pytest.mark.timeout(300)
 def test_an_8_pair_knockout_runs_to_its_champion(tmp_path: Path) -> None:
-    with event_server(tmp_path) as server:
+    need_browser()
+    errors: list[str] = []
+    with event_server(tmp_path) as server, chromium() as browser:
         fld = Field(ServerAddress("127.0.0.1", server.port))
         env, fld.tokens["ada"] = person(tmp_path, server.port, "ada")
-        fld.bot_names = ["ada-bot", *(f"k{i}" for i in range(8))]
+        page = page_person(browser, errors, server.url, "bea")
+        fld.bot_names = [f"k{i}" for i in range(8)]
         request = m.EventCreate(
             name="Done when knockout",
             format=EventFormat.KNOCKOUT_PAIRS,
@@ -369,41 +450,59 @@ def test_an_8_pair_knockout_runs_to_its_champion(tmp_path: Path) -> None:
             starts_at=time.time() + LEAD,
             max_entrants=8,
             bot_turn_ms=2000,
-            round_gap=0.5,
+            round_gap=ROUND_GAP,
         )
-        pairs = [("ada", "ada-bot"), *((f"k{2 * i}", f"k{2 * i + 1}") for i in range(4))]
+        # Four pairs of bots, each pair whole, then ada naming bea, who registers on the page.
         entrants: list[tuple[str, str | None]] = []
-        for one, other in pairs:
+        for one, other in ((f"k{2 * i}", f"k{2 * i + 1}") for i in range(4)):
             entrants += [(one, other), (other, one)]
-        event = announce_and_register(fld, "ada", request, fld.bot_names, entrants)
+        event = announce_and_register(
+            fld, "ada", request, fld.bot_names, [*entrants, ("ada", "bea")]
+        )
+        register_on_page(page, event, partner="ada")
         start_bots(fld, tmp_path, event)
         pane = event_pane(env, event)
         try:
-            run = play_event_seat(pane, limit=EVENT_LIMIT)
+            playing = Background(lambda: play_event_seat(pane, limit=EVENT_LIMIT))
+            notices = take_part_in_event(page, event, between_rounds_ms=int(EVENT_LIMIT * 1000))
+            run: EventRun = playing.join(EVENT_LIMIT)
         finally:
             pane.close()
             outputs = finish_bots(fld, tmp_path)
+        # The page's bracket, once the event is over.
+        page.click("#event-banner-standings")
+        page.wait_for_function(
+            "() => document.getElementById('event-standings-title')?.textContent"
+            " === 'Final standings'",
+            timeout=WAIT_MS,
+        )
+        on_page = page.locator("[data-round='3'] .bracket-side.winner").get_attribute(
+            "data-entrant"
+        )
         shown = event_json(env, event)
         drawn = spades_cli({**env, "COLUMNS": "80"}, "event", event)
         server.stop()
+    assert errors == []
     assert run.exit_code == 0, run.final
     assert run.rounds and run.rounds[0] == "E1 round 1", run
+    assert notices and notices[0].startswith("Round 1: table "), notices
     assert all("E1 is over: place" in out for out in outputs), outputs
-    # 8 pairs (three of the house), 3 rounds of 4, 2 and 1 matches, every one decided.
+    # 8 pairs (ada & bea, four of bots, three of the house), 3 rounds of 4, 2 and 1 matches.
     assert shown["summary"]["status"] == "finished"
     assert len(shown["entrants"]) == 8 and sum(e["house"] for e in shown["entrants"]) == 3
+    assert ["ada", "bea"] in [e["names"] for e in shown["entrants"]]
     matches = shown["matches"]
     assert [x["round"] for x in matches] == [1, 1, 1, 1, 2, 2, 3], matches
     assert all(x["winner"] in (x["a"], x["b"]) for x in matches)
-    final = max(matches, key=lambda x: x["round"])
-    champion = final["winner"]
+    champion = matches[-1]["winner"]
     names = next(" & ".join(e["names"]) for e in shown["entrants"] if e["key"] == champion)
     # The export names the same champion, first in the same standings.
     written = export(server.db, event, tmp_path / "export")
     assert written["standings"][0]["key"] == champion
     assert standing_rows(written["standings"]) == standing_rows(shown["standings"])
     assert [x["winner"] for x in written["matches"]] == [x["winner"] for x in matches]
-    # `spades event E1` draws the bracket: its Winner column holds the champion's pair.
+    # The page's bracket ends at the same champion, and so does `spades event E1`'s Winner column.
+    assert on_page == champion, (on_page, champion)
     lines = drawn.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[-1:] == ["Winner"])
     assert lines[header].split() == ["Round", "1", "Round", "2", "Final", "Winner"], drawn
