@@ -751,8 +751,8 @@ def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
     rounds: Annotated[
         int | None,
         typer.Option(
-            help="Rounds (Swiss: needed; a knockout plays as many as its field needs, and a number"
-            " bounds its bracket: 3 rounds take at most 8 pairs).",
+            help="Rounds (Swiss: needed; leave it out of a knockout: it plays as many as its"
+            " field needs, and --max-entrants bounds the field).",
             show_default=False,
         ),
     ] = None,

@@ -178,7 +178,7 @@ def create_request(
     round_gap: float | None = None,
 ) -> m.EventCreate:
     """The `event_create` request. `rounds` None for a knockout: 0, as many as its field needs
-    (a number bounds its bracket: 3 rounds take at most 8 pairs). Raises ValueError with a
+    (the server refuses any other number for one, `bad_event`). Raises ValueError with a
     sentence for what the client can judge (the rest: the server's `bad_event`)."""
     if not 1 <= boards <= 1000:
         raise ValueError("--boards is 1..1000 a round")
