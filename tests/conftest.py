@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from tests.postgres import Cluster, started, unavailable
 
@@ -48,6 +49,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.relative_to(ROOT).as_posix() in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def fresh_logging() -> Iterator[None]:
+    """Each test starts with structlog as a fresh process has it: unconfigured, so a server
+    embedded in the test logs to the process's own stderr (server/app.py). A test that ran `serve`
+    in this process (typer's CliRunner) configured it to write to `sys.stderr` as each line finds
+    it: a later test's in-process command, whose stderr the runner swaps in, then caught the
+    embedded server's log lines (test_admin_cli after test_waiting_table_ttl failed so)."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture(scope="session")
