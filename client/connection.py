@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import ssl
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
@@ -32,7 +32,9 @@ from protocol.messages import (
     PROTOCOL_VERSION_TEXT,
     Bye,
     Error,
+    HandRecords,
     Hello,
+    MatchRecords,
     Message,
     Ping,
     Pong,
@@ -345,3 +347,26 @@ async def open_connection(
                     conn._close(conn.close_reason or "closed by the client")
     finally:
         await trio.aclose_forcefully(stream)
+
+
+async def all_record_pages(
+    conn: Connection,
+    page: Callable[[int], Request],
+    kind: type[HandRecords] | type[MatchRecords],
+    *,
+    most: int,
+    what: str,
+) -> list[dict[str, Any]]:
+    """Every hand record of a paged reply (`hand_records`, `match_records`), asking `page(start)`
+    for each page in turn until one says it is the last; `ServerError` `internal` when `most`
+    pages did not reach the end (a server that never ends its pages is a bug; the loop is bounded
+    all the same)."""
+    records: list[dict[str, Any]] = []
+    start: int | None = 0
+    for _ in range(most):
+        if start is None:
+            return records
+        reply = await conn.expect(page(start), kind)
+        records.extend(reply.records)
+        start = reply.next if reply.records else None  # a page without records ends it
+    raise ServerError("internal", f"{what} did not end after {most} pages")

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from client.config import ServerAddress
-from client.connection import ServerError, open_connection
+from client.connection import all_record_pages, open_connection
 from engine.seat_names import seat_label
 from protocol import messages as m
 from protocol.event_messages import (
@@ -95,16 +95,14 @@ async def event_records(
 ) -> list[dict[str, Any]]:
     """Every board of an event played so far as `spades-hand/1` records, by round, table and
     board, page by page (`event_records`); `ServerError` `no_such_event` for an unknown id."""
-    records: list[dict[str, Any]] = []
-    start: int | None = 0
     async with open_connection(address, token=token) as conn:
-        for _ in range(MAX_RECORD_PAGES):
-            if start is None:
-                return records
-            page = await conn.expect(m.EventRecords(event=event, start=start), m.HandRecords)
-            records.extend(page.records)
-            start = page.next if page.records else None  # a page without records ends it
-    raise ServerError("internal", f"{event}'s records did not end after {MAX_RECORD_PAGES} pages")
+        return await all_record_pages(
+            conn,
+            lambda start: m.EventRecords(event=event, start=start),
+            m.HandRecords,
+            most=MAX_RECORD_PAGES,
+            what=f"{event}'s records",
+        )
 
 
 # ---------------------------------------------------------------- `spades events create`

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from client.config import Credentials, ServerAddress
-from client.connection import Connection, ServerError, open_connection
+from client.connection import Connection, all_record_pages, open_connection
 from client.journal import GameSummary
 from engine.errors import RulesetError
 from engine.option_docs import rule_lines
@@ -130,18 +130,14 @@ async def ladder_records(
 ) -> list[dict[str, Any]]:
     """Every hand record of a finished ladder match, both halves, page by page (`ladder_records`);
     `ServerError` `no_such_match` for an unknown or unfinished match."""
-    records: list[dict[str, Any]] = []
-    start: int | None = 0
     async with open_connection(address, token=token) as conn:
-        for _ in range(MAX_RECORD_PAGES):
-            if start is None:
-                return records
-            page = await conn.expect(m.LadderRecords(match=match, start=start), m.MatchRecords)
-            records.extend(page.records)
-            start = page.next if page.records else None  # a page without records ends it
-    raise ServerError(
-        "internal", f"match {match}'s records did not end after {MAX_RECORD_PAGES} pages"
-    )
+        return await all_record_pages(
+            conn,
+            lambda start: m.LadderRecords(match=match, start=start),
+            m.MatchRecords,
+            most=MAX_RECORD_PAGES,
+            what=f"match {match}'s records",
+        )
 
 
 async def ladder_show(address: ServerAddress, token: str | None, name: str) -> m.Entrant:
