@@ -1,4 +1,5 @@
-"""Shared pieces for the client tests: a display that records frames, bounded polling."""
+"""Shared pieces for the client tests: a display that records frames, bounded polling, a person's
+move typed at the play screen."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from io import StringIO
 import trio
 from rich.console import Group
 
+from client.session import PlaySession
+from client.state import TableState
 from client.terminal import Line, Terminal
 
 
@@ -49,6 +52,30 @@ async def wait_for(condition: Callable[[], bool], what: str, limit: float = 20.0
             await trio.sleep(0.01)
         return
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def move_for(state: TableState) -> str:
+    """What a person would type now: a bid of 3, or the number under the first legal card."""
+    assert state.turn is not None
+    kinds = state.turn.kinds()
+    if "bid" in kinds:
+        return "3"
+    card = state.turn.legal[0].card
+    assert card is not None
+    return str(state.hand().index(card) + 1)
+
+
+async def take_turn(session: PlaySession, display: FakeDisplay) -> None:
+    """At the seat's turn, type what a person would (`move_for`) and wait until the server took
+    it: the turn gone, or a later one."""
+    state = session.state
+    assert state.turn is not None
+    version = state.turn.version
+    await display.type(move_for(state))
+    await wait_for(
+        lambda: session.state.turn is None or session.state.turn.version != version,
+        "the move to be taken",
+    )
 
 
 def table_column(text: str, index: int, columns: int) -> str:

@@ -27,9 +27,8 @@ from protocol import messages as m
 from protocol.event_messages import EventFormat
 from server.app import Server, local_config, running_server
 from server.operator import new_token
-from tests.client.helpers import FakeDisplay, wait_for
+from tests.client.helpers import FakeDisplay, take_turn, wait_for
 from tests.client.test_cli import one_line_error, spades
-from tests.client.test_session import move_for
 from tests.client.tmux_event import listening_port, server_command
 
 
@@ -168,17 +167,7 @@ async def test_a_person_plays_an_event_with_a_bot_partner(server: Server, tmp_pa
                 )
                 if session.ended is not None:
                     break
-                state = session.state
-                assert state.turn is not None
-                version = state.turn.version
-                await display.type(move_for(state))
-                await wait_for(
-                    lambda v=version: (
-                        session.state.turn is None  # type: ignore[misc]
-                        or session.state.turn.version != v
-                    ),
-                    "the move to be taken",
-                )
+                await take_turn(session, display)
         assert session.ended is not None and session.ended.event == event
         assert rounds_seen == {f"{event} round 1", f"{event} round 2"}, rounds_seen
         assert standings_seen, session.screen.panel
@@ -201,17 +190,7 @@ async def play_moves(session: PlaySession, display: FakeDisplay, moves: int = 10
         )
         if session.ended is not None:
             break
-        state = session.state
-        assert state.turn is not None
-        version = state.turn.version
-        await display.type(move_for(state))
-        await wait_for(
-            lambda v=version: (
-                session.state.turn is None  # type: ignore[misc]
-                or session.state.turn.version != v
-            ),
-            "the move to be taken",
-        )
+        await take_turn(session, display)
         made += 1
     return made
 

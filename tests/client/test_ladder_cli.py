@@ -23,9 +23,8 @@ from server.app import Server, local_config, running_server
 from server.ladder.service import LadderService
 from server.ladder.settings import LadderSettings
 from server.storage import Tx
-from tests.client.helpers import FakeDisplay, wait_for
+from tests.client.helpers import FakeDisplay, take_turn, wait_for
 from tests.client.test_cli import one_line_error, spades
-from tests.client.test_session import move_for
 from tests.server.ladder.made import rated_match, void_match
 from tests.server.wire_client import WireClient
 
@@ -174,17 +173,7 @@ async def test_the_ladder_screen_plays_a_match(
                 started_seen = started_seen or said("Rated match")
                 if said("over: your team"):
                     break
-                state = session.state
-                assert state.turn is not None
-                version = state.turn.version
-                await display.type(move_for(state))
-                await wait_for(
-                    lambda v=version: (
-                        session.state.turn is None  # type: ignore[misc]
-                        or session.state.turn.version != v
-                    ),
-                    "the move to be taken",
-                )
+                await take_turn(session, display)
             assert said("over: your team"), session.state.log
             assert started_seen, session.state.log  # a fresh table for the match
             # The match is in the history: one table, one game (no deal is played twice).

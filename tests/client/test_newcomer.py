@@ -31,9 +31,8 @@ from protocol import messages as m
 from protocol.schema import to_map
 from server.app import Server, local_config, running_server
 from tests.client.engine_table import EngineTable
-from tests.client.helpers import FakeDisplay, table_column, wait_for
+from tests.client.helpers import FakeDisplay, move_for, table_column, wait_for
 from tests.client.test_cli import one_line_error, spades
-from tests.client.test_session import move_for
 from tests.client.test_state_render import feed, play_hand
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,21 +10,9 @@ from client.config import ServerAddress
 from client.journal import Journal, read_records
 from client.lobby import create_request, register
 from client.session import Mode, PlaySession, Seating
-from client.state import TableState
 from client.verify import Verdict
 from server.app import Server
-from tests.client.helpers import FakeDisplay, wait_for
-
-
-def move_for(state: TableState) -> str:
-    """What a person would type now: a bid of 3, or the number under the first legal card."""
-    assert state.turn is not None
-    kinds = state.turn.kinds()
-    if "bid" in kinds:
-        return "3"
-    card = state.turn.legal[0].card
-    assert card is not None
-    return str(state.hand().index(card) + 1)
+from tests.client.helpers import FakeDisplay, move_for, wait_for
 
 
 async def start(
