@@ -24,10 +24,11 @@ from tests.server.wire_client import WireClient
 SERVER = [sys.executable, "-m", "server.cli"]
 
 
-async def start_server(db: Path) -> tuple[trio.Process, int]:
-    """Run `spades-server serve` as a child process; read the port from its first line."""
+async def start_server(db: Path, *flags: str) -> tuple[trio.Process, int]:
+    """Run `spades-server serve` (and `flags`) as a child process; read the port from its first
+    line."""
     process = await trio.lowlevel.open_process(
-        [*SERVER, "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
+        [*SERVER, "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db), *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )

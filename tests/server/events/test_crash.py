@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,43 +23,20 @@ from protocol.messages import (
 from server.events import store as event_store
 from server.events.scoring import standings
 from server.storage import read_transaction
+from tests.server import test_crash as crash
 from tests.server.events.players import check_in, enter, play_until_ended, register
 from tests.server.wire_client import WireClient
 
-SERVER = [sys.executable, "-m", "server.cli"]
 PLAYERS = 8
 #: Acts into round 2 before the kill (the round is then well under way at every table).
 ACTS_INTO_ROUND_2 = 24
 
 
 async def start_server(db: Path) -> tuple[trio.Process, int]:
-    """`spades-server serve` as a child process (events open to every account); its port from
-    its first line."""
-    process = await trio.lowlevel.open_process(
-        [
-            *SERVER,
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            "--no-web",
-            "--no-ladder",
-            "--no-hand-analysis",
-            "--events-open",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert process.stdout is not None
-    line = b""
-    while not line.endswith(b"\n"):  # bounded by the caller's fail_after
-        chunk = await process.stdout.receive_some(1)
-        assert chunk, "the server exited before printing its address"
-        line += chunk
-    return process, int(line.decode().strip().rsplit(":", 1)[1])
+    """`spades-server serve` as a child process, events open to every account; its port from its
+    first line."""
+    flags = ("--no-web", "--no-ladder", "--no-hand-analysis", "--events-open")
+    return await crash.start_server(db, *flags)
 
 
 def stored(db: Path) -> tuple[list[tuple[int, str]], list[str]]:
