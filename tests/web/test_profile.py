@@ -17,6 +17,7 @@ from tests.web.page import (
     WAIT_MS,
     chromium,
     enter_as_guest,
+    fast_clock,
     open_page,
     play_hand,
     register_and_open,
@@ -91,7 +92,7 @@ def test_a_players_name_opens_their_profile_wherever_it_is_shown(tmp_path: Path)
         served(tmp_path / "server.db", "--bot-clock", "3", "--human-clock", "90") as url,
         chromium() as browser,
     ):
-        player = open_page(browser, errors)
+        player = fast_clock(open_page(browser, errors))  # the names are the point, not the pace
         register_and_open(player, url, "zed", hands=1)
         set_pace(player, "fast")
         phone = open_page(browser, errors, width=390, height=844, bypass_csp=True)  # for axe

@@ -26,7 +26,15 @@ from engine.records import game_records
 from engine.ruleset import Ruleset
 from tests.engine.helpers import play_random_game
 from tests.web.browser import ROOT, need_browser, served
-from tests.web.page import WAIT_MS, chromium, open_page, play_hand, register_and_open, set_pace
+from tests.web.page import (
+    WAIT_MS,
+    chromium,
+    fast_clock,
+    open_page,
+    play_hand,
+    register_and_open,
+    set_pace,
+)
 from tests.web.test_accessibility import axe_problems, need_axe
 from tests.web.test_replays import open_kept_replay
 
@@ -86,7 +94,8 @@ def test_a_hand_played_then_reviewed_shows_what_spades_replay_analyze_shows(
         ) as url,
         chromium() as browser,
     ):
-        page = open_page(browser, errors, bypass_csp=True)  # axe-core is injected
+        # axe-core is injected; the pace's holds run through (fast_clock): the review is the point
+        page = fast_clock(open_page(browser, errors, bypass_csp=True))
         register_and_open(page, url, "reviewer", hands=1)
         set_pace(page, "fast")
         play_hand(page)
