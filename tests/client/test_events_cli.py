@@ -29,7 +29,8 @@ from server.app import Server, local_config, running_server
 from server.operator import new_token
 from tests.client.helpers import FakeDisplay, take_turn, wait_for
 from tests.client.test_cli import one_line_error, spades
-from tests.client.tmux_event import listening_port, server_command
+from tests.client.test_tmux_e2e import listening_port
+from tests.client.tmux_event import server_command
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,40 +28,29 @@ BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed")
 
 
-@pytest.fixture
-def server_port(tmp_path: Path) -> Iterator[int]:
-    proc = subprocess.Popen(
-        [
-            str(BIN / "spades-server"),
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(tmp_path / "server.db"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+def listening_port(proc: subprocess.Popen[str], limit: float = 20.0) -> int:
+    """The port a `spades-server serve` child (stdout piped, text) says it listens on."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        line = proc.stdout.readline()
+        if not line:
+            break
+        found = re.search(r"listening.*:(\d+)\s*$", line)
+        if found:
+            return int(found.group(1))
+    raise AssertionError("the server did not say where it listens")
+
+
+@contextmanager
+def serving(command: list[str]) -> Iterator[int]:
+    """A server child process run from `command` for the block's length; yields its port."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 20
-        port = None
-        while port is None and time.monotonic() < deadline:
-            ready, _, _ = select.select(
-                [proc.stdout], [], [], max(0.0, deadline - time.monotonic())
-            )
-            if not ready:
-                break
-            line = proc.stdout.readline()
-            if not line:
-                break
-            found = re.search(r"listening.*:(\d+)\s*$", line)
-            port = int(found.group(1)) if found else None
-        assert port is not None, "the server did not say where it listens"
-        yield port
+        yield listening_port(proc)
     finally:
         proc.terminate()
         try:
@@ -70,6 +60,15 @@ def server_port(tmp_path: Path) -> Iterator[int]:
             proc.wait(timeout=5)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+@pytest.fixture
+def server_port(tmp_path: Path) -> Iterator[int]:
+    db = tmp_path / "server.db"
+    with serving(
+        [str(BIN / "spades-server"), "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db)]
+    ) as port:
+        yield port
 
 
 class Pane:

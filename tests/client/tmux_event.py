@@ -15,25 +15,24 @@ play a seat of `spades event EVENT --play` until the event ends.
 
 The test drives keys as a person would: it reads the pane, bids when asked, types the number
 under the first legal card when it is to play; every wait polls the pane with a deadline. A test
-that kills the server mid-round starts it itself (`server_command`, `listening_port`) and again on
-the same database and port (`--port` in `extra`): the client reconnects and checks in again by
-itself, and `play_event_seat` plays on through the "reconnecting" screens.
+that kills the server mid-round starts it itself (`server_command`, and `test_tmux_e2e`'s
+`listening_port` for its port) and again on the same database and port (`--port` in `extra`): the
+client reconnects and checks in again by itself, and `play_event_seat` plays on through the
+"reconnecting" screens.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.client.test_tmux_e2e import Pane, card_left, hand_and_numbers
+from tests.client.test_tmux_e2e import Pane, card_left, hand_and_numbers, serving
 
 BIN = Path(sys.executable).parent
 EXITED = re.compile(r"CLIENT-EXITED (\d+)")
@@ -57,43 +56,9 @@ def server_command(db: Path, *extra: str) -> list[str]:
     ]
 
 
-def listening_port(proc: subprocess.Popen[str], limit: float = 20.0) -> int:
-    """The port a server started with `server_command` (stdout piped, text) says it listens on."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            break
-        line = proc.stdout.readline()
-        if not line:
-            break
-        found = re.search(r"listening.*:(\d+)\s*$", line)
-        if found:
-            return int(found.group(1))
-    raise AssertionError("the server did not say where it listens")
-
-
-@contextmanager
-def events_server(tmp_path: Path, *extra: str) -> Iterator[int]:
+def events_server(tmp_path: Path, *extra: str) -> AbstractContextManager[int]:
     """A server that lets any account announce events, for the test's length; yields its port."""
-    proc = subprocess.Popen(
-        server_command(tmp_path / "server.db", *extra),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        yield listening_port(proc)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        if proc.stdout is not None:
-            proc.stdout.close()
+    return serving(server_command(tmp_path / "server.db", *extra))
 
 
 def event_pane(env: dict[str, str], event: str) -> Pane:
