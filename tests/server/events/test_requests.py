@@ -4,6 +4,7 @@ every refusal's code: the whole server over memory streams, on trio's autojump c
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import trio
 
@@ -31,7 +32,13 @@ from protocol.types import ClientKind
 from server.app import running_server
 from server.config import Limits
 from server.operator import new_token
-from tests.server.events.players import enter
+from tests.server.events.players import (
+    create_event,
+    enter,
+    enter_all,
+    events_server,
+    start_events,
+)
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 
 LATER = 3600.0  # an hour from now: registration stays open through the test
@@ -150,8 +157,7 @@ async def test_announce_register_withdraw_play_and_cancel_with_every_refusal(
         assert isinstance(started, EventInfo)
         now = started.summary.event
         assert isinstance(await ann.request(EventRegister(event=now)), Ok)
-        server.events.now = lambda: time.time() + 2 * LATER
-        server.events.wake()
+        start_events(server)
         with trio.fail_after(30):
             for _ in range(100):
                 shown = await guest.request(EventShow(event=now))
@@ -170,18 +176,10 @@ async def test_pairs_naming_each_other_register_in_any_order(
     before either partner registers (the server partners k0 and k2 for now, as it would at the
     start), then k1 and k3 name theirs back, and both pairs form (four bots registering at once
     were refused `already_registered` about half the time)."""
-    limits = Limits(idle_timeout=0, write_timeout=0)
-    listener = MemoryListener()
-    config = memory_config(limits=limits, events_open=True)
-    async with running_server(config, listeners=[listener]):
-        clients = {}
-        for name in ("k0", "k1", "k2", "k3"):
-            client = await MemoryClient.connect(listener)
-            await enter(client, name)
-            clients[name] = client
-        info = await clients["k0"].request(create())
-        assert isinstance(info, EventInfo)
-        event = info.summary.event
+    async with events_server() as (_server, listener):
+        names = ("k0", "k1", "k2", "k3")
+        clients = await enter_all(partial(MemoryClient.connect, listener), names)
+        event = await create_event(clients["k0"], create())
         for name, partner in (("k0", "k1"), ("k2", "k3"), ("k1", "k0"), ("k3", "k2")):
             reply = await clients[name].request(EventRegister(event=event, partner=partner))
             assert isinstance(reply, Ok), (name, reply)

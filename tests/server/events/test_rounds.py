@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import pytest
 import trio
@@ -24,18 +25,19 @@ from protocol.messages import (
     Ok,
     YourTurn,
 )
-from server.app import running_server
-from server.config import Limits
 from server.events import service as event_service
 from server.events.scoring import BoardResult
 from tests.server.events.players import (
     MAX_EVENT_MESSAGES,
     check_in,
-    enter,
+    create_event,
+    enter_all,
+    events_server,
     play_until_ended,
     register,
+    start_events,
 )
-from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
+from tests.server.unit.memory import MemoryClient
 
 
 @pytest.mark.parametrize(
@@ -48,18 +50,11 @@ from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
 async def test_a_no_show_forfeits_after_the_grace_and_the_others_play_on(
     autojump_clock: trio.abc.Clock, no_show_grace: float
 ) -> None:
-    listener = MemoryListener()
-    limits = Limits(idle_timeout=0, write_timeout=0)
-    config = memory_config(limits=limits, events_open=True)
-    async with running_server(config, listeners=[listener]) as server:
-        assert server.events is not None
-        players = []
-        for name in ("ann", "bob", "cy"):
-            client = await MemoryClient.connect(listener)
-            await enter(client, name)
-            players.append(client)
-        ann, bob, _cy = players
-        info = await ann.request(
+    async with events_server() as (server, listener):
+        players = await enter_all(partial(MemoryClient.connect, listener), ("ann", "bob", "cy"))
+        ann, bob = players["ann"], players["bob"]
+        event = await create_event(
+            ann,
             EventCreate(
                 name="Tiny individual",
                 format=EventFormat.SWISS_INDIVIDUAL,
@@ -70,16 +65,13 @@ async def test_a_no_show_forfeits_after_the_grace_and_the_others_play_on(
                 bot_turn_ms=200,
                 no_show_grace=no_show_grace,
                 round_gap=2.0,
-            )
+            ),
         )
-        assert isinstance(info, EventInfo)
-        event = info.summary.event
-        for client in players:
+        for client in players.values():
             await register(client, event)
         await check_in(ann, event)
         await check_in(bob, event)  # cy never checks in: a no-show
-        server.events.now = lambda: time.time() + 7200
-        server.events.wake()
+        start_events(server)
         with trio.fail_after(3600):  # trio time
             seen: dict[str, list[Message]] = {"ann": [], "bob": []}
             async with trio.open_nursery() as nursery:
@@ -124,18 +116,11 @@ async def test_a_level_knockout_match_plays_an_extra_board_at_a_table_of_its_own
         return len(results) == boards
 
     monkeypatch.setattr(event_service, "needs_extra_board", level_once)
-    listener = MemoryListener()
-    limits = Limits(idle_timeout=0, write_timeout=0)
-    config = memory_config(limits=limits, events_open=True)
-    async with running_server(config, listeners=[listener]) as server:
-        assert server.events is not None
+    async with events_server() as (server, listener):
         names = ("ann", "bob", "cy", "dee")
-        clients = {}
-        for name in names:
-            client = await MemoryClient.connect(listener)
-            await enter(client, name)
-            clients[name] = client
-        info = await clients["ann"].request(
+        clients = await enter_all(partial(MemoryClient.connect, listener), names)
+        event = await create_event(
+            clients["ann"],
             EventCreate(
                 name="Final",
                 format=EventFormat.KNOCKOUT_PAIRS,
@@ -145,15 +130,12 @@ async def test_a_level_knockout_match_plays_an_extra_board_at_a_table_of_its_own
                 max_entrants=4,
                 bot_turn_ms=200,
                 round_gap=0.0,
-            )
+            ),
         )
-        assert isinstance(info, EventInfo)
-        event = info.summary.event
         for name, partner in zip(names, ("bob", "ann", "dee", "cy"), strict=True):
             await register(clients[name], event, partner=partner)
             await check_in(clients[name], event)
-        server.events.now = lambda: time.time() + 7200
-        server.events.wake()
+        start_events(server)
         with trio.fail_after(3600):
             async with trio.open_nursery() as nursery:
                 for client in clients.values():
@@ -178,16 +160,11 @@ async def test_a_level_knockout_match_plays_an_extra_board_at_a_table_of_its_own
 async def test_an_entrant_checking_in_during_its_round_is_told_its_table_and_seated(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    listener = MemoryListener()
-    limits = Limits(idle_timeout=0, write_timeout=0)
-    config = memory_config(limits=limits, events_open=True)
-    async with running_server(config, listeners=[listener]) as server:
-        assert server.events is not None
-        ann = await MemoryClient.connect(listener)
-        await enter(ann, "ann")
-        bob = await MemoryClient.connect(listener)
-        await enter(bob, "bob")
-        info = await ann.request(
+    async with events_server() as (server, listener):
+        clients = await enter_all(partial(MemoryClient.connect, listener), ("ann", "bob"))
+        ann, bob = clients["ann"], clients["bob"]
+        event = await create_event(
+            ann,
             EventCreate(
                 name="Late",
                 format=EventFormat.SWISS_INDIVIDUAL,
@@ -199,15 +176,12 @@ async def test_an_entrant_checking_in_during_its_round_is_told_its_table_and_sea
                 bot_turn_ms=600_000,  # nobody's clock runs out: bob's seat waits for him
                 no_show_grace=3000.0,
                 round_gap=0.0,
-            )
+            ),
         )
-        assert isinstance(info, EventInfo)
-        event = info.summary.event
         await register(ann, event)
         await register(bob, event)
         await check_in(ann, event)
-        server.events.now = lambda: time.time() + 7200
-        server.events.wake()
+        start_events(server)
         with trio.fail_after(3600):
             async with trio.open_nursery() as nursery:
                 ended: list[EventEnded] = []
@@ -245,17 +219,10 @@ async def test_an_entrant_checking_in_during_its_round_is_told_its_table_and_sea
 async def test_two_forfeited_rounds_withdraw_a_swiss_entrant_whose_seat_the_fallback_keeps(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    listener = MemoryListener()
-    limits = Limits(idle_timeout=0, write_timeout=0)
-    config = memory_config(limits=limits, events_open=True)
-    async with running_server(config, listeners=[listener]) as server:
-        assert server.events is not None
-        clients = {}
-        for name in ("ann", "bob", "cy"):
-            client = await MemoryClient.connect(listener)
-            await enter(client, name)
-            clients[name] = client
-        info = await clients["ann"].request(
+    async with events_server() as (server, listener):
+        clients = await enter_all(partial(MemoryClient.connect, listener), ("ann", "bob", "cy"))
+        event = await create_event(
+            clients["ann"],
             EventCreate(
                 name="Three rounds",
                 format=EventFormat.SWISS_INDIVIDUAL,
@@ -266,16 +233,13 @@ async def test_two_forfeited_rounds_withdraw_a_swiss_entrant_whose_seat_the_fall
                 bot_turn_ms=200,
                 no_show_grace=5.0,
                 round_gap=0.0,
-            )
+            ),
         )
-        assert isinstance(info, EventInfo)
-        event = info.summary.event
         for client in clients.values():
             await register(client, event)
         await check_in(clients["ann"], event)
         await check_in(clients["bob"], event)  # cy never comes: two forfeits withdraw it
-        server.events.now = lambda: time.time() + 7200
-        server.events.wake()
+        start_events(server)
         with trio.fail_after(3600):
             async with trio.open_nursery() as nursery:
                 for name in ("ann", "bob"):
@@ -293,17 +257,10 @@ async def test_two_forfeited_rounds_withdraw_a_swiss_entrant_whose_seat_the_fall
 async def test_a_player_gone_past_the_grace_forfeits_the_rest_of_the_round(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    listener = MemoryListener()
-    limits = Limits(idle_timeout=0, write_timeout=0)
-    config = memory_config(limits=limits, events_open=True, reconnect_grace=20.0)
-    async with running_server(config, listeners=[listener]) as server:
-        assert server.events is not None
-        clients = {}
-        for name in ("ann", "bob", "cy"):
-            client = await MemoryClient.connect(listener)
-            await enter(client, name)
-            clients[name] = client
-        info = await clients["ann"].request(
+    async with events_server(reconnect_grace=20.0) as (server, listener):
+        clients = await enter_all(partial(MemoryClient.connect, listener), ("ann", "bob", "cy"))
+        event = await create_event(
+            clients["ann"],
             EventCreate(
                 name="Gone",
                 format=EventFormat.SWISS_INDIVIDUAL,
@@ -313,15 +270,12 @@ async def test_a_player_gone_past_the_grace_forfeits_the_rest_of_the_round(
                 max_entrants=4,
                 bot_turn_ms=2000,
                 round_gap=0.0,
-            )
+            ),
         )
-        assert isinstance(info, EventInfo)
-        event = info.summary.event
         for client in clients.values():
             await register(client, event)
             await check_in(client, event)
-        server.events.now = lambda: time.time() + 7200
-        server.events.wake()
+        start_events(server)
         with trio.fail_after(3600):
             async with trio.open_nursery() as nursery:
                 for name in ("ann", "bob"):
