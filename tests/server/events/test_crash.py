@@ -16,7 +16,6 @@ from protocol.messages import (
     Act,
     EventCreate,
     EventEnded,
-    EventInfo,
     EventRoundPaired,
     YourTurn,
 )
@@ -24,7 +23,7 @@ from server.events import store as event_store
 from server.events.scoring import standings
 from server.storage import read_transaction
 from tests.server import test_crash as crash
-from tests.server.events.players import check_in, enter, play_until_ended, register
+from tests.server.events.players import check_in, create_event, enter, play_until_ended, register
 from tests.server.wire_client import WireClient
 
 PLAYERS = 8
@@ -68,7 +67,8 @@ async def test_kill_9_mid_round_then_restart_finishes_the_event_the_same(tmp_pat
                 client = await WireClient.connect(port)
                 tokens.append(await enter(client, f"p{index}"))
                 clients.append(client)
-            info = await clients[0].request(
+            event = await create_event(
+                clients[0],
                 EventCreate(
                     name="Crash Swiss",
                     format=EventFormat.SWISS_INDIVIDUAL,
@@ -78,10 +78,8 @@ async def test_kill_9_mid_round_then_restart_finishes_the_event_the_same(tmp_pat
                     max_entrants=8,
                     bot_turn_ms=3000,
                     round_gap=0.2,
-                )
+                ),
             )
-            assert isinstance(info, EventInfo)
-            event = info.summary.event
             for client in clients:
                 await register(client, event)
                 await check_in(client, event)

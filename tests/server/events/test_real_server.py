@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -23,7 +24,14 @@ from protocol.messages import (
 )
 from server.app import Server, local_config, running_server
 from server.cli import main
-from tests.server.events.players import check_in, enter, play_until_ended, register
+from tests.server.events.players import (
+    check_in,
+    create_event,
+    enter_all,
+    play_until_ended,
+    register,
+    start_events,
+)
 from tests.server.wire_client import WireClient
 
 LATER = 3600.0
@@ -39,9 +47,7 @@ async def announce(host: WireClient, **settings: object) -> str:
         "round_gap": 0.2,
     }
     values.update(settings)
-    info = await host.request(EventCreate(**values))  # type: ignore[arg-type]
-    assert isinstance(info, EventInfo), info
-    return info.summary.event
+    return await create_event(host, EventCreate(**values))  # type: ignore[arg-type]
 
 
 async def all_records(client: WireClient, event: str) -> list[dict[str, object]]:
@@ -62,11 +68,9 @@ async def run_field(
     server: Server, event: str, clients: list[WireClient]
 ) -> tuple[list[EventEnded], list[list[Message]]]:
     """Check everyone in, start the event, and play it to its end."""
-    assert server.events is not None
     for client in clients:
         await check_in(client, event)
-    server.events.now = lambda: time.time() + 2 * LATER
-    server.events.wake()
+    start_events(server)
     ended: list[EventEnded] = []
     seen: list[list[Message]] = [[] for _ in clients]
     async with trio.open_nursery() as nursery:
@@ -83,11 +87,10 @@ async def test_a_16_player_individual_swiss_of_4_rounds_runs_to_its_end(tmp_path
     config = local_config(tmp_path / "events.db", events_open=True)
     async with running_server(config) as server:
         with trio.fail_after(240):
-            clients = []
-            for index in range(16):
-                client = await WireClient.connect(server.port)
-                await enter(client, f"bot{index:02d}")
-                clients.append(client)
+            names = [f"bot{index:02d}" for index in range(16)]
+            clients = list(
+                (await enter_all(partial(WireClient.connect, server.port), names)).values()
+            )
             event = await announce(
                 clients[0], format=EventFormat.SWISS_INDIVIDUAL, rounds=4, max_entrants=16
             )
@@ -145,11 +148,10 @@ async def test_an_8_pair_knockout_runs_to_its_final(tmp_path: Path) -> None:
     config = local_config(tmp_path / "events.db", events_open=True)
     async with running_server(config) as server:
         with trio.fail_after(240):
-            clients = []
-            for index in range(16):
-                client = await WireClient.connect(server.port)
-                await enter(client, f"ko{index:02d}")
-                clients.append(client)
+            names = [f"ko{index:02d}" for index in range(16)]
+            clients = list(
+                (await enter_all(partial(WireClient.connect, server.port), names)).values()
+            )
             event = await announce(
                 clients[0], format=EventFormat.KNOCKOUT_PAIRS, rounds=0, max_entrants=8
             )

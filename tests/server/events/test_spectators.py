@@ -5,6 +5,7 @@ Swiss of eight bots at two tables, one of which waits on a player."""
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -15,7 +16,6 @@ from protocol.messages import (
     DealSeed,
     EventCreate,
     EventEnded,
-    EventInfo,
     EventRoundPaired,
     Guest,
     Joined,
@@ -28,7 +28,14 @@ from protocol.messages import (
 )
 from server.app import local_config, running_server
 from server.storage import read_transaction
-from tests.server.events.players import MAX_EVENT_MESSAGES, check_in, enter, register
+from tests.server.events.players import (
+    MAX_EVENT_MESSAGES,
+    check_in,
+    create_event,
+    enter_all,
+    register,
+    start_events,
+)
 from tests.server.wire_client import WireClient
 
 
@@ -47,12 +54,9 @@ async def test_an_event_table_is_watched_a_deal_behind_the_slowest_table(tmp_pat
     async with running_server(local_config(db, events_open=True)) as server:
         assert server.events is not None
         with trio.fail_after(120):
-            players = {}
-            for name in names:
-                client = await WireClient.connect(server.port)
-                await enter(client, name)
-                players[name] = client
-            info = await players["p0"].request(
+            players = await enter_all(partial(WireClient.connect, server.port), names)
+            event = await create_event(
+                players["p0"],
                 EventCreate(
                     name="Watched",
                     format=EventFormat.SWISS_INDIVIDUAL,
@@ -62,10 +66,8 @@ async def test_an_event_table_is_watched_a_deal_behind_the_slowest_table(tmp_pat
                     max_entrants=8,
                     bot_turn_ms=600_000,  # the stalled player is waited for
                     round_gap=0.0,
-                )
+                ),
             )
-            assert isinstance(info, EventInfo)
-            event = info.summary.event
             for client in players.values():
                 await register(client, event)
                 await check_in(client, event)
@@ -102,8 +104,7 @@ async def test_an_event_table_is_watched_a_deal_behind_the_slowest_table(tmp_pat
             async with trio.open_nursery() as nursery:
                 for name in names:
                     nursery.start_soon(play, name)
-                server.events.now = lambda: time.time() + 7200
-                server.events.wake()
+                start_events(server)
                 await all_paired.wait()
                 ahead = tables["p0"]
                 (behind,) = {t for t in tables.values() if t != ahead}
