@@ -102,6 +102,19 @@ async def test_announce_list_show_register_withdraw_cancel(server: Server) -> No
         assert "cancelled" in (await spades("event", "E1")).output
 
 
+def event_screen(
+    address: ServerAddress, token: str, event: str, display: FakeDisplay, tmp_path: Path
+) -> PlaySession:
+    """`spades event EVENT --play`'s play screen on `display`, its history under `tmp_path`."""
+    return PlaySession(
+        address=address,
+        token=token,
+        seating=Seating(Mode.EVENT, event=event),
+        display=display,
+        journal=Journal(address.key, root=tmp_path / "history"),
+    )
+
+
 async def test_a_person_plays_an_event_with_a_bot_partner(server: Server, tmp_path: Path) -> None:
     """ada (the play screen) and her partner, a bot of the SDK, against the server's house pair:
     two rounds of one board; each round's notice, the table, the standings between rounds, the
@@ -132,13 +145,7 @@ async def test_a_person_plays_an_event_with_a_bot_partner(server: Server, tmp_pa
             ),
         )
         display = FakeDisplay()
-        session = PlaySession(
-            address=address,
-            token=ada.token,
-            seating=Seating(Mode.EVENT, event=event),
-            display=display,
-            journal=Journal(address.key, root=tmp_path / "history"),
-        )
+        session = event_screen(address, ada.token, event, display, tmp_path)
 
         def said(text: str) -> bool:
             return any(text in line for line in session.state.log)
@@ -215,18 +222,8 @@ async def test_a_person_who_quits_mid_round_comes_back_to_her_seat(
         )
         event = (await create_event(address, ada.token, announce)).summary.event
         await event_request(address, ada.token, m.EventRegister(event=event))
-
-        def screen(display: FakeDisplay) -> PlaySession:
-            return PlaySession(
-                address=address,
-                token=ada.token,
-                seating=Seating(Mode.EVENT, event=event),
-                display=display,
-                journal=Journal(address.key, root=tmp_path / "history"),
-            )
-
         first_display = FakeDisplay()
-        first = screen(first_display)
+        first = event_screen(address, ada.token, event, first_display, tmp_path)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(first.run)
             assert await play_moves(first, first_display, moves=3) == 3
@@ -241,7 +238,7 @@ async def test_a_person_who_quits_mid_round_comes_back_to_her_seat(
         assert first.quitting and first.ended is None
 
         again_display = FakeDisplay()
-        again = screen(again_display)
+        again = event_screen(address, ada.token, event, again_display, tmp_path)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(again.run)
             await wait_for(lambda: again.state.table == table, "the same table")
@@ -297,13 +294,7 @@ async def test_the_play_screen_rides_out_a_server_crash(tmp_path: Path) -> None:
             event = (await create_event(address, ada.token, announce)).summary.event
             await event_request(address, ada.token, m.EventRegister(event=event))
             display = FakeDisplay()
-            session = PlaySession(
-                address=address,
-                token=ada.token,
-                seating=Seating(Mode.EVENT, event=event),
-                display=display,
-                journal=Journal(address.key, root=tmp_path / "history"),
-            )
+            session = event_screen(address, ada.token, event, display, tmp_path)
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(session.run)
                 assert await play_moves(session, display, moves=3) == 3
