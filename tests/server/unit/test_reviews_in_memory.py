@@ -8,6 +8,8 @@ Last, in real time, the real solver's process answers what the engine's review a
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
@@ -17,7 +19,7 @@ from engine.review import PlayedHand, Reviewer
 from engine.ruleset import Ruleset
 from protocol.errors import ErrorCode
 from protocol.messages import Error, HandReview, Ping, Pong, Review
-from server.app import running_server
+from server.app import Server, running_server
 from server.config import Limits
 from tests.server.test_review_record import finished_record
 from tests.server.unit.memory import MemoryClient, MemoryListener, memory_config
@@ -44,6 +46,20 @@ class HeldSolver:
         return self.answer
 
 
+@asynccontextmanager
+async def held_server(
+    limits: Limits | None = None,
+) -> AsyncIterator[tuple[Server, MemoryListener, HeldSolver]]:
+    """The whole server on memory streams (`limits`, when given), its reviews run by a
+    `HeldSolver` the test lets answer."""
+    listener = MemoryListener()
+    solver = HeldSolver()
+    config = memory_config() if limits is None else memory_config(limits=limits)
+    async with running_server(config, listeners=[listener]) as server:
+        server.reviews.run = solver
+        yield server, listener, solver
+
+
 async def connected(listener: MemoryListener) -> MemoryClient:
     client = await MemoryClient.connect(listener)
     await client.hello()
@@ -58,10 +74,7 @@ def refused(reply: object, code: ErrorCode) -> Error:
 async def test_one_review_a_connection_and_the_reader_goes_on(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
-    solver = HeldSolver()
-    async with running_server(memory_config(), listeners=[listener]) as server:
-        server.reviews.run = solver
+    async with held_server() as (server, listener, solver):
         with trio.fail_after(30):
             client = await connected(listener)
             first = await client.send(Review(hand=RECORD))
@@ -85,11 +98,11 @@ async def test_one_review_a_connection_and_the_reader_goes_on(
 async def test_the_address_and_the_server_have_caps(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    listener = MemoryListener()
-    solver = HeldSolver()
-    limits = Limits(max_reviews=2, max_reviews_per_address=3)
-    async with running_server(memory_config(limits=limits), listeners=[listener]) as server:
-        server.reviews.run = solver
+    async with held_server(Limits(max_reviews=2, max_reviews_per_address=3)) as (
+        server,
+        listener,
+        solver,
+    ):
         with trio.fail_after(30):
             clients = [await connected(listener) for _ in range(3)]
             asked = [await clients[i].send(Review(hand=RECORD)) for i in range(2)]
@@ -101,11 +114,11 @@ async def test_the_address_and_the_server_have_caps(
                 assert isinstance(await client.reply_to(rid), HandReview)
             for client in clients:
                 await client.aclose()
-    listener = MemoryListener()
-    solver = HeldSolver()
-    limits = Limits(max_reviews=4, max_reviews_per_address=1)
-    async with running_server(memory_config(limits=limits), listeners=[listener]) as server:
-        server.reviews.run = solver
+    async with held_server(Limits(max_reviews=4, max_reviews_per_address=1)) as (
+        server,
+        listener,
+        solver,
+    ):
         with trio.fail_after(30):
             one, two = await connected(listener), await connected(listener)
             await one.send(Review(hand=RECORD))
@@ -117,11 +130,7 @@ async def test_the_address_and_the_server_have_caps(
 
 
 async def test_a_record_refused_takes_no_slot(autojump_clock: trio.testing.MockClock) -> None:
-    listener = MemoryListener()
-    solver = HeldSolver()
-    limits = Limits(review_max_bytes=6000)
-    async with running_server(memory_config(limits=limits), listeners=[listener]) as server:
-        server.reviews.run = solver
+    async with held_server(Limits(review_max_bytes=6000)) as (server, listener, solver):
         with trio.fail_after(30):
             client = await connected(listener)
             large = {**RECORD, "notes": ["x" * 2000]}
@@ -137,10 +146,7 @@ async def test_a_record_refused_takes_no_slot(autojump_clock: trio.testing.MockC
 
 
 async def test_a_connection_gone_frees_its_slot(autojump_clock: trio.testing.MockClock) -> None:
-    listener = MemoryListener()
-    solver = HeldSolver()
-    async with running_server(memory_config(), listeners=[listener]) as server:
-        server.reviews.run = solver
+    async with held_server() as (server, listener, solver):
         with trio.fail_after(30):
             client = await connected(listener)
             await client.send(Review(hand=RECORD))
