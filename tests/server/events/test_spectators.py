@@ -20,14 +20,10 @@ from protocol.messages import (
     Guest,
     Joined,
     Message,
-    Ping,
-    Pong,
-    Snapshot,
     Spectate,
     YourTurn,
 )
 from server.app import local_config, running_server
-from server.storage import read_transaction
 from tests.server.events.players import (
     MAX_EVENT_MESSAGES,
     check_in,
@@ -36,16 +32,8 @@ from tests.server.events.players import (
     register,
     start_events,
 )
+from tests.server.watching import a_deal_late
 from tests.server.wire_client import WireClient
-
-
-def hands_recorded(db: Path, table: str) -> tuple[int, bool]:
-    """How many hands the table's game has finished, and whether it is over."""
-    with read_transaction(db) as tx:
-        game = tx.latest_game_at(table)
-        if game is None:
-            return 0, False
-        return tx.hand_count(game)[1], tx.game_status(game) == "finished"
 
 
 async def test_an_event_table_is_watched_a_deal_behind_the_slowest_table(tmp_path: Path) -> None:
@@ -119,16 +107,6 @@ async def test_an_event_table_is_watched_a_deal_behind_the_slowest_table(tmp_pat
                         go[name].set()
                 # The table ahead plays its first deal through while the other waits on one player.
                 await ahead_dealt_again.wait()
-                assert hands_recorded(db, ahead)[0] >= 1 and hands_recorded(db, behind)[0] == 0
-                assert isinstance(await watcher.request(Ping()), Pong)
-                seen = [m for m in watcher.received[before:] if not isinstance(m, Joined | Pong)]
-                assert all(isinstance(m, Snapshot) and m.version == 0 for m in seen), seen
-                go[stalled].set()
-                for hand in (1, 2):
-                    revealed = await watcher.expect(DealSeed)
-                    assert revealed.table == ahead and revealed.hand_number == hand
-                    # Shown once the other table has played it too.
-                    done, over = hands_recorded(db, behind)
-                    assert done >= hand or over, (done, over)
+                await a_deal_late(watcher, before, db, ahead, behind, go[stalled])
             for client in (*players.values(), watcher):
                 await client.aclose()

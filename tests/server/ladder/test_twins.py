@@ -7,7 +7,6 @@ and holds one player of the second table on its first turn, so the first table r
 """
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 import trio
@@ -22,9 +21,7 @@ from protocol.messages import (
     MatchStarted,
     Message,
     Ok,
-    Ping,
     Pong,
-    Snapshot,
     Spectate,
     YourTurn,
 )
@@ -35,19 +32,10 @@ from server.storage import StorageError, Tx, read_transaction
 from tests.server.ladder.conftest import ServerFactory, ladder_of
 from tests.server.ladder.test_queries import person
 from tests.server.ladder.test_service import dealt_deals
+from tests.server.watching import a_deal_late
 
 SETTINGS = LadderSettings(hands=2, interval=0.05, seed=21, max_matches=0, twin_wait=60.0)
 MAX_MESSAGES = 3000  # a two-hand match is far fewer messages than this
-
-
-def hands_recorded(server_db: Path, table: str) -> tuple[int, bool]:
-    """How many hands the table's game has finished, and whether the game is over (read from the
-    database as it is now)."""
-    with read_transaction(server_db) as tx:
-        game = tx.latest_game_at(table)
-        if game is None:
-            return 0, False
-        return tx.hand_count(game)[1], tx.game_status(game) == "finished"
 
 
 async def test_twins_share_their_deals_and_the_table_ahead_is_watched_a_deal_late(
@@ -114,21 +102,7 @@ async def test_twins_share_their_deals_and_the_table_ahead_is_watched_a_deal_lat
             # The table ahead plays its first deal through while the other waits on one player.
             await ahead_dealt_again.wait()
             db = server.config.db_path
-            assert hands_recorded(db, ahead)[0] >= 1 and hands_recorded(db, behind)[0] == 0
-            pong = await watcher.request(Ping())
-            assert isinstance(pong, Pong)
-            # Nothing of the deal the other table is still playing reached the spectator.
-            seen = [m for m in watcher.received[before:] if not isinstance(m, Joined | Pong)]
-            assert all(isinstance(m, Snapshot) and m.version == 0 for m in seen), seen
-
-            go[stalled].set()
-            for hand in (1, 2):
-                revealed = await watcher.expect(DealSeed)
-                assert revealed.table == ahead and revealed.hand_number == hand
-                # When the spectator learns a deal of the table ahead, the other table has played
-                # it: its hand is recorded (or its game is over).
-                done, over = hands_recorded(db, behind)
-                assert done >= hand or over, (done, over)
+            await a_deal_late(watcher, before, db, ahead, behind, go[stalled])
             for event in ended.values():
                 await event.wait()
             # It saw the table as it was when it came (the snapshot first, held with the rest),
