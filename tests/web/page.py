@@ -280,16 +280,16 @@ def play_hand(page: Any) -> None:
 
 
 # What an event's entrant is asked now: the event over (its banner), its table's bid or card, the
-# game at its table over, or nothing yet (between rounds).
-EVENT_STATE_JS = """() => {
+# game at its table over, or nothing yet (between rounds): at its table, what `STATE_JS` says.
+EVENT_STATE_JS = (
+    """() => {
   if (document.getElementById('event-banner-text')) return 'ended';
   if (document.body.dataset.screen !== 'table-screen') return '';
-  const over = document.getElementById('game-over');
-  if (over && !over.hidden) return 'over';
-  if (document.querySelector('#hand .card.legal')) return 'play';
-  if (document.querySelector('#actions button.bid')) return 'bid';
-  return '';
+  return ("""
+    + STATE_JS
+    + """)();
 }"""
+)
 
 # The round notice's sentence as it came ('' when the banner shows none).
 BANNER_JS = """() => { const b = document.getElementById('event-banner');
