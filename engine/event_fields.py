@@ -6,7 +6,8 @@ beside the engine's own type, what a reader beyond the engine needs to know: how
 may take (`Choices`) and a sentence for the documentation (`Doc`). The protocol reads them to declare
 the event's message (protocol/game_events.py): its fields, types, checks and the docs' field table.
 The engine itself only ever reads `Derived` and `Private`; the rest are plain data, so the engine
-never imports the protocol.
+never imports the protocol. `Doc`, `Range` and `Length` are the protocol's own markers too
+(`protocol.schema` takes them from here): one declaration of a bound, wherever it is written.
 
 `Derived` marks a `ClassVar` annotation that names a field of the seat's map (`Event.for_seat`) the
 event computes rather than stores (`bid_made`'s `text`, `hand_dealt`'s receiver's `cards`), at its
@@ -28,8 +29,8 @@ class Doc:
 class Range:
     """Inclusive bounds of a number."""
 
-    lo: int
-    hi: int
+    lo: float
+    hi: float
 
 
 @dataclass(frozen=True, slots=True)

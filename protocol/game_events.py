@@ -3,9 +3,10 @@
 Each engine event class (``engine.events.EVENT_TYPES``) is the one declaration of its event; this
 module turns it into the message class the decoder, the encoder and the docs read: ``t`` is the
 engine's ``kind``, the docstring is the class's, and the fields are those of its ``for_seat(seat)``
-map in its order, typed from the annotations (``engine.event_fields``' markers become the protocol's
-named types, ``Range``, ``Length`` and ``Doc``). A secret field is optional (a seat that may not see
-it is not sent it) and a counted secret adds ``count``; a field with a default is optional; a
+map in its order, typed from the annotations (``engine.event_fields``' notations become the
+protocol's named types; its ``Range``, ``Length`` and ``Doc`` are the protocol's own markers). A
+secret field is optional (a seat that may not see it is not sent it) and a counted secret adds
+``count``; a field with a default is optional; a
 ``Derived`` one is the map's field the event computes (``bid_made``'s ``text``). The envelope
 (``seq``, ``table``, ``version``) comes first. So a new event is declared in the engine only, and
 tests/protocol/test_engine_alignment.py holds its maps to its message over generated events.
@@ -76,10 +77,8 @@ def wire_type(annotation: Any) -> Any:
         for marker in markers:
             if isinstance(marker, ef.Choices):
                 out = Literal[marker.values]
-            elif isinstance(marker, ef.Range):
-                refined.append(Range(marker.lo, marker.hi))
-            elif isinstance(marker, ef.Length):
-                refined.append(Length(marker.lo, marker.hi))
+            elif isinstance(marker, Range | Length):
+                refined.append(marker)  # the protocol's markers are the engine's
         return Annotated[(out, *refined)] if refined else out
     origin = typing.get_origin(annotation)
     if origin is Union or origin is types.UnionType:

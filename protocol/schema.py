@@ -23,28 +23,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar, Union
 
+# The bounds and the docs' sentence are one declaration with the engine's events (whose fields the
+# protocol's game events are made of: protocol/game_events.py), so a marker is never translated;
+# re-exported (`as`) for the protocol's modules, which take them from here.
+from engine.event_fields import Doc as Doc  # noqa: PLC0414
+from engine.event_fields import Length as Length  # noqa: PLC0414
+from engine.event_fields import Range as Range  # noqa: PLC0414
+
 T = TypeVar("T")
 
 Converter = Callable[[Any, str], Any]
 
 
 # ---- Annotated markers -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Range:
-    """Inclusive bounds of a number."""
-
-    lo: float
-    hi: float
-
-
-@dataclass(frozen=True, slots=True)
-class Length:
-    """Inclusive bounds on the length of a string (in characters) or a list (in items)."""
-
-    lo: int
-    hi: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +58,6 @@ class Named:
     """Show this name in the docs instead of the expanded type (``Card``, ``Seat``)."""
 
     name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Doc:
-    """The sentence for the docs' field table: ``name: Annotated[str, Doc("who is playing")]``."""
-
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
