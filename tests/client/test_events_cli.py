@@ -18,7 +18,7 @@ import trio
 from bots.registry import make_bot
 from bots.sdk.register import register_bot
 from bots.sdk.runner import BotRunner, RunnerConfig
-from client.config import ServerAddress
+from client.config import Credentials, ServerAddress
 from client.events import create_event, event_request
 from client.journal import Journal
 from client.lobby import register
@@ -100,6 +100,25 @@ async def test_announce_list_show_register_withdraw_cancel(server: Server) -> No
         cancelled = await spades("event", "E1", "--cancel")
         assert cancelled.exit_code == 0 and "E1 is cancelled" in cancelled.output
         assert "cancelled" in (await spades("event", "E1")).output
+
+
+async def solo_swiss(
+    address: ServerAddress, name: str, *, rounds: int, starts_in: float
+) -> tuple[Credentials, str]:
+    """ada's account, and an individual Swiss of one board a round that she announced and is
+    registered for (the house bots fill her tables); her credentials and the event's id."""
+    ada = await register(address, "ada")
+    announce = m.EventCreate(
+        name=name,
+        format=EventFormat.SWISS_INDIVIDUAL,
+        rounds=rounds,
+        boards=1,
+        starts_at=time.time() + starts_in,
+        round_gap=0.5,
+    )
+    event = (await create_event(address, ada.token, announce)).summary.event
+    await event_request(address, ada.token, m.EventRegister(event=event))
+    return ada, event
 
 
 def event_screen(
@@ -211,17 +230,7 @@ async def test_a_person_who_quits_mid_round_comes_back_to_her_seat(
     event played to its end with nothing forfeited."""
     address = ServerAddress("127.0.0.1", server.port)
     with trio.fail_after(120):
-        ada = await register(address, "ada")
-        announce = m.EventCreate(
-            name="Solo night",
-            format=EventFormat.SWISS_INDIVIDUAL,
-            rounds=1,
-            boards=1,
-            starts_at=time.time() + 1,
-            round_gap=0.5,
-        )
-        event = (await create_event(address, ada.token, announce)).summary.event
-        await event_request(address, ada.token, m.EventRegister(event=event))
+        ada, event = await solo_swiss(address, "Solo night", rounds=1, starts_in=1.0)
         first_display = FakeDisplay()
         first = event_screen(address, ada.token, event, first_display, tmp_path)
         async with trio.open_nursery() as nursery:
@@ -282,17 +291,7 @@ async def test_the_play_screen_rides_out_a_server_crash(tmp_path: Path) -> None:
     address = ServerAddress("127.0.0.1", port)
     try:
         with trio.fail_after(120):
-            ada = await register(address, "ada")
-            announce = m.EventCreate(
-                name="Crash night",
-                format=EventFormat.SWISS_INDIVIDUAL,
-                rounds=2,
-                boards=1,
-                starts_at=time.time() + 1.5,
-                round_gap=0.5,
-            )
-            event = (await create_event(address, ada.token, announce)).summary.event
-            await event_request(address, ada.token, m.EventRegister(event=event))
+            ada, event = await solo_swiss(address, "Crash night", rounds=2, starts_in=1.5)
             display = FakeDisplay()
             session = event_screen(address, ada.token, event, display, tmp_path)
             async with trio.open_nursery() as nursery:
