@@ -790,6 +790,14 @@ def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
             show_default=False,
         ),
     ] = None,
+    registration_opens: Annotated[
+        str | None,
+        typer.Option(
+            help="When registration opens, as --start is written (default: at once); it"
+            " closes at the start.",
+            show_default=False,
+        ),
+    ] = None,
     operator_token_file: OperatorTokenOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
@@ -800,12 +808,13 @@ def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
     from client.events import create_event, create_request, event_view, parse_start
 
     try:
+        now = time.time()
         request = create_request(
             name,
             format=format,
             rounds=rounds,
             boards=boards,
-            starts_at=parse_start(start, time.time()),
+            starts_at=parse_start(start, now),
             preset=preset,
             options=parse_options(opt or []),
             entry=entry,
@@ -813,6 +822,9 @@ def events_create(  # noqa: PLR0917 - typer maps each option to a parameter
             clock=clock,
             no_show_grace=no_show_grace,
             round_gap=round_gap,
+            registration_opens=(
+                None if registration_opens is None else parse_start(registration_opens, now)
+            ),
         )
     except ValueError as exc:
         raise fail(str(exc), 2) from None

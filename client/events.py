@@ -174,6 +174,7 @@ def create_request(
     bot_clock_ms: int | None = None,
     no_show_grace: float | None = None,
     round_gap: float | None = None,
+    registration_opens: float | None = None,
 ) -> m.EventCreate:
     """The `event_create` request. `rounds` None for a knockout: 0, as many as its field needs
     (the server refuses any other number for one, `bad_event`). Raises ValueError with a
@@ -195,6 +196,8 @@ def create_request(
         raise ValueError("--round-gap is seconds, 0 or more")
     if max_entrants is not None and not 2 <= max_entrants <= 256:
         raise ValueError("--max-entrants is 2..256")
+    if registration_opens is not None and registration_opens >= starts_at:
+        raise ValueError("--registration-opens must be before --start (registration closes then)")
     return m.EventCreate(
         name=name,
         format=format,
@@ -209,6 +212,7 @@ def create_request(
         bot_turn_ms=bot_clock_ms,
         no_show_grace=no_show_grace,
         round_gap=round_gap,
+        registration_opens=registration_opens,
     )
 
 
@@ -300,7 +304,12 @@ def head_lines(info: EventInfo, now: float) -> list[str]:
         f"{s.event} · {s.name} · {FORMAT_WORDS[s.format]} · {s.rounds} {rounds} of"
         f" {s.boards} {boards} · {s.preset}"
     ]
-    if s.status is EventStatus.REGISTERING:
+    if s.status is EventStatus.REGISTERING and s.registration_opens and now < s.registration_opens:
+        state = (
+            f"registration opens {when_text(s.registration_opens, now)}:"
+            f" starts {when_text(s.starts_at, now)}"
+        )
+    elif s.status is EventStatus.REGISTERING:
         state = f"registering: starts {when_text(s.starts_at, now)}"
     elif s.status is EventStatus.RUNNING:
         state = f"running: round {s.round} of {s.rounds}"

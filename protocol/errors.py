@@ -199,8 +199,9 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.NO_SUCH_EVENT: ErrorInfo(False, "No event has this id."),
     ErrorCode.EVENT_CLOSED: ErrorInfo(
         False,
-        "The event takes no more of this: its registration closed at the start (`event_register`,"
-        " `event_withdraw` of a pair not formed), or it is over (finished or cancelled).",
+        "The event takes no more of this: its registration is not open yet (`registration_opens`)"
+        " or closed at the start (`event_register`, `event_withdraw` of a pair not formed), or it"
+        " is over (finished or cancelled).",
     ),
     ErrorCode.NOT_REGISTERED: ErrorInfo(
         False, "The account is not an entrant of this event (`event_withdraw`, `event_play`)."

@@ -94,6 +94,10 @@ class EventSummary:
     preset: Annotated[Label, Doc("the ruleset preset")]
     host: Annotated[Name | None, Doc("the account that announced it")] = None
     entry: Annotated[EventEntry, Doc("who may register")] = EventEntry.BOTH
+    registration_opens: Annotated[
+        float | None,
+        Doc("when registration opens, Unix seconds; nil: open since it was announced"),
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -208,6 +212,10 @@ class EventCreate(Request):
     round_gap: Annotated[
         Seconds | None,
         Doc("seconds between a round's pairing (`event_round`) and its tables opening; nil: 10"),
+    ] = None
+    registration_opens: Annotated[
+        float | None,
+        Doc("when registration opens, Unix seconds (before `starts_at`); nil: at once"),
     ] = None
 
 

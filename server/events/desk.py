@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 import structlog
@@ -194,6 +195,7 @@ class EventDesk:
             "no_show_grace",
             "round_gap",
             "max_entrants",
+            "registration_opens",
         ):
             value = getattr(request, name)
             if value is not None:
@@ -207,6 +209,11 @@ class EventDesk:
             raise Refusal(ErrorCode.BAD_EVENT, str(exc)) from None
         if request.starts_at < self.runner.now() - 60:
             raise Refusal(ErrorCode.BAD_EVENT, "starts_at is in the past")
+        if settings.registration_opens >= request.starts_at:
+            raise Refusal(
+                ErrorCode.BAD_EVENT,
+                "registration_opens must be before starts_at (registration closes at the start)",
+            )
         host = None if account is None or account.is_guest else account.id
         secret = secrets.token_bytes(32)
         seed = secrets.randbits(62)
@@ -257,6 +264,7 @@ class EventDesk:
             preset=settings.preset[:64],
             host=None if row.host is None else event.names.get(row.host),
             entry=WireEntry(settings.entry.value),
+            registration_opens=settings.registration_opens or None,
         )
 
     async def _show(self, event_name: str, rid: int | None) -> Message:
@@ -345,6 +353,10 @@ class EventDesk:
         settings = event.settings
         if event.started:
             raise Refusal(ErrorCode.EVENT_CLOSED, f"{event.id} has started: registration is closed")
+        opens = settings.registration_opens
+        if self.runner.now() < opens:
+            when = datetime.fromtimestamp(opens, UTC).strftime("%Y-%m-%d %H:%M UTC")
+            raise Refusal(ErrorCode.EVENT_CLOSED, f"registration for {event.id} opens at {when}")
         if settings.entry is EntryKind.PEOPLE and account.is_bot:
             raise Refusal(ErrorCode.NOT_ALLOWED, f"{event.id} is for people: bots may not enter")
         if settings.entry is EntryKind.BOTS and not account.is_bot:

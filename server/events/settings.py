@@ -69,7 +69,8 @@ class EventSettings:
     players in the individual one. Clocks are the table's (`TableConfig`): `human_turn_ms` and
     `bot_turn_ms` a decision, `grace_s` a dropped seat's reconnect grace; `no_show_grace` is how
     long an entrant has to take its seat once its round's tables open, `round_gap` how long the
-    pairing of a round is shown before its tables open.
+    pairing of a round is shown before its tables open. `registration_opens` is when registration
+    opens, Unix seconds (0: as soon as the event is announced); it closes at the start.
     """
 
     format: EventFormat
@@ -84,6 +85,7 @@ class EventSettings:
     entry: EntryKind = EntryKind.BOTH
     max_entrants: int = 64
     round_gap: float = 10.0
+    registration_opens: float = 0.0
 
     # ------------------------------------------------------------------ validation
 
@@ -134,6 +136,11 @@ class EventSettings:
         _seconds("grace_s", self.grace_s, MAX_GRACE_S)
         _seconds("no_show_grace", self.no_show_grace, MAX_GRACE_S)
         _seconds("round_gap", self.round_gap, MAX_ROUND_GAP_S)
+        opens = self.registration_opens
+        if isinstance(opens, bool) or not isinstance(opens, float) or not math.isfinite(opens):
+            raise ValueError(f"registration_opens must be a time in Unix seconds, not {opens!r}")
+        if opens < 0:
+            raise ValueError(f"registration_opens must be 0 (at once) or a time, not {opens}")
         if not isinstance(self.preset, str) or not self.preset:
             raise ValueError("preset must name a preset (standard, for one)")
         if not isinstance(self.options, dict) or not all(isinstance(k, str) for k in self.options):
@@ -194,6 +201,7 @@ class EventSettings:
             "entry": self.entry.value,
             "max_entrants": self.max_entrants,
             "round_gap": self.round_gap,
+            "registration_opens": self.registration_opens,
         }
 
     @classmethod
@@ -225,7 +233,7 @@ class EventSettings:
                     f"entry must be one of {', '.join(e.value for e in EntryKind)}, "
                     f"not {data['entry']!r}"
                 ) from None
-        for key in ("grace_s", "no_show_grace", "round_gap"):
+        for key in ("grace_s", "no_show_grace", "round_gap", "registration_opens"):
             # JSON may carry a whole number of seconds as an int; the field is a float.
             if isinstance(values.get(key), int) and not isinstance(values[key], bool):
                 values[key] = float(values[key])

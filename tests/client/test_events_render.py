@@ -244,6 +244,19 @@ def test_registering_says_when_it_starts_and_how_to_enter() -> None:
     assert "spades-bot run BOT --event E1" in text
 
 
+def test_a_registration_not_open_yet_says_when_it_opens() -> None:
+    info = EventInfo(
+        summary=summary(
+            status=EventStatus.REGISTERING, round=0, starts_at=NOW + 3600,
+            registration_opens=NOW + 600,
+        )
+    )  # fmt: skip
+    text = " ".join(printed(event_view(info, NOW), 80).split())
+    assert "registration opens" in text and "(in 10 min)" in text and "starts" in text
+    opened = " ".join(printed(event_view(info, NOW + 601), 80).split())
+    assert "registering: starts" in opened
+
+
 def test_the_round_notice_and_the_standings_on_the_play_screen() -> None:
     notice = m.EventRoundPaired(
         event="E1",
@@ -334,6 +347,16 @@ def test_create_requests() -> None:
         max_entrants=8,
     )  # fmt: skip
     assert knock.rounds == 0  # as many as the field needs
+    window = create_request(
+        "Late", format=EventFormat.SWISS_PAIRS, rounds=2, boards=1, starts_at=NOW + 60,
+        registration_opens=NOW,
+    )  # fmt: skip
+    assert window.registration_opens == NOW
+    with pytest.raises(ValueError, match="--registration-opens must be before --start"):
+        create_request(
+            "X", format=EventFormat.SWISS_PAIRS, rounds=2, boards=1, starts_at=NOW,
+            registration_opens=NOW,
+        )  # fmt: skip
     with pytest.raises(ValueError, match="--rounds is needed"):
         create_request("X", format=EventFormat.SWISS_INDIVIDUAL, rounds=None, boards=1, starts_at=0)
     for bad in ({"boards": 0}, {"clock": 2}, {"max_entrants": 1}, {"round_gap": -1}):

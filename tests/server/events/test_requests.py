@@ -190,3 +190,35 @@ async def test_pairs_naming_each_other_register_in_any_order(
             await late.request(EventRegister(event=event, partner="k1")),
             ErrorCode.ALREADY_REGISTERED,
         )
+
+
+async def test_registration_opens_at_its_time_and_closes_at_the_start(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """The host's registration window: before `registration_opens` a registration is refused
+    `event_closed` saying when it opens; from then until the start it is taken; a window that
+    opens at or after the start is refused `bad_event`."""
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    listener = MemoryListener()
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]) as server:
+        assert server.events is not None
+        host = await MemoryClient.connect(listener)
+        await enter(host, "host")
+        now = time.time()
+        refused(
+            await host.request(create(starts_at=now + LATER, registration_opens=now + LATER)),
+            ErrorCode.BAD_EVENT,
+        )
+        info = await host.request(create(starts_at=now + LATER, registration_opens=now + 600))
+        assert isinstance(info, EventInfo)
+        assert info.summary.registration_opens == now + 600
+        event = info.summary.event
+        early = await host.request(EventRegister(event=event))
+        refused(early, ErrorCode.EVENT_CLOSED)
+        assert isinstance(early, Error) and "opens at" in early.message
+        server.events.now = lambda: time.time() + 601
+        assert isinstance(await host.request(EventRegister(event=event)), Ok)
+        listed = await host.request(Events())
+        assert isinstance(listed, EventList)
+        assert [e.registration_opens for e in listed.events] == [now + 600]

@@ -139,6 +139,14 @@ test("the buttons offered: Register, then Play and Withdraw, nothing once over",
   assert.equal(myEntrant(swiss, null), null);
 });
 
+test("a registration window not open yet: no Register, the line says when it opens", () => {
+  const later = { ...swiss, summary: { ...swiss.summary, status: "registering", starts_at: 4000, registration_opens: 1000 } };
+  assert.deepEqual(eventActions(later, "gil", false, 999), []);
+  assert.deepEqual(eventActions(later, "gil", false, 1000), ["register"]);
+  assert.match(summaryLine(later.summary, 940), /registration opens in 1 min, starts in 51 min/);
+  assert.match(summaryLine(later.summary, 1000), /registration open, starts in 50 min/);
+});
+
 test("the round notice: table, partner and the count down", () => {
   const msg = { t: "event_round", event: "E1", round: 2, table: "t7", seat: 1, names: ["cy", "ada", "dee", "bob"], boards: 3, starts_in: 10 };
   assert.equal(roundNotice(msg), "Round 2: table t7, partner bob, starts in 10 s");

@@ -66,7 +66,9 @@ export function summaryLine(summary, now) {
   ];
   if (summary.entry && summary.entry !== "both") parts.push(ENTRY_WORDS[summary.entry] || summary.entry);
   const status = STATUS_WORDS[summary.status] || summary.status;
-  if (summary.status === "registering") parts.push(`${status}, ${startWords(summary.starts_at, now)}`);
+  const opens = summary.registration_opens;
+  if (summary.status === "registering" && opens && now < opens) parts.push(`registration opens in ${spanWords(opens - now)}, ${startWords(summary.starts_at, now)}`);
+  else if (summary.status === "registering") parts.push(`${status}, ${startWords(summary.starts_at, now)}`);
   else if (summary.status === "running") parts.push(`${status}: round ${summary.round} of ${summary.rounds}`);
   else parts.push(status);
   return parts.join(" · ");
@@ -168,13 +170,15 @@ export function myEntrant(info, user) {
   return (info.entrants || []).find((e) => !e.withdrawn && (e.names || []).includes(user)) || null;
 }
 
-// What this account may do at this event now: the buttons the view offers.
-export function eventActions(info, user, checkedIn) {
+// What this account may do at this event now (Unix seconds): the buttons the view offers.
+export function eventActions(info, user, checkedIn, now = Date.now() / 1000) {
   const status = info.summary.status;
   if (status !== "registering" && status !== "running") return [];
   const mine = myEntrant(info, user);
   const host = user && info.summary.host === user ? ["cancel"] : [];
-  if (!mine) return [...(status === "registering" ? ["register"] : []), ...host];
+  const opens = info.summary.registration_opens;
+  const open = status === "registering" && !(opens && now < opens);
+  if (!mine) return [...(open ? ["register"] : []), ...host];
   return [...(checkedIn ? ["withdraw"] : ["play", "withdraw"]), ...host];
 }
 
@@ -355,7 +359,9 @@ function drawEvent() {
     backButton(),
     h("h1", { id: "event-title" }, `${s.name} (${s.event})`),
     h("p", { id: "event-summary" }, summaryLine(s, now())),
-    h("p", { class: "hint" }, `Starts ${new Date(s.starts_at * 1000).toLocaleString()}.`),
+    h("p", { class: "hint" }, s.registration_opens && s.status === "registering" && now() < s.registration_opens
+      ? `Registration opens ${new Date(s.registration_opens * 1000).toLocaleString()}; the event starts ${new Date(s.starts_at * 1000).toLocaleString()}.`
+      : `Starts ${new Date(s.starts_at * 1000).toLocaleString()}.`),
     h("p", { id: "event-me", class: "event-me" }, mine
       ? `You are entered${mine.names.length > 1 ? ` (${entrantName(mine)})` : ""}${checkedIn ? " and checked in: the server seats you at each round's table." : "; press Play to be seated when your round starts."}`
       : s.status === "registering" ? "You are not entered." : ""),
@@ -367,7 +373,7 @@ function drawEvent() {
 }
 
 function actionButtons(info, user, checkedIn) {
-  const actions = eventActions(info, user, checkedIn);
+  const actions = eventActions(info, user, checkedIn, now());
   if (!actions.length) return null;
   const eventId = info.summary.event;
   const partner = actions.includes("register") && isPairs(info.summary.format)
