@@ -123,6 +123,12 @@ def fitted(info: EventInfo, budget: int = INFO_BUDGET) -> EventInfo:
     return dataclasses.replace(info, rounds=rounds)
 
 
+#: Events one account (not the operator) may have announced and not over at once: on a server
+#: whose `events_open` lets any account announce, one account cannot fill the events list or
+#: the server's tables with events of its own.
+MAX_OPEN_EVENTS_PER_HOST = 4
+
+
 class EventDesk:
     """The answers to the events' requests."""
 
@@ -180,6 +186,15 @@ class EventDesk:
                 raise Refusal(
                     ErrorCode.NOT_ALLOWED,
                     "only the operator may announce events on this server (events_open is off)",
+                )
+        if not operator and account is not None:
+            host_id = account.id
+            hosted = await self.store.call(lambda tx: tx.open_events_hosted(host_id))
+            if hosted >= MAX_OPEN_EVENTS_PER_HOST:
+                raise Refusal(
+                    ErrorCode.NOT_ALLOWED,
+                    f"you have {hosted} events announced and not over (the most an account may"
+                    " have at once): cancel one or wait for one to end",
                 )
         knockout = request.format is WireFormat.KNOCKOUT_PAIRS
         values: dict[str, object] = {

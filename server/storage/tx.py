@@ -893,6 +893,14 @@ class Tx:
             )
         return [_event(row) for row in rows]
 
+    def open_events_hosted(self, host: int) -> int:
+        """How many events account `host` announced that are not over yet."""
+        row = self.driver.one(
+            "SELECT COUNT(*) FROM events WHERE host = ? AND status IN ('registering', 'running')",
+            (host,),
+        )
+        return int(row[0]) if row is not None else 0
+
     def set_event_status(self, number: int, status: str, round_no: int | None = None) -> None:
         """An event's status (and the round in progress, if given); an event over is stamped."""
         over = status in ("finished", "cancelled")

@@ -308,6 +308,7 @@ def _every_query(tx: Tx) -> dict[str, Callable[[], object]]:
         "insert_event": event,
         "event": lambda: tx.event(made["event"]),
         "events": lambda: (tx.events(), tx.events("running", limit=1)),
+        "open_events_hosted": lambda: tx.open_events_hosted(made["account"]),
         "set_event_status": lambda: tx.set_event_status(made["event"], "finished", 2),
         "add_event_entrant": lambda: tx.add_event_entrant(made["event"], entrant),
         "event_entrants": lambda: tx.event_entrants(made["event"]),

@@ -222,3 +222,27 @@ async def test_registration_opens_at_its_time_and_closes_at_the_start(
         listed = await host.request(Events())
         assert isinstance(listed, EventList)
         assert [e.registration_opens for e in listed.events] == [now + 600]
+
+
+async def test_an_account_may_have_four_events_announced_and_not_over(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """On a server whose `events_open` lets any account announce, one account cannot fill the
+    events list (or the tables) with its own: a fifth event not over is refused `not_allowed`
+    with a sentence; once one is cancelled, another may be announced."""
+    limits = Limits(idle_timeout=0, write_timeout=0)
+    listener = MemoryListener()
+    config = memory_config(limits=limits, events_open=True)
+    async with running_server(config, listeners=[listener]):
+        host = await MemoryClient.connect(listener)
+        await enter(host, "host")
+        announced = []
+        for number in range(4):
+            info = await host.request(create(name=f"Night {number}"))
+            assert isinstance(info, EventInfo)
+            announced.append(info.summary.event)
+        fifth = await host.request(create(name="Night 4"))
+        refused(fifth, ErrorCode.NOT_ALLOWED)
+        assert isinstance(fifth, Error) and "4 events announced" in fifth.message
+        assert isinstance(await host.request(EventCancel(event=announced[0])), Ok)
+        assert isinstance(await host.request(create(name="Night 4")), EventInfo)
