@@ -215,8 +215,9 @@ ERROR_CODES: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.NOT_ALLOWED: ErrorInfo(
         False,
         "The account may not do this: announce an event (only the operator, unless the"
-        " server's `events_open` is set; an account at most 4 not over at once), cancel one it did not announce, or enter one open only to"
-        " people or only to bots; `message` says which.",
+        " server's `events_open` is set; an account at most 4 not over at once), cancel one it"
+        " did not announce, or enter one open only to people or only to bots; `message` says"
+        " which.",
     ),
     ErrorCode.BAD_EVENT: ErrorInfo(
         False,
