@@ -5,6 +5,7 @@ log kept across a reload; an invite link that seats a friend; *Play again*."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -148,9 +149,18 @@ def test_what_players_expect(tmp_path: Path) -> None:
         assert blind.count() == 1 and "risky" in (blind.get_attribute("class") or "")
         assert "(±100)" in blind.inner_text()
         first.click()
-        host.wait_for_selector("#actions button.bid", timeout=WAIT_MS)
-        nil = host.locator("#actions button.bid", has_text="Nil")
-        assert nil.first.inner_text() == "Nil (±100)"
+        # The bids once the cards are seen: waited for by the Nil bid itself, since the choice
+        # shown before the look already has a bid button (Blind nil) that a wait for any bid
+        # button would take while the page has not yet drawn the new choice.
+        host.wait_for_function(
+            "() => !Array.from(document.querySelectorAll('#actions button'))"
+            ".some((b) => b.textContent === 'Look at my cards')"
+            " && Array.from(document.querySelectorAll('#actions button.bid'))"
+            ".some((b) => b.textContent.startsWith('Nil'))",
+            timeout=WAIT_MS,
+        )
+        nil = host.locator("#actions button.bid", has_text=re.compile(r"^Nil\b"))
+        assert nil.count() == 1 and nil.first.inner_text() == "Nil (±100)"
 
         # Offline: said at once, not "connected", and no "waiting for" ourselves.
         host_context.set_offline(True)
