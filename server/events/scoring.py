@@ -234,6 +234,19 @@ def _tallies(plans: Plans, results: Sequence[BoardResult]) -> dict[str, _Tally]:
     return tallies
 
 
+def at_fault(plan: Plan, result: BoardResult) -> frozenset[str]:
+    """The entrants at fault on `result`'s board at `plan`'s table: none unless it was forfeited;
+    in an individual event only the players whose seats `forfeit_seats` names, if it names any."""
+    if not result.forfeited:
+        return frozenset()
+    return frozenset(
+        key
+        for direction, keys in enumerate(sides(plan))
+        for index, key in enumerate(keys)
+        if _at_fault(plan, result, direction, index)
+    )
+
+
 def _at_fault(plan: Plan, result: BoardResult, direction: int, index: int) -> bool:
     if result.forfeit_seats and not isinstance(plan, TablePlan):
         seat = (NS_SEATS if direction == NS else EW_SEATS)[index]

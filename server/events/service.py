@@ -50,11 +50,12 @@ from server.deal_gate import DealGate
 from server.events import store as event_store
 from server.events.desk import EventDesk, form_pairs, wire_standing
 from server.events.pairing import bracket, fill_field, pair_individual, pair_swiss
-from server.events.plans import Entrant, IndividualTable, Plan
+from server.events.plans import Entrant, Plan
 from server.events.policy import event_policy
 from server.events.scoring import (
     BoardResult,
     StandingLine,
+    at_fault,
     needs_extra_board,
 )
 from server.events.settings import MAX_EXTRA_BOARDS, EventFormat
@@ -737,25 +738,14 @@ def _game_status(tx: Tx, table_id: str) -> str | None:
 
 
 def _forfeiters(event: StoredEvent, round_no: int, results: list[BoardResult]) -> set[str]:
-    """The entrants that forfeited (some board of) round `round_no`."""
+    """The entrants that forfeited (some board of) round `round_no` (who is at fault is the
+    scoring's rule, `at_fault`)."""
     out: set[str] = set()
     plans = {p.table_no: p for p in event.plans.get(round_no, [])}
     for result in results:
-        if result.round_no != round_no or not result.forfeited:
-            continue
         plan = plans.get(result.table_no)
-        if plan is None:
-            continue
-        if isinstance(plan, IndividualTable):
-            seats = result.forfeit_seats or frozenset(
-                ({0, 2} if result.forfeit_ns else set()) | ({1, 3} if result.forfeit_ew else set())
-            )
-            out.update(plan.seats[s] for s in seats)
-        else:
-            if result.forfeit_ns:
-                out.add(plan.north_south)
-            if result.forfeit_ew:
-                out.add(plan.east_west)
+        if result.round_no == round_no and plan is not None:
+            out |= at_fault(plan, result)
     return out
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from server.events.pairing import Entrant, IndividualTable, TablePlan
 from server.events.scoring import (
     BoardResult,
+    at_fault,
     board_scores,
     decide_match,
     finished,
@@ -276,3 +277,14 @@ def test_a_swiss_is_finished_when_its_last_round_is_played() -> None:
     assert winner(settings, field("A", "B"), plans, results) is None
     results.append(board(1, 2, 0, 0))
     assert winner(settings, field("A", "B"), plans, results) == "A"
+
+
+def test_who_is_at_fault_on_a_forfeited_board() -> None:
+    pair = TablePlan(1, "A", "B")
+    assert at_fault(pair, BoardResult(1, 1, 1, 100, 0)) == frozenset()  # played, not forfeited
+    assert at_fault(pair, BoardResult(1, 1, 1, 0, 0, forfeit_ew=True)) == {"B"}
+    four = IndividualTable(1, ("n", "e", "s", "w"))
+    # A whole direction, or only the seats named (an individual's partner is not at fault).
+    assert at_fault(four, BoardResult(1, 1, 1, 0, 0, forfeit_ns=True)) == {"n", "s"}
+    only_west = BoardResult(1, 1, 1, 0, 0, forfeit_ew=True, forfeit_seats=frozenset({3}))
+    assert at_fault(four, only_west) == {"w"}
